@@ -1,0 +1,29 @@
+/// Host time in milliseconds since the host started. Core never reads a system clock: the host passes
+/// one in (a monotonic real clock, or `VirtualClock` for deterministic scripts).
+public protocol HostClock: AnyObject {
+    /// Milliseconds since the host started.
+    var nowMs: Double { get }
+    /// True when time moves only by `advance`.
+    var isVirtual: Bool { get }
+}
+
+/// A clock that moves only when told to. Every run of a script against it is identical.
+public final class VirtualClock: HostClock {
+    public private(set) var nowMs: Double
+    public var isVirtual: Bool { true }
+
+    public init(startMs: Double = 0) { nowMs = startMs }
+
+    /// Moves time forward to `ms`; time never goes back.
+    public func set(_ ms: Double) {
+        if ms > nowMs { nowMs = ms }
+    }
+}
+
+/// A clock read through a function the host provides (libuv's monotonic hrtime in the server).
+public final class FunctionClock: HostClock {
+    private let read: () -> Double
+    public var isVirtual: Bool { false }
+    public var nowMs: Double { read() }
+    public init(_ read: @escaping () -> Double) { self.read = read }
+}

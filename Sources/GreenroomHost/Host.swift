@@ -1,0 +1,204 @@
+import GreenroomCore
+import GreenroomJSON
+import GreenroomRPC
+
+/// The host: connections, the method registry, the event router, the clock and timers, the idle-task
+/// dispatcher and the components. It does no I/O itself: a transport feeds it bytes and writes what it
+/// queues, so the same host runs under libuv and in tests over in-memory connections.
+public final class Host {
+    public let config: HostConfig
+    public let clock: HostClock
+    /// Set when the clock is virtual.
+    public let virtualClock: VirtualClock?
+    public let processor: RPCProcessor<HostConnection>
+    public let dispatcher: TaskDispatcher
+    public private(set) var timers = TimerQueue<() -> Void>()
+    public private(set) var components: [HostComponent] = []
+    /// Open connections, in the order they were opened.
+    public private(set) var connections: [HostConnection] = []
+    public private(set) var stats = HostCounters()
+    public private(set) var isShuttingDown = false
+    /// What the server listens on ("unix:/path", "tcp:127.0.0.1:7000"), for `host.info`.
+    public var listenAddresses: [String] = []
+
+    /// Called when the earliest timer deadline may have changed (the server re-arms its timer).
+    public var onTimersChanged: (() -> Void)?
+    /// Called once when a client asks the host to shut down (after its reply is queued).
+    public var onShutdownRequested: (() -> Void)?
+
+    private var nextConnection = 1
+
+    /// `realClock` reads monotonic milliseconds; it is ignored when the config asks for a virtual clock.
+    public init(config: HostConfig, realClock: @escaping () -> Double = { 0 }) {
+        self.config = config
+        if config.clockMode == .virtual {
+            let v = VirtualClock()
+            virtualClock = v
+            clock = v
+        } else {
+            virtualClock = nil
+            clock = FunctionClock(realClock)
+        }
+        dispatcher = TaskDispatcher(sliceMs: config.taskSliceMs)
+        processor = RPCProcessor(registry: MethodRegistry(), limits: config.limits)
+        processor.gate = { (c: HostConnection, method: String) throws(RPCError) in
+            if !c.isAuthenticated && method != "host.auth" {
+                throw RPCError(.unauthorized, "Unauthorized: call host.auth with the host's token first", ["method": .string(method)])
+            }
+        }
+        registerHostMethods(into: &processor.registry)
+    }
+
+    /// Adds a component and its methods.
+    public func add(_ component: HostComponent) {
+        components.append(component)
+        component.register(into: &processor.registry)
+    }
+
+    public var now: Double { clock.nowMs }
+
+    // MARK: Connections
+
+    /// Opens a connection. TCP connections need `host.auth` first when the host has a token.
+    public func openConnection(kind: HostConnection.Kind, transport: ConnectionTransport?) -> HostConnection {
+        let needsAuth = kind == .tcp && config.token != nil
+        let c = HostConnection(id: "conn-\(nextConnection)", kind: kind, host: self, authenticated: !needsAuth)
+        nextConnection += 1
+        c.transport = transport
+        connections.append(c)
+        stats.accepted += 1
+        emit("host", owner: c, ["kind": "connectionOpened", "connection": .string(c.id), "transport": .string(kind.rawValue)])
+        return c
+    }
+
+    /// The transport lost or closed the connection: its objects are torn down (with lifecycle events to
+    /// observers) and nothing else is affected.
+    public func connectionClosed(_ c: HostConnection, reason: String = "closed") {
+        guard !c.isClosed else { return }
+        for component in components { component.connectionClosed(c) }
+        c.isClosed = true
+        connections.removeAll { $0 === c }
+        stats.closed += 1
+        emit("host", owner: c, ["kind": "connectionClosed", "connection": .string(c.id), "reason": .string(reason)])
+    }
+
+    /// Counts a connection refused before it was opened (limit reached, wrong peer uid).
+    public func countRefused(limit: Bool) {
+        if limit { stats.rejectedLimit += 1 } else { stats.rejectedPeer += 1 }
+    }
+
+    /// Counts a connection closed because it did not read its replies fast enough.
+    public func countSlowReaderClosed() { stats.closedSlow += 1 }
+
+    public func connection(id: String) -> HostConnection? { connections.first { $0.id == id } }
+
+    // MARK: Events
+
+    /// Sends an event on `topic` to `owner` (when subscribed) and to every `scope: "all"` observer
+    /// subscribed to it; with no owner, to every subscriber.
+    public func emit(_ topic: String, owner: HostConnection?, _ fields: JSONObject) {
+        let t = now
+        for c in connections where !c.isClosed && c.subscriptions.contains(topic) {
+            if owner == nil || c === owner || c.observesAll {
+                c.send(topic: topic, fields, now: t)
+                stats.eventsSent += 1
+            }
+        }
+    }
+
+    /// Whether anyone would receive an event on `topic` about `owner`'s objects: lets hot paths skip
+    /// building events nobody reads.
+    public func wantsEvents(_ topic: String, owner: HostConnection?) -> Bool {
+        connections.contains { c in
+            c.subscriptions.contains(topic) && (owner == nil || c === owner || c.observesAll)
+        }
+    }
+
+    public static let topics = ["lifecycle", "pool", "page", "range", "prefetch", "batch", "host"]
+
+    // MARK: Timers
+
+    /// Runs `action` at `deadline` on the host clock.
+    @discardableResult
+    public func schedule(at deadline: Double, _ action: @escaping () -> Void) -> TimerID {
+        let id = timers.schedule(at: deadline, action)
+        onTimersChanged?()
+        return id
+    }
+
+    public func cancelTimer(_ id: TimerID) {
+        timers.cancel(id)
+        onTimersChanged?()
+    }
+
+    public func nextTimerDeadline() -> Double? { timers.nextDeadline() }
+
+    /// Runs every timer due at the current time, in deadline order. Returns how many ran.
+    @discardableResult
+    public func runDueTimers() -> Int {
+        var fired = 0
+        while let due = timers.popDue(now: now) {
+            due.payload()
+            fired += 1
+        }
+        return fired
+    }
+
+    /// Virtual clock: moves time forward by `ms`, running due timers in time order, each at its own
+    /// deadline. Returns how many fired.
+    func advanceVirtualClock(by ms: Double) -> Int {
+        guard let v = virtualClock else { return 0 }
+        let target = v.nowMs + ms
+        var fired = 0
+        while let deadline = timers.nextDeadline(), deadline <= target {
+            v.set(deadline)
+            fired += runDueTimers()
+        }
+        v.set(target)
+        return fired
+    }
+
+    // MARK: Idle tasks
+
+    /// One loop pass of idle work (the server calls this from its prepare handle).
+    @discardableResult
+    public func runIdlePass() -> TaskDispatcher.Report {
+        dispatcher.runPass(now: { [clock] in clock.nowMs })
+    }
+
+    // MARK: Memory and shutdown
+
+    /// Purges across components; the reply says what each purged.
+    public func memoryWarning(level: String, caller: HostConnection?) -> JSONObject {
+        stats.memoryWarnings += 1
+        var purged = JSONObject()
+        for component in components {
+            for m in component.memoryWarning(level: level, caller: caller).members { purged[m.key] = m.value }
+        }
+        emit("host", owner: nil, ["kind": "memoryWarning", "level": .string(level)])
+        return purged
+    }
+
+    /// Asks the server to shut down gracefully once the current replies are written.
+    public func requestShutdown() {
+        guard !isShuttingDown else { return }
+        isShuttingDown = true
+        onShutdownRequested?()
+    }
+
+    /// Tears down every connection's objects (disappear, then deinit) before the process exits.
+    public func teardownAll() {
+        for c in connections { connectionClosed(c, reason: "shutdown") }
+    }
+}
+
+/// Host-wide counters for `host.stats`.
+public struct HostCounters: Sendable {
+    public var accepted = 0
+    public var closed = 0
+    public var closedSlow = 0
+    public var rejectedLimit = 0
+    public var rejectedPeer = 0
+    public var eventsSent = 0
+    public var memoryWarnings = 0
+}

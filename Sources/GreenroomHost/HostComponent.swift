@@ -1,0 +1,21 @@
+import GreenroomJSON
+import GreenroomRPC
+
+/// A part of the host (pools, page sessions, range sessions) that adds methods and takes part in the
+/// host-wide moments: a connection closing, a memory warning, stats, shutdown.
+public protocol HostComponent: AnyObject {
+    /// Adds this component's methods.
+    func register(into registry: inout MethodRegistry<HostConnection>)
+    /// Tears down the objects `connection` owns, with correct lifecycle events.
+    func connectionClosed(_ connection: HostConnection)
+    /// Purges what it can; returns what it purged (merged into the `host.memoryWarning` reply).
+    func memoryWarning(level: String, caller: HostConnection?) -> JSONObject
+    /// Adds its counters to `host.stats`.
+    func addStats(to stats: inout JSONObject)
+}
+
+extension HostComponent {
+    public func connectionClosed(_ connection: HostConnection) {}
+    public func memoryWarning(level: String, caller: HostConnection?) -> JSONObject { [:] }
+    public func addStats(to stats: inout JSONObject) {}
+}

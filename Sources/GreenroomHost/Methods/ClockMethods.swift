@@ -1,0 +1,46 @@
+import GreenroomJSON
+import GreenroomRPC
+
+extension Host {
+    func registerClockMethods(into r: inout MethodRegistry<HostConnection>) {
+        r.register("clock.now") { c, _ throws(RPCError) in
+            ["ms": .double(c.host.now), "mode": .string(c.host.config.clockMode.rawValue)]
+        }
+        r.register("clock.advance", params: ["ms"]) { c, p throws(RPCError) in
+            let ms: Double = try p.require("ms")
+            guard ms >= 0 else { throw .invalidParams(path: "ms", "must be >= 0 (time never goes back)") }
+            guard c.host.virtualClock != nil else {
+                throw RPCError(.virtualClockOnly, "clock.advance needs a host started with --clock virtual",
+                               ["method": "clock.advance", "clock": "real"])
+            }
+            let fired = c.host.advanceVirtualClock(by: ms)
+            return ["ms": .double(c.host.now), "fired": .int(fired)]
+        }
+    }
+
+    func registerTaskMethods(into r: inout MethodRegistry<HostConnection>) {
+        r.register("tasks.status") { c, _ throws(RPCError) in
+            let d = c.host.dispatcher
+            return [
+                "pending": .int(d.pendingCount),
+                "runnable": .int(d.runnableCount),
+                "paused": .bool(d.isTracking),
+                "sliceMs": .double(d.sliceMs),
+                "ran": .int(d.totalRan),
+                "passes": .int(d.passes),
+                "tasks": .array(d.pendingTasks.map { t in
+                    [
+                        "key": .string(t.key),
+                        "mode": .string(t.mode.rawValue),
+                        "avgCostMs": d.averageCostMs[t.costKey].map { .double($0) } ?? .null,
+                    ]
+                }),
+            ]
+        }
+        r.register("tasks.drain") { c, _ throws(RPCError) in
+            let clock = c.host.clock
+            let ran = c.host.dispatcher.drain(now: { clock.nowMs })
+            return ["ran": .int(ran), "pending": .int(c.host.dispatcher.pendingCount)]
+        }
+    }
+}

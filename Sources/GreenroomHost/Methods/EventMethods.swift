@@ -1,0 +1,36 @@
+import GreenroomJSON
+import GreenroomRPC
+
+extension Host {
+    func registerEventMethods(into r: inout MethodRegistry<HostConnection>) {
+        r.register("events.subscribe", params: ["topics", "scope"]) { c, p throws(RPCError) in
+            let topics = try Host.validTopics(p)
+            let scope = try p.choice("scope", ["own", "all"])
+            c.subscriptions.formUnion(topics)
+            if let scope { c.observesAll = scope == "all" }
+            return c.subscriptionReply()
+        }
+        r.register("events.unsubscribe", params: ["topics"]) { c, p throws(RPCError) in
+            let topics = try Host.validTopics(p)
+            c.subscriptions.subtract(topics)
+            return c.subscriptionReply()
+        }
+    }
+
+    static func validTopics(_ p: Params) throws(RPCError) -> [String] {
+        let topics: [String] = try p.require("topics")
+        for (i, t) in topics.enumerated() where !Host.topics.contains(t) {
+            throw .invalidParams(path: "topics[\(i)]", "unknown topic \"\(t)\" (topics: \(Host.topics.joined(separator: ", ")))")
+        }
+        return topics
+    }
+}
+
+extension HostConnection {
+    func subscriptionReply() -> JSONValue {
+        [
+            "topics": .array(Host.topics.filter { subscriptions.contains($0) }.map { .string($0) }),
+            "scope": observesAll ? "all" : "own",
+        ]
+    }
+}

@@ -1,0 +1,110 @@
+import GreenroomJSON
+import GreenroomRPC
+
+extension Host {
+    /// The host's own methods: discovery, liveness, info, stats, memory, shutdown, auth, events, clock
+    /// and idle tasks.
+    func registerHostMethods(into r: inout MethodRegistry<HostConnection>) {
+        r.register("rpc.discover") { c, _ throws(RPCError) in
+            try c.host.discoverDocument()
+        }
+        r.register("host.ping") { _, _ throws(RPCError) in ["pong": true] }
+        r.register("host.info") { c, _ throws(RPCError) in c.host.info() }
+        r.register("host.stats") { c, _ throws(RPCError) in .object(c.host.statsReport()) }
+        r.register("host.memoryWarning", params: ["level"]) { c, p throws(RPCError) in
+            let level = try p.choice("level", ["warning", "critical"], default: "warning")!
+            let purged = c.host.memoryWarning(level: level, caller: c)
+            return ["level": .string(level), "purged": .object(purged)]
+        }
+        r.register("host.shutdown") { c, _ throws(RPCError) in
+            c.host.requestShutdown()
+            return ["shuttingDown": true]
+        }
+        r.register("host.auth", params: ["token"]) { c, p throws(RPCError) in
+            let token: String = try p.require("token")
+            if let expected = c.host.config.token, c.kind == .tcp {
+                guard constantTimeEqual(token, expected) else {
+                    throw RPCError(.unauthorized, "Unauthorized: wrong token", ["path": "token"])
+                }
+            }
+            c.isAuthenticated = true
+            return ["authenticated": true]
+        }
+        registerEventMethods(into: &r)
+        registerClockMethods(into: &r)
+        registerTaskMethods(into: &r)
+    }
+
+    func discoverDocument() throws(RPCError) -> JSONValue {
+        do {
+            return try JSONCodec.decode(OpenRPCDocument.bytes)
+        } catch {
+            throw RPCError(.internalError, "The embedded OpenRPC document does not parse")
+        }
+    }
+
+    func info() -> JSONValue {
+        let l = config.limits
+        return [
+            "name": "greenroom",
+            "version": .string(GreenroomVersion.version),
+            "protocol": .object(["jsonrpc": "2.0", "version": .int(GreenroomVersion.protocolVersion)]),
+            "clock": .string(config.clockMode.rawValue),
+            "pid": .int(config.pid),
+            "listen": .array(listenAddresses.map { .string($0) }),
+            "classes": .array(classNames().map { .string($0) }),
+            "plugins": .array([]),
+            "limits": [
+                "maxMessageBytes": .int(l.maxMessageBytes),
+                "maxBatch": .int(l.maxBatch),
+                "maxDepth": .int(l.maxDepth),
+                "maxConnections": .int(config.maxConnections),
+                "maxOutboundBytes": .int(config.maxOutboundBytes),
+            ],
+            "methods": .array(processor.registry.names.map { .string($0) }),
+            "topics": .array(Host.topics.map { .string($0) }),
+        ]
+    }
+
+    /// Class names, once the containers component provides them.
+    func classNames() -> [String] { [] }
+
+    func statsReport() -> JSONObject {
+        let counters = processor.counters
+        var s: JSONObject = [
+            "connections": [
+                "open": .int(connections.count),
+                "accepted": .int(stats.accepted),
+                "closed": .int(stats.closed),
+                "closedSlowReader": .int(stats.closedSlow),
+                "rejectedLimit": .int(stats.rejectedLimit),
+                "rejectedPeer": .int(stats.rejectedPeer),
+            ],
+            "requests": .int(counters.requests),
+            "notifications": .int(counters.notifications),
+            "batches": .int(counters.batches),
+            "errors": .int(counters.errors),
+            "eventsSent": .int(stats.eventsSent),
+            "memoryWarnings": .int(stats.memoryWarnings),
+            "tasks": [
+                "pending": .int(dispatcher.pendingCount),
+                "runnable": .int(dispatcher.runnableCount),
+                "ran": .int(dispatcher.totalRan),
+            ],
+            "timers": .int(timers.count),
+            "rssBytes": .int(config.residentBytes()),
+        ]
+        for component in components { component.addStats(to: &s) }
+        return s
+    }
+}
+
+/// Compares secrets without an early exit, so timing does not reveal a prefix.
+func constantTimeEqual(_ a: String, _ b: String) -> Bool {
+    let x = Array(a.utf8), y = Array(b.utf8)
+    var diff = UInt8(x.count == y.count ? 0 : 1)
+    for i in 0..<max(x.count, y.count) {
+        diff |= (i < x.count ? x[i] : 0) ^ (i < y.count ? y[i] : 0)
+    }
+    return diff == 0
+}

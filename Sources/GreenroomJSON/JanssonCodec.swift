@@ -1,0 +1,144 @@
+import CJansson
+
+/// Why a text could not be decoded.
+public enum JSONDecodeError: Error, Equatable, Sendable {
+    /// Not JSON: Jansson's message, line and column.
+    case syntax(message: String, line: Int, column: Int, position: Int)
+    /// Valid JSON nested deeper than the limit.
+    case tooDeep(limit: Int)
+}
+
+/// Encodes and decodes JSON text with Jansson. All Jansson values are owned and released here; none
+/// escapes.
+public enum JSONCodec {
+    /// Decodes any JSON text (top-level scalars included, so callers can tell "not a request" from
+    /// "not JSON"). Depth counts containers: `[]` is 1, `[[]]` is 2.
+    public static func decode(_ bytes: UnsafeRawBufferPointer, maxDepth: Int = 512) throws(JSONDecodeError) -> JSONValue {
+        var error = json_error_t()
+        let base = bytes.baseAddress?.assumingMemoryBound(to: CChar.self)
+        let empty: CChar = 0
+        guard let root = withUnsafePointer(to: empty, { p in
+            json_loadb(base ?? p, bytes.count, gr_json_flags_load(), &error)
+        }) else {
+            let message = withUnsafeBytes(of: &error.text) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            throw .syntax(message: message, line: Int(error.line), column: Int(error.column), position: Int(error.position))
+        }
+        defer { gr_json_decref(root) }
+        guard let value = convert(root, depth: 0, maxDepth: maxDepth) else { throw .tooDeep(limit: maxDepth) }
+        return value
+    }
+
+    public static func decode(_ bytes: [UInt8], maxDepth: Int = 512) throws(JSONDecodeError) -> JSONValue {
+        let result: Result<JSONValue, JSONDecodeError> = bytes.withUnsafeBytes { raw in
+            do throws(JSONDecodeError) { return .success(try decode(raw, maxDepth: maxDepth)) } catch { return .failure(error) }
+        }
+        return try result.get()
+    }
+
+    public static func decode(_ text: String, maxDepth: Int = 512) throws(JSONDecodeError) -> JSONValue {
+        try decode(Array(text.utf8), maxDepth: maxDepth)
+    }
+
+    private static func string(_ p: UnsafePointer<CChar>, count: Int) -> String {
+        String(decoding: UnsafeRawBufferPointer(start: p, count: count), as: UTF8.self)
+    }
+
+    /// Returns nil when the value is nested deeper than `maxDepth`.
+    private static func convert(_ j: UnsafeMutablePointer<json_t>, depth: Int, maxDepth: Int) -> JSONValue? {
+        switch json_type(rawValue: UInt32(gr_json_typeof(j))) {
+        case JSON_OBJECT:
+            if depth + 1 > maxDepth { return nil }
+            var members: [(key: String, value: JSONValue)] = []
+            members.reserveCapacity(json_object_size(j))
+            var it = json_object_iter(j)
+            while let i = it {
+                guard let kp = json_object_iter_key(i), let vp = json_object_iter_value(i),
+                      let v = convert(vp, depth: depth + 1, maxDepth: maxDepth) else { return nil }
+                let k = string(kp, count: json_object_iter_key_len(i))
+                members.append((key: k, value: v))
+                it = json_object_iter_next(j, i)
+            }
+            return .object(JSONObject(members))
+        case JSON_ARRAY:
+            if depth + 1 > maxDepth { return nil }
+            let n = json_array_size(j)
+            var items: [JSONValue] = []
+            items.reserveCapacity(n)
+            for i in 0..<n {
+                guard let v = convert(json_array_get(j, i), depth: depth + 1, maxDepth: maxDepth) else { return nil }
+                items.append(v)
+            }
+            return .array(items)
+        case JSON_STRING:
+            return .string(string(json_string_value(j), count: json_string_length(j)))
+        case JSON_INTEGER:
+            return .int(Int(json_integer_value(j)))
+        case JSON_REAL:
+            return .double(json_real_value(j))
+        case JSON_TRUE:
+            return .bool(true)
+        case JSON_FALSE:
+            return .bool(false)
+        default:
+            return .null
+        }
+    }
+
+    /// Builds a Jansson value (owned: the caller decrefs). Non-finite doubles, which JSON cannot
+    /// express, become null.
+    static func build(_ v: JSONValue) -> UnsafeMutablePointer<json_t> {
+        switch v {
+        case .null: return json_null()
+        case .bool(let b): return b ? json_true() : json_false()
+        case .int(let i): return json_integer(json_int_t(i))
+        case .double(let d): return d.isFinite ? json_real(d) : json_null()
+        case .string(let s):
+            var s = s
+            return s.withUTF8 { u in
+                u.withMemoryRebound(to: CChar.self) { c in json_stringn_nocheck(c.baseAddress, c.count) }
+            }
+        case .array(let items):
+            let a = json_array()!
+            for item in items { json_array_append_new(a, build(item)) }
+            return a
+        case .object(let o):
+            let obj = json_object()!
+            for m in o.members {
+                var k = m.key
+                k.withUTF8 { u in
+                    u.withMemoryRebound(to: CChar.self) { c in
+                        _ = json_object_setn_new_nocheck(obj, c.baseAddress, c.count, build(m.value))
+                    }
+                }
+            }
+            return obj
+        }
+    }
+
+    /// Appends the compact encoding of `v` to `out`. The output never contains a raw newline
+    /// (Jansson escapes control characters inside strings), so it can be framed by lines.
+    public static func encode(_ v: JSONValue, into out: inout [UInt8]) {
+        let j = build(v)
+        defer { gr_json_decref(j) }
+        withUnsafeMutablePointer(to: &out) { p in
+            _ = json_dump_callback(j, { buffer, size, data in
+                guard let buffer, let data else { return -1 }
+                let out = data.assumingMemoryBound(to: [UInt8].self)
+                out.pointee.append(contentsOf: UnsafeRawBufferPointer(start: buffer, count: size))
+                return 0
+            }, p, gr_json_flags_dump())
+        }
+    }
+
+    public static func encode(_ v: JSONValue) -> [UInt8] {
+        var out: [UInt8] = []
+        encode(v, into: &out)
+        return out
+    }
+
+    public static func encodeString(_ v: JSONValue) -> String {
+        String(decoding: encode(v), as: UTF8.self)
+    }
+}

@@ -1,0 +1,63 @@
+import GreenroomJSON
+
+/// One method: its wire name, its parameter names (for positional params and for rejecting unknown
+/// members), and its handler. Adding a method = one `MethodSpec` + one registry line + schema + fixture.
+public struct MethodSpec<Context> {
+    public typealias Handler = (Context, Params) throws(RPCError) -> JSONValue
+
+    public let name: String
+    /// Declared parameter names in positional order; nil accepts any object.
+    public let params: [String]?
+    public let handler: Handler
+
+    public init(_ name: String, params: [String]? = [], _ handler: @escaping Handler) {
+        self.name = name
+        self.params = params
+        self.handler = handler
+    }
+
+    /// Maps raw params (absent, object or array) onto a `Params` object, rejecting unknown members
+    /// and surplus positional values with -32602.
+    public func normalise(_ raw: JSONValue?) throws(RPCError) -> Params {
+        switch raw {
+        case nil, .null?:
+            return Params()
+        case .object(let o)?:
+            if let declared = params {
+                for key in o.keys where !declared.contains(key) {
+                    let known = declared.isEmpty ? "takes no params" : "known: \(declared.joined(separator: ", "))"
+                    throw .invalidParams(path: key, "unknown member (\(name) \(known))")
+                }
+            }
+            return Params(o)
+        case .array(let a)?:
+            guard let declared = params else {
+                throw .invalidParams(path: "params", "\(name) takes params by name, not position")
+            }
+            guard a.count <= declared.count else {
+                throw .invalidParams(path: "params[\(declared.count)]", "\(name) takes at most \(declared.count) positional params")
+            }
+            return Params(JSONObject(zip(declared, a).map { (key: $0.0, value: $0.1) }))
+        default:
+            throw .invalidParams(path: "params", "expected object or array")
+        }
+    }
+}
+
+/// Every method the host answers, by name.
+public struct MethodRegistry<Context> {
+    private var methods: [String: MethodSpec<Context>] = [:]
+    public init() {}
+
+    public mutating func register(_ spec: MethodSpec<Context>) {
+        precondition(methods[spec.name] == nil, "method \(spec.name) registered twice")
+        methods[spec.name] = spec
+    }
+
+    public mutating func register(_ name: String, params: [String]? = [], _ handler: @escaping MethodSpec<Context>.Handler) {
+        register(MethodSpec(name, params: params, handler))
+    }
+
+    public subscript(name: String) -> MethodSpec<Context>? { methods[name] }
+    public var names: [String] { methods.keys.sorted() }
+}

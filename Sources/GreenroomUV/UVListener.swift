@@ -1,0 +1,97 @@
+import CLibUV
+import Glibc
+
+/// Where and how to listen (§10).
+public struct ListenOptions {
+    /// The Unix socket path; nil for the default location.
+    public var socketPath: String?
+    /// "HOST:PORT" for an extra TCP listener.
+    public var tcp: String?
+    public var bindAny = false
+    /// Unix peers with these uids are accepted besides the host's own.
+    public var allowedUIDs: [UInt32] = []
+    public init() {}
+}
+
+/// The default socket path: $XDG_RUNTIME_DIR/greenroom/host.sock, else /tmp/greenroom-$UID/host.sock.
+public func defaultSocketPath() -> String {
+    if let xdg = getenv("XDG_RUNTIME_DIR"), xdg.pointee != 0 {
+        return String(cString: xdg) + "/greenroom/host.sock"
+    }
+    return "/tmp/greenroom-\(getuid())/host.sock"
+}
+
+/// Prepares a Unix socket location: a private directory, a lock file that guards a live socket, and
+/// removal of a stale one. Returns the lock file's descriptor (held for the host's lifetime).
+func prepareSocketPath(_ path: String, isDefault: Bool) throws -> Int32 {
+    let max = greenroom_sun_path_max()
+    guard path.utf8.count < max else {
+        throw ServerSetupError("socket path is \(path.utf8.count) bytes, longer than sun_path allows (\(max - 1)): \(path)")
+    }
+    let dir = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+    if !dir.isEmpty {
+        var st = stat()
+        if lstat(dir, &st) != 0 {
+            guard mkdir(dir, 0o700) == 0 || errno == EEXIST else {
+                throw ServerSetupError("cannot create socket directory \(dir): \(String(cString: strerror(errno)))")
+            }
+            _ = lstat(dir, &st)
+        }
+        guard (st.st_mode & S_IFMT) == S_IFDIR else { throw ServerSetupError("\(dir) is not a directory") }
+        if isDefault {
+            guard st.st_uid == getuid() else {
+                throw ServerSetupError("socket directory \(dir) belongs to uid \(st.st_uid), not to us (\(getuid()))")
+            }
+            guard st.st_mode & 0o077 == 0 else {
+                throw ServerSetupError("socket directory \(dir) is accessible to others (mode \(String(st.st_mode & 0o777, radix: 8))); it must be 0700")
+            }
+        }
+    }
+    let lockPath = path + ".lock"
+    let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+    guard fd >= 0 else { throw ServerSetupError("cannot open lock file \(lockPath): \(String(cString: strerror(errno)))") }
+    if flock(fd, LOCK_EX | LOCK_NB) != 0 {
+        var buf = [CChar](repeating: 0, count: 32)
+        let n = read(fd, &buf, 31)
+        let pid = n > 0 ? String(cString: buf).trimmingWhitespace() : "?"
+        close(fd)
+        throw ServerSetupError("another greenroom host (pid \(pid)) is serving \(path); not stealing its socket")
+    }
+    ftruncate(fd, 0)
+    let pidText = "\(getpid())\n"
+    _ = pidText.withCString { write(fd, $0, strlen($0)) }
+    var st = stat()
+    if lstat(path, &st) == 0 {
+        guard (st.st_mode & S_IFMT) == S_IFSOCK else {
+            close(fd)
+            throw ServerSetupError("\(path) exists and is not a socket; not removing it")
+        }
+        unlink(path)  // stale: we hold the lock, so no live host owns it
+    }
+    return fd
+}
+
+extension String {
+    func trimmingWhitespace() -> String {
+        var s = Substring(self)
+        while let f = s.first, f.isWhitespace { s.removeFirst() }
+        while let l = s.last, l.isWhitespace { s.removeLast() }
+        return String(s)
+    }
+}
+
+/// Parses "HOST:PORT" ("127.0.0.1:7000", "[::1]:7000").
+func parseHostPort(_ text: String) throws -> (host: String, port: Int32) {
+    guard let colon = text.lastIndex(of: ":"), let port = Int32(text[text.index(after: colon)...]),
+          (0...65535).contains(port) else {
+        throw ServerSetupError("--listen tcp:HOST:PORT expected, got tcp:\(text)")
+    }
+    var host = String(text[..<colon])
+    if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+    if host == "localhost" { host = "127.0.0.1" }
+    return (host, port)
+}
+
+func isLoopback(_ host: String) -> Bool {
+    host.hasPrefix("127.") || host == "::1"
+}

@@ -1,0 +1,307 @@
+import CLibUV
+import Glibc
+import GreenroomHost
+
+/// The libuv side of the host: listeners, connections, write coalescing, the prepare/check/idle hooks
+/// that drive idle tasks and flushes, the real-clock timer, signals and graceful shutdown.
+public final class UVServer {
+    public let host: Host
+    let loop: UnsafeMutablePointer<uv_loop_t>
+    let readBufferSize = 256 * 1024
+    let readBuffer: UnsafeMutableRawPointer
+
+    private var options: ListenOptions
+    private var unixListener: UnsafeMutablePointer<uv_pipe_t>?
+    private var tcpListener: UnsafeMutablePointer<uv_tcp_t>?
+    private var socketPath: String?
+    private var lockFD: Int32 = -1
+    public private(set) var listenAddresses: [String] = []
+
+    private var connections: [ObjectIdentifier: UVConnection] = [:]
+    private var dirty: [UVConnection] = []
+    private var prepare: UnsafeMutablePointer<uv_prepare_t>!
+    private var check: UnsafeMutablePointer<uv_check_t>!
+    private var idle: UnsafeMutablePointer<uv_idle_t>!
+    private var timer: UnsafeMutablePointer<uv_timer_t>!
+    private var signals: [UnsafeMutablePointer<uv_signal_t>] = []
+    private var idleActive = false
+    private var shutdownPending = false
+    private var shuttingDown = false
+    private let startTime: UInt64
+
+    /// Creates the loop and the host. `configure` finishes the host config (limits, clock mode...).
+    public init(config: HostConfig, options: ListenOptions) throws {
+        self.options = options
+        loop = allocateZeroed(uv_loop_t.self)
+        try uvCheck(uv_loop_init(loop), "uv_loop_init")
+        readBuffer = UnsafeMutableRawPointer.allocate(byteCount: readBufferSize, alignment: 16)
+        let start = uv_hrtime()
+        startTime = start
+        var config = config
+        config.pid = Int(getpid())
+        config.residentBytes = residentSetBytes
+        host = Host(config: config, realClock: { Double(uv_hrtime() - start) / 1_000_000 })
+        loop.pointee.data = Unmanaged.passUnretained(self).toOpaque()
+        host.onTimersChanged = { [unowned self] in self.rearmTimer() }
+        host.onShutdownRequested = { [unowned self] in self.shutdownPending = true }
+        try installHooks()
+    }
+
+    static func from(_ handle: UnsafeMutablePointer<some Any>?) -> UVServer {
+        let h = asHandle(handle!)
+        return Unmanaged<UVServer>.fromOpaque(h.pointee.loop.pointee.data!).takeUnretainedValue()
+    }
+
+    // MARK: Hooks
+
+    private func installHooks() throws {
+        prepare = allocateZeroed(uv_prepare_t.self)
+        try uvCheck(uv_prepare_init(loop, prepare), "uv_prepare_init")
+        // Right before the loop blocks for I/O (MDTable's beforeWaiting): idle tasks, then flush.
+        try uvCheck(uv_prepare_start(prepare) { h in UVServer.from(h).beforeWaiting() }, "uv_prepare_start")
+        uv_unref(asHandle(prepare))
+
+        check = allocateZeroed(uv_check_t.self)
+        try uvCheck(uv_check_init(loop, check), "uv_check_init")
+        // After I/O callbacks: one write per connection for everything this pass produced.
+        try uvCheck(uv_check_start(check) { h in UVServer.from(h).afterIO() }, "uv_check_start")
+        uv_unref(asHandle(check))
+
+        idle = allocateZeroed(uv_idle_t.self)
+        try uvCheck(uv_idle_init(loop, idle), "uv_idle_init")
+
+        timer = allocateZeroed(uv_timer_t.self)
+        try uvCheck(uv_timer_init(loop, timer), "uv_timer_init")
+        uv_unref(asHandle(timer))
+
+        for sig in [SIGINT, SIGTERM] {
+            let s = allocateZeroed(uv_signal_t.self)
+            try uvCheck(uv_signal_init(loop, s), "uv_signal_init")
+            try uvCheck(uv_signal_start(s, { h, _ in UVServer.from(h).beginShutdown() }, sig), "uv_signal_start")
+            signals.append(s)
+        }
+        greenroom_ignore_sigpipe()
+    }
+
+    private func beforeWaiting() {
+        if host.dispatcher.hasRunnable { host.runIdlePass() }
+        flushDirty()
+        updateIdle()
+        rearmTimer()
+    }
+
+    private func afterIO() {
+        flushDirty()
+        if shutdownPending && !shuttingDown { beginShutdown() }
+        updateIdle()
+    }
+
+    /// The idle handle keeps the loop turning (no blocking poll) only while runnable tasks exist.
+    private func updateIdle() {
+        let want = host.dispatcher.hasRunnable && !shuttingDown
+        if want && !idleActive {
+            uv_idle_start(idle) { _ in }
+            idleActive = true
+        } else if !want && idleActive {
+            uv_idle_stop(idle)
+            idleActive = false
+        }
+    }
+
+    func rearmTimer() {
+        guard !shuttingDown, host.virtualClock == nil, let timer else { return }
+        guard let deadline = host.nextTimerDeadline() else {
+            uv_timer_stop(timer)
+            return
+        }
+        let wait = max(0, deadline - host.now)
+        uv_timer_start(timer, { h in
+            let server = UVServer.from(h)
+            server.host.runDueTimers()
+            server.flushDirty()
+            server.rearmTimer()
+        }, UInt64(wait.rounded(.up)), 0)
+        uv_ref(asHandle(timer))
+    }
+
+    func markDirty(_ c: UVConnection) { dirty.append(c) }
+
+    func flushDirty() {
+        while !dirty.isEmpty {
+            let batch = dirty
+            dirty.removeAll(keepingCapacity: true)
+            for c in batch { c.flush() }
+        }
+    }
+
+    // MARK: Listening
+
+    public func listen() throws {
+        let isDefault = options.socketPath == nil
+        let path = options.socketPath ?? defaultSocketPath()
+        lockFD = try prepareSocketPath(path, isDefault: isDefault)
+        let pipe = allocateZeroed(uv_pipe_t.self)
+        try uvCheck(uv_pipe_init(loop, pipe, 0), "uv_pipe_init")
+        unixListener = pipe
+        let old = umask(0o177)
+        let rc = uv_pipe_bind(pipe, path)
+        umask(old)
+        try uvCheck(rc, "binding \(path)")
+        chmod(path, 0o600)
+        socketPath = path
+        try uvCheck(uv_listen(asStream(pipe), 511) { s, status in
+            guard status >= 0, let s else { return }
+            UVServer.from(s).accept(from: s, kind: .unix)
+        }, "listening on \(path)")
+        listenAddresses.append("unix:\(path)")
+
+        if let tcpSpec = options.tcp {
+            let (hostName, port) = try parseHostPort(tcpSpec)
+            if !isLoopback(hostName) && !options.bindAny {
+                throw ServerSetupError("refusing to listen on non-loopback \(hostName) without --bind-any (which needs --token-file)")
+            }
+            if options.bindAny && host.config.token == nil {
+                throw ServerSetupError("--bind-any requires --token-file")
+            }
+            let tcp = allocateZeroed(uv_tcp_t.self)
+            try uvCheck(uv_tcp_init(loop, tcp), "uv_tcp_init")
+            tcpListener = tcp
+            var storage = sockaddr_storage()
+            let addrRC: Int32 = withUnsafeMutablePointer(to: &storage) { p in
+                p.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { a6 in
+                    hostName.contains(":") ? uv_ip6_addr(hostName, port, a6)
+                        : a6.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { uv_ip4_addr(hostName, port, $0) }
+                }
+            }
+            try uvCheck(addrRC, "parsing address \(hostName)")
+            try withUnsafePointer(to: &storage) { p in
+                try p.withMemoryRebound(to: sockaddr.self, capacity: 1) { sa in
+                    try uvCheck(uv_tcp_bind(tcp, sa, 0), "binding tcp:\(tcpSpec)")
+                }
+            }
+            try uvCheck(uv_listen(asStream(tcp), 511) { s, status in
+                guard status >= 0, let s else { return }
+                UVServer.from(s).accept(from: s, kind: .tcp)
+            }, "listening on tcp:\(tcpSpec)")
+            var bound = sockaddr_storage()
+            var len = Int32(MemoryLayout<sockaddr_storage>.size)
+            let actualPort: Int = withUnsafeMutablePointer(to: &bound) { p in
+                p.withMemoryRebound(to: sockaddr.self, capacity: 1) { sa in
+                    _ = uv_tcp_getsockname(tcp, sa, &len)
+                    return p.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin_port)) }
+                }
+            }
+            let shown = hostName.contains(":") ? "[\(hostName)]" : hostName
+            listenAddresses.append("tcp:\(shown):\(actualPort)")
+        }
+        host.listenAddresses = listenAddresses
+    }
+
+    private func accept(from server: UnsafeMutablePointer<uv_stream_t>, kind: HostConnection.Kind) {
+        let stream: UnsafeMutablePointer<uv_stream_t>
+        if kind == .tcp {
+            let t = allocateZeroed(uv_tcp_t.self)
+            uv_tcp_init(loop, t)
+            stream = asStream(t)
+        } else {
+            let p = allocateZeroed(uv_pipe_t.self)
+            uv_pipe_init(loop, p, 0)
+            stream = asStream(p)
+        }
+        let conn = UVConnection(server: self, stream: stream)
+        stream.pointee.data = Unmanaged.passRetained(conn).toOpaque()
+        connections[ObjectIdentifier(conn)] = conn
+        guard uv_accept(server, stream) == 0, !shuttingDown else {
+            conn.close(reason: "accept failed")
+            return
+        }
+        if kind == .tcp { uv_tcp_nodelay(UnsafeMutableRawPointer(stream).assumingMemoryBound(to: uv_tcp_t.self), 1) }
+        if host.connections.count >= host.config.maxConnections {
+            host.countRefused(limit: true)
+            refuse(conn, RPCRefusal.limit(host.config.maxConnections))
+            return
+        }
+        if kind == .unix, let refusal = checkPeer(stream) {
+            host.countRefused(limit: false)
+            refuse(conn, refusal)
+            return
+        }
+        conn.hostConnection = host.openConnection(kind: kind, transport: conn)
+        do { try conn.startReading() } catch { conn.close(reason: "read failed") }
+    }
+
+    /// Same-uid peers only, unless allowed (SO_PEERCRED).
+    private func checkPeer(_ stream: UnsafeMutablePointer<uv_stream_t>) -> String? {
+        var fd: uv_os_fd_t = -1
+        guard uv_fileno(asHandle(stream), &fd) == 0 else { return RPCRefusal.peer(uid: nil) }
+        var uid: UInt32 = 0
+        var pid: Int32 = 0
+        guard greenroom_peer_uid(fd, &uid, &pid) == 0 else { return RPCRefusal.peer(uid: nil) }
+        if uid == getuid() || options.allowedUIDs.contains(uid) { return nil }
+        return RPCRefusal.peer(uid: uid)
+    }
+
+    /// Writes one error line to a connection that is not admitted, then closes it.
+    private func refuse(_ conn: UVConnection, _ line: String) {
+        var bytes = Array(line.utf8)
+        bytes.withUnsafeMutableBytes { raw in
+            var buf = uv_buf_init(raw.baseAddress!.assumingMemoryBound(to: CChar.self), UInt32(raw.count))
+            _ = uv_try_write(conn.stream, &buf, 1)
+        }
+        conn.close(reason: "refused")
+    }
+
+    func connectionClosing(_ c: UVConnection) {
+        connections.removeValue(forKey: ObjectIdentifier(c))
+    }
+
+    // MARK: Running and shutdown
+
+    /// Runs the loop until shutdown completes; then checks that every handle was closed.
+    public func run() throws {
+        uv_run(loop, UV_RUN_DEFAULT)
+        // Anything still open is a leak: close it and run until the close callbacks have freed it.
+        uv_walk(loop, { h, _ in if let h { closeAndFree(h) } }, nil)
+        uv_run(loop, UV_RUN_DEFAULT)
+        try uvCheck(uv_loop_close(loop), "uv_loop_close (a handle was left open)")
+        UnsafeMutableRawPointer(loop).deallocate()
+        readBuffer.deallocate()
+    }
+
+    /// Graceful shutdown (§10): stop accepting, tear objects down with lifecycle events, finish
+    /// in-flight replies, close every connection, remove the socket.
+    public func beginShutdown() {
+        guard !shuttingDown else { return }
+        shuttingDown = true
+        if let l = unixListener { closeAndFree(asHandle(l)); unixListener = nil }
+        if let l = tcpListener { closeAndFree(asHandle(l)); tcpListener = nil }
+        removeSocketFiles()
+        host.teardownAll()
+        flushDirty()
+        for c in connections.values { c.shutdownAndClose() }
+        for s in signals { closeAndFree(asHandle(s)) }
+        signals.removeAll()
+        for h in [asHandle(prepare!), asHandle(check!), asHandle(idle!), asHandle(timer!)] { closeAndFree(h) }
+        idleActive = false
+    }
+
+    private func removeSocketFiles() {
+        if let path = socketPath {
+            unlink(path)
+            unlink(path + ".lock")
+            socketPath = nil
+        }
+        if lockFD >= 0 { close(lockFD); lockFD = -1 }
+    }
+}
+
+/// Error lines for connections the host does not admit.
+enum RPCRefusal {
+    static func limit(_ max: Int) -> String {
+        "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32005,\"message\":\"Too many connections (limit \(max))\",\"data\":{\"kind\":\"limitExceeded\",\"limit\":\"connections\",\"max\":\(max)}}}\n"
+    }
+    static func peer(uid: UInt32?) -> String {
+        let u = uid.map { String($0) } ?? "null"
+        return "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32006,\"message\":\"Unauthorized: peer uid \(u) is not the host's\",\"data\":{\"kind\":\"unauthorized\",\"peerUid\":\(u)}}}\n"
+    }
+}

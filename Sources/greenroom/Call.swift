@@ -1,0 +1,74 @@
+import ArgumentParser
+import Glibc
+import GreenroomJSON
+import GreenroomUV
+
+struct Call: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Send one request and print its result.",
+        discussion: "Exit status: 0 on a result (printed on stdout), 2 on a JSON-RPC error (printed on stderr), 1 when the host cannot be reached.")
+
+    @Argument(help: "Method name, e.g. host.ping.") var method: String
+    @Argument(help: "Params as JSON (an object or array); - reads stdin.") var params: String?
+    @Option(help: "Unix socket path (default: $GREENROOM_SOCKET, then the host's default).") var socket: String?
+    @Option(help: "Connect over TCP instead: HOST:PORT.") var tcp: String?
+    @Option(help: "Token file for host.auth (TCP).") var tokenFile: String?
+
+    func run() throws {
+        var paramsValue: JSONValue?
+        if var text = params {
+            if text == "-" { text = readAllStdin() }
+            do { paramsValue = try JSONCodec.decode(text) } catch {
+                fputs("greenroom call: params are not JSON: \(error)\n", stderr)
+                throw ExitCode(64)
+            }
+        }
+        let client: LineClient
+        do {
+            if let tcp {
+                let parts = tcp.split(separator: ":")
+                guard parts.count == 2, let port = UInt16(parts[1]) else { throw ValidationError("--tcp takes HOST:PORT") }
+                client = try LineClient(tcpHost: String(parts[0]), port: port)
+            } else {
+                let path = socket ?? (getenv("GREENROOM_SOCKET").map { String(cString: $0) }) ?? defaultSocketPath()
+                client = try LineClient(unixPath: path)
+            }
+            if let tokenFile {
+                let token = try readToken(tokenFile)
+                _ = try roundTrip(client, id: 0, method: "host.auth", params: ["token": .string(token)])
+            }
+            let reply = try roundTrip(client, id: 1, method: method, params: paramsValue)
+            if let error = reply["error"] {
+                fputs(JSONCodec.encodeString(error) + "\n", stderr)
+                throw ExitCode(2)
+            }
+            print(JSONCodec.encodeString(reply["result"] ?? .null))
+        } catch let e as LineClient.Failure {
+            fputs("greenroom call: \(e.description)\n", stderr)
+            throw ExitCode(1)
+        }
+    }
+
+    /// Sends one request and returns its reply, skipping events that arrive first.
+    private func roundTrip(_ c: LineClient, id: Int, method: String, params: JSONValue?) throws -> JSONValue {
+        var request: JSONObject = ["jsonrpc": "2.0", "id": .int(id), "method": .string(method)]
+        if let params { request["params"] = params }
+        try c.send(JSONCodec.encode(.object(request)) + [0x0A])
+        while let line = try c.readLine() {
+            guard let reply = try? JSONCodec.decode(line) else { continue }
+            if reply["id"] == .int(id) || (reply["id"] == .null && reply["error"] != nil) { return reply }
+        }
+        throw LineClient.Failure(description: "the host closed the connection before replying")
+    }
+}
+
+func readAllStdin() -> String {
+    var bytes: [UInt8] = []
+    var buf = [UInt8](repeating: 0, count: 65536)
+    while true {
+        let n = read(0, &buf, buf.count)
+        if n <= 0 { break }
+        bytes.append(contentsOf: buf[0..<n])
+    }
+    return String(decoding: bytes, as: UTF8.self)
+}

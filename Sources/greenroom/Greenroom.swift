@@ -1,0 +1,9 @@
+import ArgumentParser
+
+@main
+struct Greenroom: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "greenroom",
+        abstract: "A host of prerendered view containers, page sessions and prefetch ranges, over JSON-RPC 2.0.",
+        subcommands: [Serve.self, Call.self, Bench.self, EchoServer.self])
+}

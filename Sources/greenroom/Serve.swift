@@ -1,0 +1,103 @@
+import ArgumentParser
+import Glibc
+import GreenroomHost
+import GreenroomUV
+
+struct Serve: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Run the host.")
+
+    @Option(help: "Unix socket path (default: $XDG_RUNTIME_DIR/greenroom/host.sock or /tmp/greenroom-$UID/host.sock).")
+    var socket: String?
+
+    @Option(help: "Also listen on TCP: tcp:HOST:PORT (loopback unless --bind-any; port 0 picks one).")
+    var listen: String?
+
+    @Flag(help: "Allow a non-loopback TCP address (requires --token-file).")
+    var bindAny = false
+
+    @Option(help: "File holding the token TCP clients pass to host.auth (must not be readable by others).")
+    var tokenFile: String?
+
+    @Option(help: "real, or virtual: time moves only by clock.advance.")
+    var clock: String = "real"
+
+    @Option(help: "Also accept Unix peers with this uid (repeatable).")
+    var allowUid: [UInt32] = []
+
+    @Option(help: "Longest message in bytes.") var maxMessageBytes = 1 << 20
+    @Option(help: "Most entries in a batch.") var maxBatch = 256
+    @Option(help: "Deepest JSON nesting.") var maxDepth = 64
+    @Option(help: "Most concurrent connections.") var maxConnections = 1024
+    @Option(help: "Most queued outbound bytes per connection before it is closed.") var maxOutboundBytes = 8 << 20
+    @Option(help: "Idle-task time slice per loop pass, in ms.") var taskSliceMs = 4.0
+
+    func validate() throws {
+        guard clock == "real" || clock == "virtual" else { throw ValidationError("--clock must be real or virtual") }
+        if let l = listen, !l.hasPrefix("tcp:") { throw ValidationError("--listen takes tcp:HOST:PORT") }
+        for (name, v) in [("max-message-bytes", maxMessageBytes), ("max-batch", maxBatch), ("max-depth", maxDepth),
+                          ("max-connections", maxConnections), ("max-outbound-bytes", maxOutboundBytes)] where v <= 0 {
+            throw ValidationError("--\(name) must be positive")
+        }
+    }
+
+    func run() throws {
+        var config = HostConfig()
+        config.clockMode = clock == "virtual" ? .virtual : .real
+        config.limits.maxMessageBytes = maxMessageBytes
+        config.limits.maxBatch = maxBatch
+        config.limits.maxDepth = maxDepth
+        config.maxConnections = maxConnections
+        config.maxOutboundBytes = maxOutboundBytes
+        config.taskSliceMs = taskSliceMs
+        if let tokenFile { config.token = try readToken(tokenFile) }
+        var options = ListenOptions()
+        options.socketPath = socket
+        options.tcp = listen.map { String($0.dropFirst(4)) }
+        options.bindAny = bindAny
+        options.allowedUIDs = allowUid
+        do {
+            let server = try UVServer(config: config, options: options)
+            try server.listen()
+            let listenJSON = server.listenAddresses.map { "\"\($0)\"" }.joined(separator: ",")
+            print("{\"event\":\"ready\",\"listen\":[\(listenJSON)],\"pid\":\(getpid())}")
+            fflush(stdout)
+            try server.run()
+        } catch let e as ServerSetupError {
+            fputs("greenroom: \(e.description)\n", stderr)
+            throw ExitCode(2)
+        } catch let e as UVError {
+            fputs("greenroom: \(e.description)\n", stderr)
+            throw ExitCode(2)
+        }
+    }
+}
+
+/// Reads a token file, refusing one that others can read.
+func readToken(_ path: String) throws -> String {
+    var st = stat()
+    guard stat(path, &st) == 0 else { throw ValidationError("cannot read token file \(path)") }
+    guard st.st_mode & 0o077 == 0 else {
+        throw ValidationError("token file \(path) is readable by others (mode \(String(st.st_mode & 0o777, radix: 8))); chmod 600 it")
+    }
+    guard let f = fopen(path, "r") else { throw ValidationError("cannot open token file \(path)") }
+    defer { fclose(f) }
+    var bytes: [UInt8] = []
+    var buf = [UInt8](repeating: 0, count: 4096)
+    while true {
+        let n = fread(&buf, 1, buf.count, f)
+        if n <= 0 { break }
+        bytes.append(contentsOf: buf[0..<n])
+    }
+    let token = String(decoding: bytes, as: UTF8.self).trimmingCharacters()
+    guard !token.isEmpty else { throw ValidationError("token file \(path) is empty") }
+    return token
+}
+
+extension String {
+    func trimmingCharacters() -> String {
+        var s = Substring(self)
+        while let f = s.first, f.isWhitespace { s.removeFirst() }
+        while let l = s.last, l.isWhitespace { s.removeLast() }
+        return String(s)
+    }
+}
