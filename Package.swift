@@ -37,7 +37,6 @@ let package = Package(
         .testTarget(name: "GreenroomJSONTests", dependencies: ["GreenroomJSON"]),
         .testTarget(name: "GreenroomRPCTests", dependencies: ["GreenroomRPC", "GreenroomJSON"]),
         .testTarget(name: "GreenroomHostTests", dependencies: ["GreenroomHost", "GreenroomRPC", "GreenroomJSON", "GreenroomCore"]),
-        .testTarget(name: "GreenroomIntegrationTests", dependencies: ["GreenroomJSON"]),
     ],
     // The host is single-threaded by design (one libuv loop); Swift 5 mode keeps C callbacks plain.
     swiftLanguageModes: [.v5]

@@ -29,11 +29,9 @@ public struct MethodSpec<Context> {
                     throw .invalidParams(path: key, "unknown member (\(name) \(known))")
                 }
             }
-            return Params(o)
+            return Params(o, raw: .object(o))
         case .array(let a)?:
-            guard let declared = params else {
-                throw .invalidParams(path: "params", "\(name) takes params by name, not position")
-            }
+            guard let declared = params else { return Params([:], raw: .array(a)) }
             guard a.count <= declared.count else {
                 throw .invalidParams(path: "params[\(declared.count)]", "\(name) takes at most \(declared.count) positional params")
             }

@@ -61,7 +61,12 @@ extension Array: ParamDecodable where Element: ParamDecodable {
 /// declared parameter names). Accessors throw -32602 with `data.path` naming the field.
 public struct Params: Sendable {
     public let object: JSONObject
-    public init(_ object: JSONObject = [:]) { self.object = object }
+    /// The params as sent, for methods that take any shape.
+    public let raw: JSONValue?
+    public init(_ object: JSONObject = [:], raw: JSONValue? = nil) {
+        self.object = object
+        self.raw = raw
+    }
 
     public func has(_ name: String) -> Bool {
         if let v = object[name], !v.isNull { return true }

@@ -1,0 +1,210 @@
+import Testing
+import GreenroomJSON
+import GreenroomRPC
+@testable import GreenroomHost
+
+/// A client on an in-memory connection: write a request, read every line the host wrote.
+final class MemoryClient {
+    let host: Host  // connections hold their host unowned; the test keeps it alive
+    let connection: HostConnection
+    let transport = MemoryTransport()
+    private var nextID = 1
+
+    init(_ host: Host, kind: HostConnection.Kind = .unix) {
+        self.host = host
+        connection = host.openConnection(kind: kind, transport: transport)
+    }
+
+    func sendRaw(_ text: String) -> [JSONValue] {
+        connection.receive(Array((text + "\n").utf8))
+        return readAll()
+    }
+
+    func readAll() -> [JSONValue] {
+        let bytes = connection.out.take()
+        return bytes.split(separator: 0x0A).map { try! JSONCodec.decode(Array($0)) }
+    }
+
+    /// Sends a request; returns (events written before the reply, the reply).
+    @discardableResult
+    func call(_ method: String, _ params: JSONValue? = nil) -> (events: [JSONValue], reply: JSONValue) {
+        var req: JSONObject = ["jsonrpc": "2.0", "id": .int(nextID), "method": .string(method)]
+        nextID += 1
+        if let params { req["params"] = params }
+        let lines = sendRaw(JSONCodec.encodeString(.object(req)))
+        return (Array(lines.dropLast()), lines.last ?? .null)
+    }
+}
+
+func virtualHost(_ edit: (inout HostConfig) -> Void = { _ in }) -> Host {
+    var c = HostConfig()
+    c.clockMode = .virtual
+    edit(&c)
+    return Host(config: c)
+}
+
+@Suite struct HostTests {
+    @Test func ping() {
+        let c = MemoryClient(virtualHost())
+        #expect(c.call("host.ping").reply["result"] == ["pong": true])
+    }
+
+    @Test func infoListsMethodsAndLimits() {
+        let host = virtualHost { $0.limits.maxBatch = 9 }
+        let r = MemoryClient(host).call("host.info").reply["result"]
+        #expect(r?["clock"] == "virtual")
+        #expect(r?["limits"]?["maxBatch"] == 9)
+        let methods = r?["methods"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        for m in ["rpc.discover", "host.ping", "host.info", "host.stats", "host.memoryWarning", "host.shutdown",
+                  "events.subscribe", "events.unsubscribe", "clock.now", "clock.advance", "tasks.status", "tasks.drain"] {
+            #expect(methods.contains(m), "\(m) registered")
+        }
+    }
+
+    @Test func subscribeRejectsUnknownTopics() {
+        let c = MemoryClient(virtualHost())
+        let r = c.call("events.subscribe", ["topics": ["host", "nope"]]).reply
+        #expect(r["error"]?["code"] == -32602)
+        #expect(r["error"]?["data"]?["path"] == "topics[1]")
+        #expect(c.call("events.subscribe", ["topics": ["host"], "scope": "everyone"]).reply["error"]?["code"] == -32602)
+        #expect(c.call("events.subscribe", ["topics": ["host"]]).reply["result"] == ["topics": ["host"], "scope": "own"])
+    }
+
+    @Test func observersSeeOtherConnectionsWithSeqAndTime() throws {
+        let host = virtualHost()
+        let observer = MemoryClient(host)
+        observer.call("events.subscribe", ["topics": ["host"], "scope": "all"])
+        _ = host.advanceVirtualClock(by: 12.5)
+        let other = MemoryClient(host)
+        host.connectionClosed(other.connection)
+        let events = observer.readAll()
+        #expect(events.count == 2)
+        #expect(events.map { $0["method"] } == ["host", "host"])
+        #expect(events.map { $0["params"]?["kind"] } == ["connectionOpened", "connectionClosed"])
+        #expect(events.map { $0["params"]?["seq"] } == [1, 2])
+        #expect(events[0]["params"]?["t"] == 12.5)
+        #expect(events[0]["params"]?["connection"] == .string(other.connection.id))
+        #expect(events[0]["id"] == nil)
+    }
+
+    @Test func ownScopeDoesNotSeeOthers() {
+        let host = virtualHost()
+        let c = MemoryClient(host)
+        c.call("events.subscribe", ["topics": ["host"]])
+        _ = MemoryClient(host)
+        #expect(c.readAll().isEmpty)
+    }
+
+    @Test func eventsCausedByARequestPrecedeItsReply() {
+        let host = virtualHost()
+        let c = MemoryClient(host)
+        c.call("events.subscribe", ["topics": ["host"]])
+        let (events, reply) = c.call("host.memoryWarning", ["level": "critical"])
+        #expect(events.count == 1)
+        #expect(events.first?["params"]?["kind"] == "memoryWarning")
+        #expect(events.first?["params"]?["level"] == "critical")
+        #expect(reply["result"]?["level"] == "critical")
+        #expect(c.call("host.memoryWarning", ["level": "severe"]).reply["error"]?["data"]?["path"] == "level")
+    }
+
+    @Test func unsubscribeStopsEvents() {
+        let host = virtualHost()
+        let c = MemoryClient(host)
+        c.call("events.subscribe", ["topics": ["host", "page"]])
+        #expect(c.call("events.unsubscribe", ["topics": ["host"]]).reply["result"]?["topics"] == ["page"])
+        c.call("host.memoryWarning")
+        #expect(c.readAll().isEmpty)
+    }
+
+    @Test func virtualClockRunsTimersInTimeOrderAtTheirDeadlines() {
+        let host = virtualHost()
+        var fired: [(String, Double)] = []
+        host.schedule(at: 300) { fired.append(("b", host.now)) }
+        host.schedule(at: 100) {
+            fired.append(("a", host.now))
+            host.schedule(at: 150) { fired.append(("a2", host.now)) }
+        }
+        host.schedule(at: 900) { fired.append(("late", host.now)) }
+        let c = MemoryClient(host)
+        let r = c.call("clock.advance", ["ms": 500]).reply["result"]
+        #expect(r == ["ms": 500.0, "fired": 3])
+        #expect(fired.map(\.0) == ["a", "a2", "b"])
+        #expect(fired.map(\.1) == [100, 150, 300])
+        #expect(c.call("clock.now").reply["result"] == ["ms": 500.0, "mode": "virtual"])
+    }
+
+    @Test func clockAdvanceValidation() {
+        let c = MemoryClient(virtualHost())
+        #expect(c.call("clock.advance", ["ms": -1]).reply["error"]?["data"]?["path"] == "ms")
+        #expect(c.call("clock.advance", ["ms": "x"]).reply["error"]?["code"] == -32602)
+        #expect(c.call("clock.advance").reply["error"]?["data"]?["path"] == "ms")
+        let real = MemoryClient(Host(config: HostConfig()))
+        let e = real.call("clock.advance", ["ms": 1]).reply["error"]
+        #expect(e?["code"] == -32007)
+        #expect(e?["data"]?["kind"] == "virtualClockOnly")
+    }
+
+    @Test func tasksStatusAndDrain() {
+        let host = virtualHost()
+        var ran: [String] = []
+        host.dispatcher.enqueue(key: "warm:A") { ran.append("A") }
+        host.dispatcher.enqueue(key: "warm:B", mode: .common) { ran.append("B") }
+        let c = MemoryClient(host)
+        let s = c.call("tasks.status").reply["result"]
+        #expect(s?["pending"] == 2)
+        #expect(s?["tasks"]?.arrayValue?.map { $0["key"] } == ["warm:A", "warm:B"])
+        #expect(c.call("tasks.drain").reply["result"] == ["ran": 2, "pending": 0])
+        #expect(ran == ["A", "B"])
+    }
+
+    @Test func tcpConnectionsMustAuthenticateWhenATokenIsSet() {
+        let host = virtualHost { $0.token = "s3cret" }
+        let tcp = MemoryClient(host, kind: .tcp)
+        let denied = tcp.call("host.ping").reply["error"]
+        #expect(denied?["code"] == -32006)
+        #expect(denied?["data"]?["method"] == "host.ping")
+        #expect(tcp.call("host.auth", ["token": "wrong"]).reply["error"]?["code"] == -32006)
+        #expect(tcp.call("host.ping").reply["error"]?["code"] == -32006)
+        #expect(tcp.call("host.auth", ["token": "s3cret"]).reply["result"] == ["authenticated": true])
+        #expect(tcp.call("host.ping").reply["result"] == ["pong": true])
+        #expect(MemoryClient(host, kind: .unix).call("host.ping").reply["result"] == ["pong": true])
+    }
+
+    @Test func statsCountConnectionsRequestsAndErrors() {
+        let host = virtualHost()
+        let c = MemoryClient(host)
+        c.call("host.ping")
+        c.call("no.such")
+        _ = c.sendRaw("{oops")
+        let s = c.call("host.stats").reply["result"]
+        #expect(s?["connections"]?["open"] == 1)
+        #expect(s?["requests"] == 3)
+        #expect(s?["errors"] == 2)
+    }
+
+    @Test func shutdownIsRequestedOnce() {
+        let host = virtualHost()
+        var requests = 0
+        host.onShutdownRequested = { requests += 1 }
+        let c = MemoryClient(host)
+        #expect(c.call("host.shutdown").reply["result"] == ["shuttingDown": true])
+        c.call("host.shutdown")
+        #expect(requests == 1)
+    }
+
+    @Test func oversizedLineGetsOneErrorAndTheConnectionGoesOn() {
+        let host = virtualHost { $0.limits.maxMessageBytes = 64 }
+        let c = MemoryClient(host)
+        let lines = c.sendRaw(String(repeating: "x", count: 200) + "\n" + #"{"jsonrpc":"2.0","id":5,"method":"host.ping"}"#)
+        #expect(lines.count == 2)
+        #expect(lines[0]["error"]?["data"]?["kind"] == "messageTooLarge")
+        #expect(lines[0]["id"] == .null)
+        #expect(lines[1]["result"] == ["pong": true])
+    }
+
+    @Test func discoverServesTheEmbeddedDocument() throws {
+        let r = MemoryClient(virtualHost()).call("rpc.discover").reply["result"]
+        #expect(r == (try JSONCodec.decode(OpenRPCDocument.bytes)))
+        #expect(r?["openrpc"] != nil)
+    }
+}

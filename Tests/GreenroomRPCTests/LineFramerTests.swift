@@ -1,0 +1,54 @@
+import Testing
+@testable import GreenroomRPC
+
+/// Collects frames as strings ("<oversized>" for the marker).
+private func frames(_ chunks: [[UInt8]], max: Int = 1 << 20) -> [String] {
+    var framer = LineFramer(maxLineBytes: max)
+    var out: [String] = []
+    for chunk in chunks {
+        chunk.withUnsafeBytes { raw in
+            framer.feed(raw) { frame in
+                switch frame {
+                case .line(let l): out.append(String(decoding: l, as: UTF8.self))
+                case .oversized: out.append("<oversized>")
+                }
+            }
+        }
+    }
+    return out
+}
+
+@Suite struct LineFramerTests {
+    let stream = Array("{\"a\":1}\n{\"b\":2}\r\n\n  \n{\"c\":\"\u{e9}\"}\n{\"partial\"".utf8)
+    let expected = ["{\"a\":1}", "{\"b\":2}", "{\"c\":\"\u{e9}\"}"]
+
+    @Test func allAtOnce() { #expect(frames([stream]) == expected) }
+
+    @Test func byteByByte() { #expect(frames(stream.map { [$0] }) == expected) }
+
+    @Test func everySplitPoint() {
+        for cut in 0...stream.count {
+            #expect(frames([Array(stream[..<cut]), Array(stream[cut...])]) == expected, "split at \(cut)")
+        }
+    }
+
+    @Test func messageByMessage() {
+        let chunks = ["{\"a\":1}\n", "{\"b\":2}\r\n", "\n", "  \n", "{\"c\":\"\u{e9}\"}\n", "{\"partial\""].map { Array($0.utf8) }
+        #expect(frames(chunks) == expected)
+    }
+
+    @Test func oversizedLineIsReportedOnceAndSkipped() {
+        let long = Array(repeating: UInt8(ascii: "x"), count: 50)
+        let input = long + [0x0A] + Array("ok\n".utf8)
+        #expect(frames([input], max: 10) == ["<oversized>", "ok"])
+        // Fed byte by byte, the limit is noticed before the newline arrives; still one report.
+        #expect(frames(input.map { [$0] }, max: 10) == ["<oversized>", "ok"])
+    }
+
+    @Test func lineOfExactlyTheLimitPasses() {
+        let line = Array(repeating: UInt8(ascii: "y"), count: 10)
+        #expect(frames([line + [0x0D, 0x0A]], max: 10) == [String(repeating: "y", count: 10)])
+        #expect(frames((line + [0x0A]).map { [$0] }, max: 10) == [String(repeating: "y", count: 10)])
+        #expect(frames([line + [0x79, 0x0A]], max: 10) == ["<oversized>"])
+    }
+}
