@@ -1,0 +1,380 @@
+"""The asyncio client: :class:`AsyncClient`, with the method names of :class:`greenroom.Client`.
+
+It shares the framing, endpoint and event-routing layers with the sync
+client and adds two tasks: a reader that decodes everything the host sends
+(settling replies, queueing events) and a dispatcher that runs handlers one
+at a time, in arrival order. A handler may be a plain function or a
+coroutine function, and may itself ``await client.call(...)``.
+
+As in the sync client, when ``await call(...)`` returns, the handlers of the
+events that arrived before its reply have run (except inside a handler,
+which must not wait for itself).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import inspect
+import logging
+import os
+from collections.abc import AsyncIterator, Iterable
+from typing import Any
+
+from .endpoint import Call, Completed, Endpoint, Malformed, Notification, ServerRequest, Ticket, Unmatched
+from .errors import ConnectError, ConnectionClosed, GreenroomError, RequestTimeout
+from .events import Event, EventRouter, Handler, normalize_topics, topic_list
+from .framing import InvalidFrame, LineDecoder, encode_message
+from .transport import Address, TCPSpec, resolve_address
+
+__all__ = ["AsyncClient"]
+
+_DEFAULT: Any = object()
+_READ_SIZE = 256 * 1024
+
+# True inside the dispatcher task (and tasks its handlers start): a call made
+# there must not wait for the dispatcher, which is busy running that handler.
+_in_handler: contextvars.ContextVar[bool] = contextvars.ContextVar("greenroom_in_handler", default=False)
+
+
+class _Signal:
+    """Wakes every coroutine waiting on it; a level-free asyncio.Event."""
+
+    def __init__(self) -> None:
+        self._waiters: set[asyncio.Future[None]] = set()
+
+    def fire(self) -> None:
+        for waiter in self._waiters:
+            if not waiter.done():
+                waiter.set_result(None)
+        self._waiters.clear()
+
+    async def wait(self) -> None:
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiters.add(waiter)
+        try:
+            await waiter
+        finally:
+            self._waiters.discard(waiter)
+
+
+class AsyncClient:
+    """An asyncio connection to a Greenroom host.
+
+    ``client = await AsyncClient.connect(...)`` or ``async with
+    AsyncClient(...) as client``; the arguments are those of
+    :class:`greenroom.Client`.
+    """
+
+    def __init__(
+        self,
+        socket: str | os.PathLike[str] | None = None,
+        *,
+        tcp: TCPSpec | None = None,
+        token: str | None = None,
+        timeout: float | None = 30.0,
+        logger: logging.Logger | None = None,
+    ) -> None:
+        self.address: Address = resolve_address(socket, tcp)
+        self.timeout = timeout
+        self._token = token
+        self._log = logger or logging.getLogger("greenroom")
+        self._decoder = LineDecoder()
+        self._endpoint = Endpoint()
+        self._router = EventRouter()
+        self._writer: asyncio.StreamWriter | None = None
+        self._tasks: list[asyncio.Task[None]] = []
+        self._waiting: dict[int, asyncio.Future[int]] = {}  # id(ticket) -> settles with a dispatch mark
+        self._dispatch_queue: asyncio.Queue[tuple[int, Event, list[Handler]]] = asyncio.Queue()
+        self._enqueued = 0  # events handed to the dispatcher so far
+        self._dispatched = 0  # of which the dispatcher has finished
+        self._received_events = 0  # notifications read so far
+        self._polled_events = 0  # of which poll_events has counted
+        self._arrival = _Signal()  # an event arrived, or the connection ended
+        self._progress = _Signal()  # the dispatcher finished an event, or the client closed
+        self._eof = False
+        self._closed = False
+
+    @classmethod
+    async def connect(
+        cls,
+        socket: str | os.PathLike[str] | None = None,
+        **options: Any,
+    ) -> AsyncClient:
+        """Create a client and open its connection (and ``host.auth`` when given a token)."""
+        client = cls(socket, **options)
+        await client.open()
+        return client
+
+    async def open(self) -> None:
+        """Connect; called by :meth:`connect` and ``async with``."""
+        if self._writer is not None:
+            return
+        address = self.address
+        try:
+            if address.kind == "unix":
+                opening = asyncio.open_unix_connection(address.path)
+            else:
+                opening = asyncio.open_connection(address.host, address.port)
+            reader, writer = await asyncio.wait_for(opening, self.timeout)
+        except (FileNotFoundError, ConnectionRefusedError) as error:
+            raise ConnectError(
+                f"cannot connect to the Greenroom host at {address}: {error.strerror or error}"
+                " (is `greenroom serve` running? set GREENROOM_SOCKET or pass socket=)"
+            ) from error
+        except (TimeoutError, OSError) as error:
+            raise ConnectError(f"cannot connect to the Greenroom host at {address}: {error!r}") from error
+        self._writer = writer
+        self._tasks = [
+            asyncio.create_task(self._read_loop(reader), name="greenroom-reader"),
+            asyncio.create_task(self._dispatch_loop(), name="greenroom-dispatcher"),
+        ]
+        if self._token is not None:
+            try:
+                await self.call("host.auth", {"token": self._token})
+            except BaseException:
+                await self.close()
+                raise
+
+    # -- requests ------------------------------------------------------------
+
+    async def call(self, method: str, params: Any = None, *, timeout: float | None = _DEFAULT) -> Any:
+        """Send a request and return its result; raises like :meth:`greenroom.Client.call`."""
+        ticket, message = self._endpoint.request(method, params)
+        return await self._send_and_wait(ticket, message, timeout)
+
+    async def notify(self, method: str, params: Any = None) -> None:
+        """Send a notification: no id, no reply, no error."""
+        await self._send(self._endpoint.notification(method, params))
+
+    async def batch(self, calls: Iterable[Call], *, timeout: float | None = _DEFAULT) -> list[Any]:
+        """Send a batch; the outcomes in order, as :meth:`greenroom.Client.batch`."""
+        ticket, messages = self._endpoint.batch(calls)
+        return await self._send_and_wait(ticket, messages, timeout)
+
+    async def ping(self) -> bool:
+        """``host.ping``: True when the host answers ``{"pong": true}``."""
+        result = await self.call("host.ping")
+        return isinstance(result, dict) and result.get("pong") is True
+
+    async def subscribe(self, topics: str | Iterable[str], scope: str | None = None) -> Any:
+        """``events.subscribe`` (``scope="all"``: every connection's objects)."""
+        params: dict[str, Any] = {"topics": topic_list(topics)}
+        if scope is not None:
+            params["scope"] = scope
+        return await self.call("events.subscribe", params)
+
+    async def unsubscribe(self, topics: str | Iterable[str]) -> Any:
+        """``events.unsubscribe``."""
+        return await self.call("events.unsubscribe", {"topics": topic_list(topics)})
+
+    # -- events --------------------------------------------------------------
+
+    def on(self, topic: str, handler: Handler | None = None) -> Any:
+        """Call ``handler(params)`` (awaited if it is a coroutine function) per event of ``topic``.
+
+        Usable as a decorator. Handlers run one at a time in arrival order;
+        an exception in one is logged. Events of a topic with handlers do not
+        go to the :meth:`events` queue.
+        """
+        if handler is None:
+
+            def decorator(function: Handler) -> Handler:
+                self._router.on(topic, function)
+                return function
+
+            return decorator
+        self._router.on(topic, handler)
+        return handler
+
+    def off(self, topic: str, handler: Handler | None = None) -> None:
+        """Remove a handler registered with :meth:`on` (all of ``topic``'s when None)."""
+        self._router.off(topic, handler)
+
+    async def poll_events(self, timeout: float | None = 0.0) -> int:
+        """Wait for events; returns how many arrived since the previous ``poll_events``.
+
+        Events are read in the background all the time. When none arrived
+        since the previous call, this waits up to ``timeout`` seconds (None:
+        no limit) for one; in any case it returns after the handlers of
+        everything received so far have run. Raises
+        :class:`~greenroom.errors.ConnectionClosed` once the host is gone and
+        no event is left to count.
+        """
+        loop = asyncio.get_running_loop()
+        deadline = None if timeout is None else loop.time() + timeout
+        await asyncio.sleep(0)
+        while self._received_events == self._polled_events and not self._eof and not self._closed:
+            remaining = None if deadline is None else deadline - loop.time()
+            if remaining is not None and remaining <= 0:
+                break
+            try:
+                await asyncio.wait_for(self._arrival.wait(), remaining)
+            except TimeoutError:
+                break
+        await self._wait_dispatched(self._enqueued)
+        count = self._received_events - self._polled_events
+        self._polled_events += count
+        if count == 0 and (self._eof or self._closed):
+            raise ConnectionClosed("the connection is closed")
+        return count
+
+    async def events(
+        self, topics: str | Iterable[str] | None = None, timeout: float | None = None
+    ) -> AsyncIterator[Event]:
+        """``async for`` over queued and arriving events, as :meth:`greenroom.Client.events`."""
+        wanted = normalize_topics(topics)
+        loop = asyncio.get_running_loop()
+        while True:
+            deadline = None if timeout is None else loop.time() + timeout
+            event = self._router.take(wanted)
+            while event is None:
+                if self._eof or self._closed:
+                    return
+                remaining = None if deadline is None else deadline - loop.time()
+                if remaining is not None and remaining <= 0:
+                    return
+                try:
+                    await asyncio.wait_for(self._arrival.wait(), remaining)
+                except TimeoutError:
+                    return
+                event = self._router.take(wanted)
+            yield event
+
+    # -- lifetime ------------------------------------------------------------
+
+    @property
+    def closed(self) -> bool:
+        """True after :meth:`close` or once the host closed the connection."""
+        return self._closed or self._eof
+
+    async def close(self) -> None:
+        """Close the connection and stop the reader and dispatcher. Idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        for ticket in self._endpoint.fail_all(ConnectionClosed("the client is closed")):
+            self._settle(ticket)
+        if self._writer is not None:
+            self._writer.close()
+            try:
+                await self._writer.wait_closed()
+            except (OSError, asyncio.CancelledError):
+                pass
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        self._arrival.fire()
+        self._progress.fire()
+
+    async def __aenter__(self) -> AsyncClient:
+        await self.open()
+        return self
+
+    async def __aexit__(self, *exc_info: Any) -> None:
+        await self.close()
+
+    def __repr__(self) -> str:
+        state = "closed" if self.closed else ("open" if self._writer else "not connected")
+        return f"<greenroom.aio.AsyncClient {self.address} {state}>"
+
+    # -- internals -----------------------------------------------------------
+
+    async def _send(self, message: Any) -> None:
+        if self._closed:
+            raise ConnectionClosed("the client is closed")
+        if self._eof:
+            raise ConnectionClosed("the host closed the connection")
+        if self._writer is None:
+            raise GreenroomError("not connected: use `await AsyncClient.connect(...)` or `async with`")
+        try:
+            self._writer.write(encode_message(message))
+            await self._writer.drain()
+        except (ConnectionError, OSError) as error:
+            raise ConnectionClosed(f"cannot send to the host: {error}") from error
+
+    async def _send_and_wait(self, ticket: Ticket, message: Any, timeout: float | None) -> Any:
+        if timeout is _DEFAULT:
+            timeout = self.timeout
+        settled: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        self._waiting[id(ticket)] = settled
+        try:
+            await self._send(message)
+            mark = await asyncio.wait_for(settled, timeout)
+        except TimeoutError:
+            raise RequestTimeout(f"no reply from the host within {timeout} s") from None
+        finally:
+            if not ticket.done:
+                self._endpoint.abandon(ticket)
+            self._waiting.pop(id(ticket), None)
+        if not _in_handler.get():
+            await self._wait_dispatched(mark)
+        return ticket.outcome()
+
+    async def _wait_dispatched(self, mark: int) -> None:
+        while self._dispatched < mark and not self._closed:
+            await self._progress.wait()
+
+    def _settle(self, ticket: Ticket) -> None:
+        settled = self._waiting.pop(id(ticket), None)
+        if settled is not None and not settled.done():
+            settled.set_result(self._enqueued)
+
+    async def _read_loop(self, reader: asyncio.StreamReader) -> None:
+        try:
+            while True:
+                data = await reader.read(_READ_SIZE)
+                if not data:
+                    break
+                for message in self._decoder.feed(data):
+                    self._handle(message)
+        except (ConnectionError, OSError) as error:
+            self._log.debug("greenroom: read failed: %s", error)
+        finally:
+            self._eof = True
+            if self._decoder.pending and not self._closed:
+                self._log.warning("greenroom: the host closed the connection inside a message")
+            for ticket in self._endpoint.fail_all(ConnectionClosed("the host closed the connection")):
+                self._settle(ticket)
+            self._arrival.fire()
+
+    def _handle(self, message: Any) -> None:
+        if isinstance(message, InvalidFrame):
+            for ticket in self._endpoint.fail_all(message.to_error()):
+                self._settle(ticket)
+            self._log.error(
+                "greenroom: the host sent a line that is not JSON (%s): %r", message.reason, message.line[:200]
+            )
+            return
+        for item in self._endpoint.receive(message):
+            if isinstance(item, Notification):
+                self._received_events += 1
+                handlers = self._router.route(item.event)
+                if handlers:
+                    self._enqueued += 1
+                    self._dispatch_queue.put_nowait((self._enqueued, item.event, handlers))
+                self._arrival.fire()
+            elif isinstance(item, Completed):
+                self._settle(item.ticket)
+            elif isinstance(item, ServerRequest):
+                self._log.warning("greenroom: the host sent a request (%s); answering -32601", item.method)
+                if self._writer is not None and not self._writer.is_closing():
+                    self._writer.write(encode_message(item.reply))
+            elif isinstance(item, Unmatched):
+                self._log.debug("greenroom: dropped a reply to no waiting request: %r", item.message)
+            elif isinstance(item, Malformed):
+                self._log.error("greenroom: the host sent invalid JSON-RPC (%s): %r", item.reason, item.message)
+
+    async def _dispatch_loop(self) -> None:
+        _in_handler.set(True)
+        while True:
+            mark, event, handlers = await self._dispatch_queue.get()
+            for handler in handlers:
+                try:
+                    outcome = handler(event.params)
+                    if inspect.isawaitable(outcome):
+                        await outcome
+                except Exception:
+                    self._log.exception("greenroom: the handler %r for %r events failed", handler, event.topic)
+            self._dispatched = mark
+            self._progress.fire()

@@ -1,0 +1,332 @@
+"""The blocking client: :class:`Client`.
+
+The top layer of the sync stack. It owns a transport, a
+:class:`~greenroom.framing.LineDecoder`, an :class:`~greenroom.endpoint.Endpoint`
+and an :class:`~greenroom.events.EventRouter`, and reads from the host only
+while it waits: for a reply (``call``, ``batch``), in ``poll_events`` and in
+``events()``. Notifications read along the way go to their handlers at once,
+or to the queue, in the order they arrived.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections import deque
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from .endpoint import Call, Completed, Endpoint, Malformed, Notification, ServerRequest, Ticket, Unmatched
+from .errors import ConnectionClosed, RequestTimeout
+from .events import Event, EventRouter, Handler, normalize_topics, topic_list
+from .framing import InvalidFrame, LineDecoder, encode_message
+from .transport import Address, SocketTransport, TCPSpec, Transport, resolve_address
+
+__all__ = ["Client"]
+
+_DEFAULT: Any = object()
+
+
+class Client:
+    """A blocking connection to a Greenroom host.
+
+    ``Client()`` connects to :func:`~greenroom.transport.default_socket_path`;
+    ``Client("/path/host.sock")`` or ``Client(tcp="127.0.0.1:7000",
+    token=...)`` connect elsewhere. ``timeout`` (seconds, None for no limit)
+    bounds the connect and every reply; :class:`~greenroom.errors.RequestTimeout`
+    is raised past it. Use it as a context manager, or call :meth:`close`.
+
+    One thread at a time: calls from several threads are serialised by a lock,
+    and a handler may call the client again (it runs on the calling thread).
+    ``transport`` replaces the socket with any object that has ``send``,
+    ``receive`` and ``close`` (see :class:`~greenroom.transport.Transport`).
+    """
+
+    def __init__(
+        self,
+        socket: str | os.PathLike[str] | None = None,
+        *,
+        tcp: TCPSpec | None = None,
+        token: str | None = None,
+        timeout: float | None = 30.0,
+        transport: Transport | None = None,
+        logger: logging.Logger | None = None,
+    ) -> None:
+        self.timeout = timeout
+        self.address: Address | None = None
+        if transport is None:
+            self.address = resolve_address(socket, tcp)
+            transport = SocketTransport.connect(self.address, timeout)
+        self._transport = transport
+        self._log = logger or logging.getLogger("greenroom")
+        self._decoder = LineDecoder()
+        self._endpoint = Endpoint()
+        self._router = EventRouter()
+        self._inbox: deque[Any] = deque()  # decoded, not yet handled: shared by nested waits
+        self._to_dispatch: deque[tuple[Event, list[Handler]]] = deque()
+        self._dispatching = False
+        self._events_received = 0  # notifications read so far
+        self._events_polled = 0  # of which poll_events has counted
+        self._lock = threading.RLock()
+        self._eof = False
+        self._closed = False
+        if token is not None:
+            try:
+                self.call("host.auth", {"token": token})
+            except BaseException:
+                self.close()
+                raise
+
+    # -- requests ------------------------------------------------------------
+
+    def call(self, method: str, params: Any = None, *, timeout: float | None = _DEFAULT) -> Any:
+        """Send a request and return its result.
+
+        Raises the :class:`~greenroom.errors.RPCError` subclass for the host's
+        error code, :class:`~greenroom.errors.RequestTimeout` or
+        :class:`~greenroom.errors.ConnectionClosed`. Events that arrive before
+        the reply have been handed to their handlers (or queued) when it returns.
+        """
+        with self._lock:
+            ticket, message = self._endpoint.request(method, params)
+            return self._send_and_wait(ticket, message, timeout)
+
+    def notify(self, method: str, params: Any = None) -> None:
+        """Send a notification: no id, no reply, no error."""
+        with self._lock:
+            self._send(self._endpoint.notification(method, params))
+
+    def batch(self, calls: Iterable[Call], *, timeout: float | None = _DEFAULT) -> list[Any]:
+        """Send ``[(method, params), ...]`` as one batch and return the outcomes in order.
+
+        Each outcome is the call's result, or the :class:`~greenroom.errors.RPCError`
+        instance (returned, not raised). A reply that rejects the whole batch
+        (say, more entries than ``--max-batch``) is raised.
+        """
+        with self._lock:
+            ticket, messages = self._endpoint.batch(calls)
+            return self._send_and_wait(ticket, messages, timeout)
+
+    def ping(self) -> bool:
+        """``host.ping``: True when the host answers ``{"pong": true}``."""
+        result = self.call("host.ping")
+        return isinstance(result, dict) and result.get("pong") is True
+
+    def subscribe(self, topics: str | Iterable[str], scope: str | None = None) -> Any:
+        """``events.subscribe``: receive events of ``topics``.
+
+        ``scope="all"`` observes every connection's objects, not only this
+        one's. Subscribing does not register handlers: see :meth:`on`.
+        """
+        params: dict[str, Any] = {"topics": topic_list(topics)}
+        if scope is not None:
+            params["scope"] = scope
+        return self.call("events.subscribe", params)
+
+    def unsubscribe(self, topics: str | Iterable[str]) -> Any:
+        """``events.unsubscribe``: stop receiving events of ``topics``."""
+        return self.call("events.unsubscribe", {"topics": topic_list(topics)})
+
+    # -- events --------------------------------------------------------------
+
+    def on(self, topic: str, handler: Handler | None = None) -> Any:
+        """Call ``handler(params)`` for each event of ``topic``; usable as a decorator.
+
+        Handlers run on the thread that is reading (inside ``call``,
+        ``batch``, ``poll_events`` or ``events``), one at a time, in arrival
+        order; a handler may call the client. An
+        exception in a handler is logged, not raised. Events of a topic that
+        has handlers do not go to the :meth:`events` queue.
+        """
+        if handler is None:
+
+            def decorator(function: Handler) -> Handler:
+                self._router.on(topic, function)
+                return function
+
+            return decorator
+        self._router.on(topic, handler)
+        return handler
+
+    def off(self, topic: str, handler: Handler | None = None) -> None:
+        """Remove a handler registered with :meth:`on` (all of ``topic``'s when None)."""
+        self._router.off(topic, handler)
+
+    def poll_events(self, timeout: float | None = 0.0) -> int:
+        """Read and dispatch what the host sent; returns how many events arrived.
+
+        Counts the events handled or queued since the previous ``poll_events``
+        (including those read while waiting for replies). When there are none
+        yet, waits up to ``timeout`` seconds (None: no limit) for one; then
+        takes whatever else has already arrived, without waiting. Raises
+        :class:`~greenroom.errors.ConnectionClosed` once the host is gone and
+        no event is left to count.
+        """
+        with self._lock:
+            deadline = _deadline(timeout)
+            while True:
+                arrived = self._events_received > self._events_polled
+                try:
+                    # Once something has arrived, only take what needs no waiting.
+                    message = self._next_message(time.monotonic() if arrived else deadline)
+                except ConnectionClosed:
+                    if arrived:
+                        break
+                    raise
+                if message is None:
+                    break
+                self._handle(message)
+            count = self._events_received - self._events_polled
+            self._events_polled = self._events_received
+            return count
+
+    def events(self, topics: str | Iterable[str] | None = None, timeout: float | None = None) -> Iterator[Event]:
+        """Iterate over queued and arriving events of ``topics`` (all when None).
+
+        Each step waits up to ``timeout`` seconds for the next matching event
+        (None: no limit; 0: only what has already arrived); iteration ends
+        then, or when the host closes the connection. Events of other topics
+        stay queued, in order, for a later ``events()``.
+        """
+        wanted = normalize_topics(topics)
+        while True:
+            with self._lock:
+                event = self._router.take(wanted) or self._wait_for_event(wanted, timeout)
+            if event is None:
+                return
+            yield event
+
+    # -- lifetime ------------------------------------------------------------
+
+    @property
+    def closed(self) -> bool:
+        """True after :meth:`close` or once the host closed the connection."""
+        return self._closed or self._eof
+
+    def close(self) -> None:
+        """Close the connection. Idempotent; queued events stay readable."""
+        # Not under the lock: another thread blocked in a read is woken by it.
+        self._closed = True
+        self._transport.close()
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = "closed" if self.closed else "open"
+        return f"<greenroom.Client {self.address or 'custom transport'} {state}>"
+
+    # -- internals -----------------------------------------------------------
+
+    def _send(self, message: Any) -> None:
+        if self._closed:
+            raise ConnectionClosed("the client is closed")
+        if self._eof:
+            raise ConnectionClosed("the host closed the connection")
+        self._transport.send(encode_message(message))
+
+    def _send_and_wait(self, ticket: Ticket, message: Any, timeout: float | None) -> Any:
+        if timeout is _DEFAULT:
+            timeout = self.timeout
+        deadline = _deadline(timeout)
+        try:
+            self._send(message)
+            while not ticket.done:
+                incoming = self._next_message(deadline)
+                if incoming is None:
+                    raise RequestTimeout(f"no reply from the host within {timeout} s")
+                self._handle(incoming)
+        except BaseException:
+            self._endpoint.abandon(ticket)
+            raise
+        return ticket.outcome()
+
+    def _wait_for_event(self, wanted: frozenset[str] | None, timeout: float | None) -> Event | None:
+        deadline = _deadline(timeout)
+        while True:
+            try:
+                message = self._next_message(deadline)
+            except ConnectionClosed:
+                return self._router.take(wanted)
+            if message is None:
+                return None
+            self._handle(message)
+            event = self._router.take(wanted)
+            if event is not None:
+                return event
+
+    def _next_message(self, deadline: float | None) -> Any:
+        """The next decoded message, reading when none is waiting; None past ``deadline``."""
+        while not self._inbox:
+            if self._closed:
+                raise ConnectionClosed("the client is closed")
+            if self._eof:
+                raise ConnectionClosed("the host closed the connection")
+            remaining = None if deadline is None else max(deadline - time.monotonic(), 0.0)
+            data = self._transport.receive(remaining)
+            if data is None:
+                return None
+            if not data:
+                self._eof = True
+                if self._decoder.pending:
+                    self._log.warning("greenroom: the host closed the connection inside a message")
+                self._endpoint.fail_all(ConnectionClosed("the host closed the connection"))
+                continue
+            self._inbox.extend(self._decoder.feed(data))
+        return self._inbox.popleft()
+
+    def _handle(self, message: Any) -> None:
+        """Act on one decoded message: settle a ticket, dispatch or queue events, log the rest."""
+        if isinstance(message, InvalidFrame):
+            # The reply being waited for may be that very line: fail now rather than time out.
+            self._endpoint.fail_all(message.to_error())
+            self._log.error(
+                "greenroom: the host sent a line that is not JSON (%s): %r", message.reason, message.line[:200]
+            )
+            return
+        for item in self._endpoint.receive(message):
+            if isinstance(item, Notification):
+                self._events_received += 1
+                self._dispatch(item.event)
+            elif isinstance(item, ServerRequest):
+                self._log.warning("greenroom: the host sent a request (%s); answering -32601", item.method)
+                try:
+                    self._send(item.reply)
+                except ConnectionClosed:
+                    pass
+            elif isinstance(item, Unmatched):
+                self._log.debug("greenroom: dropped a reply to no waiting request: %r", item.message)
+            elif isinstance(item, Malformed):
+                self._log.error("greenroom: the host sent invalid JSON-RPC (%s): %r", item.reason, item.message)
+            else:
+                assert isinstance(item, Completed)  # its ticket is done: the waiting loop sees it
+
+    def _dispatch(self, event: Event) -> None:
+        handlers = self._router.route(event)
+        if not handlers:
+            return
+        self._to_dispatch.append((event, handlers))
+        if self._dispatching:
+            # A handler is calling the client: run this event's handlers after
+            # it returns, so that handlers run one at a time, in arrival order.
+            return
+        self._dispatching = True
+        try:
+            while self._to_dispatch:
+                queued, queued_handlers = self._to_dispatch.popleft()
+                for handler in queued_handlers:
+                    try:
+                        handler(queued.params)
+                    except Exception:
+                        self._log.exception("greenroom: the handler %r for %r events failed", handler, queued.topic)
+        finally:
+            self._dispatching = False
+
+
+def _deadline(timeout: float | None) -> float | None:
+    return None if timeout is None else time.monotonic() + timeout

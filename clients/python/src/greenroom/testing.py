@@ -1,0 +1,262 @@
+"""Start and stop a real Greenroom host for tests and scripts.
+
+:class:`HostProcess` runs ``greenroom serve --socket PATH --clock virtual`` on
+a fresh socket, waits for the ready line it prints on stdout, and stops it
+with SIGTERM. The pytest fixtures in :mod:`greenroom.pytest_plugin` are thin
+wrappers around it; scripts can use it directly::
+
+    with HostProcess.start() as host:
+        with host.client() as client:
+            client.ping()
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from .client import Client
+from .errors import GreenroomError
+
+__all__ = ["HostBinaryNotFound", "HostDidNotExit", "HostProcess", "HostStartError", "find_binary"]
+
+BINARY_ENV = "GREENROOM_BIN"
+_BUILD_PRODUCT = Path(".build") / "debug" / "greenroom"
+
+
+class HostBinaryNotFound(GreenroomError, FileNotFoundError):
+    """No ``greenroom`` executable was found (see :func:`find_binary`)."""
+
+
+class HostStartError(GreenroomError):
+    """The host exited, or printed no ready line in time, while starting."""
+
+
+class HostDidNotExit(GreenroomError):
+    """The host was still running after SIGTERM and its grace period (it was then killed)."""
+
+
+def find_binary(start: Iterable[os.PathLike[str] | str] | None = None, environ: Mapping[str, str] | None = None) -> str:
+    """The ``greenroom`` executable to run.
+
+    In order: ``$GREENROOM_BIN``; ``.build/debug/greenroom`` in the nearest
+    folder, walking up from the current directory and then from this file,
+    that has one; ``greenroom`` on ``PATH``. Raises :class:`HostBinaryNotFound`
+    saying what was tried; there is no silent fallback.
+    """
+    env = os.environ if environ is None else environ
+    explicit = env.get(BINARY_ENV)
+    if explicit:
+        if os.path.isfile(explicit) and os.access(explicit, os.X_OK):
+            return os.path.abspath(explicit)
+        raise HostBinaryNotFound(f"{BINARY_ENV}={explicit!r} is not an executable file")
+    starts = [Path.cwd(), Path(__file__).resolve().parent] if start is None else [Path(p) for p in start]
+    looked: list[str] = []
+    for origin in starts:
+        for folder in [origin.resolve(), *origin.resolve().parents]:
+            candidate = folder / _BUILD_PRODUCT
+            if candidate.is_file() and os.access(candidate, os.X_OK):
+                return str(candidate)
+        looked.append(f"{_BUILD_PRODUCT} in {origin} and its parents")
+    on_path = shutil.which("greenroom", path=env.get("PATH"))
+    if on_path:
+        return on_path
+    looked.append("greenroom on PATH")
+    raise HostBinaryNotFound(
+        "cannot find the greenroom host binary; looked for: "
+        + "; ".join([f"${BINARY_ENV}"] + looked)
+        + ". Build it with `swift build` at the repository root, or set "
+        + f"{BINARY_ENV}=/path/to/greenroom."
+    )
+
+
+class HostProcess:
+    """A running ``greenroom serve`` on its own socket in a fresh temporary folder.
+
+    Attributes: ``socket`` (the Unix socket path), ``process`` (the
+    :class:`subprocess.Popen`), ``ready`` (the parsed ready line), ``listen``
+    (its addresses), ``directory`` (the temporary folder, removed at stop).
+    """
+
+    READY_TIMEOUT = 30.0
+    STOP_TIMEOUT = 10.0
+
+    def __init__(self, process: subprocess.Popen[bytes], socket: str, directory: str, command: list[str]) -> None:
+        self.process = process
+        self.socket = socket
+        self.directory = directory
+        self.command = command
+        self.ready: dict[str, Any] = {}
+        self.stdout_lines: list[str] = []  # what the host printed on stdout, ready line included
+        self._lines: queue.Queue[str | None] = queue.Queue()
+        self._reader = threading.Thread(target=self._read_stdout, name="greenroom-host-stdout", daemon=True)
+        self._clients: list[Client] = []
+        self._reader.start()
+
+    @classmethod
+    def start(
+        cls,
+        args: Iterable[str] = (),
+        *,
+        binary: str | None = None,
+        clock: str = "virtual",
+        ready_timeout: float | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> HostProcess:
+        """Start the host and return once it printed ``{"event":"ready",...}``.
+
+        ``args`` are added to ``serve --socket PATH --clock CLOCK``. Raises
+        :class:`HostBinaryNotFound` or :class:`HostStartError`.
+        """
+        binary = binary or find_binary(environ=env)
+        # sun_path holds 108 bytes: keep the folder short, in /tmp.
+        directory = tempfile.mkdtemp(prefix="gr-", dir="/tmp")
+        socket = os.path.join(directory, "host.sock")
+        command = [binary, "serve", "--socket", socket, "--clock", clock, *args]
+        try:
+            process = subprocess.Popen(
+                command,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                env=None if env is None else dict(env),
+            )
+        except OSError as error:
+            shutil.rmtree(directory, ignore_errors=True)
+            raise HostStartError(f"cannot run {command}: {error}") from error
+        host = cls(process, socket, directory, command)
+        try:
+            host._wait_ready(cls.READY_TIMEOUT if ready_timeout is None else ready_timeout)
+        except BaseException:
+            host._kill()
+            raise
+        return host
+
+    @property
+    def pid(self) -> int:
+        """The host's process id."""
+        return self.process.pid
+
+    @property
+    def listen(self) -> list[str]:
+        """The addresses from the ready line, e.g. ``["unix:/tmp/gr-x/host.sock"]``."""
+        return list(self.ready.get("listen", []))
+
+    def client(self, **options: Any) -> Client:
+        """A connected :class:`greenroom.Client` on this host, closed at :meth:`stop`."""
+        client = Client(self.socket, **options)
+        self._clients.append(client)
+        return client
+
+    def stop(self, timeout: float | None = None) -> int:
+        """Close the clients, SIGTERM the host, wait, and return its exit code.
+
+        Raises :class:`HostDidNotExit` (after killing it) if it is still
+        running ``timeout`` (default 10) seconds after SIGTERM.
+        """
+        timeout = self.STOP_TIMEOUT if timeout is None else timeout
+        for client in self._clients:
+            client.close()
+        self._clients.clear()
+        try:
+            if self.process.poll() is None:
+                self.process.send_signal(signal.SIGTERM)
+                try:
+                    self.process.wait(timeout)
+                except subprocess.TimeoutExpired:
+                    self._kill()
+                    raise HostDidNotExit(
+                        f"the greenroom host (pid {self.pid}) did not exit within {timeout:g} s of SIGTERM; killed it"
+                    ) from None
+            return self.process.returncode
+        finally:
+            self._cleanup()
+
+    def __enter__(self) -> HostProcess:
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self.stop()
+
+    def __repr__(self) -> str:
+        return f"<HostProcess pid={self.pid} socket={self.socket!r}>"
+
+    # -- internals -----------------------------------------------------------
+
+    def _read_stdout(self) -> None:
+        assert self.process.stdout is not None
+        try:
+            for raw in self.process.stdout:
+                line = raw.decode("utf-8", "replace").rstrip("\r\n")
+                self.stdout_lines.append(line)
+                self._lines.put(line)
+        except (OSError, ValueError):
+            pass  # stdout was closed under us at cleanup
+        finally:
+            self._lines.put(None)
+
+    def _wait_ready(self, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise HostStartError(
+                    f"the greenroom host printed no ready line within {timeout:g} s: {' '.join(self.command)}"
+                    + self._stdout_note()
+                )
+            try:
+                line = self._lines.get(timeout=min(remaining, 0.5))
+            except queue.Empty:
+                continue
+            if line is None:
+                try:
+                    code = self.process.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    code = None
+                raise HostStartError(
+                    f"the greenroom host closed its stdout before it was ready (exit code {code}):"
+                    f" {' '.join(self.command)}" + self._stdout_note()
+                )
+            ready = _parse_ready(line)
+            if ready is not None:
+                self.ready = ready
+                return
+
+    def _stdout_note(self) -> str:
+        if not self.stdout_lines:
+            return " (its stderr is in the captured output)"
+        return " (stdout: " + " | ".join(self.stdout_lines[-5:]) + "; its stderr is in the captured output)"
+
+    def _kill(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+        try:
+            self.process.wait(5)
+        except subprocess.TimeoutExpired:
+            pass
+        self._cleanup()
+
+    def _cleanup(self) -> None:
+        if self.process.stdout is not None and self.process.poll() is not None:
+            self._reader.join(timeout=2)
+            self.process.stdout.close()
+        shutil.rmtree(self.directory, ignore_errors=True)
+
+
+def _parse_ready(line: str) -> dict[str, Any] | None:
+    try:
+        message = json.loads(line)
+    except ValueError:
+        return None
+    if isinstance(message, dict) and message.get("event") == "ready":
+        return message
+    return None

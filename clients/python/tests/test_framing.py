@@ -1,0 +1,94 @@
+"""Framing: the same messages come out whatever the slicing of the byte stream."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from greenroom.framing import InvalidFrame, LineDecoder, decode_line, encode_message
+
+MESSAGES = [
+    {"jsonrpc": "2.0", "id": 1, "result": {"pong": True}},
+    {"jsonrpc": "2.0", "method": "lifecycle", "params": {"seq": 1, "t": 0.5, "hook": "viewDidLoad", "name": "é✓😀"}},
+    [{"jsonrpc": "2.0", "id": 2, "result": 1}, {"jsonrpc": "2.0", "id": 3, "error": {"code": -32601, "message": "m"}}],
+    {"jsonrpc": "2.0", "id": 4, "result": {"text": "line\nbreak \u2028 sep", "big": "x" * 70000}},
+]
+STREAM = b"".join(encode_message(m) for m in MESSAGES)
+
+
+def feed_all(chunks: list[bytes]) -> list:
+    decoder = LineDecoder()
+    out = []
+    for chunk in chunks:
+        out.extend(decoder.feed(chunk))
+    assert decoder.pending == 0
+    return out
+
+
+def test_encode_is_one_compact_line():
+    data = encode_message({"a": [1, 2], "s": "x\ny\r\u2028"})
+    assert data.endswith(b"\n") and data.count(b"\n") == 1
+    assert b" " not in data
+    assert json.loads(data) == {"a": [1, 2], "s": "x\ny\r\u2028"}
+
+
+def test_encode_refuses_nan():
+    with pytest.raises(ValueError):
+        encode_message({"x": float("nan")})
+
+
+def test_whole_stream_at_once():
+    assert feed_all([STREAM]) == MESSAGES
+
+
+def test_byte_by_byte():
+    assert feed_all([STREAM[i : i + 1] for i in range(len(STREAM))]) == MESSAGES
+
+
+def test_message_by_message():
+    assert feed_all([encode_message(m) for m in MESSAGES]) == MESSAGES
+
+
+@pytest.mark.parametrize("size", [2, 3, 7, 100, 4096, 65536])
+def test_fixed_size_chunks(size):
+    # Multi-byte UTF-8 characters get cut in half by some of these sizes.
+    assert feed_all([STREAM[i : i + size] for i in range(0, len(STREAM), size)]) == MESSAGES
+
+
+def test_crlf_and_blank_lines_are_accepted():
+    data = b'{"a":1}\r\n\r\n\n   \n{"b":2}\n'
+    assert feed_all([data]) == [{"a": 1}, {"b": 2}]
+    assert feed_all([data[i : i + 1] for i in range(len(data))]) == [{"a": 1}, {"b": 2}]
+
+
+def test_incomplete_line_is_held_back():
+    decoder = LineDecoder()
+    assert decoder.feed(b'{"a":') == []
+    assert decoder.pending == 5
+    assert decoder.feed(b"1}") == []
+    assert decoder.feed(b"\n{") == [{"a": 1}]
+    assert decoder.pending == 1
+
+
+def test_invalid_line_keeps_its_place():
+    out = feed_all([b'{"a":1}\nnot json\n\xff\xfe\n{"b":2}\n'])
+    assert out[0] == {"a": 1} and out[3] == {"b": 2}
+    assert isinstance(out[1], InvalidFrame) and out[1].line == b"not json"
+    assert isinstance(out[2], InvalidFrame) and out[2].line == b"\xff\xfe"
+
+
+def test_decode_line_accepts_any_json_value():
+    assert decode_line(b"42") == 42
+    assert decode_line(b"[]") == []
+    assert isinstance(decode_line(b""), InvalidFrame)
+
+
+def test_long_line_fed_byte_by_byte_is_linear():
+    # 1 MiB fed in 1-byte pieces must not rescan the buffer each time.
+    payload = encode_message({"x": "y" * (1 << 20)})
+    decoder = LineDecoder()
+    out = []
+    for i in range(0, len(payload), 1):
+        out.extend(decoder.feed(payload[i : i + 1]))
+    assert out == [{"x": "y" * (1 << 20)}]
