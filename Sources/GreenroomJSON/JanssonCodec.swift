@@ -14,20 +14,7 @@ public enum JSONCodec {
     /// Decodes any JSON text (top-level scalars included, so callers can tell "not a request" from
     /// "not JSON"). Depth counts containers: `[]` is 1, `[[]]` is 2.
     public static func decode(_ bytes: UnsafeRawBufferPointer, maxDepth: Int = 512) throws(JSONDecodeError) -> JSONValue {
-        var error = json_error_t()
-        let base = bytes.baseAddress?.assumingMemoryBound(to: CChar.self)
-        let empty: CChar = 0
-        guard let root = withUnsafePointer(to: empty, { p in
-            json_loadb(base ?? p, bytes.count, gr_json_flags_load(), &error)
-        }) else {
-            let message = withUnsafeBytes(of: &error.text) { raw in
-                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-            }
-            throw .syntax(message: message, line: Int(error.line), column: Int(error.column), position: Int(error.position))
-        }
-        defer { gr_json_decref(root) }
-        guard let value = convert(root, depth: 0, maxDepth: maxDepth) else { throw .tooDeep(limit: maxDepth) }
-        return value
+        try parse(bytes, maxDepth: maxDepth) { $0.value }
     }
 
     public static func decode(_ bytes: [UInt8], maxDepth: Int = 512) throws(JSONDecodeError) -> JSONValue {
@@ -45,31 +32,25 @@ public enum JSONCodec {
         String(decoding: UnsafeRawBufferPointer(start: p, count: count), as: UTF8.self)
     }
 
-    /// Returns nil when the value is nested deeper than `maxDepth`.
-    private static func convert(_ j: UnsafeMutablePointer<json_t>, depth: Int, maxDepth: Int) -> JSONValue? {
+    /// Converts a Jansson value (depth already checked).
+    static func convert(_ j: UnsafeMutablePointer<json_t>) -> JSONValue {
         switch json_type(rawValue: UInt32(gr_json_typeof(j))) {
         case JSON_OBJECT:
-            if depth + 1 > maxDepth { return nil }
             var members: [(key: String, value: JSONValue)] = []
             members.reserveCapacity(json_object_size(j))
             var it = json_object_iter(j)
             while let i = it {
-                guard let kp = json_object_iter_key(i), let vp = json_object_iter_value(i),
-                      let v = convert(vp, depth: depth + 1, maxDepth: maxDepth) else { return nil }
-                let k = string(kp, count: json_object_iter_key_len(i))
-                members.append((key: k, value: v))
+                if let kp = json_object_iter_key(i), let vp = json_object_iter_value(i) {
+                    members.append((key: string(kp, count: json_object_iter_key_len(i)), value: convert(vp)))
+                }
                 it = json_object_iter_next(j, i)
             }
             return .object(JSONObject(members))
         case JSON_ARRAY:
-            if depth + 1 > maxDepth { return nil }
             let n = json_array_size(j)
             var items: [JSONValue] = []
             items.reserveCapacity(n)
-            for i in 0..<n {
-                guard let v = convert(json_array_get(j, i), depth: depth + 1, maxDepth: maxDepth) else { return nil }
-                items.append(v)
-            }
+            for i in 0..<n { items.append(convert(json_array_get(j, i))) }
             return .array(items)
         case JSON_STRING:
             return .string(string(json_string_value(j), count: json_string_length(j)))
@@ -119,23 +100,18 @@ public enum JSONCodec {
 
     /// Appends the compact encoding of `v` to `out`. The output never contains a raw newline
     /// (Jansson escapes control characters inside strings), so it can be framed by lines.
-    public static func encode(_ v: JSONValue, into out: inout [UInt8]) {
-        let j = build(v)
-        defer { gr_json_decref(j) }
-        withUnsafeMutablePointer(to: &out) { p in
-            _ = json_dump_callback(j, { buffer, size, data in
-                guard let buffer, let data else { return -1 }
-                let out = data.assumingMemoryBound(to: [UInt8].self)
-                out.pointee.append(contentsOf: UnsafeRawBufferPointer(start: buffer, count: size))
-                return 0
-            }, p, gr_json_flags_dump())
+    public static func encode(_ v: JSONValue, into out: ByteBuffer) {
+        JanssonArena.scope {
+            let j = build(v)
+            out.dump(j)
+            gr_json_decref(j)
         }
     }
 
     public static func encode(_ v: JSONValue) -> [UInt8] {
-        var out: [UInt8] = []
-        encode(v, into: &out)
-        return out
+        let out = ByteBuffer(capacity: 256)
+        encode(v, into: out)
+        return Array(out.bytes)
     }
 
     public static func encodeString(_ v: JSONValue) -> String {

@@ -61,27 +61,25 @@ final class UVConnection: ConnectionTransport {
         isDirty = false
         guard !isClosing else { return }
         let out = hostConnection.out
-        if !out.bytes.isEmpty {
+        if !out.isEmpty {
             var written = 0
-            let total = out.bytes.count
+            let total = out.count
             if queuedBytes == 0 {
-                written = out.bytes.withUnsafeMutableBytes { raw -> Int in
-                    var buf = uv_buf_init(raw.baseAddress!.assumingMemoryBound(to: CChar.self), UInt32(raw.count))
-                    let n = uv_try_write(stream, &buf, 1)
-                    return n > 0 ? Int(n) : 0
-                }
+                var buf = uv_buf_init(out.base.assumingMemoryBound(to: CChar.self), UInt32(total))
+                let n = uv_try_write(stream, &buf, 1)
+                written = n > 0 ? Int(n) : 0
             }
             if written < total {
                 let rest = total - written
                 if queuedBytes + rest > server.host.config.maxOutboundBytes {
-                    out.bytes.removeAll()
+                    out.removeAll()
                     server.host.countSlowReaderClosed()
                     close(reason: "outbound limit exceeded")
                     return
                 }
-                enqueueWrite(out.bytes, from: written)
+                enqueueWrite(UnsafeRawBufferPointer(start: out.base + written, count: rest))
             }
-            out.bytes.removeAll(keepingCapacity: out.bytes.capacity <= 1 << 20)
+            out.removeAll()
         }
         if closeWhenFlushed { shutdownAndClose() }
     }
@@ -89,15 +87,13 @@ final class UVConnection: ConnectionTransport {
     /// Layout of one queued write: [uv_write_t][byte count][bytes].
     private static let headerSize = (MemoryLayout<uv_write_t>.size + 15) & ~15
 
-    private func enqueueWrite(_ bytes: [UInt8], from offset: Int) {
-        let count = bytes.count - offset
+    private func enqueueWrite(_ bytes: UnsafeRawBufferPointer) {
+        let count = bytes.count
         let raw = UnsafeMutableRawPointer.allocate(byteCount: Self.headerSize + 16 + count, alignment: 16)
         memset(raw, 0, MemoryLayout<uv_write_t>.size)
         raw.storeBytes(of: count, toByteOffset: Self.headerSize, as: Int.self)
         let payload = raw + Self.headerSize + 16
-        bytes.withUnsafeBytes { src in
-            payload.copyMemory(from: src.baseAddress! + offset, byteCount: count)
-        }
+        payload.copyMemory(from: bytes.baseAddress!, byteCount: count)
         let req = raw.assumingMemoryBound(to: uv_write_t.self)
         req.pointee.data = Unmanaged.passUnretained(self).toOpaque()
         var buf = uv_buf_init(payload.assumingMemoryBound(to: CChar.self), UInt32(count))

@@ -40,7 +40,7 @@ public final class HostConnection {
     /// to `out` in order.
     public func receive(_ bytes: UnsafeRawBufferPointer) {
         guard !isClosed else { return }
-        let before = out.bytes.count
+        let before = out.count
         let processor = host.processor
         framer.feed(bytes) { frame in
             guard !isClosed else { return }
@@ -49,7 +49,7 @@ public final class HostConnection {
             case .oversized: processor.handleOversized(out: out)
             }
         }
-        if out.bytes.count != before { transport?.outputReady(self) }
+        if out.count != before { transport?.outputReady(self) }
     }
 
     public func receive(_ bytes: [UInt8]) {
@@ -64,7 +64,7 @@ public final class HostConnection {
         params.members.append((key: "seq", value: .int(seq)))
         params.members.append((key: "t", value: .double(now)))
         params.members.append(contentsOf: fields.members)
-        out.write(.object(["jsonrpc": "2.0", "method": .string(topic), "params": .object(params)]))
+        out.writeNotification(method: topic, params: .object(params))
         transport?.outputReady(self)
     }
 }
