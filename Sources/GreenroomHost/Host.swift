@@ -186,9 +186,22 @@ public final class Host {
         onShutdownRequested?()
     }
 
-    /// Tears down every connection's objects (disappear, then deinit) before the process exits.
+    /// Tears down every connection's objects (disappear, then deinit) before the process exits. All
+    /// objects go first, while every observer is still connected, so `scope: "all"` observers see
+    /// the whole teardown; then each connection is reported closed to those still listening.
     public func teardownAll() {
-        for c in connections { connectionClosed(c, reason: "shutdown") }
+        let open = connections
+        for c in open {
+            for component in components { component.connectionClosed(c) }
+        }
+        for c in open {
+            emit("host", owner: c, ["kind": "connectionClosed", "connection": .string(c.id), "reason": "shutdown"])
+        }
+        for c in open {
+            c.isClosed = true
+            stats.closed += 1
+        }
+        connections.removeAll()
     }
 }
 

@@ -66,9 +66,33 @@ func prepareSocketPath(_ path: String, isDefault: Bool) throws -> Int32 {
             close(fd)
             throw ServerSetupError("\(path) exists and is not a socket; not removing it")
         }
-        unlink(path)  // stale: we hold the lock, so no live host owns it
+        // We hold the lock, but a lock file can be deleted by hand or by a tmp cleaner: make sure no
+        // live host answers on the socket before replacing it.
+        if socketAcceptsConnections(path) {
+            close(fd)
+            throw ServerSetupError("another greenroom host is serving \(path) (its lock file was missing); not stealing its socket")
+        }
+        unlink(path)  // stale
     }
     return fd
+}
+
+/// True when something accepts connections on the Unix socket at `path`.
+func socketAcceptsConnections(_ path: String) -> Bool {
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    guard fd >= 0 else { return false }
+    defer { close(fd) }
+    var addr = sockaddr_un()
+    addr.sun_family = sa_family_t(AF_UNIX)
+    let bytes = Array(path.utf8)
+    withUnsafeMutableBytes(of: &addr.sun_path) { p in
+        for (i, b) in bytes.enumerated() where i < p.count - 1 { p[i] = b }
+    }
+    return withUnsafePointer(to: &addr) { p in
+        p.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0
+        }
+    }
 }
 
 extension String {

@@ -1,6 +1,7 @@
 import CLibUV
 import Glibc
 import GreenroomHost
+import GreenroomJSON
 
 /// The libuv side of the host: listeners, connections, write coalescing, the prepare/check/idle hooks
 /// that drive idle tasks and flushes, the real-clock timer, signals and graceful shutdown.
@@ -24,6 +25,9 @@ public final class UVServer {
     private var idle: UnsafeMutablePointer<uv_idle_t>!
     private var timer: UnsafeMutablePointer<uv_timer_t>!
     private var signals: [UnsafeMutablePointer<uv_signal_t>] = []
+    private var graceTimer: UnsafeMutablePointer<uv_timer_t>?
+    /// How long shutdown waits for clients to read what is queued for them before closing anyway.
+    public var shutdownGraceMs: UInt64 = 2000
     private var idleActive = false
     private var shutdownPending = false
     private var shuttingDown = false
@@ -32,6 +36,7 @@ public final class UVServer {
     /// Creates the loop and the host. `configure` finishes the host config (limits, clock mode...).
     public init(config: HostConfig, options: ListenOptions) throws {
         self.options = options
+        JSONCodec.useArenaOnThisThread()
         loop = allocateZeroed(uv_loop_t.self)
         try uvCheck(uv_loop_init(loop), "uv_loop_init")
         readBuffer = UnsafeMutableRawPointer.allocate(byteCount: readBufferSize, alignment: 16)
@@ -279,10 +284,28 @@ public final class UVServer {
         host.teardownAll()
         flushDirty()
         for c in connections.values { c.shutdownAndClose() }
+        if !connections.isEmpty {
+            // A client that stopped reading must not keep the host alive: after the grace period,
+            // whatever is still queued is dropped and the connections are closed.
+            let t = allocateZeroed(uv_timer_t.self)
+            uv_timer_init(loop, t)
+            uv_timer_start(t, { h in
+                let server = UVServer.from(h)
+                for c in Array(server.connections.values) { c.close(reason: "shutdown grace period over") }
+                if let g = server.graceTimer { closeAndFree(asHandle(g)); server.graceTimer = nil }
+            }, shutdownGraceMs, 0)
+            uv_unref(asHandle(t))
+            graceTimer = t
+        }
         for s in signals { closeAndFree(asHandle(s)) }
         signals.removeAll()
         for h in [asHandle(prepare!), asHandle(check!), asHandle(idle!), asHandle(timer!)] { closeAndFree(h) }
         idleActive = false
+    }
+
+    /// Undoes a partial start (a listener failed after the socket was bound).
+    public func abandon() {
+        removeSocketFiles()
     }
 
     private func removeSocketFiles() {

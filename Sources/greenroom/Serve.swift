@@ -41,6 +41,13 @@ struct Serve: ParsableCommand {
     }
 
     func run() throws {
+        // Start-up refusals (as opposed to malformed flags) exit 2 with one clear line.
+        func refuse(_ message: String) -> ExitCode {
+            fputs("greenroom: \(message)\n", stderr)
+            return ExitCode(2)
+        }
+        if bindAny && listen == nil { throw refuse("--bind-any only makes sense with --listen tcp:HOST:PORT") }
+        if bindAny && tokenFile == nil { throw refuse("--bind-any requires --token-file") }
         var config = HostConfig()
         config.clockMode = clock == "virtual" ? .virtual : .real
         config.limits.maxMessageBytes = maxMessageBytes
@@ -49,7 +56,9 @@ struct Serve: ParsableCommand {
         config.maxConnections = maxConnections
         config.maxOutboundBytes = maxOutboundBytes
         config.taskSliceMs = taskSliceMs
-        if let tokenFile { config.token = try readToken(tokenFile) }
+        if let tokenFile {
+            do { config.token = try readToken(tokenFile) } catch let e as ValidationError { throw refuse(e.message) }
+        }
         var options = ListenOptions()
         options.socketPath = socket
         options.tcp = listen.map { String($0.dropFirst(4)) }
@@ -57,7 +66,10 @@ struct Serve: ParsableCommand {
         options.allowedUIDs = allowUid
         do {
             let server = try UVServer(config: config, options: options)
-            try server.listen()
+            do { try server.listen() } catch {
+                server.abandon()
+                throw error
+            }
             let listenJSON = server.listenAddresses.map { "\"\($0)\"" }.joined(separator: ",")
             print("{\"event\":\"ready\",\"listen\":[\(listenJSON)],\"pid\":\(getpid())}")
             fflush(stdout)
