@@ -1,0 +1,118 @@
+import ArgumentParser
+import Glibc
+import Histogram
+
+/// `greenroom bench`: measures the host and, in the same run with the same load generator, the
+/// baselines it is judged against; prints a table of values, ratios and the DESIGN §11 budgets.
+struct Bench: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Measure the host against baselines and print ratios.")
+
+    @Option(help: "Round trips per server.") var roundTrips = 20_000
+    @Option(help: "Pipelined requests per server.") var pipelined = 400_000
+    @Option(help: "Repeat each measurement and keep the best (less noise on a shared machine).") var repeats = 3
+    @Flag(help: "A short run (for smoke tests).") var quick = false
+
+    func run() throws {
+        let rt = quick ? 2_000 : roundTrips
+        let pl = quick ? 20_000 : pipelined
+        let reps = quick ? 1 : repeats
+        let dir = "/tmp/greenroom-bench-\(getpid())"
+        mkdir(dir, 0o700)
+        defer { rmdir(dir) }
+
+        var table = BenchTable()
+        print("greenroom bench: \(rt) round trips, \(pl) pipelined requests per server, best of \(reps); 2 cores shared by client and server")
+
+        let servers: [(name: String, args: [String])] = [
+            ("host", ["serve", "--socket", "\(dir)/host.sock"]),
+            ("raw echo", ["echo-server", "--mode", "raw", "--socket", "\(dir)/raw.sock"]),
+            ("naive echo", ["echo-server", "--mode", "naive", "--socket", "\(dir)/naive.sock"]),
+        ]
+        var p50: [String: Double] = [:], p99: [String: Double] = [:], rate: [String: Double] = [:]
+        for s in servers {
+            let child = try ChildProcess(arguments: s.args)
+            defer { child.stop() }
+            let gen = LoadGenerator(socket: s.args.last!)
+            var best50 = Double.infinity, best99 = Double.infinity, bestRate = 0.0
+            for _ in 0..<reps {
+                let h = try gen.roundTrips(count: rt)
+                best50 = min(best50, Double(h.valueAtPercentile(50)) / 1000)
+                best99 = min(best99, Double(h.valueAtPercentile(99)) / 1000)
+                bestRate = max(bestRate, try gen.pipelinedRate(total: pl))
+            }
+            p50[s.name] = best50
+            p99[s.name] = best99
+            rate[s.name] = bestRate
+        }
+        table.add("ping round trip p50", unit: "us", values: p50,
+                  ratio: ("host / raw echo", p50["host"]! / p50["raw echo"]!), budget: .atMost(1.5))
+        table.add("ping round trip p99", unit: "us", values: p99,
+                  ratio: ("host / raw echo", p99["host"]! / p99["raw echo"]!), budget: nil)
+        table.add("pipelined rate", unit: "req/s", values: rate,
+                  ratio: ("host / raw echo", rate["host"]! / rate["raw echo"]!), budget: .atLeast(0.25))
+        table.add("pipelined rate", unit: "req/s", values: rate,
+                  ratio: ("host / naive echo", rate["host"]! / rate["naive echo"]!), budget: .atLeast(3))
+        table.print()
+    }
+}
+
+/// Rows of measurements with a ratio against a baseline and the budget it is held to.
+struct BenchTable {
+    enum Budget {
+        case atMost(Double), atLeast(Double)
+        var text: String {
+            switch self {
+            case .atMost(let v): "<= \(fmt(v))"
+            case .atLeast(let v): ">= \(fmt(v))"
+            }
+        }
+        func met(_ r: Double) -> Bool {
+            switch self {
+            case .atMost(let v): r <= v
+            case .atLeast(let v): r >= v
+            }
+        }
+    }
+
+    struct Row {
+        var what: String
+        var values: String
+        var ratioName: String
+        var ratio: Double
+        var budget: Budget?
+    }
+
+    var rows: [Row] = []
+
+    mutating func add(_ what: String, unit: String, values: [String: Double], ratio: (String, Double), budget: Budget?) {
+        let order = ["host", "raw echo", "naive echo"]
+        let text = order.compactMap { k in values[k].map { "\(k) \(fmt($0))" } }.joined(separator: ", ")
+            + values.keys.filter { !order.contains($0) }.sorted().map { ", \($0) \(fmt(values[$0]!))" }.joined()
+        rows.append(Row(what: "\(what) (\(unit))", values: text, ratioName: ratio.0, ratio: ratio.1, budget: budget))
+    }
+
+    func print() {
+        let w0 = max(4, rows.map(\.what.count).max() ?? 0)
+        let w1 = max(6, rows.map(\.values.count).max() ?? 0)
+        let w2 = max(5, rows.map { "\($0.ratioName) \(fmt($0.ratio))".count }.max() ?? 0)
+        func pad(_ s: String, _ w: Int) -> String { s + String(repeating: " ", count: max(0, w - s.count)) }
+        Swift.print(pad("what", w0) + "  " + pad("values", w1) + "  " + pad("ratio", w2) + "  budget   met")
+        for r in rows {
+            let met = r.budget.map { $0.met(r.ratio) ? "yes" : "NO" } ?? "-"
+            Swift.print(pad(r.what, w0) + "  " + pad(r.values, w1) + "  " + pad("\(r.ratioName) \(fmt(r.ratio))", w2)
+                + "  " + pad(r.budget?.text ?? "-", 7) + "  " + met)
+        }
+    }
+}
+
+func fmt(_ v: Double) -> String {
+    if v >= 1000 { return String(Int(v.rounded())) }
+    if v >= 100 { return String(format1(v, 1)) }
+    return format1(v, 2)
+}
+
+private func format1(_ v: Double, _ digits: Int) -> String {
+    var buf = [CChar](repeating: 0, count: 64)
+    _ = withVaList([v]) { vsnprintf(&buf, 64, "%.\(digits)f", $0) }
+    return String(cString: buf)
+}

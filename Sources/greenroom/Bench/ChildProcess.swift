@@ -1,0 +1,54 @@
+import Glibc
+
+/// A server process the benchmark starts and stops itself (the host, or a baseline).
+final class ChildProcess {
+    let pid: pid_t
+    private let stdoutFD: Int32
+
+    struct Failure: Error, CustomStringConvertible { let description: String }
+
+    /// Starts `/proc/self/exe` with `arguments` and waits for its ready line on stdout.
+    init(arguments: [String]) throws {
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { throw Failure(description: "pipe failed") }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
+        posix_spawn_file_actions_addclose(&actions, fds[0])
+        let exe = "/proc/self/exe"
+        let argv: [UnsafeMutablePointer<CChar>?] = ([exe] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var child: pid_t = 0
+        let rc = posix_spawn(&child, exe, &actions, nil, argv, environ)
+        posix_spawn_file_actions_destroy(&actions)
+        close(fds[1])
+        guard rc == 0 else { throw Failure(description: "posix_spawn failed: \(rc)") }
+        pid = child
+        stdoutFD = fds[0]
+        // Wait for `{"event":"ready"...}` so no measurement starts before the server listens.
+        var line: [UInt8] = []
+        var byte: UInt8 = 0
+        while read(stdoutFD, &byte, 1) == 1 {
+            if byte == 0x0A { break }
+            line.append(byte)
+        }
+        guard String(decoding: line, as: UTF8.self).contains("\"ready\"") else {
+            throw Failure(description: "\(arguments.joined(separator: " ")) did not become ready")
+        }
+    }
+
+    /// SIGTERM, then reap.
+    func stop() {
+        kill(pid, SIGTERM)
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+        close(stdoutFD)
+    }
+}
+
+/// Monotonic nanoseconds.
+@inline(__always) func monotonicNanos() -> UInt64 {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+}
