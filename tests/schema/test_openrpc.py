@@ -1,0 +1,583 @@
+"""Conformance of the running host to rpc-schema/openrpc.json.
+
+Starts its own `greenroom serve --clock virtual` and talks to it over a raw Unix socket (no client package),
+so it checks the wire, not a client's view of it. Needs only pytest and jsonschema.
+
+    python -m pytest -q tests/schema
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import selectors
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any, Iterator
+
+import jsonschema
+import pytest
+from referencing import Registry, Resource
+from referencing.jsonschema import DRAFT7
+
+REPO = Path(__file__).resolve().parents[2]
+SCHEMA_DIR = REPO / "rpc-schema"
+DOC_PATH = SCHEMA_DIR / "openrpc.json"
+FIXTURES = SCHEMA_DIR / "fixtures"
+DOC_URI = "urn:greenroom:openrpc"
+TIMEOUT = 10.0
+
+DOC: dict[str, Any] = json.loads(DOC_PATH.read_text())
+METHODS: dict[str, dict[str, Any]] = {m["name"]: m for m in DOC.get("methods", []) if isinstance(m, dict) and "name" in m}
+NOTIFICATIONS: dict[str, dict[str, Any]] = {n["name"]: n for n in DOC.get("x-notifications", [])}
+REGISTRY = Registry().with_resource(DOC_URI, Resource(contents=DOC, specification=DRAFT7))
+ERROR_CODES = {
+    -32700: "parseError", -32600: "invalidRequest", -32601: "methodNotFound", -32602: "invalidParams",
+    -32603: "internalError", -32001: "unknownClass", -32002: "unknownObject", -32003: "invalidState",
+    -32004: "pluginFailed", -32005: "limitExceeded", -32006: "unauthorized", -32007: "virtualClockOnly",
+}
+
+
+def load_fixtures() -> dict[str, dict[str, Any]]:
+    return {p.name[: -len(".json")]: json.loads(p.read_text()) for p in sorted(FIXTURES.glob("*.json"))}
+
+
+FIXTURE_DATA = load_fixtures()
+
+
+# ---------------------------------------------------------------- schema helpers
+
+
+def pointer(*parts: Any) -> str:
+    return "#/" + "/".join(str(p).replace("~", "~0").replace("/", "~1") for p in parts)
+
+
+def resolve_local(ref: str) -> Any:
+    """Follows a document-local `#/a/b` reference; raises KeyError/IndexError when it dangles."""
+    assert ref.startswith("#/"), f"only document-local $refs are used: {ref}"
+    node: Any = DOC
+    for raw in ref[2:].split("/"):
+        part = raw.replace("~1", "/").replace("~0", "~")
+        node = node[int(part)] if isinstance(node, list) else node[part]
+    return node
+
+
+def validator_at(ref: str) -> jsonschema.Draft7Validator:
+    """A validator for the schema at `ref` (a pointer into the document); its $refs resolve in the document."""
+    return jsonschema.Draft7Validator({"$ref": DOC_URI + ref}, registry=REGISTRY)
+
+
+def check(ref: str, instance: Any, what: str) -> None:
+    errors = sorted(validator_at(ref).iter_errors(instance), key=lambda e: list(e.absolute_path))
+    if errors:
+        lines = [f"  at {'/'.join(map(str, e.absolute_path)) or '(root)'}: {e.message}" for e in errors[:10]]
+        pytest.fail(f"{what} does not match {ref}:\n" + "\n".join(lines) + f"\ninstance: {json.dumps(instance)[:2000]}")
+
+
+def method_result_ref(name: str) -> str:
+    i = DOC["methods"].index(METHODS[name])
+    return pointer("methods", i, "result", "schema")
+
+
+def method_params_schema(name: str) -> dict[str, Any]:
+    """The by-name params object of a method, as one schema: declared members, `required` ones, nothing else."""
+    method = METHODS[name]
+    props, required = {}, []
+    for p in method["params"]:
+        if "$ref" in p:
+            p = resolve_local(p["$ref"])
+        props[p["name"]] = p["schema"]
+        if p.get("required"):
+            required.append(p["name"])
+    return {"type": "object", "properties": props, "required": required, "additionalProperties": False}
+
+
+def check_params(name: str, params: Any) -> list[str]:
+    # The params' $refs are document-local ("#/components/..."): rewrite them to the document's URI.
+    v = jsonschema.Draft7Validator(absolutize(method_params_schema(name)), registry=REGISTRY)
+    return [f"{'/'.join(map(str, e.absolute_path)) or '(root)'}: {e.message}" for e in v.iter_errors(params)]
+
+
+def absolutize(schema: Any) -> Any:
+    if isinstance(schema, dict):
+        return {k: (DOC_URI + v if k == "$ref" and isinstance(v, str) and v.startswith("#") else absolutize(v))
+                for k, v in schema.items()}
+    if isinstance(schema, list):
+        return [absolutize(x) for x in schema]
+    return schema
+
+
+def method_error_codes(name: str) -> set[int]:
+    codes = set()
+    for e in METHODS[name].get("errors", []):
+        codes.add((resolve_local(e["$ref"]) if "$ref" in e else e)["code"])
+    return codes
+
+
+def walk_refs(node: Any, path: str = "#") -> Iterator[tuple[str, str]]:
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if k == "$ref" and isinstance(v, str):
+                yield path, v
+            else:
+                yield from walk_refs(v, f"{path}/{k}")
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            yield from walk_refs(v, f"{path}/{i}")
+
+
+# ---------------------------------------------------------------- the host and a raw connection
+
+
+def binary() -> Path:
+    path = Path(os.environ.get("GREENROOM_BIN") or REPO / ".build" / "debug" / "greenroom")
+    if not path.is_file() or not os.access(path, os.X_OK):
+        pytest.fail(f"greenroom binary not found at {path} (build it with `swift build`, or set GREENROOM_BIN)",
+                    pytrace=False)
+    return path
+
+
+class Host:
+    """A `greenroom serve --clock virtual` of our own, on a socket in a short temporary directory."""
+
+    def __init__(self) -> None:
+        self.dir = tempfile.mkdtemp(prefix="grs-", dir="/tmp")
+        self.socket = os.path.join(self.dir, "h.sock")
+        self.stderr = open(os.path.join(self.dir, "stderr"), "w+b")
+        self.proc = subprocess.Popen([str(binary()), "serve", "--socket", self.socket, "--clock", "virtual"],
+                                     stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=self.stderr)
+        self.ready = self._wait_ready()
+        # Keep draining stdout so that the host can never block on a full pipe.
+        threading.Thread(target=self._drain_stdout, daemon=True).start()
+
+    def _wait_ready(self) -> dict[str, Any]:
+        assert self.proc.stdout is not None
+        sel = selectors.DefaultSelector()
+        sel.register(self.proc.stdout, selectors.EVENT_READ)
+        deadline = time.monotonic() + TIMEOUT
+        line = b""
+        try:
+            while not line.endswith(b"\n"):
+                left = deadline - time.monotonic()
+                if left <= 0 or not sel.select(left):
+                    self.kill()
+                    pytest.fail(f"host printed no ready line within {TIMEOUT}s; stderr: {self.stderr_text()}")
+                chunk = os.read(self.proc.stdout.fileno(), 1)  # byte by byte: later output stays in the pipe
+                if not chunk:
+                    self.proc.wait(TIMEOUT)
+                    pytest.fail(f"host exited ({self.proc.returncode}) before it was ready; stderr: {self.stderr_text()}")
+                line += chunk
+        finally:
+            sel.close()
+        ready = json.loads(line)
+        assert ready.get("event") == "ready", f"first stdout line is not the ready event: {line!r}"
+        assert f"unix:{self.socket}" in ready.get("listen", []), ready
+        return ready
+
+    def _drain_stdout(self) -> None:
+        assert self.proc.stdout is not None
+        while self.proc.stdout.read(65536):
+            pass
+
+    def stderr_text(self) -> str:
+        self.stderr.seek(0)
+        return self.stderr.read().decode(errors="replace")[-4000:]
+
+    def connect(self) -> "Conn":
+        return Conn(self.socket)
+
+    def wait_exit(self) -> int:
+        try:
+            return self.proc.wait(TIMEOUT)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            pytest.fail(f"host did not exit within {TIMEOUT}s; stderr: {self.stderr_text()}")
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+    def cleanup(self) -> None:
+        self.kill()
+        self.stderr.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+class Conn:
+    """Newline-delimited JSON-RPC over a Unix socket; notifications read while waiting are kept in order."""
+
+    def __init__(self, path: str) -> None:
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.settimeout(TIMEOUT)
+        self.sock.connect(path)
+        self.buf = b""
+        self.next_id = 1
+        self.notifications: list[dict[str, Any]] = []
+        self.seen = 0  # notifications already returned by wait_notification
+
+    def close(self) -> None:
+        self.sock.close()
+
+    def send_line(self, data: bytes) -> None:
+        self.sock.sendall(data + b"\n")
+
+    def read_message(self) -> Any:
+        while b"\n" not in self.buf:
+            try:
+                chunk = self.sock.recv(65536)
+            except socket.timeout:
+                pytest.fail(f"no message from the host within {TIMEOUT}s")
+            if not chunk:
+                pytest.fail("the host closed the connection")
+            self.buf += chunk
+        line, self.buf = self.buf.split(b"\n", 1)
+        return json.loads(line)
+
+    def read_reply(self) -> Any:
+        """The next message that is not a notification (a reply, or a batch reply)."""
+        while True:
+            msg = self.read_message()
+            if isinstance(msg, dict) and "method" in msg and "id" not in msg:
+                self.notifications.append(msg)
+                continue
+            return msg
+
+    def request(self, method: str, params: Any = None) -> dict[str, Any]:
+        msg: dict[str, Any] = {"jsonrpc": "2.0", "id": self.next_id, "method": method}
+        if params is not None:
+            msg["params"] = params
+        self.next_id += 1
+        self.send_line(json.dumps(msg).encode())
+        reply = self.read_reply()
+        assert isinstance(reply, dict) and reply.get("id") == msg["id"], f"unexpected reply to {method}: {reply}"
+        assert reply.get("jsonrpc") == "2.0", reply
+        assert ("result" in reply) != ("error" in reply), f"a reply has exactly one of result/error: {reply}"
+        return reply
+
+    def call(self, method: str, params: Any = None) -> Any:
+        reply = self.request(method, params)
+        assert "result" in reply, f"{method} failed: {reply['error']}"
+        return reply["result"]
+
+    def wait_notification(self, predicate) -> dict[str, Any]:
+        """Returns the first not-yet-returned notification matching `predicate`, reading until it arrives."""
+        while True:
+            for i in range(self.seen, len(self.notifications)):
+                n = self.notifications[i]
+                if predicate(n):
+                    self.seen = i + 1
+                    return n
+            self.seen = len(self.notifications)
+            msg = self.read_message()
+            assert isinstance(msg, dict) and "method" in msg and "id" not in msg, f"unexpected message: {msg}"
+            self.notifications.append(msg)
+
+
+@pytest.fixture(scope="module")
+def schema_host() -> Iterator[Host]:
+    host = Host()
+    try:
+        yield host
+        # Teardown: SIGTERM is a graceful shutdown that exits 0 and removes the socket.
+        host.proc.send_signal(signal.SIGTERM)
+        code = host.wait_exit()
+        assert code == 0, f"host exited {code} on SIGTERM; stderr: {host.stderr_text()}"
+        assert not os.path.exists(host.socket), "the host left its socket behind"
+    finally:
+        host.cleanup()
+
+
+@pytest.fixture
+def conn(schema_host: Host) -> Iterator[Conn]:
+    c = schema_host.connect()
+    yield c
+    c.close()
+
+
+@pytest.fixture(scope="module")
+def host_info(schema_host: Host) -> dict[str, Any]:
+    c = schema_host.connect()
+    try:
+        return c.call("host.info")
+    finally:
+        c.close()
+
+
+# ---------------------------------------------------------------- the document itself
+
+
+def test_document_is_openrpc() -> None:
+    assert DOC.get("openrpc", "").startswith("1.3"), "openrpc field: OpenRPC 1.3.x"
+    assert isinstance(DOC.get("info"), dict) and DOC["info"].get("title") and DOC["info"].get("version")
+    methods = DOC.get("methods")
+    assert isinstance(methods, list) and methods
+    names = [m.get("name") for m in methods]
+    assert all(isinstance(n, str) and n for n in names), "every method has a name"
+    assert len(names) == len(set(names)), f"duplicate method names: {sorted(n for n in names if names.count(n) > 1)}"
+    for m in methods:
+        where = m["name"]
+        assert m.get("summary") and m.get("description"), f"{where}: summary and description"
+        assert m.get("paramStructure", "either") in ("by-name", "by-position", "either"), where
+        assert isinstance(m.get("params"), list), f"{where}: params is a list"
+        pnames = []
+        for p in m["params"]:
+            p = resolve_local(p["$ref"]) if "$ref" in p else p
+            assert p.get("name") and isinstance(p.get("schema"), (dict, bool)), f"{where}: param {p}"
+            pnames.append(p["name"])
+        assert len(pnames) == len(set(pnames)), f"{where}: duplicate params"
+        result = m.get("result")
+        assert isinstance(result, dict) and result.get("name") and isinstance(result.get("schema"), dict), \
+            f"{where}: result content descriptor"
+        assert isinstance(m.get("errors"), list) and m["errors"], f"{where}: errors"
+        for e in m["errors"]:
+            e = resolve_local(e["$ref"]) if "$ref" in e else e
+            assert e.get("code") in ERROR_CODES, f"{where}: error {e}"
+    # Every schema in the document is a valid draft-07 schema.
+    for name, schema in DOC["components"]["schemas"].items():
+        jsonschema.Draft7Validator.check_schema(schema)
+    for m in methods:
+        jsonschema.Draft7Validator.check_schema(m["result"]["schema"])
+
+
+def test_every_ref_resolves() -> None:
+    refs = list(walk_refs(DOC))
+    assert refs, "the document uses $refs"
+    dangling = []
+    for where, ref in refs:
+        try:
+            resolve_local(ref)
+        except (KeyError, IndexError, ValueError, TypeError, AssertionError):
+            dangling.append(f"{where}: {ref}")
+    assert not dangling, "dangling $refs:\n" + "\n".join(dangling)
+
+
+def test_error_codes_are_all_described() -> None:
+    described = {e["code"]: e for e in DOC["components"]["errors"].values()}
+    assert set(described) == set(ERROR_CODES), f"components.errors codes: {sorted(described)}"
+    for code, e in described.items():
+        assert e.get("message"), code
+        assert e.get("data", {}).get("kind") == ERROR_CODES[code], f"{code}: data.kind example"
+        # The examples themselves are valid error objects.
+        check(pointer("components", "schemas", "ErrorObject"), e, f"components.errors example {code}")
+
+
+def test_notifications_cover_every_topic() -> None:
+    topics = DOC["components"]["schemas"]["Topic"]["enum"]
+    entries = DOC.get("x-notifications")
+    assert isinstance(entries, list)
+    names = [n["name"] for n in entries]
+    assert sorted(names) == sorted(topics) and len(names) == len(set(names)), names
+    for n in entries:
+        assert n.get("summary") and isinstance(n.get("params"), dict), n["name"]
+        # Every event schema demands seq (integer >= 1) and t (number).
+        validator = validator_at(pointer("x-notifications", entries.index(n), "params"))
+        assert not validator.is_valid({"t": 0.0}), f"{n['name']}: seq must be required"
+        assert not validator.is_valid({"seq": 1}), f"{n['name']}: t must be required"
+
+
+@pytest.mark.parametrize("method", sorted(FIXTURE_DATA))
+def test_fixture_params_match_the_document(method: str) -> None:
+    assert method in METHODS, f"fixture {method}.json names a method the document does not describe"
+    fixture = FIXTURE_DATA[method]
+    assert isinstance(fixture.get("params"), dict), f"{method}.json: params object"
+    problems = check_params(method, fixture["params"])
+    assert not problems, f"{method}.json params do not match the document: {problems}"
+
+
+def test_every_method_has_a_fixture() -> None:
+    assert sorted(set(METHODS) - set(FIXTURE_DATA)) == [], "methods without rpc-schema/fixtures/METHOD.json"
+
+
+# ---------------------------------------------------------------- the document against the host
+
+
+def test_discover_returns_the_file(conn: Conn) -> None:
+    served = conn.call("rpc.discover")
+    if served != DOC:
+        pytest.fail("rpc.discover does not serve rpc-schema/openrpc.json (it is embedded at build time: rebuild the "
+                    f"binary after editing the file); first difference at {first_difference(served, DOC)}",
+                    pytrace=False)
+
+
+def first_difference(a: Any, b: Any, path: str = "#") -> str:
+    if isinstance(a, dict) and isinstance(b, dict):
+        for k in sorted(set(a) | set(b)):
+            if k not in a or k not in b:
+                return f"{path}/{k} ({'missing from the served document' if k not in a else 'not in the file'})"
+            if a[k] != b[k]:
+                return first_difference(a[k], b[k], f"{path}/{k}")
+    if isinstance(a, list) and isinstance(b, list):
+        for i, (x, y) in enumerate(zip(a, b)):
+            if x != y:
+                return first_difference(x, y, f"{path}/{i}")
+        if len(a) != len(b):
+            return f"{path} (served {len(a)} entries, the file {len(b)})"
+    return f"{path}: served {json.dumps(a)[:200]}, the file has {json.dumps(b)[:200]}"
+
+
+def test_registered_methods_are_described(host_info: dict[str, Any]) -> None:
+    registered = set(host_info["methods"])
+    assert sorted(registered - set(METHODS)) == [], "registered but not described in openrpc.json"
+    assert sorted(set(METHODS) - registered) == [], "described in openrpc.json but not registered by the host"
+    assert sorted(host_info["topics"]) == sorted(NOTIFICATIONS), "host.info topics vs x-notifications"
+    assert host_info["version"] == DOC["info"]["version"], "info.version follows the host's version"
+
+
+@pytest.mark.parametrize("method", sorted(m for m, f in FIXTURE_DATA.items() if not f.get("skipCall")))
+def test_fixture_call_result_matches(conn: Conn, method: str) -> None:
+    result = conn.call(method, FIXTURE_DATA[method]["params"])
+    check(method_result_ref(method), result, f"{method} result")
+
+
+def test_positional_params_follow_the_documented_order(conn: Conn) -> None:
+    # Params by position map onto the params in the order the document lists them.
+    result = conn.call("events.subscribe", [["host"], "own"])
+    check(method_result_ref("events.subscribe"), result, "events.subscribe result")
+    assert [p["name"] for p in METHODS["events.subscribe"]["params"]] == ["topics", "scope"]
+    assert result == {"topics": ["host"], "scope": "own"}
+
+
+BAD_PARAMS = [
+    ("clock.advance", {}, "ms"),
+    ("clock.advance", {"ms": -1}, "ms"),
+    ("clock.advance", {"ms": "soon"}, "ms"),
+    ("events.subscribe", {"topics": ["nope"]}, "topics[0]"),
+    ("events.subscribe", {"topics": "host"}, "topics"),
+    ("events.subscribe", {"topics": ["host"], "scope": "everyone"}, "scope"),
+    ("events.unsubscribe", {}, "topics"),
+    ("host.memoryWarning", {"level": "severe"}, "level"),
+    ("host.ping", {"extra": 1}, "extra"),
+    ("host.auth", {"token": 42}, "token"),
+]
+
+
+@pytest.mark.parametrize("method,params,path", BAD_PARAMS, ids=[f"{m}-{p}" for m, _, p in BAD_PARAMS])
+def test_bad_params_are_rejected_as_documented(conn: Conn, method: str, params: dict[str, Any], path: str) -> None:
+    assert check_params(method, params), f"the document should reject {method} {params}"
+    reply = conn.request(method, params)
+    assert "error" in reply, f"{method} {params} succeeded: {reply}"
+    error = reply["error"]
+    check(pointer("components", "schemas", "ErrorObject"), error, f"{method} error")
+    assert error["code"] == -32602 and error["data"]["kind"] == "invalidParams", error
+    assert error["data"]["path"] == path, error
+    assert error["code"] in method_error_codes(method), f"{method} does not list -32602 in its errors"
+    # The connection stays usable.
+    assert conn.call("host.ping") == {"pong": True}
+
+
+BAD_MESSAGES = [
+    (b'{"jsonrpc":"2.0","id":1,"method":', -32700),
+    (b"[]", -32600),
+    (b"42", -32600),
+    (b'{"jsonrpc":"1.0","id":1,"method":"host.ping"}', -32600),
+    (b'{"jsonrpc":"2.0","id":1,"method":"host.ping","params":5}', -32600),
+    (b'{"jsonrpc":"2.0","id":1,"method":"no.such.method"}', -32601),
+]
+
+
+@pytest.mark.parametrize("line,code", BAD_MESSAGES, ids=[c[0].decode()[:40] for c in BAD_MESSAGES])
+def test_protocol_errors_match_error_object(conn: Conn, line: bytes, code: int) -> None:
+    conn.send_line(line)
+    reply = conn.read_reply()
+    assert isinstance(reply, dict) and "error" in reply, reply
+    check(pointer("components", "schemas", "ErrorObject"), reply["error"], f"error for {line!r}")
+    assert reply["error"]["code"] == code, reply
+
+
+# ---------------------------------------------------------------- events
+
+
+def check_notification(n: dict[str, Any]) -> None:
+    assert n.get("jsonrpc") == "2.0" and "id" not in n, n
+    topic = n["method"]
+    assert topic in NOTIFICATIONS, f"notification on an undescribed topic: {n}"
+    entries = DOC["x-notifications"]
+    check(pointer("x-notifications", entries.index(NOTIFICATIONS[topic]), "params"), n["params"],
+          f"`{topic}` notification")
+
+
+def test_events_match_x_notifications(schema_host: Host) -> None:
+    observer = schema_host.connect()
+    try:
+        sub = observer.call("events.subscribe", {"topics": list(NOTIFICATIONS), "scope": "all"})
+        check(method_result_ref("events.subscribe"), sub, "events.subscribe result")
+        assert sorted(sub["topics"]) == sorted(NOTIFICATIONS) and sub["scope"] == "all"
+
+        # A second connection opens: the observer hears of it.
+        other = schema_host.connect()
+        opened = observer.wait_notification(lambda n: n["method"] == "host" and n["params"]["kind"] == "connectionOpened")
+        other_id = opened["params"]["connection"]
+        assert opened["params"]["transport"] == "unix"
+
+        # It subscribes to host events itself (scope own) and sends a memory warning: both connections get the
+        # event, each with its own seq, and the event comes before the reply.
+        other.call("events.subscribe", {"topics": ["host"]})
+        other.send_line(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "host.memoryWarning",
+                                    "params": {"level": "critical"}}).encode())
+        first = other.read_message()
+        assert first.get("method") == "host", f"the memoryWarning event precedes the reply: {first}"
+        check_notification(first)
+        assert first["params"]["seq"] == 1 and first["params"]["kind"] == "memoryWarning"
+        assert first["params"]["level"] == "critical"
+        reply = other.read_reply()
+        assert reply.get("id") == 1 and "result" in reply, reply
+        check(method_result_ref("host.memoryWarning"), reply["result"], "host.memoryWarning result")
+        observer.wait_notification(lambda n: n["method"] == "host" and n["params"]["kind"] == "memoryWarning")
+
+        # It closes: the observer hears of that too.
+        other.close()
+        closed = observer.wait_notification(lambda n: n["method"] == "host" and n["params"]["kind"] == "connectionClosed"
+                                            and n["params"]["connection"] == other_id)
+        assert closed["params"]["reason"], closed
+
+        # The observer's own memory warning: the event is written before the reply.
+        before = len(observer.notifications)
+        observer.call("host.memoryWarning", {})
+        mine = [n for n in observer.notifications[before:] if n["params"].get("kind") == "memoryWarning"]
+        assert len(mine) == 1 and mine[0]["params"]["level"] == "warning", observer.notifications[before:]
+
+        # Virtual time runs only on clock.advance: events carry the host clock.
+        now = observer.call("clock.now")["ms"]
+
+        notes = observer.notifications
+        assert notes, "no events received"
+        for n in notes:
+            check_notification(n)
+        seqs = [n["params"]["seq"] for n in notes]
+        assert seqs[0] == 1, f"seq starts at 1: {seqs}"
+        assert all(b > a for a, b in zip(seqs, seqs[1:])), f"seq strictly increases: {seqs}"
+        times = [n["params"]["t"] for n in notes]
+        assert all(b >= a for a, b in zip(times, times[1:])) and times[-1] <= now, times
+
+        # Unsubscribed: no more events.
+        observer.call("events.unsubscribe", {"topics": list(NOTIFICATIONS)})
+        before = len(observer.notifications)
+        observer.call("host.memoryWarning", {"level": "warning"})
+        assert observer.notifications[before:] == []
+    finally:
+        observer.close()
+
+
+# ---------------------------------------------------------------- host.shutdown, on a host of its own
+
+
+def test_shutdown_result_and_exit() -> None:
+    assert FIXTURE_DATA["host.shutdown"].get("skipCall"), "host.shutdown must not be called on the shared host"
+    host = Host()
+    try:
+        c = host.connect()
+        result = c.call("host.shutdown", FIXTURE_DATA["host.shutdown"]["params"])
+        check(method_result_ref("host.shutdown"), result, "host.shutdown result")
+        c.close()
+        code = host.wait_exit()
+        assert code == 0, f"host exited {code} after host.shutdown; stderr: {host.stderr_text()}"
+        assert not os.path.exists(host.socket), "the host left its socket behind"
+    finally:
+        host.cleanup()
