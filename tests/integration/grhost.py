@@ -1,0 +1,455 @@
+"""Helpers for the host's integration tests: start the real `greenroom serve`, talk raw lines to it.
+
+Everything here is bounded: every wait has a deadline, every loop an end. Nothing sleeps and hopes;
+start-up waits for the host's ready line, shutdown waits for the process to exit.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import select
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+DEFAULT_BIN = REPO / ".build" / "debug" / "greenroom"
+
+#: How long a host may take to print its ready line (a debug build on 2 busy cores).
+START_TIMEOUT = 15.0
+#: How long a host may take to exit after SIGTERM at teardown before it is killed.
+STOP_TIMEOUT = 10.0
+
+
+def find_bin(wait_s: float = 30.0) -> str:
+    """GREENROOM_BIN, else the repo's debug build. Waits a little for a rebuild to finish."""
+    explicit = os.environ.get("GREENROOM_BIN")
+    path = Path(explicit) if explicit else DEFAULT_BIN
+    deadline = time.monotonic() + wait_s
+    while True:
+        if path.is_file() and os.access(path, os.X_OK):
+            return str(path)
+        if time.monotonic() >= deadline:
+            raise FileNotFoundError(
+                f"greenroom binary not found or not executable at {path} "
+                f"({'from GREENROOM_BIN' if explicit else 'set GREENROOM_BIN or build with `swift build`'})"
+            )
+        time.sleep(0.5)
+
+
+def short_tmpdir(prefix: str = "gri-") -> str:
+    """A short directory under /tmp (sun_path is 108 bytes), mode 0700."""
+    return tempfile.mkdtemp(prefix=prefix, dir="/tmp")
+
+
+def base_env(tmpdir: str | None = None) -> dict:
+    """The test process's environment, made safe: no GREENROOM_SOCKET, and XDG_RUNTIME_DIR pointing at
+    a private temp dir so that no host started here ever touches a real user's default socket."""
+    env = dict(os.environ)
+    env.pop("GREENROOM_SOCKET", None)
+    if tmpdir is not None:
+        env["XDG_RUNTIME_DIR"] = tmpdir
+    return env
+
+
+class HostStartError(Exception):
+    """The host exited (or never printed its ready line) instead of starting."""
+
+    def __init__(self, message: str, returncode: int | None, stdout: str, stderr: str):
+        super().__init__(f"{message}\nexit code: {returncode}\nstdout: {stdout!r}\nstderr: {stderr!r}")
+        self.returncode = returncode
+        self.stdout = stdout
+        self.stderr = stderr
+
+
+class Host:
+    """A running `greenroom serve`."""
+
+    def __init__(self, proc: subprocess.Popen, argv: list, ready: dict, stderr_path: str, tmpdir: str):
+        self.proc = proc
+        self.argv = argv
+        self.ready = ready
+        self.listen: list[str] = ready["listen"]
+        self.pid: int = ready["pid"]
+        self.stderr_path = stderr_path
+        self.tmpdir = tmpdir
+        self._conns: list[LineConn] = []
+
+    # Addresses
+
+    @property
+    def socket_path(self) -> str:
+        for a in self.listen:
+            if a.startswith("unix:"):
+                return a[len("unix:"):]
+        raise AssertionError(f"no unix listener in {self.listen}")
+
+    @property
+    def tcp_address(self) -> tuple[str, int]:
+        for a in self.listen:
+            if a.startswith("tcp:"):
+                hostport = a[len("tcp:"):]
+                h, _, p = hostport.rpartition(":")
+                return h.strip("[]"), int(p)
+        raise AssertionError(f"no tcp listener in {self.listen}")
+
+    # Clients
+
+    def connect(self, timeout: float = 5.0) -> "LineConn":
+        c = LineConn.unix(self.socket_path, timeout=timeout)
+        self._conns.append(c)
+        return c
+
+    def connect_tcp(self, timeout: float = 5.0) -> "LineConn":
+        h, p = self.tcp_address
+        if h in ("0.0.0.0", "::"):
+            h = "127.0.0.1"
+        c = LineConn.tcp(h, p, timeout=timeout)
+        self._conns.append(c)
+        return c
+
+    def call(self, method: str, params=None, timeout: float = 5.0) -> dict:
+        """One request on a fresh connection; returns the whole reply object."""
+        c = self.connect()
+        try:
+            return c.call(method, params, timeout=timeout)
+        finally:
+            c.close()
+
+    def stats(self, conn: "LineConn | None" = None) -> dict:
+        reply = (conn.call("host.stats") if conn else self.call("host.stats"))
+        assert "result" in reply, reply
+        return reply["result"]
+
+    def wait_stats(self, predicate, conn: "LineConn | None" = None, timeout: float = 10.0) -> dict:
+        """Polls host.stats (bounded) until predicate(stats) holds; returns those stats."""
+        deadline = time.monotonic() + timeout
+        last = None
+        while time.monotonic() < deadline:
+            last = self.stats(conn)
+            if predicate(last):
+                return last
+            time.sleep(0.02)
+        raise AssertionError(f"host.stats never satisfied the condition within {timeout} s; last: {last}")
+
+    # Process
+
+    def stderr_text(self) -> str:
+        try:
+            return Path(self.stderr_path).read_text(errors="replace")
+        except OSError:
+            return ""
+
+    def is_running(self) -> bool:
+        return self.proc.poll() is None
+
+    def wait(self, timeout: float) -> int:
+        """Waits for the host to exit; raises AssertionError (with stderr) if it does not in time."""
+        try:
+            return self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise AssertionError(
+                f"host pid {self.proc.pid} still running after {timeout} s; stderr: {self.stderr_text()!r}"
+            ) from None
+
+    def signal(self, sig: int) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+
+    def stop(self, timeout: float = STOP_TIMEOUT) -> int | None:
+        """SIGTERM, wait, SIGKILL if needed. Returns the exit code."""
+        for c in self._conns:
+            c.close()
+        if self.proc.poll() is None:
+            try:
+                self.proc.send_signal(signal.SIGTERM)
+                self.proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=timeout)
+        if self.proc.stdout:
+            self.proc.stdout.close()
+        return self.proc.returncode
+
+
+class HostFactory:
+    """Starts hosts and guarantees every one is stopped at teardown."""
+
+    def __init__(self, bin_path: str):
+        self.bin = bin_path
+        self.hosts: list[Host] = []
+        self.procs: list[subprocess.Popen] = []
+        self.dirs: list[str] = []
+
+    def tmpdir(self, prefix: str = "gri-") -> str:
+        d = short_tmpdir(prefix)
+        self.dirs.append(d)
+        return d
+
+    def _spawn(self, args, env, auto_socket, user):
+        tmpdir = self.tmpdir()
+        args = [str(a) for a in args]
+        if auto_socket and "--socket" not in args:
+            args = ["--socket", os.path.join(tmpdir, "h.sock"), *args]
+        if env is None:
+            env = base_env(tmpdir)
+        argv = [self.bin, "serve", *args]
+        stderr_path = os.path.join(tmpdir, "stderr.txt")
+        extra = {}
+        if user is not None:
+            extra = dict(user=user, group=user, extra_groups=[])
+            os.chmod(tmpdir, 0o755)
+        with open(stderr_path, "wb") as err:
+            proc = subprocess.Popen(
+                argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=err, env=env,
+                start_new_session=True, cwd=tmpdir, **extra,
+            )
+        self.procs.append(proc)
+        return proc, argv, stderr_path, tmpdir
+
+    def start(self, *args, env=None, auto_socket=True, user=None, timeout=START_TIMEOUT) -> Host:
+        """Runs `BIN serve ARGS` and waits for `{"event":"ready",...}`; raises HostStartError if the
+        host exits first or says nothing in time. Unless --socket is given (or auto_socket=False), the
+        socket goes into a fresh short temp dir."""
+        proc, argv, stderr_path, tmpdir = self._spawn(args, env, auto_socket, user)
+        line = _read_first_line(proc, timeout)
+        if line is None:
+            rc = _wait_quietly(proc, 5.0)
+            if rc is None:
+                proc.kill()
+                proc.wait(5)
+            raise HostStartError(
+                f"host did not print a ready line within {timeout} s: {argv}",
+                rc, "", Path(stderr_path).read_text(errors="replace"),
+            )
+        try:
+            ready = json.loads(line)
+        except ValueError:
+            ready = None
+        if not isinstance(ready, dict) or ready.get("event") != "ready":
+            rc = _wait_quietly(proc, 5.0)
+            raise HostStartError(
+                f"first stdout line is not a ready event: {line!r}", rc, line.decode(errors="replace"),
+                Path(stderr_path).read_text(errors="replace"),
+            )
+        assert isinstance(ready.get("listen"), list) and ready["listen"], ready
+        assert ready.get("pid") == proc.pid, (ready, proc.pid)
+        host = Host(proc, argv, ready, stderr_path, tmpdir)
+        self.hosts.append(host)
+        return host
+
+    def fail(self, *args, env=None, auto_socket=True, user=None, timeout=START_TIMEOUT) -> HostStartError:
+        """Runs `BIN serve ARGS` expecting it to refuse to start; returns the HostStartError (exit code
+        and stderr). Fails the test if the host comes up instead."""
+        try:
+            host = self.start(*args, env=env, auto_socket=auto_socket, user=user, timeout=timeout)
+        except HostStartError as e:
+            return e
+        rc = host.stop()
+        raise AssertionError(f"host started (listen {host.listen}) but should have refused; stopped it (rc {rc})")
+
+    def teardown(self) -> None:
+        for h in self.hosts:
+            try:
+                h.stop()
+            except Exception:  # noqa: BLE001 - teardown must reach every process
+                pass
+        for p in self.procs:
+            if p.poll() is None:
+                p.send_signal(signal.SIGTERM)
+                if _wait_quietly(p, STOP_TIMEOUT) is None:
+                    p.kill()
+                    _wait_quietly(p, STOP_TIMEOUT)
+            if p.stdout:
+                p.stdout.close()
+        for d in self.dirs:
+            shutil.rmtree(d, ignore_errors=True)
+
+
+def _wait_quietly(proc: subprocess.Popen, timeout: float):
+    try:
+        return proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None
+
+
+def _read_first_line(proc: subprocess.Popen, timeout: float) -> bytes | None:
+    """The host's first stdout line, or None on EOF (it exited) or timeout."""
+    fd = proc.stdout.fileno()
+    buf = b""
+    deadline = time.monotonic() + timeout
+    while b"\n" not in buf:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return None
+        r, _, _ = select.select([fd], [], [], left)
+        if not r:
+            continue
+        chunk = os.read(fd, 4096)
+        if not chunk:
+            return None
+        buf += chunk
+    return buf.split(b"\n", 1)[0]
+
+
+# ---------------------------------------------------------------------------------------------------
+# A raw newline-delimited client
+
+
+class Closed(Exception):
+    """The peer closed the connection."""
+
+
+class LineConn:
+    """A raw line client over a Unix or TCP socket. Reads are bounded by a timeout."""
+
+    _next_id = 0
+
+    def __init__(self, sock: socket.socket):
+        self.sock = sock
+        self.buf = b""
+        self.events: list[dict] = []
+        self.closed = False
+        self.eof = False
+
+    @classmethod
+    def unix(cls, path: str, timeout: float = 5.0) -> "LineConn":
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.settimeout(timeout)
+        s.connect(path)
+        return cls(s)
+
+    @classmethod
+    def tcp(cls, host: str, port: int, timeout: float = 5.0) -> "LineConn":
+        s = socket.create_connection((host, port), timeout=timeout)
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        return cls(s)
+
+    def fileno(self) -> int:
+        return self.sock.fileno()
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            try:
+                self.sock.close()
+            except OSError:
+                pass
+
+    # Writing
+
+    def send_raw(self, data: bytes, timeout: float = 10.0) -> None:
+        self.sock.settimeout(timeout)
+        self.sock.sendall(data)
+
+    def send(self, obj) -> None:
+        self.send_raw(encode(obj))
+
+    @classmethod
+    def new_id(cls) -> int:
+        cls._next_id += 1
+        return cls._next_id
+
+    def request(self, method: str, params=None, id=None) -> int:
+        rid = self.new_id() if id is None else id
+        msg = {"jsonrpc": "2.0", "id": rid, "method": method}
+        if params is not None:
+            msg["params"] = params
+        self.send(msg)
+        return rid
+
+    # Reading
+
+    def read_line(self, timeout: float = 5.0) -> bytes:
+        """The next line (without its newline). Raises Closed at end of stream, TimeoutError if nothing
+        complete arrives in time."""
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self.buf:
+            if self.eof:
+                raise Closed(f"connection closed (unterminated tail: {self.buf[:200]!r})")
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(f"no complete line within {timeout} s (buffered {len(self.buf)} bytes)")
+            self.sock.settimeout(left)
+            try:
+                chunk = self.sock.recv(1 << 16)
+            except socket.timeout:
+                continue
+            except ConnectionResetError:
+                chunk = b""
+            if not chunk:
+                self.eof = True
+                continue
+            self.buf += chunk
+        line, self.buf = self.buf.split(b"\n", 1)
+        return line
+
+    def read_json(self, timeout: float = 5.0):
+        line = self.read_line(timeout)
+        assert b"\r" not in line, f"raw CR in output line: {line[:200]!r}"
+        return json.loads(line)
+
+    def read_reply(self, rid, timeout: float = 5.0) -> dict:
+        """Reads until the reply with id `rid` (or an id-null error); notifications are kept in events."""
+        deadline = time.monotonic() + timeout
+        while True:
+            msg = self.read_json(max(0.01, deadline - time.monotonic()))
+            if isinstance(msg, dict) and "method" in msg and "id" not in msg:
+                self.events.append(msg)
+                continue
+            if isinstance(msg, dict) and (msg.get("id") == rid or (msg.get("id") is None and "error" in msg)):
+                return msg
+            raise AssertionError(f"unexpected message while waiting for id {rid}: {msg}")
+
+    def call(self, method: str, params=None, timeout: float = 5.0) -> dict:
+        rid = self.request(method, params)
+        return self.read_reply(rid, timeout)
+
+    def result(self, method: str, params=None, timeout: float = 5.0):
+        reply = self.call(method, params, timeout)
+        assert "result" in reply, f"{method} failed: {reply}"
+        return reply["result"]
+
+    def ping(self, timeout: float = 5.0) -> None:
+        assert self.result("host.ping", timeout=timeout) == {"pong": True}
+
+    def read_until_closed(self, timeout: float = 5.0, max_lines: int = 1_000_000) -> list[bytes]:
+        """Every remaining line until the peer closes; fails if it stays open past the timeout."""
+        lines = []
+        deadline = time.monotonic() + timeout
+        for _ in range(max_lines):
+            try:
+                lines.append(self.read_line(max(0.01, deadline - time.monotonic())))
+            except Closed:
+                return lines
+            except TimeoutError:
+                raise AssertionError(
+                    f"connection still open after {timeout} s; got {len(lines)} lines, last {lines[-1:]!r}"
+                ) from None
+        raise AssertionError(f"more than {max_lines} lines before close")
+
+    def assert_quiet(self, seconds: float = 0.2) -> None:
+        """Nothing more arrives for `seconds` (the connection may stay open)."""
+        try:
+            line = self.read_line(seconds)
+        except TimeoutError:
+            return
+        except Closed:
+            raise AssertionError("connection closed unexpectedly") from None
+        raise AssertionError(f"unexpected extra line: {line[:300]!r}")
+
+
+def encode(obj) -> bytes:
+    return json.dumps(obj, separators=(",", ":")).encode() + b"\n"
+
+
+def is_closed_error(e: BaseException) -> bool:
+    return isinstance(e, (BrokenPipeError, ConnectionResetError)) or (
+        isinstance(e, OSError) and e.errno in (errno.EPIPE, errno.ECONNRESET)
+    )

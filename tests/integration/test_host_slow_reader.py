@@ -1,0 +1,97 @@
+"""§2: a connection that does not read its replies is closed past the outbound limit, and counted; the
+host's memory stays bounded and nobody else notices."""
+
+from __future__ import annotations
+
+import socket
+import time
+
+from grhost import encode, is_closed_error
+
+RSS_BOUND = 200 * 1024 * 1024
+
+
+def flood_without_reading(sock: socket.socket, payload: bytes, monitor, deadline_s: float) -> tuple[int, bool]:
+    """Writes `payload` without ever reading, pinging on `monitor` between chunks. Returns (bytes sent,
+    whether the host closed the connection under us)."""
+    sock.setblocking(False)
+    sent = 0
+    chunk = 16 * 1024
+    deadline = time.monotonic() + deadline_s
+    pings = 0
+    while sent < len(payload) and time.monotonic() < deadline:
+        try:
+            n = sock.send(payload[sent:sent + chunk])
+            sent += n
+        except BlockingIOError:
+            # The host is not reading as fast as we write (it must keep reading, though): let it work.
+            time.sleep(0.005)
+        except OSError as e:
+            if is_closed_error(e):
+                return sent, True
+            raise
+        if sent // (64 * 1024) > pings:
+            pings += 1
+            monitor.ping()
+    return sent, False
+
+
+def test_slow_reader_is_closed_and_counted(start_host):
+    host = start_host("--max-outbound-bytes", "65536")
+    monitor = host.connect()
+    monitor.ping()
+    info = monitor.result("host.info")
+    assert info["limits"]["maxOutboundBytes"] == 65536
+    reply_size = len(encode({"jsonrpc": "2.0", "id": 99999, "result": info}))
+
+    slow = host.connect()
+    slow.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    n = 5000
+    payload = b"".join(encode({"jsonrpc": "2.0", "id": i, "method": "host.info"}) for i in range(n))
+    # Enough reply bytes to overflow any kernel buffering plus the 64 KiB allowance many times over.
+    assert n * reply_size > 2 * 1024 * 1024
+
+    flood_without_reading(slow.sock, payload, monitor, deadline_s=15)
+    monitor.ping()
+
+    stats = host.wait_stats(lambda s: s["connections"]["closedSlowReader"] >= 1, conn=monitor, timeout=10)
+    assert stats["rssBytes"] < RSS_BOUND, stats
+    monitor.ping()
+
+    # The slow connection was really closed: what the kernel still holds drains, then end of stream.
+    slow.sock.setblocking(True)
+    lines = slow.read_until_closed(timeout=10)
+    assert len(lines) < n, "the host answered everything: it was never cut off"
+    stats = host.stats(monitor)
+    assert stats["connections"]["closedSlowReader"] == 1, stats
+    assert stats["rssBytes"] < RSS_BOUND, stats
+    monitor.ping()
+
+
+def test_slow_reader_with_pipelined_batches_keeps_memory_bounded(start_host):
+    """Batches amplify: one short line asks for up to --max-batch replies in one array."""
+    host = start_host("--max-outbound-bytes", "65536")
+    monitor = host.connect()
+    slow = host.connect()
+    batch = encode([{"jsonrpc": "2.0", "id": i, "method": "host.info"} for i in range(256)])
+    payload = batch * 200  # ~51,200 host.info replies requested
+    flood_without_reading(slow.sock, payload, monitor, deadline_s=15)
+    stats = host.wait_stats(lambda s: s["connections"]["closedSlowReader"] >= 1, conn=monitor, timeout=10)
+    assert stats["rssBytes"] < RSS_BOUND, stats
+    slow.sock.setblocking(True)
+    slow.read_until_closed(timeout=10)
+    monitor.ping()
+    assert host.stats(monitor)["rssBytes"] < RSS_BOUND
+
+
+def test_reader_that_catches_up_is_not_closed(start_host):
+    """Below the limit nothing happens: a client that pipelines and then reads everything gets it all."""
+    host = start_host("--max-outbound-bytes", "65536")
+    c = host.connect()
+    n = 300
+    c.send_raw(b"".join(encode({"jsonrpc": "2.0", "id": i, "method": "host.ping"}) for i in range(n)))
+    ids = [c.read_json()["id"] for _ in range(n)]
+    assert ids == list(range(n))
+    c.ping()
+    assert host.stats(c)["connections"]["closedSlowReader"] == 0
+
