@@ -1,4 +1,5 @@
 import ArgumentParser
+import CJansson
 import Glibc
 import Histogram
 
@@ -52,8 +53,27 @@ struct Bench: ParsableCommand {
                   ratio: ("host / raw echo", rate["host"]! / rate["raw echo"]!), budget: .atLeast(0.25))
         table.add("pipelined rate", unit: "req/s", values: rate,
                   ratio: ("host / naive echo", rate["host"]! / rate["naive echo"]!), budget: .atLeast(3))
+        // The ceiling for any host that parses each request with Jansson: json_loadb alone, in
+        // process, no I/O, no dispatch, no reply.
+        let floor = janssonParseRate(line: LoadGenerator.pingLine, count: pl)
+        table.add("Jansson parse only, no I/O", unit: "msg/s", values: ["json_loadb": floor],
+                  ratio: ("json_loadb / raw echo", floor / rate["raw echo"]!), budget: nil)
         table.print()
     }
+}
+
+/// Messages per second json_loadb can parse (the same line, arena off, one thread).
+func janssonParseRate(line: [UInt8], count: Int) -> Double {
+    let body = Array(line.dropLast())
+    var error = json_error_t()
+    let t0 = monotonicNanos()
+    body.withUnsafeBytes { raw in
+        let p = raw.baseAddress!.assumingMemoryBound(to: CChar.self)
+        for _ in 0..<count {
+            if let j = json_loadb(p, raw.count, 0, &error) { gr_json_decref(j) }
+        }
+    }
+    return Double(count) / (Double(monotonicNanos() - t0) / 1e9)
 }
 
 /// Rows of measurements with a ratio against a baseline and the budget it is held to.
@@ -86,8 +106,8 @@ struct BenchTable {
 
     mutating func add(_ what: String, unit: String, values: [String: Double], ratio: (String, Double), budget: Budget?) {
         let order = ["host", "raw echo", "naive echo"]
-        let text = order.compactMap { k in values[k].map { "\(k) \(fmt($0))" } }.joined(separator: ", ")
-            + values.keys.filter { !order.contains($0) }.sorted().map { ", \($0) \(fmt(values[$0]!))" }.joined()
+        let keys = order.filter { values[$0] != nil } + values.keys.filter { !order.contains($0) }.sorted()
+        let text = keys.map { "\($0) \(fmt(values[$0]!))" }.joined(separator: ", ")
         rows.append(Row(what: "\(what) (\(unit))", values: text, ratioName: ratio.0, ratio: ratio.1, budget: budget))
     }
 
