@@ -18,6 +18,10 @@ public final class Host {
     public private(set) var connections: [HostConnection] = []
     public private(set) var stats = HostCounters()
     public private(set) var isShuttingDown = false
+    /// Container classes: built in, scripted and from plugins.
+    public let classes = ClassRegistry()
+    /// Background work for plugins; set by the server (nil in tests: work then runs inline).
+    public var workScheduler: WorkScheduler?
     /// What the server listens on ("unix:/path", "tcp:127.0.0.1:7000"), for `host.info`.
     public var listenAddresses: [String] = []
 
@@ -27,6 +31,7 @@ public final class Host {
     public var onShutdownRequested: (() -> Void)?
 
     private var nextConnection = 1
+    private var connectionsByID: [String: HostConnection] = [:]
 
     /// `realClock` reads monotonic milliseconds; it is ignored when the config asks for a virtual clock.
     public init(config: HostConfig, realClock: @escaping () -> Double = { 0 }) {
@@ -47,7 +52,13 @@ public final class Host {
             }
         }
         registerHostMethods(into: &processor.registry)
+        let containers = ContainerSystem(host: self)
+        containerSystem = containers
+        add(containers)
     }
+
+    /// Containers, stacks and prerender pools.
+    public private(set) var containerSystem: ContainerSystem!
 
     /// Adds a component and its methods.
     public func add(_ component: HostComponent) {
@@ -66,6 +77,7 @@ public final class Host {
         nextConnection += 1
         c.transport = transport
         connections.append(c)
+        connectionsByID[c.id] = c
         stats.accepted += 1
         emit("host", owner: c, ["kind": "connectionOpened", "connection": .string(c.id), "transport": .string(kind.rawValue)])
         return c
@@ -78,6 +90,7 @@ public final class Host {
         for component in components { component.connectionClosed(c) }
         c.isClosed = true
         connections.removeAll { $0 === c }
+        connectionsByID[c.id] = nil
         stats.closed += 1
         emit("host", owner: c, ["kind": "connectionClosed", "connection": .string(c.id), "reason": .string(reason)])
     }
@@ -90,16 +103,16 @@ public final class Host {
     /// Counts a connection closed because it did not read its replies fast enough.
     public func countSlowReaderClosed() { stats.closedSlow += 1 }
 
-    public func connection(id: String) -> HostConnection? { connections.first { $0.id == id } }
+    public func connection(id: String) -> HostConnection? { connectionsByID[id] }
 
     // MARK: Events
 
     /// Sends an event on `topic` to `owner` (when subscribed) and to every `scope: "all"` observer
-    /// subscribed to it; with no owner, to every subscriber.
-    public func emit(_ topic: String, owner: HostConnection?, _ fields: JSONObject) {
+    /// subscribed to it; with `broadcast`, to every subscriber (host-wide news such as memory warnings).
+    public func emit(_ topic: String, owner: HostConnection?, broadcast: Bool = false, _ fields: JSONObject) {
         let t = now
         for c in connections where !c.isClosed && c.subscriptions.contains(topic) {
-            if owner == nil || c === owner || c.observesAll {
+            if broadcast || c === owner || c.observesAll {
                 c.send(topic: topic, fields, now: t)
                 stats.eventsSent += 1
             }
@@ -110,7 +123,7 @@ public final class Host {
     /// building events nobody reads.
     public func wantsEvents(_ topic: String, owner: HostConnection?) -> Bool {
         connections.contains { c in
-            c.subscriptions.contains(topic) && (owner == nil || c === owner || c.observesAll)
+            c.subscriptions.contains(topic) && (c === owner || c.observesAll)
         }
     }
 
@@ -175,7 +188,7 @@ public final class Host {
         for component in components {
             for m in component.memoryWarning(level: level, caller: caller).members { purged[m.key] = m.value }
         }
-        emit("host", owner: nil, ["kind": "memoryWarning", "level": .string(level)])
+        emit("host", owner: nil, broadcast: true, ["kind": "memoryWarning", "level": .string(level)])
         return purged
     }
 
@@ -202,6 +215,7 @@ public final class Host {
             stats.closed += 1
         }
         connections.removeAll()
+        connectionsByID.removeAll()
     }
 }
 

@@ -88,8 +88,12 @@ public final class UVServer {
         greenroom_ignore_sigpipe()
     }
 
+    /// With a virtual clock, idle tasks run only on `tasks.drain`: a script that pipelines requests
+    /// would otherwise see warm-ups land at different points from run to run.
+    private var runsIdleTasks: Bool { host.virtualClock == nil }
+
     private func beforeWaiting() {
-        if host.dispatcher.hasRunnable { host.runIdlePass() }
+        if runsIdleTasks && host.dispatcher.hasRunnable { host.runIdlePass() }
         flushDirty()
         updateIdle()
         rearmTimer()
@@ -103,7 +107,7 @@ public final class UVServer {
 
     /// The idle handle keeps the loop turning (no blocking poll) only while runnable tasks exist.
     private func updateIdle() {
-        let want = host.dispatcher.hasRunnable && !shuttingDown
+        let want = runsIdleTasks && host.dispatcher.hasRunnable && !shuttingDown
         if want && !idleActive {
             uv_idle_start(idle) { _ in }
             idleActive = true

@@ -25,6 +25,8 @@ extension Host {
                 "pending": .int(d.pendingCount),
                 "runnable": .int(d.runnableCount),
                 "paused": .bool(d.isTracking),
+                // With a virtual clock, idle tasks run only when a script calls tasks.drain.
+                "automatic": .bool(c.host.virtualClock == nil),
                 "sliceMs": .double(d.sliceMs),
                 "ran": .int(d.totalRan),
                 "passes": .int(d.passes),

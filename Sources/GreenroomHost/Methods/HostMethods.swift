@@ -53,7 +53,10 @@ extension Host {
             "pid": .int(config.pid),
             "listen": .array(listenAddresses.map { .string($0) }),
             "classes": .array(classNames().map { .string($0) }),
-            "plugins": .array([]),
+            "plugins": .array(classes.plugins.map { p in
+                ["name": .string(p.name), "path": .string(p.path), "version": .string(p.version),
+                 "classes": .array(p.classes.map { .string($0) })]
+            }),
             "limits": [
                 "maxMessageBytes": .int(l.maxMessageBytes),
                 "maxBatch": .int(l.maxBatch),
@@ -66,8 +69,7 @@ extension Host {
         ]
     }
 
-    /// Class names, once the containers component provides them.
-    func classNames() -> [String] { [] }
+    func classNames() -> [String] { classes.order }
 
     func statsReport() -> JSONObject {
         let counters = processor.counters

@@ -1,0 +1,60 @@
+/// Where a container sits.
+public enum ContainerParent: Equatable, Sendable {
+    case none
+    /// In a stack's navigation stack.
+    case stack(String)
+    /// A child of a page session at an index.
+    case page(session: String, index: Int)
+    /// Idle in the green room (a prerender pool).
+    case greenRoom(String)
+
+    /// The parent's id for containment hooks (nil for none).
+    public var id: String? {
+        switch self {
+        case .none: nil
+        case .stack(let s): s
+        case .page(let s, _): s
+        case .greenRoom(let g): g
+        }
+    }
+}
+
+/// One container as Core sees it: identity, appearance state, view state and place. The class-side
+/// state (hooks' work) lives with the host, reached through `LifecycleDelegate`.
+public final class ContainerRecord {
+    public let id: String
+    public let className: String
+    public internal(set) var appearance = AppearanceMachine()
+    public internal(set) var viewLoaded = false
+    /// The size of the last layout; nil before the first.
+    public internal(set) var laidOutSize: Size?
+    public var parent: ContainerParent = .none
+    /// Who receives its events: a connection id; nil while the host owns it (idle in a pool).
+    public var owner: String?
+    /// True once it has run `deinit`.
+    public internal(set) var isDestroyed = false
+    /// True after a hook failed: no further hook runs but `deinit`.
+    public internal(set) var isFailed = false
+
+    public init(id: String, className: String, owner: String?) {
+        self.id = id
+        self.className = className
+        self.owner = owner
+    }
+
+    /// A hook failed outside Core's own sequences (init, configure): only deinit may run now.
+    public func markFailed() { isFailed = true }
+
+    public var state: Appearance { appearance.state }
+    /// Events about containers in the green room carry `offscreen: true`.
+    public var isOffscreen: Bool {
+        if case .greenRoom = parent { return true }
+        return false
+    }
+    /// A short state for `container.info` and stats: "fresh" (view not loaded) or the appearance.
+    public var summaryState: String {
+        if isDestroyed { return "destroyed" }
+        if !viewLoaded { return "fresh" }
+        return appearance.state.rawValue
+    }
+}

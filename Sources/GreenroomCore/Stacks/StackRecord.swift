@@ -1,0 +1,176 @@
+/// A window with a navigation stack (DESIGN §4 "Stacks"). Only the top container is on screen, and
+/// only while the window is shown: a hidden window loads and shows nothing (seed 000: rendering
+/// depends on the window being shown, not on being on screen).
+public final class StackRecord {
+    public let id: String
+    public internal(set) var size: Size
+    public internal(set) var isHidden: Bool
+    public internal(set) var items: [ContainerRecord] = []
+    public var owner: String?
+    /// True for the green room's stacks: popping their top does not reveal the one below.
+    public let isGreenRoom: Bool
+    /// The running push/pop animation: its completion and timer.
+    var transition: (complete: () -> Void, timer: Int)?
+
+    public init(id: String, size: Size, hidden: Bool = false, owner: String?, greenRoom: Bool = false) {
+        self.id = id
+        self.size = size
+        self.isHidden = hidden
+        self.owner = owner
+        self.isGreenRoom = greenRoom
+    }
+
+    public var top: ContainerRecord? { items.last }
+    public var isAnimating: Bool { transition != nil }
+    public func contains(_ c: ContainerRecord) -> Bool { items.contains { $0 === c } }
+}
+
+/// Push, pop, remove, hide and destroy with balanced appearance calls. Animated transitions end after
+/// `animationMs` on the host clock; starting another transition on the same stack first completes the
+/// running one (its end calls are delivered).
+public struct StackOperations {
+    public let lifecycle: Lifecycle
+    public var animationMs: Double = 300
+
+    public init(lifecycle: Lifecycle) { self.lifecycle = lifecycle }
+
+    var delegate: LifecycleDelegate { lifecycle.delegate }
+
+    /// Delivers a running animation's end calls now.
+    public func completeTransition(_ s: StackRecord) {
+        guard let t = s.transition else { return }
+        s.transition = nil
+        delegate.cancel(t.timer)
+        t.complete()
+    }
+
+    /// Ends appearance calls either now or after the animation.
+    private func finish(_ s: StackRecord, animated: Bool, _ complete: @escaping () -> Void) {
+        if animated {
+            let token = delegate.schedule(afterMs: animationMs) { [weak s] in
+                guard let s, s.transition != nil else { return }
+                s.transition = nil
+                complete()
+            }
+            s.transition = (complete, token)
+        } else {
+            complete()
+        }
+    }
+
+    /// Pushes `c` (which the caller has taken out of any other parent). The new top gets willAppear,
+    /// the old top willDisappear, then didAppear / didDisappear.
+    /// Failures of `c`'s hooks are reported through `onFailure` (also for deferred end calls).
+    public func push(_ c: ContainerRecord, onto s: StackRecord, animated: Bool,
+                     onFailure: @escaping (ContainerFailure) -> Void) throws(ContainerFailure) {
+        completeTransition(s)
+        let old = s.top
+        // The parent is set first so every event of the move says where it happens (offscreen for
+        // the green room).
+        c.parent = s.isGreenRoom ? .greenRoom(s.id) : .stack(s.id)
+        try lifecycle.willMove(c, toParent: s.id)
+        s.items.append(c)
+        guard !s.isHidden else {
+            try lifecycle.didMove(c, toParent: s.id)
+            return
+        }
+        let oldVisible = old.map { $0.state == .appeared || $0.state == .appearing } ?? false
+        try lifecycle.begin(c, appearing: true, animated: animated, size: s.size)
+        if let old, oldVisible {
+            do throws(ContainerFailure) { try lifecycle.begin(old, appearing: false, animated: animated) } catch { onFailure(error) }
+        }
+        let lifecycle = self.lifecycle
+        finish(s, animated: animated) {
+            do throws(ContainerFailure) {
+                try lifecycle.end(c, animated: animated)
+                try lifecycle.didMove(c, toParent: s.id)
+            } catch { onFailure(error) }
+            if let old, oldVisible {
+                do throws(ContainerFailure) { try lifecycle.end(old, animated: animated) } catch { onFailure(error) }
+            }
+        }
+    }
+
+    /// Pops the top container and returns it; the revealed one appears (unless this is a green room).
+    public func pop(_ s: StackRecord, animated: Bool,
+                    onFailure: @escaping (ContainerFailure) -> Void) -> ContainerRecord? {
+        completeTransition(s)
+        guard let top = s.items.popLast() else { return nil }
+        let revealed = s.isGreenRoom ? nil : s.top
+        do throws(ContainerFailure) { try lifecycle.willMove(top, toParent: nil) } catch { onFailure(error) }
+        let visible = !s.isHidden && (top.state == .appeared || top.state == .appearing)
+        if let revealed, !s.isHidden {
+            do throws(ContainerFailure) { try lifecycle.begin(revealed, appearing: true, animated: animated, size: s.size) } catch { onFailure(error) }
+        }
+        if visible {
+            do throws(ContainerFailure) { try lifecycle.begin(top, appearing: false, animated: animated) } catch { onFailure(error) }
+        }
+        let lifecycle = self.lifecycle
+        let hidden = s.isHidden
+        finish(s, animated: animated && visible) {
+            if let revealed, !hidden {
+                do throws(ContainerFailure) { try lifecycle.end(revealed, animated: animated) } catch { onFailure(error) }
+            }
+            do throws(ContainerFailure) {
+                if visible { try lifecycle.end(top, animated: animated) }
+                try lifecycle.didMove(top, toParent: nil)
+            } catch { onFailure(error) }
+            // The parent changes last, so every event of the move says where it happened (offscreen
+            // for the green room).
+            if top.parent == (s.isGreenRoom ? .greenRoom(s.id) : .stack(s.id)) { top.parent = .none }
+        }
+        return top
+    }
+
+    /// Takes `c` out of `s` at once (not animated): the top disappears and, except in a green room,
+    /// the one below appears. Used to move a container to another stack, to release one, and to take
+    /// a warm container out of the green room.
+    public func remove(_ c: ContainerRecord, from s: StackRecord,
+                       onFailure: @escaping (ContainerFailure) -> Void) {
+        completeTransition(s)
+        if s.top === c {
+            _ = pop(s, animated: false, onFailure: onFailure)
+            return
+        }
+        guard let i = s.items.firstIndex(where: { $0 === c }) else { return }
+        s.items.remove(at: i)
+        do throws(ContainerFailure) {
+            try lifecycle.willMove(c, toParent: nil)
+            try lifecycle.disappear(c)
+        } catch { onFailure(error) }
+        do throws(ContainerFailure) { try lifecycle.didMove(c, toParent: nil) } catch { onFailure(error) }
+        c.parent = .none
+    }
+
+    /// Drops a failed container from the stack without running any hook on it.
+    public func discard(_ c: ContainerRecord, from s: StackRecord) {
+        completeTransition(s)
+        s.items.removeAll { $0 === c }
+        c.parent = .none
+    }
+
+    /// Shows or hides the window: the top appears (loading and laying out) or disappears.
+    public func setHidden(_ s: StackRecord, _ hidden: Bool, onFailure: @escaping (ContainerFailure) -> Void) {
+        guard s.isHidden != hidden else { return }
+        completeTransition(s)
+        s.isHidden = hidden
+        guard let top = s.top else { return }
+        do throws(ContainerFailure) {
+            if hidden { try lifecycle.disappear(top) } else { try lifecycle.appear(top, size: s.size) }
+        } catch { onFailure(error) }
+    }
+
+    /// Resizes the window; the top (if loaded) lays out again, others when they next appear.
+    public func resize(_ s: StackRecord, to size: Size, onFailure: @escaping (ContainerFailure) -> Void) {
+        s.size = size
+        guard !s.isHidden, let top = s.top, top.viewLoaded else { return }
+        do throws(ContainerFailure) { try lifecycle.layout(top, size: size) } catch { onFailure(error) }
+    }
+
+    /// Tears the stack down: the running animation completes, then every container (top first)
+    /// disappears if on screen and is deinited.
+    public func destroy(_ s: StackRecord) {
+        completeTransition(s)
+        while let c = s.items.popLast() { lifecycle.teardown(c) }
+    }
+}

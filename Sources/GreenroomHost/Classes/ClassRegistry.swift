@@ -1,0 +1,54 @@
+import GreenroomJSON
+import GreenroomRPC
+
+/// A loaded plugin, for `host.info`.
+public struct PluginInfo: Sendable {
+    public var name: String
+    public var path: String
+    public var version: String
+    public var classes: [String]
+    public init(name: String, path: String, version: String, classes: [String]) {
+        self.name = name
+        self.path = path
+        self.version = version
+        self.classes = classes
+    }
+}
+
+/// Every container class the host knows, by name: built in, scripted and from plugins.
+public final class ClassRegistry {
+    public private(set) var classes: [String: ContainerClass] = [:]
+    public private(set) var order: [String] = []
+    public private(set) var plugins: [PluginInfo] = []
+
+    public init() {}
+
+    /// Adds a class; a name already taken is `invalidState` (class names are global and never replaced
+    /// while the host runs).
+    public func register(_ cls: ContainerClass) throws(RPCError) {
+        guard classes[cls.name] == nil else {
+            throw RPCError.invalidState("Class \(cls.name) is already defined", ["class": .string(cls.name)])
+        }
+        classes[cls.name] = cls
+        order.append(cls.name)
+    }
+
+    public func addPlugin(_ info: PluginInfo) { plugins.append(info) }
+
+    public subscript(name: String) -> ContainerClass? { classes[name] }
+
+    /// The class, or -32001 unknownClass naming what exists.
+    public func require(_ name: String, path: String = "class") throws(RPCError) -> ContainerClass {
+        guard let c = classes[name] else {
+            throw RPCError(.unknownClass, "Unknown class \(name)",
+                           ["class": .string(name), "path": .string(path), "known": .array(order.map { .string($0) })])
+        }
+        return c
+    }
+}
+
+/// Runs background work off the loop thread (libuv's thread pool in the server); `done` runs back on
+/// the loop thread.
+public protocol WorkScheduler: AnyObject {
+    func queue(work: @escaping () -> Void, done: @escaping () -> Void)
+}

@@ -1,0 +1,145 @@
+import GreenroomCore
+import GreenroomJSON
+import GreenroomRPC
+
+extension ContainerSystem {
+    func registerClassMethods(into r: inout MethodRegistry<HostConnection>) {
+        r.register("classes.list") { [unowned self] _, _ throws(RPCError) in
+            let list: [JSONValue] = host.classes.order.compactMap { name in
+                guard let c = host.classes[name] else { return nil }
+                return ["name": .string(name), "plugin": c.pluginName.map { .string($0) } ?? .null, "scripted": .bool(c.isScripted)]
+            }
+            return ["classes": .array(list)]
+        }
+        r.register("classes.define", params: ["name", "hooks", "memoryBytes"]) { [unowned self] _, p throws(RPCError) in
+            let cls = try ScriptedClass.define(p)
+            try host.classes.register(cls)
+            return ["name": .string(cls.name), "plugin": .null, "scripted": true,
+                    "hooks": .array(Hook.allCases.filter { cls.hooks[$0] != nil }.map { .string($0.rawValue) }),
+                    "memoryBytes": .int(cls.memoryBytes)]
+        }
+    }
+
+    func containerInfo(_ c: ContainerRecord) -> JSONValue {
+        var parent: JSONValue = .null
+        switch c.parent {
+        case .none: break
+        case .stack(let s): parent = ["kind": "stack", "id": .string(s)]
+        case .greenRoom(let g): parent = ["kind": "greenRoom", "id": .string(g)]
+        case .page(let s, let i): parent = ["kind": "page", "id": .string(s), "index": .int(i)]
+        }
+        return [
+            "container": .string(c.id),
+            "class": .string(c.className),
+            "state": .string(c.summaryState),
+            "appearance": .string(c.state.rawValue),
+            "viewLoaded": .bool(c.viewLoaded),
+            "size": c.laidOutSize.map { Self.sizeJSON($0) } ?? .null,
+            "parent": parent,
+            "offscreen": .bool(c.isOffscreen),
+            "memoryBytes": .int(memoryBytes(c)),
+        ]
+    }
+
+    func registerContainerMethods(into r: inout MethodRegistry<HostConnection>) {
+        r.register("container.create", params: ["class", "data"]) { [unowned self] conn, p throws(RPCError) in
+            let cls = try host.classes.require(try p.require("class"))
+            let c = try create(cls, owner: conn.id, data: p.object["data"])
+            return containerInfo(c)
+        }
+        r.register("container.configure", params: ["container", "data"]) { [unowned self] conn, p throws(RPCError) in
+            let c = try container(p, owner: conn)
+            guard let data = p.object["data"] else { throw .invalidParams(path: "data", "is required") }
+            let output = try configure(c, data: data)
+            return ["container": .string(c.id), "output": output]
+        }
+        r.register("container.info", params: ["container"]) { [unowned self] conn, p throws(RPCError) in
+            containerInfo(try container(p, owner: conn))
+        }
+        r.register("container.release", params: ["container"]) { [unowned self] conn, p throws(RPCError) in
+            let c = try container(p, owner: conn)
+            if case .page(let session, _) = c.parent {
+                throw .invalidState("Container \(c.id) is a child of page session \(session); destroy the session instead",
+                                    ["container": .string(c.id), "session": .string(session)])
+            }
+            release(c)
+            return ["container": .string(c.id), "released": true]
+        }
+    }
+
+    func stackInfo(_ s: StackRecord) -> JSONValue {
+        [
+            "stack": .string(s.id),
+            "width": .double(s.size.width),
+            "height": .double(s.size.height),
+            "hidden": .bool(s.isHidden),
+            "containers": .array(s.items.map { .string($0.id) }),
+            "top": s.top.map { .string($0.id) } ?? .null,
+            "animating": .bool(s.isAnimating),
+        ]
+    }
+
+    static func size(_ p: Params) throws(RPCError) -> Size {
+        let w: Double = try p.require("width")
+        let h: Double = try p.require("height")
+        guard w > 0, w <= 100_000 else { throw .invalidParams(path: "width", "must be > 0 and <= 100000") }
+        guard h > 0, h <= 100_000 else { throw .invalidParams(path: "height", "must be > 0 and <= 100000") }
+        return Size(width: w, height: h)
+    }
+
+    /// Pushes with DESIGN §4's rules: already in this stack -> invalidState (UIKit crashes); in another
+    /// stack -> moved (it disappears there first); a page session's child cannot be pushed.
+    func push(_ c: ContainerRecord, onto s: StackRecord, animated: Bool) throws(RPCError) {
+        if s.contains(c) {
+            throw .invalidState("Container \(c.id) is already in stack \(s.id) (UIKit would crash)",
+                                ["container": .string(c.id), "stack": .string(s.id)])
+        }
+        if case .page(let session, _) = c.parent {
+            throw .invalidState("Container \(c.id) is a child of page session \(session)",
+                                ["container": .string(c.id), "session": .string(session)])
+        }
+        detach(c)
+        try guarded { () throws(ContainerFailure) in try stackOps.push(c, onto: s, animated: animated, onFailure: deferredFailure) }
+    }
+
+    func registerStackMethods(into r: inout MethodRegistry<HostConnection>) {
+        r.register("stack.create", params: ["width", "height", "hidden"]) { [unowned self] conn, p throws(RPCError) in
+            let size = try Self.size(p)
+            let s = makeStack(size: size, hidden: try p.optional("hidden") ?? false, owner: conn.id)
+            return stackInfo(s)
+        }
+        r.register("stack.push", params: ["stack", "container", "animated"]) { [unowned self] conn, p throws(RPCError) in
+            let s = try stack(p, owner: conn)
+            let c = try container(p, owner: conn)
+            try push(c, onto: s, animated: try p.optional("animated") ?? false)
+            return stackInfo(s)
+        }
+        r.register("stack.pop", params: ["stack", "animated"]) { [unowned self] conn, p throws(RPCError) in
+            let s = try stack(p, owner: conn)
+            let animated: Bool = try p.optional("animated") ?? false
+            guard let c = stackOps.pop(s, animated: animated, onFailure: deferredFailure) else {
+                throw .invalidState("Stack \(s.id) is empty", ["stack": .string(s.id)])
+            }
+            return ["container": .string(c.id), "stack": stackInfo(s)]
+        }
+        r.register("stack.setHidden", params: ["stack", "hidden"]) { [unowned self] conn, p throws(RPCError) in
+            let s = try stack(p, owner: conn)
+            stackOps.setHidden(s, try p.require("hidden"), onFailure: deferredFailure)
+            return stackInfo(s)
+        }
+        r.register("stack.resize", params: ["stack", "width", "height"]) { [unowned self] conn, p throws(RPCError) in
+            let s = try stack(p, owner: conn)
+            stackOps.resize(s, to: try Self.size(p), onFailure: deferredFailure)
+            return stackInfo(s)
+        }
+        r.register("stack.info", params: ["stack"]) { [unowned self] conn, p throws(RPCError) in
+            stackInfo(try stack(p, owner: conn))
+        }
+        r.register("stack.destroy", params: ["stack"]) { [unowned self] conn, p throws(RPCError) in
+            let s = try stack(p, owner: conn)
+            let ids = s.items.reversed().map { JSONValue.string($0.id) }
+            destroyStack(s)
+            return ["stack": .string(s.id), "destroyed": true, "released": .array(ids)]
+        }
+    }
+}

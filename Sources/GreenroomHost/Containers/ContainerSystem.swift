@@ -1,0 +1,327 @@
+import GreenroomCore
+import GreenroomJSON
+import GreenroomRPC
+
+/// Containers, stacks and prerender pools: binds Core's lifecycle rules to class instances, events,
+/// connections and the idle-task dispatcher.
+public final class ContainerSystem: HostComponent, LifecycleDelegate {
+    unowned let host: Host
+    private(set) var containers: [String: ContainerRecord] = [:]
+    private(set) var instances: [String: ContainerInstance] = [:]
+    private(set) var stacks: [String: StackRecord] = [:]
+    var pools: [PoolKey: PoolRecord] = [:]
+    var poolOrder: [PoolKey] = []
+    private var nextContainer = 1
+    private var nextStack = 1
+    /// The connection whose request scheduled a pooled container's warm-up: its events go there.
+    var causes: [String: String] = [:]
+    /// The last hook failure per container, for the -32004 reply.
+    private var failures: [String: (hook: Hook, failure: HookFailure)] = [:]
+    /// When each idle pooled container was warmed (least recently used goes first past the budget).
+    var warmedAt: [String: Double] = [:]
+    public private(set) var unbalancedTransitions = 0
+    /// Page sessions report their children here (set by the page component).
+    public var pageInfo: ((ContainerRecord) -> JSONValue?)?
+
+    public var defaultSize = Size(width: 375, height: 667)
+    /// Host-wide budget for bytes held by idle pooled containers.
+    public var poolBudgetBytes = 256 << 20
+    /// After a memory warning, eager pools refill only on demand until this much host time passed.
+    public var coolDownMs: Double = 5000
+
+    private var timerTokens: [Int: TimerID] = [:]
+    private var nextToken = 1
+
+    public private(set) lazy var lifecycle = Lifecycle(delegate: self)
+    public private(set) lazy var stackOps = StackOperations(lifecycle: lifecycle)
+
+    public init(host: Host) {
+        self.host = host
+        try? host.classes.register(PlainClass(name: "Container"))
+    }
+
+    // MARK: LifecycleDelegate
+
+    public func perform(_ hook: Hook, on c: ContainerRecord, _ context: HookContext) -> Bool {
+        guard let instance = instances[c.id] else { return false }
+        var input = JSONObject()
+        if let a = context.animated { input["animated"] = .bool(a) }
+        if let s = context.size { input["size"] = Self.sizeJSON(s) }
+        if let p = context.parent { input["parent"] = p.map { .string($0) } ?? .null }
+        var ok = true
+        do {
+            _ = try instance.run(hook, input: input)
+        } catch {
+            failures[c.id] = (hook, error)
+            ok = false
+        }
+        emitLifecycle(hook, c, context, failed: !ok)
+        if hook == .deinitialize { finishDestroy(c) }
+        return ok
+    }
+
+    public func unbalanced(_ c: ContainerRecord, call: String) {
+        unbalancedTransitions += 1
+        var fields = baseEvent(c, event: "unbalancedAppearanceTransition")
+        fields["call"] = .string(call)
+        fields["state"] = .string(c.state.rawValue)
+        host.emit("lifecycle", owner: eventTarget(c), fields)
+    }
+
+    public func schedule(afterMs ms: Double, _ action: @escaping () -> Void) -> Int {
+        let token = nextToken
+        nextToken += 1
+        timerTokens[token] = host.schedule(at: host.now + ms) { [weak self] in
+            self?.timerTokens[token] = nil
+            action()
+        }
+        return token
+    }
+
+    public func cancel(_ token: Int) {
+        if let id = timerTokens.removeValue(forKey: token) { host.cancelTimer(id) }
+    }
+
+    // MARK: Events
+
+    /// The connection that receives a container's events: its owner, or the one that caused its warm-up.
+    func eventTarget(_ c: ContainerRecord) -> HostConnection? {
+        if let o = c.owner { return host.connection(id: o) }
+        if let cause = causes[c.id] { return host.connection(id: cause) }
+        return nil
+    }
+
+    func baseEvent(_ c: ContainerRecord, event: String) -> JSONObject {
+        var f: JSONObject = ["container": .string(c.id), "class": .string(c.className), "event": .string(event),
+                             "offscreen": .bool(c.isOffscreen)]
+        if let page = pageInfo?(c) { f["page"] = page }
+        return f
+    }
+
+    private func emitLifecycle(_ hook: Hook, _ c: ContainerRecord, _ context: HookContext, failed: Bool) {
+        let target = eventTarget(c)
+        guard host.wantsEvents("lifecycle", owner: target) else { return }
+        var f = baseEvent(c, event: hook.rawValue)
+        if let a = context.animated { f["animated"] = .bool(a) }
+        if let s = context.size { f["size"] = Self.sizeJSON(s) }
+        if let p = context.parent { f["parent"] = p.map { .string($0) } ?? .null }
+        if failed { f["failed"] = true }
+        host.emit("lifecycle", owner: target, f)
+    }
+
+    static func sizeJSON(_ s: Size) -> JSONValue { ["width": .double(s.width), "height": .double(s.height)] }
+
+    // MARK: Creating and destroying
+
+    /// Creates a container (fresh: view not loaded) and runs `init` with `data`. A warm-up passes its
+    /// green room, so that `init` too is reported offscreen, and the connection that caused it.
+    func create(_ cls: ContainerClass, owner: String?, data: JSONValue?, offscreenIn greenRoom: String? = nil,
+                cause: String? = nil) throws(RPCError) -> ContainerRecord {
+        let id = "c-\(nextContainer)"
+        nextContainer += 1
+        let instance: ContainerInstance
+        do { instance = try cls.makeInstance(containerID: id) } catch {
+            throw RPCError(.pluginFailed, "Creating a \(cls.name) failed: \(error.message)",
+                           mergingData(error.data, ["class": .string(cls.name), "hook": "init"]))
+        }
+        let c = ContainerRecord(id: id, className: cls.name, owner: owner)
+        containers[id] = c
+        instances[id] = instance
+        if let cause { causes[id] = cause }
+        if let greenRoom { c.parent = .greenRoom(greenRoom) }
+        defer { if greenRoom != nil, !c.isDestroyed { c.parent = .none } }
+        var input = JSONObject()
+        if let data { input["data"] = data }
+        do {
+            _ = try instance.run(.initialize, input: input)
+            emitLifecycle(.initialize, c, HookContext(), failed: false)
+        } catch {
+            emitLifecycle(.initialize, c, HookContext(), failed: true)
+            failures[id] = (.initialize, error)
+            throw fail(c)
+        }
+        return c
+    }
+
+    private func finishDestroy(_ c: ContainerRecord) {
+        instances.removeValue(forKey: c.id)?.destroy()
+        containers[c.id] = nil
+        causes[c.id] = nil
+        warmedAt[c.id] = nil
+        failures[c.id] = nil
+    }
+
+    /// Takes a container out of wherever it is, balanced (used by release and by moves).
+    func detach(_ c: ContainerRecord) {
+        switch c.parent {
+        case .stack(let sid), .greenRoom(let sid):
+            if let s = stackRecord(sid) { stackOps.remove(c, from: s, onFailure: deferredFailure) }
+        case .page, .none:
+            break
+        }
+    }
+
+    func stackRecord(_ id: String) -> StackRecord? {
+        if let s = stacks[id] { return s }
+        return pools.values.first { $0.greenRoom.id == id }?.greenRoom
+    }
+
+    /// Releases a container: detached (disappearing if on screen), then deinit.
+    func release(_ c: ContainerRecord) {
+        detach(c)
+        lifecycle.teardown(c)
+    }
+
+    /// A hook failed: the container is torn down (no further hooks but deinit) and the caller gets
+    /// -32004 with what failed.
+    @discardableResult
+    func fail(_ c: ContainerRecord) -> RPCError {
+        let f = failures[c.id]
+        c.markFailed()
+        // Out of its parent without hooks: a failed container runs nothing but deinit.
+        switch c.parent {
+        case .stack(let sid), .greenRoom(let sid):
+            if let s = stackRecord(sid) { stackOps.discard(c, from: s) }
+        default: break
+        }
+        c.parent = .none
+        lifecycle.teardown(c)
+        let hook = f?.hook.rawValue ?? "unknown"
+        return RPCError(.pluginFailed, "\(c.className).\(hook) failed: \(f?.failure.message ?? "hook failed"); container \(c.id) was torn down",
+                        mergingData(f?.failure.data ?? [:], ["container": .string(c.id), "class": .string(c.className), "hook": .string(hook)]))
+    }
+
+    /// For failures in deferred work (animation ends): tear down, no reply to carry the error.
+    lazy var deferredFailure: (ContainerFailure) -> Void = { [unowned self] failure in
+        if let c = self.containers[failure.container], !c.isDestroyed { self.fail(c) }
+    }
+
+    /// Runs a Core operation; a hook failure becomes -32004 after its container is torn down.
+    func guarded<T>(_ body: () throws(ContainerFailure) -> T) throws(RPCError) -> T {
+        do { return try body() } catch {
+            guard let c = containers[error.container] else {
+                throw RPCError(.pluginFailed, "A hook failed", ["container": .string(error.container), "hook": .string(error.hook.rawValue)])
+            }
+            throw fail(c)
+        }
+    }
+
+    /// `configure` with business data; returns the hook's output.
+    func configure(_ c: ContainerRecord, data: JSONValue) throws(RPCError) -> JSONValue {
+        guard let instance = instances[c.id] else { throw RPCError.unknownObject(c.id, expected: "container") }
+        do {
+            let out = try instance.run(.configure, input: ["data": data])
+            emitLifecycle(.configure, c, HookContext(), failed: false)
+            return out ?? .null
+        } catch {
+            failures[c.id] = (.configure, error)
+            emitLifecycle(.configure, c, HookContext(), failed: true)
+            throw fail(c)
+        }
+    }
+
+    func memoryBytes(_ c: ContainerRecord) -> Int { instances[c.id]?.memoryBytes ?? 0 }
+
+    // MARK: Lookup with errors
+
+    func container(_ p: Params, _ name: String = "container", owner: HostConnection) throws(RPCError) -> ContainerRecord {
+        let id: String = try p.require(name)
+        guard let c = containers[id], c.owner == owner.id, !c.isDestroyed else {
+            throw RPCError(.unknownObject, "No container with id \(id) on this connection",
+                           ["id": .string(id), "expected": "container", "path": .string(name)])
+        }
+        return c
+    }
+
+    func stack(_ p: Params, _ name: String = "stack", owner: HostConnection) throws(RPCError) -> StackRecord {
+        let id: String = try p.require(name)
+        guard let s = stacks[id], s.owner == owner.id else {
+            throw RPCError(.unknownObject, "No stack with id \(id) on this connection",
+                           ["id": .string(id), "expected": "stack", "path": .string(name)])
+        }
+        return s
+    }
+
+    func makeStack(size: Size, hidden: Bool, owner: String) -> StackRecord {
+        let s = StackRecord(id: "s-\(nextStack)", size: size, hidden: hidden, owner: owner)
+        nextStack += 1
+        stacks[s.id] = s
+        return s
+    }
+
+    func destroyStack(_ s: StackRecord) {
+        stackOps.destroy(s)
+        stacks[s.id] = nil
+    }
+
+    // MARK: HostComponent
+
+    public func register(into r: inout MethodRegistry<HostConnection>) {
+        registerClassMethods(into: &r)
+        registerContainerMethods(into: &r)
+        registerStackMethods(into: &r)
+        registerPoolMethods(into: &r)
+    }
+
+    public func connectionClosed(_ connection: HostConnection) {
+        let id = connection.id
+        // Deliver running animations first, so everything tears down balanced.
+        for s in stacks.values where s.owner == id { stackOps.completeTransition(s) }
+        for s in stacks.values.sorted(by: { $0.id < $1.id }) where s.owner == id { destroyStack(s) }
+        for c in containers.values.sorted(by: { $0.id < $1.id }) where c.owner == id && !c.isDestroyed {
+            if case .page = c.parent { continue }  // page sessions tear their own children down
+            release(c)
+        }
+        for (cid, cause) in causes where cause == id { causes[cid] = nil }
+    }
+
+    public func memoryWarning(level: String, caller: HostConnection?) -> JSONObject {
+        let (count, bytes) = purgePools(className: nil, reason: "memoryWarning", caller: caller, coolDown: true)
+        var notified = 0
+        for c in containers.values.sorted(by: { $0.id < $1.id }) where !c.isDestroyed && !c.isFailed && c.viewLoaded {
+            if case .greenRoom = c.parent { continue }
+            guard let instance = instances[c.id] else { continue }
+            do {
+                _ = try instance.run(.didReceiveMemoryWarning, input: ["level": .string(level)])
+                emitLifecycle(.didReceiveMemoryWarning, c, HookContext(), failed: false)
+            } catch {
+                failures[c.id] = (.didReceiveMemoryWarning, error)
+                emitLifecycle(.didReceiveMemoryWarning, c, HookContext(), failed: true)
+                fail(c)
+            }
+            notified += 1
+        }
+        return ["pooledContainers": .int(count), "pooledBytes": .int(bytes), "notifiedContainers": .int(notified)]
+    }
+
+    public func addStats(to stats: inout JSONObject) {
+        var byState: [String: Int] = [:]
+        for s in ["fresh", "appearing", "appeared", "disappearing", "disappeared"] { byState[s] = 0 }
+        var pooled = 0
+        for c in containers.values where !c.isDestroyed {
+            byState[c.summaryState, default: 0] += 1
+            if case .greenRoom = c.parent { pooled += 1 }
+        }
+        var states = JSONObject()
+        for s in ["fresh", "appearing", "appeared", "disappearing", "disappeared"] { states[s] = .int(byState[s] ?? 0) }
+        stats["containers"] = [
+            "total": .int(containers.count),
+            "pooled": .int(pooled),
+            "byState": .object(states),
+        ]
+        stats["stacks"] = .int(stacks.count)
+        stats["pools"] = [
+            "count": .int(pools.count),
+            "idle": .int(pooled),
+            "pooledBytes": .int(pooledBytes()),
+            "budgetBytes": .int(poolBudgetBytes),
+        ]
+        stats["unbalancedTransitions"] = .int(unbalancedTransitions)
+    }
+}
+
+func mergingData(_ base: JSONObject, _ extra: JSONObject) -> JSONObject {
+    var d = base
+    for m in extra.members { d[m.key] = m.value }
+    return d
+}

@@ -1,0 +1,245 @@
+import GreenroomCore
+import GreenroomJSON
+import GreenroomRPC
+
+/// Prerender pools and `showRendered` (DESIGN §5, seed 000 improved): one pool per class and size, an
+/// off-screen but shown green room, warm-ups as idle tasks after the reply, real purges.
+extension ContainerSystem {
+    func pool(for key: PoolKey, create: Bool = true) -> PoolRecord? {
+        if let p = pools[key] { return p }
+        guard create else { return nil }
+        let room = StackRecord(id: "g-\(key.className)-\(Int(key.size.width))x\(Int(key.size.height))",
+                               size: key.size, owner: nil, greenRoom: true)
+        let p = PoolRecord(key: key, depth: 1, policy: .lazy, greenRoom: room)
+        pools[key] = p
+        poolOrder.append(key)
+        return p
+    }
+
+    /// The pool `showRendered` uses: the class's pool at the stack's size, else the class's first pool,
+    /// else a new lazy pool at the stack's (or the default) size.
+    func poolForShow(className: String, size: Size?) -> PoolRecord {
+        if let size, let p = pools[PoolKey(className: className, size: size)] { return p }
+        if size == nil, let key = poolOrder.first(where: { $0.className == className }) { return pools[key]! }
+        return pool(for: PoolKey(className: className, size: size ?? defaultSize))!
+    }
+
+    func pooledBytes() -> Int {
+        var total = 0
+        for p in pools.values { for c in p.idle { total += memoryBytes(c) } }
+        return total
+    }
+
+    func poolEvent(_ kind: String, _ p: PoolRecord, _ c: ContainerRecord?, to target: HostConnection?, _ extra: JSONObject = [:]) {
+        guard host.wantsEvents("pool", owner: target) else { return }
+        var f: JSONObject = ["kind": .string(kind), "class": .string(p.key.className),
+                             "width": .double(p.key.size.width), "height": .double(p.key.size.height)]
+        if let c { f["container"] = .string(c.id) }
+        for m in extra.members { f[m.key] = m.value }
+        host.emit("pool", owner: target, f)
+    }
+
+    /// Queues `count` warm-ups as idle tasks in `default` mode (paused while sessions track). They run
+    /// after the current reply is written. Events go to `cause`.
+    func queueWarmups(_ p: PoolRecord, count: Int, cause: HostConnection?) -> Int {
+        var queued = 0
+        for _ in 0..<count {
+            p.warming += 1
+            let key = "warm:\(p.key):\(p.warmed + p.warming):\(host.dispatcher.totalRan)"
+            let causeID = cause?.id
+            let ok = host.dispatcher.enqueue(key: key, mode: .default, costKey: "warm:\(p.key.className)") { [weak self, weak p] in
+                guard let self, let p else { return }
+                p.warming -= 1
+                self.warmOne(p, cause: causeID)
+            }
+            if ok { queued += 1 } else { p.warming -= 1 }
+        }
+        return queued
+    }
+
+    /// Warming = create + push into the green room: loadView, viewDidLoad, layout at the pool's size,
+    /// viewWillAppear, viewDidAppear, all `offscreen: true`.
+    func warmOne(_ p: PoolRecord, cause: String?) {
+        guard pools[p.key] === p, let cls = host.classes[p.key.className] else { return }
+        let target = cause.flatMap { host.connection(id: $0) }
+        let c: ContainerRecord
+        do {
+            c = try create(cls, owner: nil, data: nil, offscreenIn: p.greenRoom.id, cause: cause)
+        } catch {
+            poolEvent("warmFailed", p, nil, to: target, ["error": error.json])
+            return
+        }
+        do throws(ContainerFailure) {
+            try stackOps.push(c, onto: p.greenRoom, animated: false, onFailure: deferredFailure)
+        } catch {
+            let e = fail(c)
+            poolEvent("warmFailed", p, c, to: target, ["error": e.json])
+            return
+        }
+        p.warmed += 1
+        warmedAt[c.id] = host.now
+        poolEvent("warmed", p, c, to: target, ["idle": .int(p.idle.count)])
+        enforceBudget(cause: target)
+    }
+
+    /// Past the host-wide budget of pooled bytes, the least recently warmed idle container goes first,
+    /// whatever its class.
+    func enforceBudget(cause: HostConnection?) {
+        var total = pooledBytes()
+        while total > poolBudgetBytes {
+            var oldest: (PoolRecord, ContainerRecord, Double)?
+            for p in pools.values {
+                for c in p.idle {
+                    let t = warmedAt[c.id] ?? 0
+                    if oldest == nil || t < oldest!.2 { oldest = (p, c, t) }
+                }
+            }
+            guard let (p, c, _) = oldest else { return }
+            total -= memoryBytes(c)
+            p.evicted += 1
+            poolEvent("evicted", p, c, to: cause, ["reason": "budget"])
+            stackOps.remove(c, from: p.greenRoom, onFailure: deferredFailure)
+            lifecycle.teardown(c)
+        }
+    }
+
+    /// Takes a warm container out of its green room and gives it to `owner`: it leaves offscreen
+    /// (willDisappear, didDisappear when it was the green room's top).
+    func take(from p: PoolRecord, owner: HostConnection) -> ContainerRecord? {
+        guard let c = p.greenRoom.top else { return nil }
+        causes[c.id] = owner.id  // its leaving events go to the taker
+        stackOps.remove(c, from: p.greenRoom, onFailure: deferredFailure)
+        guard !c.isDestroyed else { return nil }
+        c.owner = owner.id
+        causes[c.id] = nil
+        warmedAt[c.id] = nil
+        return c
+    }
+
+    /// Purges idle pooled containers (all classes when nil): they disappear offscreen and deinit, their
+    /// memory really freed. Returns (containers, bytes).
+    func purgePools(className: String?, reason: String, caller: HostConnection?, coolDown: Bool) -> (Int, Int) {
+        var count = 0, bytes = 0
+        for key in poolOrder where className == nil || key.className == className {
+            guard let p = pools[key] else { continue }
+            if coolDown { p.coolDownUntil = host.now + coolDownMs }
+            // Queued warm-ups of a purged pool are dropped too: refills come on demand or after the cool-down.
+            if coolDown { p.warming = 0 }
+            while let c = p.greenRoom.top {
+                bytes += memoryBytes(c)
+                count += 1
+                p.purged += 1
+                causes[c.id] = caller?.id ?? causes[c.id]
+                stackOps.remove(c, from: p.greenRoom, onFailure: deferredFailure)
+                lifecycle.teardown(c)
+            }
+            poolEvent("purged", p, nil, to: caller, ["reason": .string(reason)])
+            if coolDown && p.policy == .eager { scheduleRefillAfterCoolDown(p) }
+        }
+        if coolDown {
+            for t in host.dispatcher.pendingTasks where t.key.hasPrefix("warm:") && (className == nil || t.key.hasPrefix("warm:\(className!)@")) {
+                host.dispatcher.cancel(key: t.key)
+            }
+        }
+        return (count, bytes)
+    }
+
+    func scheduleRefillAfterCoolDown(_ p: PoolRecord) {
+        _ = schedule(afterMs: coolDownMs) { [weak self, weak p] in
+            guard let self, let p, self.pools[p.key] === p else { return }
+            _ = self.queueWarmups(p, count: p.refillCount(now: self.host.now), cause: nil)
+        }
+    }
+
+    func poolStatus(_ p: PoolRecord) -> JSONValue {
+        [
+            "class": .string(p.key.className),
+            "width": .double(p.key.size.width),
+            "height": .double(p.key.size.height),
+            "depth": .int(p.depth),
+            "policy": .string(p.policy.rawValue),
+            "idle": .int(p.idle.count),
+            "warming": .int(p.warming),
+            "hits": .int(p.hits),
+            "misses": .int(p.misses),
+            "warmed": .int(p.warmed),
+            "purged": .int(p.purged),
+            "evicted": .int(p.evicted),
+            "idleBytes": .int(p.idle.reduce(0) { $0 + memoryBytes($1) }),
+            "coolingDown": .bool(p.isCoolingDown(now: host.now)),
+        ]
+    }
+
+    /// The pool named by `class` and optional `width`/`height`.
+    func poolKey(_ p: Params) throws(RPCError) -> PoolKey {
+        let name: String = try p.require("class")
+        _ = try host.classes.require(name)
+        var size = defaultSize
+        if p.has("width") || p.has("height") { size = try Self.size(p) }
+        return PoolKey(className: name, size: size)
+    }
+
+    func registerPoolMethods(into r: inout MethodRegistry<HostConnection>) {
+        r.register("showRendered", params: ["class", "stack", "animated", "data"]) { [unowned self] conn, p throws(RPCError) in
+            let cls = try host.classes.require(try p.require("class"))
+            let target: StackRecord? = p.has("stack") ? try stack(p, owner: conn) : nil
+            let animated: Bool = try p.optional("animated") ?? false
+            let pool = poolForShow(className: cls.name, size: target?.size)
+            var c: ContainerRecord
+            var warm = false
+            if let hit = take(from: pool, owner: conn) {
+                c = hit
+                warm = true
+                pool.hits += 1
+                poolEvent("hit", pool, c, to: conn)
+            } else {
+                pool.misses += 1
+                c = try create(cls, owner: conn.id, data: nil)
+                poolEvent("miss", pool, c, to: conn)
+            }
+            if let target { try push(c, onto: target, animated: animated) }
+            var reply: JSONObject = ["container": .string(c.id), "class": .string(cls.name), "warm": .bool(warm)]
+            if let data = p.object["data"] { reply["output"] = try configure(c, data: data) }
+            // Replacement warming runs after this reply is written, as idle tasks.
+            let refill = pool.policy == .eager ? pool.refillCount(now: host.now)
+                : (warm || pool.warming + pool.idle.count >= pool.depth ? 0 : 1)
+            if refill > 0 { _ = queueWarmups(pool, count: refill, cause: conn) }
+            return .object(reply)
+        }
+        r.register("pool.configure", params: ["class", "depth", "width", "height", "policy"]) { [unowned self] conn, p throws(RPCError) in
+            let key = try poolKey(p)
+            let depth: Int = try p.optional("depth") ?? 1
+            guard depth >= 0, depth <= 1000 else { throw .invalidParams(path: "depth", "must be between 0 and 1000") }
+            let policy = PoolPolicy(rawValue: try p.choice("policy", PoolPolicy.allCases.map(\.rawValue), default: "lazy")!)!
+            let pool = pool(for: key)!
+            pool.depth = depth
+            pool.policy = policy
+            // Shrinking drops the surplus at once.
+            while pool.idle.count > depth, let c = pool.greenRoom.items.first {
+                stackOps.remove(c, from: pool.greenRoom, onFailure: deferredFailure)
+                lifecycle.teardown(c)
+            }
+            _ = queueWarmups(pool, count: pool.refillCount(now: host.now), cause: conn)
+            return poolStatus(pool)
+        }
+        r.register("pool.warm", params: ["class", "count", "width", "height"]) { [unowned self] conn, p throws(RPCError) in
+            let key = try poolKey(p)
+            let pool = pool(for: key)!
+            let count: Int = try p.optional("count") ?? max(1, pool.depth - pool.idle.count - pool.warming)
+            guard count >= 0, count <= 1000 else { throw .invalidParams(path: "count", "must be between 0 and 1000") }
+            let queued = queueWarmups(pool, count: count, cause: conn)
+            return ["class": .string(key.className), "queued": .int(queued), "pool": poolStatus(pool)]
+        }
+        r.register("pool.status", params: ["class"]) { [unowned self] _, p throws(RPCError) in
+            let name: String? = try p.optional("class")
+            if let name { _ = try host.classes.require(name) }
+            return ["pools": .array(poolOrder.filter { name == nil || $0.className == name }.compactMap { pools[$0].map(poolStatus) })]
+        }
+        r.register("pool.purge", params: ["class"]) { [unowned self] conn, p throws(RPCError) in
+            let name: String? = try p.optional("class")
+            if let name { _ = try host.classes.require(name) }
+            let (count, bytes) = purgePools(className: name, reason: "purge", caller: conn, coolDown: false)
+            return ["purged": .int(count), "bytes": .int(bytes)]
+        }
+    }
+}
