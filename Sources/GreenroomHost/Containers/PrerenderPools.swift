@@ -98,9 +98,15 @@ extension ContainerSystem {
             total -= memoryBytes(c)
             p.evicted += 1
             poolEvent("evicted", p, c, to: cause, ["reason": "budget"])
-            stackOps.remove(c, from: p.greenRoom, onFailure: deferredFailure)
-            lifecycle.teardown(c)
+            destroyPooled(c, in: p)
         }
+    }
+
+    /// Frees an idle container where it sits: it disappears (if it is the green room's top) and
+    /// deinits, all offscreen, and its memory is returned.
+    func destroyPooled(_ c: ContainerRecord, in p: PoolRecord) {
+        lifecycle.teardown(c)
+        stackOps.discard(c, from: p.greenRoom)
     }
 
     /// Takes a warm container out of its green room and gives it to `owner`: it leaves offscreen
@@ -130,8 +136,7 @@ extension ContainerSystem {
                 count += 1
                 p.purged += 1
                 causes[c.id] = caller?.id ?? causes[c.id]
-                stackOps.remove(c, from: p.greenRoom, onFailure: deferredFailure)
-                lifecycle.teardown(c)
+                destroyPooled(c, in: p)
             }
             poolEvent("purged", p, nil, to: caller, ["reason": .string(reason)])
             if coolDown && p.policy == .eager { scheduleRefillAfterCoolDown(p) }
@@ -215,10 +220,7 @@ extension ContainerSystem {
             pool.depth = depth
             pool.policy = policy
             // Shrinking drops the surplus at once.
-            while pool.idle.count > depth, let c = pool.greenRoom.items.first {
-                stackOps.remove(c, from: pool.greenRoom, onFailure: deferredFailure)
-                lifecycle.teardown(c)
-            }
+            while pool.idle.count > depth, let c = pool.greenRoom.items.first { destroyPooled(c, in: pool) }
             _ = queueWarmups(pool, count: pool.refillCount(now: host.now), cause: conn)
             return poolStatus(pool)
         }

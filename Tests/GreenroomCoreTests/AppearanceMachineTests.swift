@@ -1,0 +1,124 @@
+import Testing
+@testable import GreenroomCore
+
+/// Every cell of DESIGN §4's table: state x input -> (new state, hook) or unbalanced.
+@Suite struct AppearanceMachineTests {
+    enum Input: CaseIterable { case beginTrue, beginFalse, end }
+
+    static let table: [(Appearance, Input, Appearance?, Hook?)] = [
+        (.disappeared, .beginTrue, .appearing, .viewWillAppear),
+        (.disappeared, .beginFalse, nil, nil),
+        (.disappeared, .end, nil, nil),
+        (.appearing, .beginTrue, nil, nil),
+        (.appearing, .beginFalse, .disappearing, .viewWillDisappear),
+        (.appearing, .end, .appeared, .viewDidAppear),
+        (.appeared, .beginTrue, nil, nil),
+        (.appeared, .beginFalse, .disappearing, .viewWillDisappear),
+        (.appeared, .end, nil, nil),
+        (.disappearing, .beginTrue, .appearing, .viewWillAppear),
+        (.disappearing, .beginFalse, nil, nil),
+        (.disappearing, .end, .disappeared, .viewDidDisappear),
+    ]
+
+    @Test(arguments: 0..<12)
+    func cell(_ i: Int) {
+        let (from, input, to, hook) = Self.table[i]
+        var m = AppearanceMachine(state: from)
+        let outcome: AppearanceMachine.Outcome
+        switch input {
+        case .beginTrue: outcome = m.begin(appearing: true)
+        case .beginFalse: outcome = m.begin(appearing: false)
+        case .end: outcome = m.end()
+        }
+        if let to, let hook {
+            #expect(outcome == .hook(hook))
+            #expect(m.state == to)
+        } else {
+            #expect(outcome == .unbalanced, "\(from) \(input) is unbalanced")
+            #expect(m.state == from, "an unbalanced call changes nothing")
+        }
+    }
+
+    @Test func tableCoversEveryCell() {
+        #expect(Set(Self.table.map { "\($0.0)-\($0.1)" }).count == Appearance.allCases.count * Input.allCases.count)
+    }
+}
+
+/// Records hooks as "c-1:viewWillAppear" and runs scheduled work on a fake clock.
+final class RecordingDelegate: LifecycleDelegate {
+    var log: [String] = []
+    var unbalancedCalls: [String] = []
+    var failOn: Set<String> = []
+    var now: Double = 0
+    var timers: [(at: Double, token: Int, action: () -> Void)] = []
+    var nextToken = 1
+
+    func perform(_ hook: Hook, on c: ContainerRecord, _ context: HookContext) -> Bool {
+        log.append("\(c.id):\(hook.rawValue)")
+        return !failOn.contains("\(c.id):\(hook.rawValue)")
+    }
+    func unbalanced(_ c: ContainerRecord, call: String) { unbalancedCalls.append("\(c.id):\(call)") }
+    func schedule(afterMs ms: Double, _ action: @escaping () -> Void) -> Int {
+        defer { nextToken += 1 }
+        timers.append((now + ms, nextToken, action))
+        return nextToken
+    }
+    func cancel(_ token: Int) { timers.removeAll { $0.token == token } }
+    func advance(_ ms: Double) {
+        now += ms
+        while let i = timers.indices.filter({ timers[$0].at <= now }).min(by: { timers[$0].at < timers[$1].at }) {
+            let t = timers.remove(at: i)
+            t.action()
+        }
+    }
+    func take() -> [String] { defer { log = [] }; return log }
+}
+
+@Suite struct LifecycleTests {
+    let d = RecordingDelegate()
+    var life: Lifecycle { Lifecycle(delegate: d) }
+
+    @Test func viewLoadsLazilyBeforeFirstAppearanceAndLaysOutOnlyOnSizeChange() throws {
+        let c = ContainerRecord(id: "c", className: "K", owner: nil)
+        let size = Size(width: 10, height: 20)
+        try life.begin(c, appearing: true, animated: false, size: size)
+        #expect(d.take() == ["c:loadView", "c:viewDidLoad", "c:viewWillLayoutSubviews", "c:viewDidLayoutSubviews", "c:viewWillAppear"])
+        try life.end(c, animated: false)
+        try life.disappear(c)
+        try life.appear(c, size: size)
+        #expect(d.take() == ["c:viewDidAppear", "c:viewWillDisappear", "c:viewDidDisappear", "c:viewWillAppear", "c:viewDidAppear"])
+        try life.layout(c, size: Size(width: 11, height: 20))
+        #expect(d.take() == ["c:viewWillLayoutSubviews", "c:viewDidLayoutSubviews"])
+    }
+
+    @Test func teardownDisappearsThenDeinits() throws {
+        let c = ContainerRecord(id: "c", className: "K", owner: nil)
+        try life.appear(c)
+        _ = d.take()
+        life.teardown(c)
+        #expect(d.take() == ["c:viewWillDisappear", "c:viewDidDisappear", "c:deinit"])
+        #expect(c.isDestroyed)
+        life.teardown(c)
+        #expect(d.take().isEmpty, "teardown runs once")
+    }
+
+    @Test func aFailedHookStopsTheSequenceAndOnlyDeinitRunsAfter() {
+        let c = ContainerRecord(id: "c", className: "K", owner: nil)
+        d.failOn = ["c:viewDidLoad"]
+        #expect(throws: ContainerFailure(container: "c", hook: .viewDidLoad)) {
+            try life.begin(c, appearing: true, animated: false)
+        }
+        #expect(d.take() == ["c:loadView", "c:viewDidLoad"])
+        #expect(c.isFailed)
+        life.teardown(c)
+        #expect(d.take() == ["c:deinit"])
+    }
+
+    @Test func unbalancedCallsRunNoHookAndAreReported() throws {
+        let c = ContainerRecord(id: "c", className: "K", owner: nil)
+        try life.end(c, animated: false)
+        try life.begin(c, appearing: false, animated: false)
+        #expect(d.take().isEmpty)
+        #expect(d.unbalancedCalls == ["c:endAppearance", "c:beginAppearance(false)"])
+    }
+}
