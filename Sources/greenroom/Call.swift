@@ -35,9 +35,9 @@ struct Call: ParsableCommand {
             }
             if let tokenFile {
                 let token = try readToken(tokenFile)
-                _ = try roundTrip(client, id: 0, method: "host.auth", params: ["token": .string(token)])
+                _ = try client.roundTrip(id: 0, method: "host.auth", params: ["token": .string(token)])
             }
-            let reply = try roundTrip(client, id: 1, method: method, params: paramsValue)
+            let reply = try client.roundTrip(id: 1, method: method, params: paramsValue)
             if let error = reply["error"] {
                 fputs(JSONCodec.encodeString(error) + "\n", stderr)
                 throw ExitCode(2)
@@ -49,17 +49,6 @@ struct Call: ParsableCommand {
         }
     }
 
-    /// Sends one request and returns its reply, skipping events that arrive first.
-    private func roundTrip(_ c: LineClient, id: Int, method: String, params: JSONValue?) throws -> JSONValue {
-        var request: JSONObject = ["jsonrpc": "2.0", "id": .int(id), "method": .string(method)]
-        if let params { request["params"] = params }
-        try c.send(JSONCodec.encode(.object(request)) + [0x0A])
-        while let line = try c.readLine() {
-            guard let reply = try? JSONCodec.decode(line) else { continue }
-            if reply["id"] == .int(id) || (reply["id"] == .null && reply["error"] != nil) { return reply }
-        }
-        throw LineClient.Failure(description: "the host closed the connection before replying")
-    }
 }
 
 func readAllStdin() -> String {

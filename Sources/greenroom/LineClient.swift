@@ -112,3 +112,32 @@ final class LineClient {
         }
     }
 }
+
+import GreenroomJSON
+
+extension LineClient {
+    /// A JSON-RPC error reply, as the blocking client sees it.
+    struct RPCFailure: Error, CustomStringConvertible {
+        let error: JSONValue
+        var description: String { JSONCodec.encodeString(error) }
+    }
+
+    /// Sends one request and returns its whole reply, skipping events that arrive first.
+    func roundTrip(id: Int, method: String, params: JSONValue?) throws -> JSONValue {
+        var request: JSONObject = ["jsonrpc": "2.0", "id": .int(id), "method": .string(method)]
+        if let params { request["params"] = params }
+        try send(JSONCodec.encode(.object(request)) + [0x0A])
+        while let line = try readLine() {
+            guard let reply = try? JSONCodec.decode(line) else { continue }
+            if reply["id"] == .int(id) || (reply["id"] == .null && reply["error"] != nil) { return reply }
+        }
+        throw Failure(description: "the host closed the connection before replying")
+    }
+
+    /// The result of one request; a JSON-RPC error throws `RPCFailure`.
+    func call(_ method: String, _ params: JSONValue? = nil) throws -> JSONValue {
+        let reply = try roundTrip(id: 1, method: method, params: params)
+        if let error = reply["error"] { throw RPCFailure(error: error) }
+        return reply["result"] ?? .null
+    }
+}

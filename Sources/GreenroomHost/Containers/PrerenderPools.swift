@@ -214,7 +214,7 @@ extension ContainerSystem {
         r.register("pool.configure", params: ["class", "depth", "width", "height", "policy"]) { [unowned self] conn, p throws(RPCError) in
             let key = try poolKey(p)
             let depth: Int = try p.optional("depth") ?? 1
-            guard depth >= 0, depth <= 1000 else { throw .invalidParams(path: "depth", "must be between 0 and 1000") }
+            guard depth >= 0, depth <= 100_000 else { throw .invalidParams(path: "depth", "must be between 0 and 100000") }
             let policy = PoolPolicy(rawValue: try p.choice("policy", PoolPolicy.allCases.map(\.rawValue), default: "lazy")!)!
             let pool = pool(for: key)!
             pool.depth = depth
@@ -228,7 +228,7 @@ extension ContainerSystem {
             let key = try poolKey(p)
             let pool = pool(for: key)!
             let count: Int = try p.optional("count") ?? max(1, pool.depth - pool.idle.count - pool.warming)
-            guard count >= 0, count <= 1000 else { throw .invalidParams(path: "count", "must be between 0 and 1000") }
+            guard count >= 0, count <= 100_000 else { throw .invalidParams(path: "count", "must be between 0 and 100000") }
             let queued = queueWarmups(pool, count: count, cause: conn)
             return ["class": .string(key.className), "queued": .int(queued), "pool": poolStatus(pool)]
         }

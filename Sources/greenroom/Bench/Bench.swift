@@ -58,6 +58,21 @@ struct Bench: ParsableCommand {
         let floor = janssonParseRate(line: LoadGenerator.pingLine, count: pl)
         table.add("Jansson parse only, no I/O", unit: "msg/s", values: ["json_loadb": floor],
                   ratio: ("json_loadb / raw echo", floor / rate["raw echo"]!), budget: nil)
+        // Prerender rows (DESIGN §11), against a real-clock host of their own.
+        let child = try ChildProcess(arguments: ["serve", "--socket", "\(dir)/prerender.sock"])
+        defer { child.stop() }
+        let pre = PrerenderBench(client: try LineClient(unixPath: "\(dir)/prerender.sock"))
+        let shows = try pre.showRendered(loadMs: 20, hits: quick ? 20 : 200, colds: quick ? 5 : 20)
+        table.add("showRendered hit round trip", unit: "us", values: ["host.ping": shows.ping, "hit": shows.hit],
+                  ratio: ("hit / ping", shows.hit / shows.ping), budget: .atMost(2))
+        table.add("showRendered, viewDidLoad 20 ms", unit: "us", values: ["cold": shows.cold, "warm": shows.hit],
+                  ratio: ("cold / warm", shows.cold / shows.hit), budget: .atLeast(100))
+        let perContainer = try pre.bytesPerPooledContainer(count: quick ? 1000 : 5000)
+        table.add("host bytes per idle pooled container", unit: "B", values: ["scripted": perContainer],
+                  ratio: ("KiB", perContainer / 1024), budget: .atMost(2))
+        let purge = try pre.purgeReturn(count: quick ? 20 : 100, bytesEach: 512 * 1024)
+        table.add("purge gives back", unit: "MiB", values: ["pooled": purge.pooled / 1048576],
+                  ratio: ("returned / pooled", purge.returned), budget: .atLeast(0.9))
         table.print()
     }
 }

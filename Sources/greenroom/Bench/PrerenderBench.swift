@@ -1,0 +1,93 @@
+import Glibc
+import GreenroomJSON
+import Histogram
+
+/// Benchmarks of DESIGN §11's prerender rows, run against a real-clock host process.
+struct PrerenderBench {
+    let client: LineClient
+
+    /// Round trip of one call, in microseconds.
+    func time(_ method: String, _ params: JSONValue? = nil) throws -> (Double, JSONValue) {
+        let t0 = monotonicNanos()
+        let r = try client.call(method, params)
+        return (Double(monotonicNanos() - t0) / 1000, r)
+    }
+
+    /// Polls `pool.status` until the class's pool has `idle` warm containers (idle tasks run on the
+    /// host's own loop; bounded wait).
+    func waitForIdle(_ cls: String, _ idle: Int, timeoutMs: Double = 60_000) throws {
+        let deadline = monotonicNanos() + UInt64(timeoutMs * 1e6)
+        while monotonicNanos() < deadline {
+            let status = try client.call("pool.status", ["class": .string(cls)])
+            if let n = status["pools"]?.arrayValue?.first?["idle"]?.intValue, n >= idle { return }
+            usleep(200)
+        }
+        throw LineClient.Failure(description: "pool \(cls) did not reach \(idle) idle containers in time")
+    }
+
+    static func median(_ xs: [Double]) -> Double {
+        let s = xs.sorted()
+        return s.isEmpty ? .nan : s[s.count / 2]
+    }
+
+    /// showRendered hit vs cold for a class whose viewDidLoad burns `loadMs`, and the ping round trip
+    /// on the same connection. Returns medians in microseconds: (ping, hit, cold).
+    func showRendered(loadMs: Double, hits: Int, colds: Int) throws -> (ping: Double, hit: Double, cold: Double) {
+        let cls = "BenchLoad\(Int(loadMs))"
+        _ = try client.call("classes.define", ["name": .string(cls), "hooks": ["viewDidLoad": ["costMs": .double(loadMs)]]])
+        let stack = try client.call("stack.create", ["width": 375, "height": 667])["stack"]!
+        var pings: [Double] = []
+        // Warm: one warm container per run, then a ping and the hit, back to back in the same state
+        // (both after the same wait, so neither gets hotter caches than the other).
+        _ = try client.call("pool.configure", ["class": .string(cls), "depth": 1, "policy": "lazy", "width": 375, "height": 667])
+        var warm: [Double] = []
+        for _ in 0..<hits {
+            _ = try client.call("pool.warm", ["class": .string(cls), "count": 1, "width": 375, "height": 667])
+            try waitForIdle(cls, 1)
+            pings.append(try time("host.ping").0)
+            let (us, r) = try time("showRendered", ["class": .string(cls), "stack": stack])
+            guard r["warm"] == true else { throw LineClient.Failure(description: "expected a warm hit") }
+            warm.append(us)
+            _ = try client.call("stack.pop", ["stack": stack])
+            _ = try client.call("container.release", ["container": r["container"]!])
+        }
+        // Cold: depth 0 so a miss schedules no warm-up.
+        _ = try client.call("pool.configure", ["class": .string(cls), "depth": 0, "width": 375, "height": 667])
+        var cold: [Double] = []
+        for _ in 0..<colds {
+            let (us, r) = try time("showRendered", ["class": .string(cls), "stack": stack])
+            guard r["warm"] == false else { throw LineClient.Failure(description: "expected a cold miss") }
+            cold.append(us)
+            _ = try client.call("stack.pop", ["stack": stack])
+            _ = try client.call("container.release", ["container": r["container"]!])
+        }
+        _ = try client.call("stack.destroy", ["stack": stack])
+        return (Self.median(pings), Self.median(warm), Self.median(cold))
+    }
+
+    func rss() throws -> Double { Double(try client.call("host.stats")["rssBytes"]?.intValue ?? 0) }
+
+    /// Host bytes per idle pooled container of a scripted class that holds nothing itself.
+    func bytesPerPooledContainer(count: Int) throws -> Double {
+        _ = try client.call("classes.define", ["name": "BenchTiny"])
+        let before = try rss()
+        _ = try client.call("pool.configure", ["class": "BenchTiny", "depth": .int(count), "policy": "eager"])
+        try waitForIdle("BenchTiny", count)
+        let after = try rss()
+        _ = try client.call("pool.configure", ["class": "BenchTiny", "depth": 0])
+        return (after - before) / Double(count)
+    }
+
+    /// The share of pooled bytes a purge gives back (RSS drop / bytes the pooled containers held).
+    func purgeReturn(count: Int, bytesEach: Int) throws -> (pooled: Double, returned: Double) {
+        _ = try client.call("classes.define", ["name": "BenchHeavy", "memoryBytes": .int(bytesEach)])
+        _ = try client.call("pool.configure", ["class": "BenchHeavy", "depth": .int(count), "policy": "eager"])
+        try waitForIdle("BenchHeavy", count)
+        _ = try client.call("pool.configure", ["class": "BenchHeavy", "depth": .int(count), "policy": "lazy"])
+        let before = try rss()
+        let purge = try client.call("pool.purge", ["class": "BenchHeavy"])
+        let after = try rss()
+        let pooled = Double(purge["bytes"]?.intValue ?? 0)
+        return (pooled, (before - after) / pooled)
+    }
+}
