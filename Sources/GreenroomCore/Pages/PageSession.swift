@@ -1,0 +1,409 @@
+/// What a page session needs from the host: children made, attached, recycled and released, and
+/// its `page` events delivered.
+public protocol PageSessionDelegate: AnyObject {
+    /// A container for page `index`, attached to the session (created, taken from a reuse queue and
+    /// re-configured, or taken from a prerender pool). Runs containment hooks.
+    func makeChild(_ session: PageSession, index: Int) throws(ContainerFailure) -> ContainerRecord
+    /// Detaches and deinits a child (willMoveToParent nil, didMoveToParent nil, deinit).
+    func releaseChild(_ session: PageSession, _ child: ContainerRecord, index: Int)
+    /// Reuse mode: parks a child that left current +- 1 in its class's reuse queue.
+    func recycleChild(_ session: PageSession, _ child: ContainerRecord, index: Int)
+    /// `willTransition {from, to}` / `didTransition {from, to, completed}`.
+    func pageEvent(_ session: PageSession, _ kind: String, from: Int, to: Int, completed: Bool?)
+    /// The session started or stopped tracking (dragging, decelerating, animating).
+    func trackingChanged(_ session: PageSession)
+}
+
+/// Errors of the scroll stream and page.show that the host turns into -32003 / -32602.
+public enum PageError: Error, Equatable, Sendable {
+    case indexOutOfRange(index: Int, count: Int)
+    case offsetOutOfRange(offset: Double, min: Double, max: Double)
+    case outOfOrder(call: String, phase: String)
+    case child(ContainerFailure)
+}
+
+/// A page session (DESIGN §7, seeds 001 and 003): UIPageViewController-exact child lifecycles from a
+/// scroll stream named after UIScrollViewDelegate, regular where UIPageViewController is not.
+///
+/// Interactive rules: willBeginDragging (not decelerating) sets origin = offset, guess = current.
+/// didScroll while dragging: lastGuess = guess; guess = ceil(offset / w) when offset > origin,
+/// floor(offset / w) when offset < origin; when guess changed, is not current and is in range:
+/// guess.begin(true), then current.begin(false) if lastGuess == current, else lastGuess.begin(false)
+/// and lastGuess.end(). At rest new = round(offset / w): cancelled (new == old): old.begin(true),
+/// old.end(), guess.begin(false), guess.end(); else new.end(), old.end().
+public final class PageSession {
+    public enum CacheMode: Equatable, Sendable {
+        case limit(Int)
+        case reuse
+    }
+
+    public enum Phase: String, Sendable { case idle, dragging, decelerating, animating }
+
+    public let id: String
+    public let count: Int
+    public private(set) var pageSize: Size
+    public let cacheMode: CacheMode
+    public var animationMs: Double = 300
+
+    public private(set) var current: Int
+    public private(set) var phase: Phase = .idle
+    /// Attached children by page index.
+    public private(set) var children: [Int: ContainerRecord] = [:]
+    /// Attached indices, least recently used first.
+    public private(set) var lru: [Int] = []
+    /// Evicted while interaction-related: released when the session comes to rest (except the final page).
+    public private(set) var deferred: Set<Int> = []
+    public private(set) var offset: Double
+    /// Whether the session itself is on screen (its appearance is forwarded to the current page).
+    public private(set) var isVisible: Bool
+
+    // Interaction state.
+    private var origin: Double = 0
+    /// The page the current interaction is heading to (nil: none started).
+    public private(set) var guess: Int?
+    /// Non-interactive animation: destination and timer.
+    private var animation: (to: Int, from: Int, timer: Int, complete: () -> Void)?
+
+    let lifecycle: Lifecycle
+    public unowned let delegate: PageSessionDelegate
+
+    public init(id: String, count: Int, pageSize: Size, initialIndex: Int, cacheMode: CacheMode,
+                lifecycle: Lifecycle, delegate: PageSessionDelegate) {
+        self.id = id
+        self.count = count
+        self.pageSize = pageSize
+        self.cacheMode = cacheMode
+        self.current = initialIndex
+        self.offset = Double(initialIndex) * pageSize.width
+        self.lifecycle = lifecycle
+        self.delegate = delegate
+        self.isVisible = false
+    }
+
+    var width: Double { pageSize.width }
+    public var isTracking: Bool { phase != .idle }
+
+    // MARK: Children and cache
+
+    /// The child for `index`, attached (and counted as most recently used).
+    func child(_ index: Int) throws(PageError) -> ContainerRecord {
+        if let c = children[index] {
+            touch(index)
+            return c
+        }
+        let c: ContainerRecord
+        do { c = try delegate.makeChild(self, index: index) } catch { throw .child(error) }
+        children[index] = c
+        touch(index)
+        deferred.remove(index)
+        enforceCache(protecting: index)
+        return c
+    }
+
+    private func touch(_ index: Int) {
+        lru.removeAll { $0 == index }
+        lru.append(index)
+    }
+
+    /// Pages the current motion involves: never released mid-transition.
+    func interactionRelated() -> Set<Int> {
+        var s: Set<Int> = [current]
+        if let a = animation { s.insert(a.to); s.insert(a.from) }
+        if let g = guess {
+            s.insert(g)
+            if phase == .dragging || phase == .decelerating { s.formUnion([g - 1, g + 1]) }
+        }
+        return s
+    }
+
+    /// LRU past the limit: an interaction-related page is deferred to rest; any other is released at
+    /// once, whatever the deferral set holds (GYPageViewController held them back: its bug).
+    private func enforceCache(protecting attaching: Int? = nil) {
+        guard case .limit(let limit) = cacheMode else { return }
+        var related = interactionRelated()
+        if let attaching { related.insert(attaching) }
+        var attached = lru.filter { !deferred.contains($0) }
+        var i = 0
+        while attached.count > limit, i < attached.count {
+            let victim = attached[i]
+            // Neither the current page nor the one being attached is ever evicted.
+            if victim == current || victim == attaching { i += 1; continue }
+            attached.remove(at: i)
+            if related.contains(victim) {
+                deferred.insert(victim)
+            } else {
+                releaseNow(victim)
+            }
+        }
+    }
+
+    private func releaseNow(_ index: Int) {
+        guard let c = children.removeValue(forKey: index) else { return }
+        lru.removeAll { $0 == index }
+        deferred.remove(index)
+        // A page at rest is disappeared; anything else is brought there balanced first.
+        try? lifecycle.disappear(c)
+        delegate.releaseChild(self, c, index: index)
+    }
+
+    /// At rest: deferred pages go (except the final page); reuse mode recycles what left current +- 1.
+    private func cleanUpAtRest() {
+        for index in deferred.sorted() where index != current { releaseNow(index) }
+        deferred.remove(current)
+        if case .limit = cacheMode { enforceCache() }
+        if cacheMode == .reuse {
+            for index in children.keys.sorted() where abs(index - current) > 1 {
+                guard let c = children.removeValue(forKey: index) else { continue }
+                lru.removeAll { $0 == index }
+                try? lifecycle.disappear(c)
+                delegate.recycleChild(self, c, index: index)
+            }
+        }
+    }
+
+    /// Releases every cached child that is neither current nor interaction-related (memory warning).
+    /// Returns the released indices.
+    public func purgeForMemoryWarning() -> [Int] {
+        let keep = interactionRelated()
+        let victims = children.keys.filter { !keep.contains($0) }.sorted()
+        for i in victims { releaseNow(i) }
+        return victims
+    }
+
+    // MARK: Appearance of the session itself
+
+    /// The session appears or disappears (on its stack, or at creation when it has none): the
+    /// current page gets the same calls; other children are untouched.
+    public func setVisible(_ visible: Bool, animated: Bool = false) throws(PageError) {
+        guard visible != isVisible else { return }
+        completeAnimation()
+        if !visible { settleInteractionForHide() }
+        isVisible = visible
+        let c = try child(current)
+        do {
+            if visible { try lifecycle.appear(c, animated: animated, size: pageSize) } else { try lifecycle.disappear(c, animated: animated) }
+        } catch { throw .child(error) }
+    }
+
+    /// Forwards one begin/end call of the session's own appearance to the current page.
+    public func forwardBegin(appearing: Bool, animated: Bool) throws(PageError) {
+        if !appearing { completeAnimation(); settleInteractionForHide() }
+        isVisible = appearing
+        let c = try child(current)
+        do { try lifecycle.begin(c, appearing: appearing, animated: animated, size: pageSize) } catch { throw .child(error) }
+    }
+
+    public func forwardEnd(animated: Bool) throws(PageError) {
+        guard let c = children[current] else { return }
+        do { try lifecycle.end(c, animated: animated) } catch { throw .child(error) }
+    }
+
+    /// Hiding mid-gesture: the gesture is settled where it is, so nothing is left half way.
+    private func settleInteractionForHide() {
+        if phase == .dragging || phase == .decelerating { try? settle(at: offset) }
+    }
+
+    // MARK: Non-interactive
+
+    /// `page.show`: new.begin(true), old.begin(false), both end after the animation (at once when not
+    /// animated). A running animation completes first.
+    public func show(_ index: Int, animated: Bool) throws(PageError) {
+        guard (0..<count).contains(index) else { throw .indexOutOfRange(index: index, count: count) }
+        if phase == .dragging || phase == .decelerating { throw .outOfOrder(call: "page.show", phase: phase.rawValue) }
+        completeAnimation()
+        guard index != current else { return }
+        let from = current
+        guard isVisible else {
+            // Off screen: the page changes, no appearance calls (nothing is shown).
+            _ = try child(index)
+            current = index
+            offset = Double(index) * width
+            cleanUpAtRest()
+            return
+        }
+        let old = try child(from)
+        let new = try child(index)  // most recently used: the destination
+        delegate.pageEvent(self, "willTransition", from: from, to: index, completed: nil)
+        do {
+            try lifecycle.begin(new, appearing: true, animated: animated, size: pageSize)
+            try lifecycle.begin(old, appearing: false, animated: animated)
+        } catch { throw .child(error) }
+        let finish: () -> Void = { [unowned self] in
+            self.animation = nil
+            self.phase = .idle
+            try? self.lifecycle.end(new, animated: animated)
+            try? self.lifecycle.end(old, animated: animated)
+            self.current = index
+            self.offset = Double(index) * self.width
+            self.cleanUpAtRest()
+            self.delegate.pageEvent(self, "didTransition", from: from, to: index, completed: true)
+            self.delegate.trackingChanged(self)
+        }
+        if animated {
+            phase = .animating
+            let timer = lifecycle.delegate.schedule(afterMs: animationMs) { [weak self] in
+                guard let self, self.animation != nil else { return }
+                self.animation?.complete()
+            }
+            animation = (index, from, timer, finish)
+            delegate.trackingChanged(self)
+        } else {
+            finish()
+        }
+    }
+
+    /// Delivers a running animation's end calls now (a new show or drag interrupts it).
+    public func completeAnimation() {
+        guard let a = animation else { return }
+        lifecycle.delegate.cancel(a.timer)
+        a.complete()
+    }
+
+    // MARK: Interactive
+
+    func checkOffset(_ x: Double) throws(PageError) {
+        let lo = -width, hi = Double(count) * width
+        guard x >= lo, x <= hi else { throw .offsetOutOfRange(offset: x, min: lo, max: hi) }
+    }
+
+    public func willBeginDragging(offset x: Double) throws(PageError) {
+        try checkOffset(x)
+        guard isVisible else { throw .outOfOrder(call: "page.willBeginDragging", phase: "offscreen") }
+        switch phase {
+        case .dragging:
+            throw .outOfOrder(call: "page.willBeginDragging", phase: phase.rawValue)
+        case .decelerating:
+            // Continues the same interaction: origin re-anchored to the page boundary behind the motion.
+            let movingForward = x >= origin
+            let page = x / width
+            origin = (movingForward ? page.rounded(.down) : page.rounded(.up)) * width
+        case .animating, .idle:
+            completeAnimation()
+            origin = x
+            guess = nil
+        }
+        offset = x
+        phase = .dragging
+        delegate.trackingChanged(self)
+    }
+
+    public func didScroll(offset x: Double) throws(PageError) {
+        try checkOffset(x)
+        offset = x
+        // Outside a drag (programmatic or decelerating scrolls) the offset is recorded only.
+        guard phase == .dragging else { return }
+        let lastGuess = guess ?? current
+        var next = lastGuess
+        if x > origin { next = Int((x / width).rounded(.up)) } else if x < origin { next = Int((x / width).rounded(.down)) }
+        guard next != lastGuess, next != current, (0..<count).contains(next) else {
+            if next != lastGuess && next == current && lastGuess != current {
+                // Back on the current page mid-gesture: keep the guess (it settles at rest).
+            }
+            return
+        }
+        guess = next
+        let incoming = try child(next)
+        if guess != nil && lastGuess == current {
+            delegate.pageEvent(self, "willTransition", from: current, to: next, completed: nil)
+        } else {
+            delegate.pageEvent(self, "willTransition", from: lastGuess, to: next, completed: nil)
+        }
+        do {
+            try lifecycle.begin(incoming, appearing: true, animated: true, size: pageSize)
+            if lastGuess == current {
+                try lifecycle.begin(try child(current), appearing: false, animated: true)
+            } else if let previous = children[lastGuess] {
+                try lifecycle.begin(previous, appearing: false, animated: true)
+                try lifecycle.end(previous, animated: true)
+            }
+        } catch let e as ContainerFailure { throw .child(e) } catch let e as PageError { throw e } catch { }
+    }
+
+    public func willEndDragging(offset x: Double) throws(PageError) {
+        try checkOffset(x)
+        guard phase == .dragging else { throw .outOfOrder(call: "page.willEndDragging", phase: phase.rawValue) }
+        offset = x
+    }
+
+    public func didEndDragging(offset x: Double, willDecelerate: Bool) throws(PageError) {
+        try checkOffset(x)
+        guard phase == .dragging else { throw .outOfOrder(call: "page.didEndDragging", phase: phase.rawValue) }
+        offset = x
+        if willDecelerate {
+            phase = .decelerating
+            delegate.trackingChanged(self)
+        } else {
+            try settle(at: x)
+        }
+    }
+
+    public func didEndDecelerating(offset x: Double) throws(PageError) {
+        try checkOffset(x)
+        guard phase == .decelerating else { throw .outOfOrder(call: "page.didEndDecelerating", phase: phase.rawValue) }
+        try settle(at: x)
+    }
+
+    /// Comes to rest at `x`: new = round(x / w), clamped to the pages.
+    func settle(at x: Double) throws(PageError) {
+        offset = x
+        let new = min(max(Int((x / width).rounded()), 0), count - 1)
+        let old = current
+        let g = guess
+        phase = .idle
+        guess = nil
+        defer { delegate.trackingChanged(self) }
+        do {
+            if let g {
+                let oldChild = try child(old)
+                if new == old {
+                    // Cancelled: the old page comes back, the guess goes.
+                    try lifecycle.begin(oldChild, appearing: true, animated: true, size: pageSize)
+                    try lifecycle.end(oldChild, animated: true)
+                    if let gc = children[g] {
+                        try lifecycle.begin(gc, appearing: false, animated: true)
+                        try lifecycle.end(gc, animated: true)
+                    }
+                } else if new == g {
+                    try lifecycle.end(try child(new), animated: true)
+                    try lifecycle.end(oldChild, animated: true)
+                } else {
+                    // Settled on a page other than the last guess: the guess goes, the real one comes.
+                    if let gc = children[g] {
+                        try lifecycle.begin(gc, appearing: false, animated: true)
+                        try lifecycle.end(gc, animated: true)
+                    }
+                    let nc = try child(new)
+                    try lifecycle.begin(nc, appearing: true, animated: true, size: pageSize)
+                    try lifecycle.end(nc, animated: true)
+                    try lifecycle.end(oldChild, animated: true)
+                }
+            } else if new != old {
+                // No guess was made (no didScroll crossed a page) but the rest is elsewhere.
+                let nc = try child(new)
+                let oc = try child(old)
+                delegate.pageEvent(self, "willTransition", from: old, to: new, completed: nil)
+                try lifecycle.begin(nc, appearing: true, animated: true, size: pageSize)
+                try lifecycle.begin(oc, appearing: false, animated: true)
+                try lifecycle.end(nc, animated: true)
+                try lifecycle.end(oc, animated: true)
+            }
+        } catch let e as ContainerFailure { throw .child(e) } catch let e as PageError { throw e } catch { }
+        current = new
+        if g != nil || new != old {
+            delegate.pageEvent(self, "didTransition", from: old, to: new, completed: new != old)
+        }
+        cleanUpAtRest()
+    }
+
+    /// Tears every child down (disappear if on screen, then release), e.g. on page.destroy.
+    public func destroy() {
+        completeAnimation()
+        for index in children.keys.sorted() { releaseNow(index) }
+        phase = .idle
+        guess = nil
+    }
+
+    public func resize(_ size: Size) {
+        pageSize = size
+    }
+}

@@ -1,0 +1,286 @@
+import Testing
+@testable import GreenroomCore
+
+/// Children are "p0", "p1", ...; the log keeps appearance hooks as "willAppear 0" etc., like seed 001.
+final class PageHarness: PageSessionDelegate {
+    let d = RecordingDelegate()
+    var session: PageSession!
+    var released: [Int] = []
+    var recycled: [Int] = []
+    var events: [String] = []
+    var made = 0
+
+    init(count: Int = 5, initial: Int = 1, cache: PageSession.CacheMode = .limit(3)) {
+        session = PageSession(id: "p", count: count, pageSize: Size(width: 100, height: 200), initialIndex: initial,
+                              cacheMode: cache, lifecycle: Lifecycle(delegate: d), delegate: self)
+        try! session.setVisible(true)
+        _ = d.take()
+    }
+
+    func makeChild(_ session: PageSession, index: Int) throws(ContainerFailure) -> ContainerRecord {
+        made += 1
+        return ContainerRecord(id: "p\(index)", className: "K", owner: "conn")
+    }
+    func releaseChild(_ session: PageSession, _ child: ContainerRecord, index: Int) {
+        released.append(index)
+        Lifecycle(delegate: d).teardown(child)
+    }
+    func recycleChild(_ session: PageSession, _ child: ContainerRecord, index: Int) { recycled.append(index) }
+    func pageEvent(_ session: PageSession, _ kind: String, from: Int, to: Int, completed: Bool?) {
+        events.append("\(kind) \(from)->\(to)\(completed.map { $0 ? " done" : " cancelled" } ?? "")")
+    }
+    func trackingChanged(_ session: PageSession) {}
+
+    /// Appearance hooks in seed 001's words.
+    func log() -> [String] {
+        d.take().compactMap { entry in
+            let parts = entry.split(separator: ":")
+            let index = parts[0].dropFirst()
+            switch parts[1] {
+            case "viewWillAppear": return "willAppear \(index)"
+            case "viewDidAppear": return "didAppear \(index)"
+            case "viewWillDisappear": return "willDisappear \(index)"
+            case "viewDidDisappear": return "didDisappear \(index)"
+            default: return nil
+            }
+        }
+    }
+
+    func drag(_ offsets: [Double], release: Double, decelerate: Bool = true) throws {
+        try session.willBeginDragging(offset: offsets.first!)
+        for o in offsets.dropFirst() { try session.didScroll(offset: o) }
+        try session.willEndDragging(offset: offsets.last!)
+        try session.didEndDragging(offset: offsets.last!, willDecelerate: decelerate)
+        if decelerate { try session.didEndDecelerating(offset: release) }
+    }
+
+    /// §7's invariants at rest.
+    func checkRest() {
+        #expect(d.unbalancedCalls.isEmpty, "unbalanced: \(d.unbalancedCalls)")
+        for (i, c) in session.children {
+            #expect(c.state == (i == session.current ? .appeared : .disappeared), "page \(i) is \(c.state) at rest")
+        }
+    }
+}
+
+@Suite struct PageSessionTests {
+    @Test func nonInteractiveOneToZero() throws {
+        let h = PageHarness()
+        try h.session.show(0, animated: true)
+        #expect(h.log() == ["willAppear 0", "willDisappear 1"])
+        h.d.advance(299)
+        #expect(h.log().isEmpty)
+        h.d.advance(1)
+        #expect(h.log() == ["didAppear 0", "didDisappear 1"])
+        #expect(h.events == ["willTransition 1->0", "didTransition 1->0 done"])
+        h.checkRest()
+    }
+
+    @Test func interactiveOneToZero() throws {
+        let h = PageHarness()
+        try h.session.willBeginDragging(offset: 100)
+        try h.session.didScroll(offset: 90)
+        #expect(h.log() == ["willAppear 0", "willDisappear 1"])
+        try h.session.didScroll(offset: 40)
+        try h.session.didEndDragging(offset: 40, willDecelerate: true)
+        #expect(h.log().isEmpty)
+        try h.session.didEndDecelerating(offset: 0)
+        #expect(h.log() == ["didAppear 0", "didDisappear 1"])
+        #expect(h.session.current == 0)
+        h.checkRest()
+    }
+
+    @Test func towardTwoThenBackToZero() throws {
+        let h = PageHarness()
+        try h.drag([100, 120, 150, 99, 60], release: 0)
+        #expect(h.log() == ["willAppear 2", "willDisappear 1", "willAppear 0", "willDisappear 2", "didDisappear 2",
+                            "didAppear 0", "didDisappear 1"])
+        h.checkRest()
+    }
+
+    @Test func oneTwoZeroTwoCancelledTwice() throws {
+        let h = PageHarness()
+        try h.drag([100, 130, 80, 130], release: 200)
+        #expect(h.log() == ["willAppear 2", "willDisappear 1", "willAppear 0", "willDisappear 2", "didDisappear 2",
+                            "willAppear 2", "willDisappear 0", "didDisappear 0", "didAppear 2", "didDisappear 1"])
+        #expect(h.session.current == 2)
+        h.checkRest()
+    }
+
+    @Test func cancelledSwipeReturnsToTheOldPage() throws {
+        let h = PageHarness()
+        try h.drag([100, 140], release: 100)
+        #expect(h.log() == ["willAppear 2", "willDisappear 1", "willAppear 1", "didAppear 1", "willDisappear 2", "didDisappear 2"])
+        #expect(h.events.last == "didTransition 1->1 cancelled")
+        h.checkRest()
+    }
+
+    @Test func releaseExactlyOnAPageBoundarySettlesWithoutDeceleration() throws {
+        let h = PageHarness()
+        try h.drag([100, 150, 200], release: 200, decelerate: false)
+        #expect(h.log() == ["willAppear 2", "willDisappear 1", "didAppear 2", "didDisappear 1"])
+        #expect(h.session.phase == .idle)
+        h.checkRest()
+    }
+
+    @Test func aTinyDragThatCrossesNothingCallsNothing() throws {
+        let h = PageHarness()
+        try h.drag([100, 100], release: 100)
+        #expect(h.log().isEmpty)
+        h.checkRest()
+    }
+
+    @Test func dragBeginningWhileDeceleratingContinuesTheInteraction() throws {
+        let h = PageHarness()
+        try h.session.willBeginDragging(offset: 100)
+        try h.session.didScroll(offset: 150)
+        try h.session.didEndDragging(offset: 170, willDecelerate: true)
+        // Still decelerating toward 2; the finger comes back and drags on toward 3.
+        try h.session.willBeginDragging(offset: 180)
+        try h.session.didScroll(offset: 210)
+        try h.session.didEndDragging(offset: 260, willDecelerate: true)
+        try h.session.didEndDecelerating(offset: 300)
+        let log = h.log()
+        #expect(log == ["willAppear 2", "willDisappear 1", "willAppear 3", "willDisappear 2", "didDisappear 2",
+                        "didAppear 3", "didDisappear 1"])
+        #expect(log.filter { $0.hasPrefix("didAppear") }.count == 1, "one interaction, one didAppear")
+        #expect(h.session.current == 3)
+        h.checkRest()
+    }
+
+    @Test func settlingOnAPageOtherThanTheLastGuess() throws {
+        let h = PageHarness()
+        try h.session.willBeginDragging(offset: 100)
+        try h.session.didScroll(offset: 130)
+        try h.session.didEndDragging(offset: 130, willDecelerate: true)
+        try h.session.didEndDecelerating(offset: 300)
+        #expect(h.log() == ["willAppear 2", "willDisappear 1", "willDisappear 2", "didDisappear 2",
+                            "willAppear 3", "didAppear 3", "didDisappear 1"])
+        h.checkRest()
+    }
+
+    @Test func showDuringAnAnimationCompletesTheRunningOneFirst() throws {
+        let h = PageHarness()
+        try h.session.show(2, animated: true)
+        try h.session.show(4, animated: true)
+        #expect(h.log() == ["willAppear 2", "willDisappear 1", "didAppear 2", "didDisappear 1", "willAppear 4", "willDisappear 2"])
+        h.d.advance(300)
+        #expect(h.log() == ["didAppear 4", "didDisappear 2"])
+        h.checkRest()
+    }
+
+    @Test func dragDuringAnAnimationCompletesItFirst() throws {
+        let h = PageHarness()
+        try h.session.show(2, animated: true)
+        try h.session.willBeginDragging(offset: 200)
+        #expect(h.log() == ["willAppear 2", "willDisappear 1", "didAppear 2", "didDisappear 1"])
+        try h.session.didScroll(offset: 250)
+        try h.session.didEndDragging(offset: 300, willDecelerate: false)
+        #expect(h.log() == ["willAppear 3", "willDisappear 2", "didAppear 3", "didDisappear 2"])
+        h.checkRest()
+    }
+
+    @Test func outOfOrderCallsAreErrorsAndChangeNothing() throws {
+        let h = PageHarness()
+        #expect(throws: PageError.outOfOrder(call: "page.didEndDecelerating", phase: "idle")) { try h.session.didEndDecelerating(offset: 100) }
+        #expect(throws: PageError.outOfOrder(call: "page.didEndDragging", phase: "idle")) { try h.session.didEndDragging(offset: 100, willDecelerate: false) }
+        try h.session.didScroll(offset: 150)  // not dragging: recorded, no lifecycle
+        #expect(h.log().isEmpty)
+        #expect(throws: PageError.indexOutOfRange(index: 5, count: 5)) { try h.session.show(5, animated: false) }
+        #expect(throws: PageError.self) { try h.session.willBeginDragging(offset: -150) }
+        try h.drag([100, 150], release: 200)
+        #expect(throws: PageError.outOfOrder(call: "page.didEndDecelerating", phase: "idle")) { try h.session.didEndDecelerating(offset: 200) }
+        h.checkRest()
+    }
+
+    @Test func cacheLimitReleasesLeastRecentlyUsedAndDefersInteractionRelated() throws {
+        let h = PageHarness(count: 10, initial: 0, cache: .limit(3))
+        for i in 1...5 { try h.session.show(i, animated: false) }
+        #expect(h.session.children.count == 3)
+        #expect(Set(h.session.children.keys) == [3, 4, 5])
+        #expect(h.released == [0, 1, 2])
+        // During an animation both ends are related: an eviction of one of them waits for rest.
+        h.released = []
+        try h.session.show(9, animated: true)
+        #expect(h.session.children[5] != nil && h.session.children[9] != nil)
+        h.d.advance(300)
+        #expect(h.session.children.count <= 3)
+        #expect(h.session.children[9] != nil, "the final page is never released")
+        h.checkRest()
+    }
+
+    @Test func unrelatedEvictionsAreNotHeldBackByDeferredOnes() throws {
+        let h = PageHarness(count: 10, initial: 5, cache: .limit(1))
+        try h.session.show(6, animated: false)
+        #expect(h.released == [5])
+        try h.session.willBeginDragging(offset: 600)
+        try h.session.didScroll(offset: 650)  // guess 7: attached past the limit while in use
+        #expect(Set(h.session.children.keys) == [6, 7])
+        try h.session.didScroll(offset: 580)  // guess 5 now; 7 leaves the related set
+        // 5 is attached and related; 7 is unrelated now and goes at once despite the deferral set.
+        #expect(h.released == [5, 7])
+        #expect(h.session.children[6] != nil, "the current page stays until rest")
+        try h.session.didEndDragging(offset: 500, willDecelerate: false)
+        h.checkRest()
+        #expect(h.session.children.count == 1)
+        #expect(h.session.children[5] != nil)
+    }
+
+    @Test func reuseModeKeepsOnlyCurrentPlusMinusOne() throws {
+        let h = PageHarness(count: 10, initial: 0, cache: .reuse)
+        for i in 1...6 { try h.session.show(i, animated: false) }
+        #expect(Set(h.session.children.keys).isSubset(of: [5, 6, 7]))
+        #expect(!h.recycled.isEmpty)
+        h.checkRest()
+    }
+
+    @Test func memoryWarningReleasesAllButCurrentAndRelated() throws {
+        let h = PageHarness(count: 10, initial: 0, cache: .limit(5))
+        for i in 1...4 { try h.session.show(i, animated: false) }
+        let purged = h.session.purgeForMemoryWarning()
+        #expect(purged == [0, 1, 2, 3])
+        #expect(Array(h.session.children.keys) == [4])
+    }
+
+    /// Seeded random gesture storms: the invariants hold after every rest.
+    @Test(arguments: [1, 2, 3, 4, 5, 6, 7, 8] as [UInt64])
+    func gestureStormsKeepTheInvariants(seed: UInt64) throws {
+        var rng = SplitMix(seed: seed)
+        let h = PageHarness(count: 6, initial: 2, cache: seed % 2 == 0 ? .limit(3) : .reuse)
+        for _ in 0..<60 {
+            var didAppearBefore = 0
+            switch rng.next() % 4 {
+            case 0:
+                try h.session.show(Int(rng.next() % 6), animated: rng.next() % 2 == 0)
+                if rng.next() % 2 == 0 { h.d.advance(300) }
+            default:
+                if h.session.phase == .animating && rng.next() % 2 == 0 { h.d.advance(300) }
+                var x = Double(h.session.current) * 100
+                try h.session.willBeginDragging(offset: x)
+                // Beginning a drag completes a running animation: its didAppear is not this interaction's.
+                didAppearBefore = h.d.log.filter { $0.hasSuffix("viewDidAppear") }.count
+                for _ in 0..<Int(rng.next() % 6) {
+                    x = min(max(x + Double(Int(rng.next() % 161) - 80), 0), 500)
+                    try h.session.didScroll(offset: x)
+                }
+                let decelerate = rng.next() % 3 != 0
+                try h.session.didEndDragging(offset: x, willDecelerate: decelerate)
+                if decelerate {
+                    if rng.next() % 3 == 0 {
+                        // A fast repeated swipe: drag again while decelerating.
+                        try h.session.willBeginDragging(offset: x)
+                        x = min(max(x + Double(Int(rng.next() % 161) - 80), 0), 500)
+                        try h.session.didScroll(offset: x)
+                        try h.session.didEndDragging(offset: x, willDecelerate: true)
+                    }
+                    try h.session.didEndDecelerating(offset: (x / 100).rounded() * 100)
+                }
+                let didAppears = h.d.log.filter { $0.hasSuffix("viewDidAppear") }.count - didAppearBefore
+                #expect(didAppears <= 1, "at most one didAppear per interaction")
+            }
+            if h.session.phase == .idle { h.checkRest() }
+        }
+        h.d.advance(1000)
+        h.checkRest()
+    }
+}
