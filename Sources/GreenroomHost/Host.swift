@@ -55,6 +55,17 @@ public final class Host {
         let containers = ContainerSystem(host: self)
         containerSystem = containers
         add(containers)
+        let pages = PageSystem(host: self)
+        pageSystem = pages
+        add(pages)
+    }
+
+    /// Page sessions.
+    public private(set) var pageSystem: PageSystem!
+
+    /// Default-mode idle tasks pause while any session tracks (drags, decelerates, animates).
+    public func updateTracking() {
+        dispatcher.isTracking = pageSystem?.anyTracking ?? false
     }
 
     /// Containers, stacks and prerender pools.

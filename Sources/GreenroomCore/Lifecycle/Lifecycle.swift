@@ -27,6 +27,10 @@ public protocol LifecycleDelegate: AnyObject {
 public struct ContainerFailure: Error, Equatable, Sendable {
     public let container: String
     public let hook: Hook
+    public init(container: String, hook: Hook) {
+        self.container = container
+        self.hook = hook
+    }
 }
 
 /// The lifecycle rules of DESIGN §4 over `ContainerRecord`s: lazy view loading, layout at a size,

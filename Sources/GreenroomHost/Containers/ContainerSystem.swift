@@ -22,6 +22,8 @@ public final class ContainerSystem: HostComponent, LifecycleDelegate {
     public private(set) var unbalancedTransitions = 0
     /// Page sessions report their children here (set by the page component).
     public var pageInfo: ((ContainerRecord) -> JSONValue?)?
+    /// Called after an appearance hook ran on a container (a page session in a stack forwards it).
+    var appearanceForwarder: ((ContainerRecord, Hook, Bool) -> Void)?
 
     public var defaultSize = Size(width: 375, height: 667)
     /// Host-wide budget for bytes held by idle pooled containers.
@@ -57,6 +59,12 @@ public final class ContainerSystem: HostComponent, LifecycleDelegate {
         }
         emitLifecycle(hook, c, context, failed: !ok)
         if hook == .deinitialize { finishDestroy(c) }
+        if ok, let forward = appearanceForwarder {
+            switch hook {
+            case .viewWillAppear, .viewDidAppear, .viewWillDisappear, .viewDidDisappear: forward(c, hook, context.animated ?? false)
+            default: break
+            }
+        }
         return ok
     }
 
@@ -279,19 +287,27 @@ public final class ContainerSystem: HostComponent, LifecycleDelegate {
         let (count, bytes) = purgePools(className: nil, reason: "memoryWarning", caller: caller, coolDown: true)
         var notified = 0
         for c in containers.values.sorted(by: { $0.id < $1.id }) where !c.isDestroyed && !c.isFailed && c.viewLoaded {
-            if case .greenRoom = c.parent { continue }
-            guard let instance = instances[c.id] else { continue }
-            do {
-                _ = try instance.run(.didReceiveMemoryWarning, input: ["level": .string(level)])
-                emitLifecycle(.didReceiveMemoryWarning, c, HookContext(), failed: false)
-            } catch {
-                failures[c.id] = (.didReceiveMemoryWarning, error)
-                emitLifecycle(.didReceiveMemoryWarning, c, HookContext(), failed: true)
-                fail(c)
+            switch c.parent {
+            case .greenRoom, .page: continue  // pooled ones were purged; page sessions handle their children
+            default: break
             }
+            notifyMemoryWarning(c, level: level)
             notified += 1
         }
         return ["pooledContainers": .int(count), "pooledBytes": .int(bytes), "notifiedContainers": .int(notified)]
+    }
+
+    /// Runs `didReceiveMemoryWarning` on a live container.
+    func notifyMemoryWarning(_ c: ContainerRecord, level: String) {
+        guard let instance = instances[c.id], !c.isDestroyed, !c.isFailed else { return }
+        do {
+            _ = try instance.run(.didReceiveMemoryWarning, input: ["level": .string(level)])
+            emitLifecycle(.didReceiveMemoryWarning, c, HookContext(), failed: false)
+        } catch {
+            failures[c.id] = (.didReceiveMemoryWarning, error)
+            emitLifecycle(.didReceiveMemoryWarning, c, HookContext(), failed: true)
+            fail(c)
+        }
     }
 
     public func addStats(to stats: inout JSONObject) {

@@ -1,0 +1,198 @@
+import GreenroomCore
+import GreenroomJSON
+import GreenroomRPC
+
+extension PageSystem {
+    func entry(_ p: Params, owner: HostConnection) throws(RPCError) -> PageSessionEntry {
+        let id: String = try p.require("session")
+        guard let e = sessions[id], e.owner == owner.id else {
+            throw RPCError(.unknownObject, "No page session with id \(id) on this connection",
+                           ["id": .string(id), "expected": "page session", "path": "session"])
+        }
+        return e
+    }
+
+    /// Maps Core's page errors onto JSON-RPC errors; a failed child is torn down (-32004).
+    func rpc(_ e: PageError) -> RPCError {
+        switch e {
+        case .indexOutOfRange(let index, let count):
+            return .invalidParams(path: "index", "\(index) is out of range (0..<\(count))")
+        case .offsetOutOfRange(let offset, let lo, let hi):
+            return .invalidParams(path: "offset", "\(offset) is outside \(lo)...\(hi)")
+        case .outOfOrder(let call, let phase):
+            return .invalidState("\(call) does not fit the scroll stream here (the session is \(phase))",
+                                 ["call": .string(call), "phase": .string(phase)])
+        case .child(let failure):
+            if let c = containers.containers[failure.container], !c.isDestroyed { return containers.fail(c) }
+            return RPCError(.pluginFailed, "A page's container failed in \(failure.hook.rawValue)",
+                            ["container": .string(failure.container), "hook": .string(failure.hook.rawValue)])
+        }
+    }
+
+    func run(_ body: () throws(PageError) -> Void) throws(RPCError) {
+        do { try body() } catch { throw rpc(error) }
+    }
+
+    func info(_ e: PageSessionEntry) -> JSONValue {
+        let s = e.session
+        var mode: JSONObject
+        switch s.cacheMode {
+        case .limit(let n): mode = ["limit": .int(n)]
+        case .reuse: mode = ["mode": "reuse"]
+        }
+        return [
+            "session": .string(s.id),
+            "index": .int(s.current),
+            "count": .int(s.count),
+            "width": .double(s.pageSize.width),
+            "height": .double(s.pageSize.height),
+            "phase": .string(s.phase.rawValue),
+            "offset": .double(s.offset),
+            "guess": s.guess.map { .int($0) } ?? .null,
+            "visible": .bool(s.isVisible),
+            "cache": .object(mode),
+            "container": e.ownContainer.map { .string($0.id) } ?? .null,
+            "children": .array(s.children.keys.sorted().map { i in
+                let c = s.children[i]!
+                return ["index": .int(i), "container": .string(c.id), "state": .string(c.state.rawValue)]
+            }),
+            "deferred": .array(s.deferred.sorted().map { .int($0) }),
+            "reuseQueue": .object(JSONObject(e.reuseQueue.keys.sorted().map { (key: $0, value: .int(e.reuseQueue[$0]!.count)) })),
+        ]
+    }
+
+    /// A light reply for the scroll stream (it is called at frame rate).
+    func streamReply(_ e: PageSessionEntry) -> JSONValue {
+        ["session": .string(e.session.id), "index": .int(e.session.current), "phase": .string(e.session.phase.rawValue),
+         "guess": e.session.guess.map { .int($0) } ?? .null]
+    }
+
+    func registerPageMethods(into r: inout MethodRegistry<HostConnection>) {
+        r.register("page.create", params: ["class", "pages", "count", "data", "width", "height", "stack",
+                                           "initialIndex", "cache", "prerender"]) { [unowned self] conn, p throws(RPCError) in
+            var classes: [String] = []
+            var data: [Int: JSONValue] = [:]
+            if p.has("pages") {
+                guard !p.has("class") else { throw .invalidParams(path: "class", "give either class or pages, not both") }
+                let pages: [JSONObject] = try p.require("pages")
+                for (i, page) in pages.enumerated() {
+                    guard case .string(let name)? = page["class"] else { throw .invalidParams(path: "pages[\(i)].class", "is required (a class name)") }
+                    _ = try host.classes.require(name, path: "pages[\(i)].class")
+                    for key in page.keys where key != "class" && key != "data" {
+                        throw .invalidParams(path: "pages[\(i)].\(key)", "unknown member (known: class, data)")
+                    }
+                    classes.append(name)
+                    if let d = page["data"] { data[i] = d }
+                }
+                if let count: Int = try p.optional("count"), count != pages.count {
+                    throw .invalidParams(path: "count", "is \(count) but pages has \(pages.count)")
+                }
+            } else {
+                let name: String = try p.require("class")
+                _ = try host.classes.require(name)
+                let list: [JSONValue]? = try p.optional("data")
+                guard let count = try p.optional("count", as: Int.self) ?? list?.count else {
+                    throw .invalidParams(path: "count", "is required with class (or give data, one per page)")
+                }
+                if let list, list.count > count { throw .invalidParams(path: "data", "has \(list.count) entries for \(count) pages") }
+                classes = Array(repeating: name, count: count)
+                for (i, d) in (list ?? []).enumerated() { data[i] = d }
+            }
+            guard !classes.isEmpty, classes.count <= 1_000_000 else {
+                throw .invalidParams(path: p.has("pages") ? "pages" : "count", "must have 1 to 1000000 pages")
+            }
+            let size = try ContainerSystem.size(p)
+            let initial: Int = try p.optional("initialIndex") ?? 0
+            guard (0..<classes.count).contains(initial) else {
+                throw .invalidParams(path: "initialIndex", "\(initial) is out of range (0..<\(classes.count))")
+            }
+            var mode = PageSession.CacheMode.limit(3)
+            if let cache: JSONObject = try p.optional("cache") {
+                for key in cache.keys where key != "limit" && key != "mode" {
+                    throw .invalidParams(path: "cache.\(key)", "unknown member (known: limit, mode)")
+                }
+                if let m = cache["mode"], !m.isNull {
+                    guard m == "reuse" else { throw .invalidParams(path: "cache.mode", "must be \"reuse\"") }
+                    guard cache["limit"] == nil else { throw .invalidParams(path: "cache", "give limit or mode, not both") }
+                    mode = .reuse
+                } else if let l = cache["limit"] {
+                    let limit = try Int.decodeParam(l, path: "cache.limit")
+                    guard limit >= 1 else { throw .invalidParams(path: "cache.limit", "must be >= 1") }
+                    mode = .limit(limit)
+                }
+            }
+            let prerender: Bool = try p.optional("prerender") ?? false
+            let stack: StackRecord? = p.has("stack") ? try containers.stack(p, owner: conn) : nil
+
+            let session = PageSession(id: makeSessionID(), count: classes.count, pageSize: size, initialIndex: initial,
+                                      cacheMode: mode, lifecycle: containers.lifecycle, delegate: self)
+            let e = PageSessionEntry(session: session, owner: conn.id, classes: classes, data: data, prerender: prerender)
+            sessions[session.id] = e
+            if let stack {
+                // The session is a container in the stack; its appearance is forwarded to the current page.
+                let own = try containers.create(host.classes["PageViewController"]!, owner: conn.id, data: nil)
+                e.ownContainer = own
+                sessionByContainer[own.id] = e
+                do throws(RPCError) { try containers.push(own, onto: stack, animated: false) } catch {
+                    destroy(e)
+                    throw error
+                }
+            } else {
+                // No stack: on screen at once, so the initial page loads and appears now.
+                do throws(RPCError) { try run { () throws(PageError) in try session.setVisible(true) } } catch {
+                    destroy(e)
+                    throw error
+                }
+            }
+            return info(e)
+        }
+        r.register("page.show", params: ["session", "index", "animated"]) { [unowned self] conn, p throws(RPCError) in
+            let e = try entry(p, owner: conn)
+            let index: Int = try p.require("index")
+            let animated: Bool = try p.optional("animated") ?? true
+            try run { () throws(PageError) in try e.session.show(index, animated: animated) }
+            return info(e)
+        }
+        r.register("page.willBeginDragging", params: ["session", "offset"]) { [unowned self] conn, p throws(RPCError) in
+            let e = try entry(p, owner: conn)
+            let x: Double = try p.require("offset")
+            try run { () throws(PageError) in try e.session.willBeginDragging(offset: x) }
+            return streamReply(e)
+        }
+        r.register("page.didScroll", params: ["session", "offset"]) { [unowned self] conn, p throws(RPCError) in
+            let e = try entry(p, owner: conn)
+            let x: Double = try p.require("offset")
+            try run { () throws(PageError) in try e.session.didScroll(offset: x) }
+            return streamReply(e)
+        }
+        r.register("page.willEndDragging", params: ["session", "offset", "velocity", "targetOffset"]) { [unowned self] conn, p throws(RPCError) in
+            let e = try entry(p, owner: conn)
+            let x: Double = try p.require("offset")
+            _ = try p.require("velocity", as: Double.self)
+            _ = try p.optional("targetOffset", as: Double.self)
+            try run { () throws(PageError) in try e.session.willEndDragging(offset: x) }
+            return streamReply(e)
+        }
+        r.register("page.didEndDragging", params: ["session", "offset", "willDecelerate"]) { [unowned self] conn, p throws(RPCError) in
+            let e = try entry(p, owner: conn)
+            let x: Double = try p.require("offset")
+            let decelerate: Bool = try p.require("willDecelerate")
+            try run { () throws(PageError) in try e.session.didEndDragging(offset: x, willDecelerate: decelerate) }
+            return streamReply(e)
+        }
+        r.register("page.didEndDecelerating", params: ["session", "offset"]) { [unowned self] conn, p throws(RPCError) in
+            let e = try entry(p, owner: conn)
+            let x: Double = try p.require("offset")
+            try run { () throws(PageError) in try e.session.didEndDecelerating(offset: x) }
+            return streamReply(e)
+        }
+        r.register("page.info", params: ["session"]) { [unowned self] conn, p throws(RPCError) in
+            info(try entry(p, owner: conn))
+        }
+        r.register("page.destroy", params: ["session"]) { [unowned self] conn, p throws(RPCError) in
+            let e = try entry(p, owner: conn)
+            destroy(e)
+            return ["session": .string(e.session.id), "destroyed": true]
+        }
+    }
+}

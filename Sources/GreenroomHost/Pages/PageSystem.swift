@@ -1,0 +1,180 @@
+import GreenroomCore
+import GreenroomJSON
+import GreenroomRPC
+
+/// One page session as the host keeps it: the Core session plus what pages are made of.
+final class PageSessionEntry {
+    let session: PageSession
+    let owner: String
+    /// Class and business data per page index (data is cached per index, seed 003).
+    let classes: [String]
+    var data: [Int: JSONValue]
+    let prerender: Bool
+    /// The session's own container when it sits in a stack (its appearance is forwarded).
+    var ownContainer: ContainerRecord?
+    /// Reuse mode: parked children by class.
+    var reuseQueue: [String: [ContainerRecord]] = [:]
+
+    init(session: PageSession, owner: String, classes: [String], data: [Int: JSONValue], prerender: Bool) {
+        self.session = session
+        self.owner = owner
+        self.classes = classes
+        self.data = data
+        self.prerender = prerender
+    }
+}
+
+/// Page sessions (DESIGN §7): binds Core's `PageSession` to containers, pools, events and methods.
+public final class PageSystem: HostComponent, PageSessionDelegate {
+    unowned let host: Host
+    var containers: ContainerSystem { host.containerSystem }
+    var sessions: [String: PageSessionEntry] = [:]
+    private var nextSession = 1
+    /// Session containers (in stacks) by container id.
+    var sessionByContainer: [String: PageSessionEntry] = [:]
+
+    public init(host: Host) {
+        self.host = host
+        try? host.classes.register(PlainClass(name: "PageViewController"))
+        host.containerSystem.pageInfo = { [unowned self] c in
+            if case .page(let s, let i) = c.parent { return ["session": .string(s), "index": .int(i)] }
+            if let e = sessionByContainer[c.id] { return ["session": .string(e.session.id)] }
+            return nil
+        }
+        host.containerSystem.appearanceForwarder = { [unowned self] c, hook, animated in
+            self.forward(c, hook, animated)
+        }
+    }
+
+    var anyTracking: Bool { sessions.values.contains { $0.session.isTracking } }
+
+    // MARK: PageSessionDelegate
+
+    public func makeChild(_ session: PageSession, index: Int) throws(ContainerFailure) -> ContainerRecord {
+        guard let e = sessions[session.id] else { throw ContainerFailure(container: session.id, hook: .initialize) }
+        let cls = e.classes[index]
+        let data = e.data[index]
+        var c: ContainerRecord?
+        var needsConfigure = false
+        // Reuse mode: a parked child of the same class is re-configured with this page's data.
+        if var queue = e.reuseQueue[cls], !queue.isEmpty {
+            c = queue.removeLast()
+            e.reuseQueue[cls] = queue
+            needsConfigure = true
+        } else if e.prerender, let conn = host.connection(id: e.owner) {
+            // Children from the prerender pool of their class at the page size; the pool refills after.
+            let pool = containers.poolForShow(className: cls, size: session.pageSize)
+            if let warm = containers.take(from: pool, owner: conn) {
+                pool.hits += 1
+                c = warm
+                needsConfigure = data != nil
+            } else {
+                pool.misses += 1
+            }
+            let refill = pool.policy == .eager ? pool.refillCount(now: host.now) : (pool.warming + pool.idle.count >= max(1, pool.depth) ? 0 : 1)
+            if refill > 0 { _ = containers.queueWarmups(pool, count: refill, cause: conn) }
+        }
+        let child: ContainerRecord
+        if let c {
+            child = c
+        } else {
+            guard let klass = host.classes[cls], let made = try? containers.create(klass, owner: e.owner, data: data) else {
+                throw ContainerFailure(container: "\(session.id)[\(index)]", hook: .initialize)
+            }
+            child = made
+        }
+        child.parent = .page(session: session.id, index: index)
+        try containers.lifecycle.willMove(child, toParent: session.id)
+        try containers.lifecycle.didMove(child, toParent: session.id)
+        if needsConfigure, let data {
+            do { _ = try containers.configure(child, data: data) } catch {
+                throw ContainerFailure(container: child.id, hook: .configure)
+            }
+        }
+        return child
+    }
+
+    public func releaseChild(_ session: PageSession, _ child: ContainerRecord, index: Int) {
+        try? containers.lifecycle.willMove(child, toParent: nil)
+        try? containers.lifecycle.didMove(child, toParent: nil)
+        child.parent = .none
+        containers.lifecycle.teardown(child)
+    }
+
+    public func recycleChild(_ session: PageSession, _ child: ContainerRecord, index: Int) {
+        guard let e = sessions[session.id] else { return releaseChild(session, child, index: index) }
+        child.parent = .page(session: session.id, index: -1)
+        e.reuseQueue[child.className, default: []].append(child)
+    }
+
+    public func pageEvent(_ session: PageSession, _ kind: String, from: Int, to: Int, completed: Bool?) {
+        guard let e = sessions[session.id] else { return }
+        let target = host.connection(id: e.owner)
+        guard host.wantsEvents("page", owner: target) else { return }
+        var f: JSONObject = ["session": .string(session.id), "kind": .string(kind), "from": .int(from), "to": .int(to)]
+        if let completed { f["completed"] = .bool(completed) }
+        host.emit("page", owner: target, f)
+    }
+
+    public func trackingChanged(_ session: PageSession) { host.updateTracking() }
+
+    /// The session's own container appeared or disappeared in its stack: the current page follows.
+    func forward(_ c: ContainerRecord, _ hook: Hook, _ animated: Bool) {
+        guard let e = sessionByContainer[c.id] else { return }
+        switch hook {
+        case .viewWillAppear: try? e.session.forwardBegin(appearing: true, animated: animated)
+        case .viewWillDisappear: try? e.session.forwardBegin(appearing: false, animated: animated)
+        case .viewDidAppear, .viewDidDisappear: try? e.session.forwardEnd(animated: animated)
+        default: break
+        }
+    }
+
+    // MARK: HostComponent
+
+    public func register(into r: inout MethodRegistry<HostConnection>) { registerPageMethods(into: &r) }
+
+    public func connectionClosed(_ connection: HostConnection) {
+        for e in sessions.values.sorted(by: { $0.session.id < $1.session.id }) where e.owner == connection.id {
+            destroy(e)
+        }
+    }
+
+    public func memoryWarning(level: String, caller: HostConnection?) -> JSONObject {
+        var released = 0, notified = 0
+        for e in sessions.values.sorted(by: { $0.session.id < $1.session.id }) {
+            for (_, queue) in e.reuseQueue { for c in queue { containers.lifecycle.teardown(c); released += 1 } }
+            e.reuseQueue = [:]
+            released += e.session.purgeForMemoryWarning().count
+            for i in e.session.children.keys.sorted() {
+                guard let c = e.session.children[i], c.viewLoaded else { continue }
+                containers.notifyMemoryWarning(c, level: level)
+                notified += 1
+            }
+        }
+        return ["pageChildrenReleased": .int(released), "pageChildrenNotified": .int(notified)]
+    }
+
+    public func addStats(to stats: inout JSONObject) {
+        var sessionsStats = stats["sessions"]?.objectValue ?? JSONObject()
+        sessionsStats["page"] = .int(sessions.count)
+        sessionsStats["pageTracking"] = .int(sessions.values.filter { $0.session.isTracking }.count)
+        stats["sessions"] = .object(sessionsStats)
+    }
+
+    func destroy(_ e: PageSessionEntry) {
+        e.session.destroy()
+        for (_, queue) in e.reuseQueue { for c in queue { releaseChild(e.session, c, index: -1) } }
+        e.reuseQueue = [:]
+        if let own = e.ownContainer {
+            sessionByContainer[own.id] = nil
+            containers.release(own)
+        }
+        sessions[e.session.id] = nil
+        host.updateTracking()
+    }
+
+    func makeSessionID() -> String {
+        defer { nextSession += 1 }
+        return "p-\(nextSession)"
+    }
+}

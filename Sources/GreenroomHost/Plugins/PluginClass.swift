@@ -1,0 +1,110 @@
+import CGreenroomPlugin
+import GreenroomCore
+import GreenroomJSON
+
+/// A container class from a native plugin: every call goes through the class table the plugin
+/// registered (`greenroom_class`), with JSON crossing as UTF-8 buffers.
+public final class PluginClass: ContainerClass {
+    public let name: String
+    public var pluginName: String? { plugin }
+    public var isScripted: Bool { false }
+    /// The plugin's name, as `host.info` reports it.
+    public let plugin: String
+    let table: greenroom_class
+    /// Depth limit for hooks' output JSON.
+    let maxOutputDepth: Int
+
+    init(name: String, plugin: String, table: greenroom_class, maxOutputDepth: Int) {
+        self.name = name
+        self.plugin = plugin
+        self.table = table
+        self.maxOutputDepth = maxOutputDepth
+    }
+
+    public func makeInstance(containerID: String) throws(HookFailure) -> ContainerInstance {
+        let call = PluginCall()
+        let instance = call.with { c in
+            containerID.withCString { id in table.create!(table.class_ctx, id, c) }
+        }
+        guard let instance else {
+            throw HookFailure(call.error ?? "\(name): create returned no instance and set no error",
+                              failureData(hook: "create", containerID: containerID))
+        }
+        return PluginInstance(class: self, pointer: instance, containerID: containerID)
+    }
+
+    func failureData(hook: String, containerID: String, status: Int32? = nil) -> JSONObject {
+        var data: JSONObject = ["hook": .string(hook), "plugin": .string(plugin), "class": .string(name),
+                                "container": .string(containerID)]
+        if let status { data["status"] = .int(Int(status)) }
+        return data
+    }
+}
+
+/// One container's plugin-side state: the pointer `create` returned.
+final class PluginInstance: ContainerInstance {
+    let cls: PluginClass
+    let containerID: String
+    private var pointer: UnsafeMutableRawPointer?
+
+    init(class cls: PluginClass, pointer: UnsafeMutableRawPointer, containerID: String) {
+        self.cls = cls
+        self.pointer = pointer
+        self.containerID = containerID
+    }
+
+    func run(_ hook: Hook, input: JSONObject) throws(HookFailure) -> JSONValue? {
+        guard let pointer else {
+            throw HookFailure("\(cls.name).\(hook.rawValue) ran after the instance was destroyed",
+                              cls.failureData(hook: hook.rawValue, containerID: containerID))
+        }
+        // A NUL after the JSON lets C plugins treat it as a C string; the length excludes it.
+        var bytes = JSONCodec.encode(.object(input))
+        let length = bytes.count
+        bytes.append(0)
+        let call = PluginCall()
+        let table = cls.table
+        let status = call.with { c in
+            hook.rawValue.withCString { name in
+                bytes.withUnsafeBytes { raw in
+                    table.hook!(pointer, name, raw.baseAddress!.assumingMemoryBound(to: CChar.self), length, c)
+                }
+            }
+        }
+        guard status == 0 else {
+            throw HookFailure(call.error ?? "\(cls.name).\(hook.rawValue) failed with status \(status) and set no error",
+                              cls.failureData(hook: hook.rawValue, containerID: containerID, status: status))
+        }
+        guard let output = call.output, !output.isEmpty else { return nil }
+        do {
+            return try JSONCodec.decode(output, maxDepth: cls.maxOutputDepth)
+        } catch {
+            throw HookFailure("\(cls.name).\(hook.rawValue) returned invalid JSON: \(Self.describe(error))",
+                              cls.failureData(hook: hook.rawValue, containerID: containerID))
+        }
+    }
+
+    var memoryBytes: Int {
+        guard let pointer else { return 0 }
+        if let measure = cls.table.memory_bytes { return Int(clamping: measure(pointer)) }
+        return Int(clamping: cls.table.instance_memory_bytes)
+    }
+
+    func destroy() {
+        guard let p = pointer else { return }
+        pointer = nil
+        cls.table.destroy!(p)
+    }
+
+    deinit {
+        // The host calls destroy(); this only keeps a missed call from leaking the plugin's state.
+        destroy()
+    }
+
+    static func describe(_ error: JSONDecodeError) -> String {
+        switch error {
+        case .syntax(let message, let line, let column, _): "\(message) at line \(line), column \(column)"
+        case .tooDeep(let limit): "nested deeper than \(limit)"
+        }
+    }
+}
