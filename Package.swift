@@ -14,6 +14,13 @@ let package = Package(
     products: [
         .executable(name: "greenroom", targets: ["greenroom"]),
         .library(name: "GreenroomCore", targets: ["GreenroomCore"]),
+        // Native plugins (DESIGN §9): the C ABI, the Swift helpers, and example plugins as shared libraries.
+        .library(name: "GreenroomPluginKit", targets: ["GreenroomPluginKit"]),
+        .library(name: "ArticlePlugin", type: .dynamic, targets: ["ArticlePlugin"]),
+        .library(name: "CounterPlugin", type: .dynamic, targets: ["CounterPlugin"]),
+        // Test fixtures for the loader's errors (built so the tests can dlopen them).
+        .library(name: "BadABIPlugin", type: .dynamic, targets: ["BadABIPlugin"]),
+        .library(name: "NoEntryPlugin", type: .dynamic, targets: ["NoEntryPlugin"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -31,7 +38,7 @@ let package = Package(
         .target(name: "GreenroomRPC", dependencies: ["GreenroomJSON"], swiftSettings: optimised),
         .target(
             name: "GreenroomHost",
-            dependencies: ["GreenroomRPC", "GreenroomJSON", "GreenroomCore"],
+            dependencies: ["GreenroomRPC", "GreenroomJSON", "GreenroomCore", "CGreenroomPlugin"],
             resources: [.embedInCode("openrpc.json")],
             swiftSettings: optimised),
         .target(name: "GreenroomUV", dependencies: ["GreenroomHost", "GreenroomJSON", "CLibUV"], swiftSettings: optimised),
@@ -46,6 +53,15 @@ let package = Package(
         .testTarget(name: "GreenroomJSONTests", dependencies: ["GreenroomJSON"]),
         .testTarget(name: "GreenroomRPCTests", dependencies: ["GreenroomRPC", "GreenroomJSON"]),
         .testTarget(name: "GreenroomHostTests", dependencies: ["GreenroomHost", "GreenroomRPC", "GreenroomJSON", "GreenroomCore"]),
+        .target(name: "CGreenroomPlugin"),
+        .target(name: "GreenroomPluginKit", dependencies: ["CGreenroomPlugin", "GreenroomJSON", "GreenroomCore"]),
+        .target(name: "ArticlePlugin", dependencies: ["GreenroomPluginKit"], path: "examples/plugins/Article"),
+        .target(name: "CounterPlugin", dependencies: ["CGreenroomPlugin", "CJansson"], path: "examples/plugins/Counter", publicHeadersPath: "."),
+        .target(name: "BadABIPlugin", dependencies: ["CGreenroomPlugin"], path: "Tests/Fixtures/BadABIPlugin", publicHeadersPath: "."),
+        .target(name: "NoEntryPlugin", dependencies: ["CGreenroomPlugin"], path: "Tests/Fixtures/NoEntryPlugin", publicHeadersPath: "."),
+        .testTarget(
+            name: "GreenroomPluginTests",
+            dependencies: ["GreenroomHost", "GreenroomUV", "GreenroomJSON", "GreenroomCore", "CGreenroomPlugin", "CLibUV"]),
     ],
     // The host is single-threaded by design (one libuv loop); Swift 5 mode keeps C callbacks plain.
     swiftLanguageModes: [.v5]

@@ -46,6 +46,7 @@ public final class UVServer {
         config.pid = Int(getpid())
         config.residentBytes = residentSetBytes
         host = Host(config: config, realClock: { Double(uv_hrtime() - start) / 1_000_000 })
+        host.workScheduler = UVWorkScheduler(loop: loop)
         loop.pointee.data = Unmanaged.passUnretained(self).toOpaque()
         host.onTimersChanged = { [unowned self] in self.rearmTimer() }
         host.onShutdownRequested = { [unowned self] in self.shutdownPending = true }

@@ -24,6 +24,9 @@ struct Serve: ParsableCommand {
     @Option(help: "Also accept Unix peers with this uid (repeatable).")
     var allowUid: [UInt32] = []
 
+    @Option(name: .customLong("plugin"), help: "Load a native plugin: a shared library exporting greenroom_plugin_init (repeatable).")
+    var plugins: [String] = []
+
     @Option(help: "Longest message in bytes.") var maxMessageBytes = 1 << 20
     @Option(help: "Most entries in a batch.") var maxBatch = 256
     @Option(help: "Deepest JSON nesting.") var maxDepth = 64
@@ -66,6 +69,10 @@ struct Serve: ParsableCommand {
         options.allowedUIDs = allowUid
         do {
             let server = try UVServer(config: config, options: options)
+            // Plugins load before any socket exists: a bad one is a clear start-up error.
+            for path in plugins {
+                do { try PluginLoader.load(path: path, into: server.host) } catch { throw refuse(error.description) }
+            }
             do { try server.listen() } catch {
                 server.abandon()
                 throw error
