@@ -73,6 +73,16 @@ struct Bench: ParsableCommand {
         let purge = try pre.purgeReturn(count: quick ? 20 : 100, bytesEach: 512 * 1024)
         table.add("purge gives back", unit: "MiB", values: ["pooled": purge.pooled / 1048576],
                   ratio: ("returned / pooled", purge.returned), budget: .atLeast(0.9))
+
+        let pages = PageBench(client: pre.client)
+        let scroll = try pages.didScrollRoundTrip(samples: quick ? 500 : 5000)
+        table.add("page.didScroll round trip", unit: "us", values: ["host.ping": scroll.ping, "didScroll": scroll.didScroll],
+                  ratio: ("didScroll / ping", scroll.didScroll / scroll.ping), budget: nil)
+        let limited = try pages.sweep(cache: ["limit": 3])
+        let reused = try pages.sweep(cache: ["mode": "reuse"])
+        table.add("containers alive after a 1000-page sweep", unit: "count",
+                  values: ["limit 3": Double(limited), "reuse": Double(reused)],
+                  ratio: ("of 1000 pages", Double(max(limited, reused)) / 1000), budget: nil)
         table.print()
     }
 }
