@@ -23,14 +23,15 @@ func errorOf(_ r: (events: [JSONValue], reply: JSONValue)) -> JSONValue? { r.rep
 
     @Test func classesListAndDefine() {
         let c = client()
-        #expect(result(c.call("classes.list"))["classes"] == [["name": "Container", "plugin": nil, "scripted": false]])
+        #expect(result(c.call("classes.list"))["classes"] == [["name": "Container", "plugin": nil, "scripted": false],
+                                                             ["name": "PageViewController", "plugin": nil, "scripted": false]])
         let d = result(c.call("classes.define", ["name": "Card", "hooks": ["viewDidLoad": ["costMs": 1], "configure": ["output": ["x": 1]]], "memoryBytes": 4096]))
         #expect(d["scripted"] == true)
         #expect(errorOf(c.call("classes.define", ["name": "Card"]))?["code"] == -32003)
         #expect(errorOf(c.call("classes.define", ["name": "X", "hooks": ["viewDidExplode": [:]]]))?["data"]?["path"] == "hooks.viewDidExplode")
         #expect(errorOf(c.call("classes.define", ["name": "Y", "hooks": ["init": ["costMs": -1]]]))?["data"]?["path"] == "hooks.init.costMs")
         #expect(errorOf(c.call("classes.define", ["name": "Z", "memoryBytes": -5]))?["data"]?["path"] == "memoryBytes")
-        #expect(result(c.call("classes.list"))["classes"]?.arrayValue?.count == 2)
+        #expect(result(c.call("classes.list"))["classes"]?.arrayValue?.count == 3)
     }
 
     @Test func createConfigureInfoRelease() {
@@ -46,7 +47,8 @@ func errorOf(_ r: (events: [JSONValue], reply: JSONValue)) -> JSONValue? { r.rep
         #expect(lifecycleLog(released.events) == ["c-1:deinit"])
         #expect(errorOf(c.call("container.info", ["container": id]))?["code"] == -32002)
         #expect(errorOf(c.call("container.create", ["class": "Nope"]))?["code"] == -32001)
-        #expect(errorOf(c.call("container.configure", ["container": id]))?["code"] == -32002)
+        #expect(errorOf(c.call("container.configure", ["container": id]))?["data"]?["path"] == "data")
+        #expect(errorOf(c.call("container.configure", ["container": id, "data": 1]))?["code"] == -32002)
     }
 
     @Test func containersBelongToTheirConnection() {

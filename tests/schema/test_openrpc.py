@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import selectors
 import shutil
 import signal
@@ -51,6 +52,76 @@ def load_fixtures() -> dict[str, dict[str, Any]]:
 FIXTURE_DATA = load_fixtures()
 
 
+# ---------------------------------------------------------------- fixture setup references (see fixtures/README.md)
+
+REF = re.compile(r"^\$setup\[(\d+)\]((?:\.[A-Za-z_][A-Za-z0-9_]*|\[\d+\])*)$")
+REF_STEP = re.compile(r"\.([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]")
+
+
+def parse_ref(value: Any) -> tuple[int, list[str | int]] | None:
+    """`"$setup[1].stack"` -> (1, ["stack"]); None for anything that is not a reference ("$$..." included)."""
+    if not isinstance(value, str) or not value.startswith("$setup["):
+        return None
+    m = REF.match(value)
+    if not m:
+        raise ValueError(f"malformed setup reference {value!r} (see rpc-schema/fixtures/README.md)")
+    steps: list[str | int] = [name if name else int(index) for name, index in REF_STEP.findall(m.group(2))]
+    return int(m.group(1)), steps
+
+
+def find_refs(value: Any, path: tuple = ()) -> Iterator[tuple[tuple, int, list[str | int]]]:
+    """Every reference in `value`: (where it sits, setup index, members)."""
+    ref = parse_ref(value)
+    if ref is not None:
+        yield path, ref[0], ref[1]
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield from find_refs(v, path + (k,))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from find_refs(v, path + (i,))
+
+
+def substitute(value: Any, results: list[Any]) -> Any:
+    """`value` with every setup reference replaced by the value it names in `results` ("$$x" -> "$x")."""
+    ref = parse_ref(value)
+    if ref is not None:
+        index, steps = ref
+        if index >= len(results):
+            raise LookupError(f"{value}: only {len(results)} setup result(s) before it")
+        node = results[index]
+        for step in steps:
+            try:
+                node = node[step]
+            except (KeyError, IndexError, TypeError):
+                raise LookupError(f"{value}: no {step!r} in {json.dumps(node)[:200]}") from None
+        return node
+    if isinstance(value, str) and value.startswith("$$"):
+        return value[1:]
+    if isinstance(value, dict):
+        return {k: substitute(v, results) for k, v in value.items()}
+    if isinstance(value, list):
+        return [substitute(v, results) for v in value]
+    return value
+
+
+def test_setup_reference_substitution() -> None:
+    results = [{"stack": "s-1", "containers": ["c-1", "c-2"], "size": {"width": 3}}, {"container": "c-9"}]
+    params = {"stack": "$setup[0].stack", "list": ["$setup[1].container", "$setup[0].containers[1]"],
+              "whole": "$setup[1]", "deep": {"w": "$setup[0].size.width"}, "literal": "$$setup[0]", "plain": "x"}
+    assert substitute(params, results) == {
+        "stack": "s-1", "list": ["c-9", "c-2"], "whole": {"container": "c-9"}, "deep": {"w": 3},
+        "literal": "$setup[0]", "plain": "x"}
+    assert [(p, i, m) for p, i, m in find_refs(params)] == [
+        (("stack",), 0, ["stack"]), (("list", 0), 1, ["container"]), (("list", 1), 0, ["containers", 1]),
+        (("whole",), 1, []), (("deep", "w"), 0, ["size", "width"])]
+    for bad in ["$setup[2].x", "$setup[0].nope", "$setup[0].stack.deeper"]:
+        with pytest.raises(LookupError):
+            substitute(bad, results)
+    with pytest.raises(ValueError):
+        parse_ref("$setup[x]")
+
+
 # ---------------------------------------------------------------- schema helpers
 
 
@@ -85,6 +156,44 @@ def method_result_ref(name: str) -> str:
     return pointer("methods", i, "result", "schema")
 
 
+def follow(schema: Any) -> Any:
+    """Follows `$ref` (and a lone `allOf: [X]` wrapper) to the schema that says what a value is."""
+    for _ in range(32):
+        if isinstance(schema, dict) and "$ref" in schema:
+            schema = resolve_local(schema["$ref"])
+        elif isinstance(schema, dict) and isinstance(schema.get("allOf"), list) and len(schema["allOf"]) == 1 \
+                and "properties" not in schema:
+            schema = schema["allOf"][0]
+        else:
+            return schema
+    raise AssertionError("$ref loop")
+
+
+def result_member_schema(method: str, steps: list[str | int]) -> Any:
+    """The schema of `result.<steps>` as `method`'s result schema declares it; None when it does not."""
+    node = METHODS[method]["result"]["schema"]
+    for step in steps:
+        node = follow(node)
+        if not isinstance(node, dict):
+            return None
+        if isinstance(step, int):
+            node = node.get("items")
+        else:
+            node = node.get("properties", {}).get(step)
+        if node is None:
+            return None
+    return node
+
+
+def method_param_schemas(name: str) -> dict[str, Any]:
+    out = {}
+    for p in METHODS[name]["params"]:
+        if "$ref" in p:
+            p = resolve_local(p["$ref"])
+        out[p["name"]] = p["schema"]
+    return out
+
+
 def method_params_schema(name: str) -> dict[str, Any]:
     """The by-name params object of a method, as one schema: declared members, `required` ones, nothing else."""
     method = METHODS[name]
@@ -98,9 +207,11 @@ def method_params_schema(name: str) -> dict[str, Any]:
     return {"type": "object", "properties": props, "required": required, "additionalProperties": False}
 
 
-def check_params(name: str, params: Any) -> list[str]:
+def check_params(name: str, params: Any, not_required: frozenset[str] = frozenset()) -> list[str]:
     # The params' $refs are document-local ("#/components/..."): rewrite them to the document's URI.
-    v = jsonschema.Draft7Validator(absolutize(method_params_schema(name)), registry=REGISTRY)
+    schema = method_params_schema(name)
+    schema["required"] = [r for r in schema["required"] if r not in not_required]
+    v = jsonschema.Draft7Validator(absolutize(schema), registry=REGISTRY)
     return [f"{'/'.join(map(str, e.absolute_path)) or '(root)'}: {e.message}" for e in v.iter_errors(params)]
 
 
@@ -387,12 +498,47 @@ def test_fixture_params_match_the_document(method: str) -> None:
     assert method in METHODS, f"fixture {method}.json names a method the document does not describe"
     fixture = FIXTURE_DATA[method]
     assert isinstance(fixture.get("params"), dict), f"{method}.json: params object"
-    problems = check_params(method, fixture["params"])
-    assert not problems, f"{method}.json params do not match the document: {problems}"
+    setup = fixture.get("setup", [])
+    assert isinstance(setup, list), f"{method}.json: setup is a list of calls"
+    calls = []
+    for i, entry in enumerate(setup):
+        assert isinstance(entry, dict) and set(entry) <= {"method", "params"}, f"{method}.json setup[{i}]: {entry}"
+        assert entry.get("method") in METHODS, f"{method}.json setup[{i}] names an undescribed method"
+        assert isinstance(entry.get("params", {}), dict), f"{method}.json setup[{i}]: params object"
+        calls.append((f"setup[{i}]", entry["method"], entry.get("params", {}), i))
+    calls.append(("params", method, fixture["params"], len(setup)))
+    for where, name, params, limit in calls:
+        whole_params = set()
+        nested = False
+        for path, index, steps in find_refs(params):
+            ref_text = f"$setup[{index}]{''.join(f'.{s}' if isinstance(s, str) else f'[{s}]' for s in steps)}"
+            assert index < limit, f"{method}.json {where}: {ref_text} refers to a setup entry that is not before it"
+            member = result_member_schema(setup[index]["method"], steps)
+            assert member is not None, \
+                f"{method}.json {where}: {setup[index]['method']}'s result schema declares no {ref_text}"
+            if len(path) == 1:
+                whole_params.add(path[0])
+                target = method_param_schemas(name).get(path[0])
+                assert target is not None, f"{method}.json {where}: {name} has no param {path[0]!r}"
+                assert follow(member) == follow(target), \
+                    f"{method}.json {where}: {ref_text} ({member}) does not have the schema of param {path[0]} ({target})"
+            else:
+                nested = True
+        if nested:
+            continue  # the live test validates the substituted params
+        stripped = {k: v for k, v in params.items() if k not in whole_params}
+        problems = check_params(name, stripped, frozenset(whole_params))
+        assert not problems, f"{method}.json {where} params do not match the document: {problems}"
 
 
 def test_every_method_has_a_fixture() -> None:
     assert sorted(set(METHODS) - set(FIXTURE_DATA)) == [], "methods without rpc-schema/fixtures/METHOD.json"
+
+
+def test_every_method_is_called() -> None:
+    # Only host.shutdown skips the generic call (it is called on a host of its own): every other method is
+    # called with its fixture (after its setup) and its reply validated.
+    assert sorted(m for m, f in FIXTURE_DATA.items() if f.get("skipCall")) == ["host.shutdown"]
 
 
 # ---------------------------------------------------------------- the document against the host
@@ -432,7 +578,19 @@ def test_registered_methods_are_described(host_info: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize("method", sorted(m for m, f in FIXTURE_DATA.items() if not f.get("skipCall")))
 def test_fixture_call_result_matches(conn: Conn, method: str) -> None:
-    result = conn.call(method, FIXTURE_DATA[method]["params"])
+    fixture = FIXTURE_DATA[method]
+    results: list[Any] = []
+    for i, entry in enumerate(fixture.get("setup", [])):
+        params = substitute(entry.get("params", {}), results)
+        problems = check_params(entry["method"], params)
+        assert not problems, f"{method}.json setup[{i}] params (substituted: {params}) do not match: {problems}"
+        result = conn.call(entry["method"], params)
+        check(method_result_ref(entry["method"]), result, f"{method}.json setup[{i}] {entry['method']} result")
+        results.append(result)
+    params = substitute(fixture["params"], results)
+    problems = check_params(method, params)
+    assert not problems, f"{method}.json params (substituted: {params}) do not match the document: {problems}"
+    result = conn.call(method, params)
     check(method_result_ref(method), result, f"{method} result")
 
 
@@ -442,6 +600,23 @@ def test_positional_params_follow_the_documented_order(conn: Conn) -> None:
     check(method_result_ref("events.subscribe"), result, "events.subscribe result")
     assert [p["name"] for p in METHODS["events.subscribe"]["params"]] == ["topics", "scope"]
     assert result == {"topics": ["host"], "scope": "own"}
+
+
+def test_positional_params_of_container_methods(conn: Conn) -> None:
+    # The documented order is the host's: width, height, hidden; class, stack, animated, data; class, depth,
+    # width, height, policy.
+    assert [p["name"] for p in METHODS["stack.create"]["params"]] == ["width", "height", "hidden"]
+    stack = conn.call("stack.create", [320, 480, True])
+    check(method_result_ref("stack.create"), stack, "stack.create result")
+    assert (stack["width"], stack["height"], stack["hidden"]) == (320, 480, True), stack
+    assert [p["name"] for p in METHODS["showRendered"]["params"]] == ["class", "stack", "animated", "data"]
+    shown = conn.call("showRendered", ["Container", stack["stack"], False, {"n": 1}])
+    check(method_result_ref("showRendered"), shown, "showRendered result")
+    assert conn.call("stack.info", [stack["stack"]])["top"] == shown["container"]
+    assert [p["name"] for p in METHODS["pool.configure"]["params"]] == ["class", "depth", "width", "height", "policy"]
+    pool = conn.call("pool.configure", ["Container", 0, 320, 480, "eager"])
+    check(method_result_ref("pool.configure"), pool, "pool.configure result")
+    assert (pool["depth"], pool["width"], pool["height"], pool["policy"]) == (0, 320, 480, "eager"), pool
 
 
 BAD_PARAMS = [
@@ -455,6 +630,23 @@ BAD_PARAMS = [
     ("host.memoryWarning", {"level": "severe"}, "level"),
     ("host.ping", {"extra": 1}, "extra"),
     ("host.auth", {"token": 42}, "token"),
+    ("classes.define", {"name": "BadHooks", "hooks": {"viewDidExplode": {}}}, "hooks.viewDidExplode"),
+    ("classes.define", {"name": "BadCost", "hooks": {"viewDidLoad": {"costMs": -1}}}, "hooks.viewDidLoad.costMs"),
+    ("classes.define", {"name": "BadMember", "hooks": {"viewDidLoad": {"sleep": 1}}}, "hooks.viewDidLoad.sleep"),
+    ("classes.define", {"name": "BadBytes", "memoryBytes": -1}, "memoryBytes"),
+    ("classes.define", {"name": ""}, "name"),
+    ("container.create", {}, "class"),
+    ("stack.create", {"width": -1, "height": 667}, "width"),
+    ("stack.create", {"width": 375, "height": 0}, "height"),
+    ("stack.create", {"width": "wide", "height": 667}, "width"),
+    ("stack.create", {"width": 375, "height": 667, "hidden": "no"}, "hidden"),
+    ("showRendered", {"class": 5}, "class"),
+    ("showRendered", {"class": "Container", "colour": "red"}, "colour"),
+    ("pool.configure", {"class": "Container", "depth": -1}, "depth"),
+    ("pool.configure", {"class": "Container", "depth": 1.5}, "depth"),
+    ("pool.configure", {"class": "Container", "policy": "always"}, "policy"),
+    ("pool.warm", {"class": "Container", "count": -1}, "count"),
+    ("pool.status", {"class": 7}, "class"),
 ]
 
 
@@ -581,3 +773,128 @@ def test_shutdown_result_and_exit() -> None:
         assert not os.path.exists(host.socket), "the host left its socket behind"
     finally:
         host.cleanup()
+
+
+# ---------------------------------------------------------------- container, stack and pool events
+
+
+def test_container_and_pool_events_match_x_notifications(schema_host: Host) -> None:
+    """Seed 000's flow (miss, warm-up, hit), an animated pop, purges, a failing class, a budget eviction and a
+    memory warning: every `lifecycle` and `pool` event they cause matches x-notifications, every pool kind and
+    every hook shows up, and none is an unbalanced appearance transition."""
+    c = schema_host.connect()
+    try:
+        c.call("events.subscribe", {"topics": ["lifecycle", "pool"]})
+        cls, broken, huge = "SchemaEventsArticle", "SchemaEventsBroken", "SchemaEventsHuge"
+        c.call("classes.define", {"name": cls, "memoryBytes": 65536,
+                                  "hooks": {"viewDidLoad": {"costMs": 1}, "configure": {"output": {"ok": True}}}})
+        c.call("classes.define", {"name": broken, "hooks": {"viewDidLoad": {"fail": True}}})
+        c.call("classes.define", {"name": huge, "memoryBytes": 100 << 20})
+        stack = c.call("stack.create", {"width": 390, "height": 844})["stack"]
+
+        miss = c.call("showRendered", {"class": cls, "stack": stack, "data": {"url": "a"}})
+        check(method_result_ref("showRendered"), miss, "showRendered (miss) result")
+        assert miss["warm"] is False and miss["output"] == {"ok": True}, miss
+        c.call("tasks.drain")
+        hit = c.call("showRendered", {"class": cls, "stack": stack, "animated": True, "data": {"url": "b"}})
+        assert hit["warm"] is True, hit
+        c.call("clock.advance", {"ms": 300})
+        popped = c.call("stack.pop", {"stack": stack, "animated": True})
+        assert popped["container"] == hit["container"], popped
+        c.call("clock.advance", {"ms": 300})
+
+        c.call("pool.warm", {"class": cls, "width": 390, "height": 844, "count": 2})
+        c.call("tasks.drain")
+        purged = c.call("pool.purge", {"class": cls})
+        assert purged == {"purged": 2, "bytes": 2 * 65536}, purged
+
+        # A warm-up whose viewDidLoad fails, and a showRendered whose does.
+        c.call("pool.warm", {"class": broken})
+        c.call("tasks.drain")
+        reply = c.request("showRendered", {"class": broken, "stack": stack})
+        assert "error" in reply, reply
+        check(pointer("components", "schemas", "ErrorObject"), reply["error"], "showRendered error")
+        assert reply["error"]["code"] == -32004 and reply["error"]["data"]["hook"] == "viewDidLoad", reply
+        assert -32004 in method_error_codes("showRendered")
+
+        # Past the host's budget of pooled bytes (256 MiB), the least recently warmed idle container goes.
+        c.call("pool.configure", {"class": huge, "depth": 3, "policy": "eager"})
+        c.call("tasks.drain")
+        c.call("pool.configure", {"class": huge, "depth": 0, "policy": "eager"})
+
+        c.call("pool.warm", {"class": cls, "width": 390, "height": 844})
+        c.call("tasks.drain")
+        warning = c.call("host.memoryWarning", {"level": "critical"})
+        check(method_result_ref("host.memoryWarning"), warning, "host.memoryWarning result")
+        assert warning["purged"]["pooledContainers"] >= 1, warning
+
+        stats = c.call("host.stats")
+        check(method_result_ref("host.stats"), stats, "host.stats result")
+        assert stats["unbalancedTransitions"] == 0, stats
+
+        notes = c.notifications
+        for n in notes:
+            check_notification(n)
+        seqs = [n["params"]["seq"] for n in notes]
+        assert seqs == list(range(1, len(seqs) + 1)), f"seq counts from 1 on this connection: {seqs}"
+        kinds = {n["params"]["kind"] for n in notes if n["method"] == "pool"}
+        assert kinds == set(resolve_local("#/components/schemas/PoolEvent")["properties"]["kind"]["enum"]), kinds
+        hooks = {n["params"]["event"] for n in notes if n["method"] == "lifecycle"}
+        assert hooks == set(resolve_local("#/components/schemas/LifecycleHook")["enum"]), \
+            f"hooks seen: {sorted(hooks)}"
+        reasons = {n["params"]["reason"] for n in notes if n["method"] == "pool" and "reason" in n["params"]}
+        assert reasons == {"purge", "memoryWarning", "budget"}, reasons
+    finally:
+        c.close()
+
+
+EVENT_EXAMPLES = [
+    # (topic, params, valid)
+    ("lifecycle", {"seq": 1, "t": 0, "container": "c-1", "class": "A", "event": "init", "offscreen": True}, True),
+    ("lifecycle", {"seq": 1, "t": 0, "container": "c-1", "class": "A", "event": "viewWillAppear", "offscreen": False,
+                   "animated": True}, True),
+    ("lifecycle", {"seq": 1, "t": 0, "container": "c-1", "class": "A", "event": "viewWillAppear", "offscreen": False},
+     False),  # appearance hooks say whether they are animated
+    ("lifecycle", {"seq": 1, "t": 0, "container": "c-1", "class": "A", "event": "loadView", "offscreen": False,
+                   "animated": False}, False),  # only appearance hooks do
+    ("lifecycle", {"seq": 1, "t": 0, "container": "c-1", "class": "A", "event": "viewDidLayoutSubviews",
+                   "offscreen": True, "size": {"width": 375, "height": 667}}, True),
+    ("lifecycle", {"seq": 1, "t": 0, "container": "c-1", "class": "A", "event": "viewDidLayoutSubviews",
+                   "offscreen": True}, False),
+    ("lifecycle", {"seq": 1, "t": 0, "container": "c-1", "class": "A", "event": "willMoveToParent",
+                   "offscreen": True, "parent": None}, True),
+    ("lifecycle", {"seq": 1, "t": 0, "container": "c-1", "class": "A", "event": "viewDidLoad", "offscreen": False,
+                   "failed": True}, True),
+    ("lifecycle", {"seq": 1, "t": 0, "container": "c-1", "class": "A", "event": "unbalancedAppearanceTransition",
+                   "offscreen": False, "call": "endAppearance", "state": "appeared"}, True),
+    ("lifecycle", {"seq": 1, "t": 0, "container": "c-1", "class": "A", "event": "unbalancedAppearanceTransition",
+                   "offscreen": False}, False),
+    ("lifecycle", {"seq": 1, "t": 0, "container": "c-1", "class": "A", "event": "viewDidExplode",
+                   "offscreen": False}, False),
+    ("lifecycle", {"seq": 1, "t": 0, "container": "c-1", "class": "A", "event": "init", "offscreen": False,
+                   "extra": 1}, False),
+    ("pool", {"seq": 1, "t": 0, "kind": "warmed", "class": "A", "width": 375, "height": 667, "container": "c-2",
+              "idle": 1}, True),
+    ("pool", {"seq": 1, "t": 0, "kind": "warmed", "class": "A", "width": 375, "height": 667, "container": "c-2"},
+     False),
+    ("pool", {"seq": 1, "t": 0, "kind": "purged", "class": "A", "width": 375, "height": 667,
+              "reason": "memoryWarning"}, True),
+    ("pool", {"seq": 1, "t": 0, "kind": "purged", "class": "A", "width": 375, "height": 667, "reason": "budget"},
+     False),
+    ("pool", {"seq": 1, "t": 0, "kind": "evicted", "class": "A", "width": 375, "height": 667, "container": "c-2",
+              "reason": "budget"}, True),
+    ("pool", {"seq": 1, "t": 0, "kind": "warmFailed", "class": "A", "width": 375, "height": 667,
+              "error": {"code": -32004, "message": "failed", "data": {"kind": "pluginFailed"}}}, True),
+    ("pool", {"seq": 1, "t": 0, "kind": "warmFailed", "class": "A", "width": 375, "height": 667}, False),
+    ("pool", {"seq": 1, "t": 0, "kind": "hit", "class": "A", "width": 375, "height": 667}, False),
+    ("pool", {"seq": 1, "t": 0, "kind": "refilled", "class": "A", "width": 375, "height": 667, "container": "c-2"},
+     False),
+]
+
+
+@pytest.mark.parametrize("topic,params,valid", EVENT_EXAMPLES,
+                         ids=[f"{t}-{p.get('event', p.get('kind'))}-{v}" for t, p, v in EVENT_EXAMPLES])
+def test_event_schemas_are_strict(topic: str, params: dict[str, Any], valid: bool) -> None:
+    entries = DOC["x-notifications"]
+    validator = validator_at(pointer("x-notifications", entries.index(NOTIFICATIONS[topic]), "params"))
+    assert validator.is_valid(params) == valid, [e.message for e in validator.iter_errors(params)]

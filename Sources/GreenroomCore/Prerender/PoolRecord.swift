@@ -14,7 +14,12 @@ public struct PoolKey: Hashable, Sendable, CustomStringConvertible {
         self.className = className
         self.size = size
     }
-    public var description: String { "\(className)@\(Int(size.width))x\(Int(size.height))" }
+    /// "Card@375x667", "Card@320.25x480": exact, so pools at fractional sizes never share a key.
+    public var description: String { "\(className)@\(Self.number(size.width))x\(Self.number(size.height))" }
+
+    static func number(_ v: Double) -> String {
+        v == v.rounded() && abs(v) < 1e15 ? String(Int(v)) : String(v)
+    }
 }
 
 /// A prerender pool: its green-room stack holds the idle (warm) containers, newest on top.

@@ -79,14 +79,24 @@ public struct StackOperations {
         if let old, oldVisible {
             do throws(ContainerFailure) { try lifecycle.begin(old, appearing: false, animated: animated) } catch { onFailure(error) }
         }
+        guard animated else {
+            // Not animated: the end calls run now, and a failure of the pushed container is the
+            // caller's to report (it throws); the old top's is reported through `onFailure`.
+            try lifecycle.end(c, animated: false)
+            try lifecycle.didMove(c, toParent: s.id)
+            if let old, oldVisible {
+                do throws(ContainerFailure) { try lifecycle.end(old, animated: false) } catch { onFailure(error) }
+            }
+            return
+        }
         let lifecycle = self.lifecycle
-        finish(s, animated: animated) {
+        finish(s, animated: true) {
             do throws(ContainerFailure) {
-                try lifecycle.end(c, animated: animated)
+                try lifecycle.end(c, animated: true)
                 try lifecycle.didMove(c, toParent: s.id)
             } catch { onFailure(error) }
             if let old, oldVisible {
-                do throws(ContainerFailure) { try lifecycle.end(old, animated: animated) } catch { onFailure(error) }
+                do throws(ContainerFailure) { try lifecycle.end(old, animated: true) } catch { onFailure(error) }
             }
         }
     }

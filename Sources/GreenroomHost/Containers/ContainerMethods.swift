@@ -48,8 +48,8 @@ extension ContainerSystem {
             return containerInfo(c)
         }
         r.register("container.configure", params: ["container", "data"]) { [unowned self] conn, p throws(RPCError) in
-            let c = try container(p, owner: conn)
             guard let data = p.object["data"] else { throw .invalidParams(path: "data", "is required") }
+            let c = try container(p, owner: conn)
             let output = try configure(c, data: data)
             return ["container": .string(c.id), "output": output]
         }

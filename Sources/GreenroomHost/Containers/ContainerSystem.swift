@@ -186,14 +186,26 @@ public final class ContainerSystem: HostComponent, LifecycleDelegate {
     func fail(_ c: ContainerRecord) -> RPCError {
         let f = failures[c.id]
         c.markFailed()
-        // Out of its parent without hooks: a failed container runs nothing but deinit.
-        switch c.parent {
+        // Out of its parent without hooks: a failed container runs nothing but deinit. Its events
+        // still say where it was (offscreen in the green room) until it is gone.
+        let parent = c.parent
+        var revealed: StackRecord?
+        switch parent {
         case .stack(let sid), .greenRoom(let sid):
-            if let s = stackRecord(sid) { stackOps.discard(c, from: s) }
+            if let s = stackRecord(sid) {
+                let wasTop = s.top === c
+                stackOps.discard(c, from: s)
+                if wasTop && !s.isGreenRoom && !s.isHidden { revealed = s }
+            }
         default: break
         }
-        c.parent = .none
+        c.parent = parent
         lifecycle.teardown(c)
+        c.parent = .none
+        // The container it covered is the top of a shown stack again: it appears.
+        if let s = revealed, let top = s.top {
+            do throws(ContainerFailure) { try lifecycle.appear(top, size: s.size) } catch { deferredFailure(error) }
+        }
         let hook = f?.hook.rawValue ?? "unknown"
         return RPCError(.pluginFailed, "\(c.className).\(hook) failed: \(f?.failure.message ?? "hook failed"); container \(c.id) was torn down",
                         mergingData(f?.failure.data ?? [:], ["container": .string(c.id), "class": .string(c.className), "hook": .string(hook)]))

@@ -8,8 +8,7 @@ extension ContainerSystem {
     func pool(for key: PoolKey, create: Bool = true) -> PoolRecord? {
         if let p = pools[key] { return p }
         guard create else { return nil }
-        let room = StackRecord(id: "g-\(key.className)-\(Int(key.size.width))x\(Int(key.size.height))",
-                               size: key.size, owner: nil, greenRoom: true)
+        let room = StackRecord(id: "g-\(key)", size: key.size, owner: nil, greenRoom: true)
         let p = PoolRecord(key: key, depth: 1, policy: .lazy, greenRoom: room)
         pools[key] = p
         poolOrder.append(key)
@@ -55,6 +54,17 @@ extension ContainerSystem {
             if ok { queued += 1 } else { p.warming -= 1 }
         }
         return queued
+    }
+
+    /// Drops a pool's queued warm-ups (shrink, purge, memory warning). Returns how many.
+    @discardableResult
+    func cancelWarmups(_ p: PoolRecord) -> Int {
+        var n = 0
+        for t in host.dispatcher.pendingTasks where t.key.hasPrefix("warm:\(p.key):") {
+            if host.dispatcher.cancel(key: t.key) { n += 1 }
+        }
+        p.warming = 0
+        return n
     }
 
     /// Warming = create + push into the green room: loadView, viewDidLoad, layout at the pool's size,
@@ -130,7 +140,7 @@ extension ContainerSystem {
             guard let p = pools[key] else { continue }
             if coolDown { p.coolDownUntil = host.now + coolDownMs }
             // Queued warm-ups of a purged pool are dropped too: refills come on demand or after the cool-down.
-            if coolDown { p.warming = 0 }
+            cancelWarmups(p)
             while let c = p.greenRoom.top {
                 bytes += memoryBytes(c)
                 count += 1
@@ -140,11 +150,6 @@ extension ContainerSystem {
             }
             poolEvent("purged", p, nil, to: caller, ["reason": .string(reason)])
             if coolDown && p.policy == .eager { scheduleRefillAfterCoolDown(p) }
-        }
-        if coolDown {
-            for t in host.dispatcher.pendingTasks where t.key.hasPrefix("warm:") && (className == nil || t.key.hasPrefix("warm:\(className!)@")) {
-                host.dispatcher.cancel(key: t.key)
-            }
         }
         return (count, bytes)
     }
@@ -219,16 +224,26 @@ extension ContainerSystem {
             let pool = pool(for: key)!
             pool.depth = depth
             pool.policy = policy
-            // Shrinking drops the surplus at once.
-            while pool.idle.count > depth, let c = pool.greenRoom.items.first { destroyPooled(c, in: pool) }
-            _ = queueWarmups(pool, count: pool.refillCount(now: host.now), cause: conn)
+            // Shrinking drops the surplus at once (oldest first) and the warm-ups it no longer needs.
+            let queued = pool.warming
+            cancelWarmups(pool)
+            while pool.idle.count > depth, let c = pool.greenRoom.items.first {
+                pool.evicted += 1
+                poolEvent("evicted", pool, c, to: conn, ["reason": "depth"])
+                destroyPooled(c, in: pool)
+            }
+            let wanted = policy == .eager ? pool.refillCount(now: host.now) : min(queued, max(0, depth - pool.idle.count))
+            _ = queueWarmups(pool, count: wanted, cause: conn)
             return poolStatus(pool)
         }
         r.register("pool.warm", params: ["class", "count", "width", "height"]) { [unowned self] conn, p throws(RPCError) in
             let key = try poolKey(p)
+            let requested: Int? = try p.optional("count")
+            if let requested, requested < 0 || requested > 100_000 {
+                throw .invalidParams(path: "count", "must be between 0 and 100000")
+            }
             let pool = pool(for: key)!
-            let count: Int = try p.optional("count") ?? max(1, pool.depth - pool.idle.count - pool.warming)
-            guard count >= 0, count <= 100_000 else { throw .invalidParams(path: "count", "must be between 0 and 100000") }
+            let count = requested ?? max(1, pool.depth - pool.idle.count - pool.warming)
             let queued = queueWarmups(pool, count: count, cause: conn)
             return ["class": .string(key.className), "queued": .int(queued), "pool": poolStatus(pool)]
         }

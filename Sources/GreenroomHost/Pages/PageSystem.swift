@@ -68,8 +68,10 @@ public final class PageSystem: HostComponent, PageSessionDelegate {
                 pool.hits += 1
                 c = warm
                 needsConfigure = data != nil
+                containers.poolEvent("hit", pool, warm, to: conn, ["session": .string(session.id), "index": .int(index)])
             } else {
                 pool.misses += 1
+                containers.poolEvent("miss", pool, nil, to: conn, ["session": .string(session.id), "index": .int(index)])
             }
             let refill = pool.policy == .eager ? pool.refillCount(now: host.now) : (pool.warming + pool.idle.count >= max(1, pool.depth) ? 0 : 1)
             if refill > 0 { _ = containers.queueWarmups(pool, count: refill, cause: conn) }

@@ -1,0 +1,70 @@
+"""The examples run as a user runs them: examples/python/prerender_experiment.py (seed 000's experiment)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+
+from grhost import REPO
+
+SCRIPT = REPO / "examples" / "python" / "prerender_experiment.py"
+ROW = re.compile(r"^(cold|prerendered)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s*$", re.MULTILINE)
+
+
+def run(*args, env_bin=None, timeout=180):
+    env = dict(os.environ)
+    env.pop("GREENROOM_SOCKET", None)
+    if env_bin:
+        env["GREENROOM_BIN"] = env_bin
+    return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True, timeout=timeout,
+                          env=env, cwd=str(REPO), check=False)
+
+
+def rows(stdout: str) -> dict[str, dict]:
+    found = {m.group(1): {"runs": int(m.group(2)), "median": float(m.group(3)), "mean": float(m.group(4)),
+                          "p90": float(m.group(5))} for m in ROW.finditer(stdout)}
+    assert set(found) == {"cold", "prerendered"}, f"both rows are printed:\n{stdout}"
+    return found
+
+
+def test_prerender_experiment_starts_its_own_host(greenroom_bin):
+    done = run("--runs", "3", "--load-ms", "20", "--configure-ms", "1", "--json", env_bin=greenroom_bin)
+    assert done.returncode == 0, f"exit {done.returncode}\nstdout:\n{done.stdout}\nstderr:\n{done.stderr}"
+    table = rows(done.stdout)
+    assert table["cold"]["runs"] == 3 and table["prerendered"]["runs"] == 3
+    # A 20 ms viewDidLoad is paid by every cold run and by no prerendered one.
+    assert table["prerendered"]["median"] < table["cold"]["median"], done.stdout
+    assert table["cold"]["median"] >= 20, done.stdout
+    assert "speed-up (median)" in done.stdout
+    summary = json.loads(done.stdout.strip().splitlines()[-1])
+    assert summary["speedup"] > 1 and len(summary["samples"]["prerendered"]) == 3
+
+
+def test_prerender_experiment_on_a_running_host(start_host):
+    host = start_host()  # real clock
+    done = run("--socket", host.socket_path, "--runs", "2", "--load-ms", "15")
+    assert done.returncode == 0, f"exit {done.returncode}\nstdout:\n{done.stdout}\nstderr:\n{done.stderr}"
+    table = rows(done.stdout)
+    assert table["prerendered"]["median"] < table["cold"]["median"], done.stdout
+    # It cleans up after itself on a shared host: no stack, no pooled container left behind.
+    stats = host.stats()
+    assert stats["stacks"] == 0 and stats["containers"]["total"] == 0, stats
+    assert stats["unbalancedTransitions"] == 0
+
+
+def test_prerender_experiment_drains_a_virtual_clock_host(start_host):
+    host = start_host("--clock", "virtual")
+    done = run("--socket", host.socket_path, "--runs", "2", "--load-ms", "15")
+    assert done.returncode == 0, f"exit {done.returncode}\nstdout:\n{done.stdout}\nstderr:\n{done.stderr}"
+    assert "virtual clock" in done.stdout
+    table = rows(done.stdout)
+    assert table["prerendered"]["median"] < table["cold"]["median"], done.stdout
+
+
+def test_prerender_experiment_without_a_binary_says_so(tmp_short):
+    done = run("--runs", "1", env_bin=os.path.join(tmp_short, "missing-greenroom"), timeout=60)
+    assert done.returncode != 0
+    assert "no greenroom binary" in done.stderr, done.stderr
