@@ -1,0 +1,358 @@
+/// What changed in one update: flat indices entering and leaving each range (nearest the viewport
+/// first), the prefetch calls, and whether a batch fetch should begin.
+public struct RangeUpdate: Equatable, Sendable {
+    public var enterPreload: [Int] = []
+    public var enterDisplay: [Int] = []
+    public var enterVisible: [Int] = []
+    public var exitPreload: [Int] = []
+    public var exitDisplay: [Int] = []
+    public var exitVisible: [Int] = []
+    /// Entered preload and not visible (UITableViewDataSourcePrefetching's prefetchRows).
+    public var prefetch: [Int] = []
+    /// Left preload without having become visible (cancelPrefetchingForRows).
+    public var cancelPrefetch: [Int] = []
+    /// Flat indices (before the update) of items removed while in a range.
+    public var removed: [Int] = []
+    public var modeChanged = false
+    public var isEmpty: Bool {
+        enterPreload.isEmpty && enterDisplay.isEmpty && enterVisible.isEmpty && exitPreload.isEmpty
+            && exitDisplay.isEmpty && exitVisible.isEmpty && removed.isEmpty
+    }
+    public init() {}
+}
+
+/// Errors the host turns into -32602 / -32003.
+public enum RangeError: Error, Equatable, Sendable {
+    case invalid(path: String, reason: String)
+    case outOfOrder(call: String, phase: String)
+}
+
+/// A range (prefetch) session (DESIGN §8; Texture's ASRangeController and batch fetching; seed 004).
+/// Items are stacked along the axis; each update is O(log n + changes): lengths live in a
+/// `LengthTree`, ranges are index intervals, and events are interval differences.
+public final class RangeSession {
+    public let id: String
+    public private(set) var tree: LengthTree
+    /// Flat index where each section starts; one more entry than sections (the end).
+    public private(set) var sectionStarts: [Int]
+    /// Viewport length along the axis and across it.
+    public private(set) var viewportLength: Double
+    public private(set) var viewportCross: Double
+    public let horizontal: Bool
+    public var tuning: RangeTuning
+    public var leadingScreens: Double
+    public var prepend: Bool
+    public var strategy: BatchStrategy
+    public var lazy: Bool
+
+    public private(set) var offset: Double = 0
+    public private(set) var forward = true
+    public private(set) var isVisible: Bool
+    public private(set) var hasInteracted = false
+    /// Set by a memory warning until the next drag.
+    public private(set) var memoryMode: RangeMode?
+    public private(set) var dragging = false
+    public private(set) var decelerating = false
+    /// During a fling (lazy): where the motion will stop.
+    public private(set) var target: Double?
+
+    public private(set) var visible = IndexInterval.empty
+    public private(set) var display = IndexInterval.empty
+    public private(set) var preload = IndexInterval.empty
+    /// Items in preload that have been visible since they entered it.
+    private var seen: Set<Int> = []
+
+    /// The batch fetch in flight (its context id), if any; and whether it prepends.
+    public private(set) var batchInFlight: String?
+    public private(set) var batchPrepends = false
+    public private(set) var batchesDone = 0
+    /// Items in the first page, for the dynamic threshold.
+    let firstPageItems: Int
+
+    public init(id: String, sections: [[Double]], viewportLength: Double, viewportCross: Double, horizontal: Bool,
+                tuning: RangeTuning = .texture, leadingScreens: Double = 2, prepend: Bool = false,
+                strategy: BatchStrategy = .ranges, lazy: Bool = false, visible: Bool = true) {
+        self.id = id
+        var starts = [0]
+        var flat: [Double] = []
+        for s in sections {
+            flat.append(contentsOf: s)
+            starts.append(flat.count)
+        }
+        tree = LengthTree(lengths: flat)
+        sectionStarts = starts
+        self.viewportLength = viewportLength
+        self.viewportCross = viewportCross
+        self.horizontal = horizontal
+        self.tuning = tuning
+        self.leadingScreens = leadingScreens
+        self.prepend = prepend
+        self.strategy = strategy
+        self.lazy = lazy
+        self.isVisible = visible
+        firstPageItems = max(1, flat.count)
+    }
+
+    public var count: Int { tree.count }
+    public var contentLength: Double { tree.total }
+    public var sectionCount: Int { sectionStarts.count - 1 }
+
+    public var mode: RangeMode {
+        if !isVisible { return .lowMemory }
+        if let m = memoryMode { return m }
+        return hasInteracted ? .full : .minimum
+    }
+
+    public var directionName: String {
+        horizontal ? (forward ? "right" : "left") : (forward ? "down" : "up")
+    }
+
+    public var phase: String { dragging ? "dragging" : decelerating ? "decelerating" : "idle" }
+    public var isTracking: Bool { dragging || decelerating }
+
+    // MARK: Paths
+
+    public func flatIndex(section: Int, row: Int) -> Int? {
+        guard section >= 0, section < sectionCount else { return nil }
+        let start = sectionStarts[section]
+        guard row >= 0, start + row < sectionStarts[section + 1] else { return nil }
+        return start + row
+    }
+
+    /// (section, row) of a flat index: a binary search over section starts.
+    public func path(_ flat: Int) -> (section: Int, row: Int) {
+        var lo = 0, hi = sectionCount - 1
+        while lo < hi {
+            let mid = (lo + hi + 1) / 2
+            if sectionStarts[mid] <= flat { lo = mid } else { hi = mid - 1 }
+        }
+        // Skip empty sections that start at the same index.
+        var s = lo
+        while s + 1 < sectionCount && sectionStarts[s + 1] <= flat { s += 1 }
+        return (s, flat - sectionStarts[s])
+    }
+
+    // MARK: Geometry
+
+    /// Items intersecting [a, b).
+    func items(_ a: Double, _ b: Double) -> IndexInterval {
+        let total = tree.total
+        let lo = max(a, 0), hi = min(b, total)
+        guard hi > lo else { return .empty }
+        let first = tree.index(containing: lo)
+        var last = tree.index(containing: hi)
+        if last < tree.count && tree.offset(of: last) < hi { last += 1 }
+        return IndexInterval(first, max(first, last))
+    }
+
+    /// The interval of a range type around `at` moving in `fwd`.
+    func interval(_ type: RangeType, mode: RangeMode, at: Double, fwd: Bool) -> IndexInterval {
+        if mode == .lowMemory && type == .display { return .empty }
+        let b = tuning.buffer(mode, type)
+        let L = viewportLength
+        let ahead = b.leading * L, behind = b.trailing * L
+        return fwd ? items(at - behind, at + L + ahead) : items(at - ahead, at + L + behind)
+    }
+
+    /// Recomputes the three ranges and returns what changed.
+    public func update() -> RangeUpdate {
+        let m = mode
+        let newVisible = isVisible ? items(offset, offset + viewportLength) : .empty
+        // Lazy: during a fling only the target region is marked.
+        let anchor = (lazy && decelerating) ? (target ?? offset) : offset
+        var newDisplay = interval(.display, mode: m, at: anchor, fwd: forward).hull(newVisible)
+        var newPreload = interval(.preload, mode: m, at: anchor, fwd: forward).hull(newDisplay)
+        if lazy && decelerating && target != nil {
+            // The target region and what is on screen now, nothing in between.
+            newDisplay = interval(.display, mode: m, at: anchor, fwd: forward)
+            newPreload = interval(.preload, mode: m, at: anchor, fwd: forward).hull(newDisplay)
+        }
+        return apply(visible: newVisible, display: newDisplay, preload: newPreload)
+    }
+
+    private func apply(visible v: IndexInterval, display d: IndexInterval, preload p: IndexInterval) -> RangeUpdate {
+        var u = RangeUpdate()
+        let ref = v.isEmpty ? tree.index(containing: offset) : v.lo
+        let refEnd = v.isEmpty ? ref : v.hi
+        func nearest(_ parts: [IndexInterval]) -> [Int] {
+            var out: [Int] = []
+            out.reserveCapacity(parts.reduce(0) { $0 + $1.count })
+            for part in parts { out.append(contentsOf: part.lo..<part.hi) }
+            return out.sorted { distance($0) < distance($1) || (distance($0) == distance($1) && $0 < $1) }
+        }
+        func distance(_ i: Int) -> Int { i < ref ? ref - i : (i >= refEnd ? i - refEnd + 1 : 0) }
+        u.enterVisible = nearest(v.subtracting(visible))
+        u.exitVisible = nearest(visible.subtracting(v))
+        u.enterDisplay = nearest(d.subtracting(display))
+        u.exitDisplay = nearest(display.subtracting(d))
+        u.enterPreload = nearest(p.subtracting(preload))
+        u.exitPreload = nearest(preload.subtracting(p))
+        for i in u.enterVisible { seen.insert(i) }
+        u.prefetch = u.enterPreload.filter { !v.contains($0) }
+        u.cancelPrefetch = u.exitPreload.filter { !seen.contains($0) }
+        for i in u.exitPreload { seen.remove(i) }
+        visible = v
+        display = d
+        preload = p
+        return u
+    }
+
+    // MARK: Scroll stream
+
+    func checkOffset(_ x: Double, _ path: String = "offset") throws(RangeError) {
+        guard x.isFinite else { throw .invalid(path: path, reason: "must be a finite number") }
+        let maxOffset = max(0, contentLength - viewportLength) + viewportLength
+        guard x >= -viewportLength, x <= maxOffset else {
+            throw .invalid(path: path, reason: "\(x) is outside \(-viewportLength)...\(maxOffset)")
+        }
+    }
+
+    private func move(to x: Double) {
+        if x > offset { forward = true } else if x < offset { forward = false }
+        offset = x
+    }
+
+    public func willBeginDragging() {
+        dragging = true
+        decelerating = false
+        target = nil
+        if isVisible {
+            hasInteracted = true
+            memoryMode = nil
+        }
+    }
+
+    public func didScroll(to x: Double) throws(RangeError) {
+        try checkOffset(x)
+        move(to: x)
+    }
+
+    /// Predicts where a fling stops (deceleration 0.998 per ms: distance = v * 0.998 / 0.002) unless
+    /// the caller gives the target; returns it.
+    public func willEndDragging(velocity: Double, target t: Double?) throws(RangeError) -> Double {
+        guard dragging else { throw .outOfOrder(call: "range.willEndDragging", phase: phase) }
+        guard velocity.isFinite else { throw .invalid(path: "velocity", reason: "must be a finite number") }
+        if let t { try checkOffset(t, "targetOffset") }
+        let predicted = t ?? (offset + velocity * 0.998 / 0.002)
+        let clamped = min(max(predicted, 0), max(0, contentLength - viewportLength))
+        target = clamped
+        if velocity > 0 { forward = true } else if velocity < 0 { forward = false }
+        dragging = false
+        decelerating = true
+        return clamped
+    }
+
+    public func didEndDecelerating() throws(RangeError) {
+        guard decelerating || dragging else { throw .outOfOrder(call: "range.didEndDecelerating", phase: phase) }
+        dragging = false
+        decelerating = false
+        target = nil
+    }
+
+    public func setVisible(_ v: Bool) { isVisible = v }
+
+    public func setViewport(length: Double, cross: Double) {
+        viewportLength = length
+        viewportCross = cross
+    }
+
+    public func memoryWarning() {
+        memoryMode = isVisible ? .visibleOnly : .lowMemory
+    }
+
+    // MARK: Batch fetching
+
+    /// Texture's ASDisplayShouldFetchBatchForContext, with `prepend` for lists that grow at the head,
+    /// and the seed's threshold strategies for comparison. `at`: the offset to judge (the target
+    /// offset on willEndDragging).
+    public func shouldBeginBatch(at x: Double? = nil) -> Bool {
+        guard batchInFlight == nil, leadingScreens > 0, viewportLength > 0 else { return false }
+        let L = viewportLength
+        let total = contentLength
+        if total < L { return true }
+        guard isVisible else { return false }
+        let o = x ?? offset
+        switch strategy {
+        case .ranges:
+            if !forward { return prepend && o <= leadingScreens * L }
+            return total - L - o <= leadingScreens * L
+        case .threshold(let ratio):
+            guard forward else { return false }
+            return (o + L) / total >= ratio
+        case .dynamicThreshold(let ratio):
+            guard forward else { return false }
+            let perPage = Double(firstPageItems)
+            let page = Double(batchesDone)
+            let needRead = perPage * ratio + page * perPage
+            let totalItems = perPage * (page + 1)
+            let itemsRead = Double(tree.index(containing: min(o + L, total - 0.000001)) + 1)
+            // The seed compares ratios of content; items stand in for rows of equal height.
+            return itemsRead / Double(max(1, count)) >= needRead / totalItems
+        }
+    }
+
+    public func beginBatch(context: String) {
+        batchInFlight = context
+        batchPrepends = !forward && prepend
+    }
+
+    /// Completes the batch in flight; its new items are appended (or prepended). Returns their
+    /// flat insertion index.
+    public func finishBatch(context: String, lengths: [Double]) throws(RangeError) -> Int {
+        guard batchInFlight == context else {
+            throw .invalid(path: "context", reason: "\(context) is not the batch in flight (\(batchInFlight ?? "none"))")
+        }
+        let at = batchPrepends ? 0 : count
+        let section = batchPrepends ? 0 : max(0, sectionCount - 1)
+        batchInFlight = nil
+        batchesDone += 1
+        if !lengths.isEmpty {
+            _ = try insert(section: section, row: batchPrepends ? 0 : sectionStarts[section + 1] - sectionStarts[section], lengths: lengths)
+            if batchPrepends { offset += lengths.reduce(0, +) }  // content grew above: keep what is on screen
+        }
+        return at
+    }
+
+    // MARK: Inserts and deletes
+
+    /// Inserts items before (section, row); returns the flat index. Ranges are shifted, not recomputed:
+    /// call `update()` after.
+    @discardableResult
+    public func insert(section: Int, row: Int, lengths: [Double]) throws(RangeError) -> Int {
+        guard section >= 0, section < sectionCount else { throw .invalid(path: "at[0]", reason: "section \(section) does not exist") }
+        let size = sectionStarts[section + 1] - sectionStarts[section]
+        guard row >= 0, row <= size else { throw .invalid(path: "at[1]", reason: "row \(row) is outside 0...\(size)") }
+        let at = sectionStarts[section] + row
+        tree.insert(lengths, at: at)
+        let k = lengths.count
+        for s in (section + 1)..<sectionStarts.count { sectionStarts[s] += k }
+        shift(insertingAt: at, count: k)
+        return at
+    }
+
+    /// Removes one item by flat index; returns whether it sat in any range. Ranges are shifted.
+    public func remove(flat at: Int) -> Bool {
+        let wasInRange = preload.contains(at) || display.contains(at) || visible.contains(at)
+        var s = path(at).section
+        tree.remove(at: at)
+        while s + 1 < sectionStarts.count { sectionStarts[s + 1] -= 1; s += 1 }
+        shift(insertingAt: at, count: -1)
+        return wasInRange
+    }
+
+    private func shift(insertingAt at: Int, count k: Int) {
+        visible = visible.shifted(insertingAt: at, count: k)
+        display = display.shifted(insertingAt: at, count: k)
+        preload = preload.shifted(insertingAt: at, count: k)
+        var moved = Set<Int>()
+        for i in seen {
+            if k >= 0 { moved.insert(i >= at ? i + k : i) } else if i != at { moved.insert(i > at ? i - 1 : i) }
+        }
+        seen = moved
+    }
+
+    /// The state bits of a flat index.
+    public func state(_ i: Int) -> (preload: Bool, display: Bool, visible: Bool) {
+        (preload.contains(i), display.contains(i), visible.contains(i))
+    }
+}

@@ -1,0 +1,83 @@
+/// Texture's layout range modes (ASLayoutRangeMode).
+public enum RangeMode: String, Sendable, CaseIterable {
+    case full, minimum, visibleOnly, lowMemory
+}
+
+/// Texture's range types with buffers (visible has none).
+public enum RangeType: String, Sendable, CaseIterable {
+    case display, preload
+}
+
+/// Screenfuls added ahead of the motion (leading) and behind it (trailing).
+public struct RangeBuffer: Equatable, Sendable {
+    public var leading: Double
+    public var trailing: Double
+    public init(leading: Double, trailing: Double) {
+        self.leading = leading
+        self.trailing = trailing
+    }
+}
+
+/// Buffers per mode and range type; defaults are Texture's (ASRangeControllerTuningParameters).
+public struct RangeTuning: Equatable, Sendable {
+    public var buffers: [RangeMode: [RangeType: RangeBuffer]]
+
+    public static let texture = RangeTuning(buffers: [
+        .full: [.display: RangeBuffer(leading: 1.0, trailing: 0.5), .preload: RangeBuffer(leading: 2.5, trailing: 1.5)],
+        .minimum: [.display: RangeBuffer(leading: 0.25, trailing: 0.25), .preload: RangeBuffer(leading: 0.5, trailing: 0.25)],
+        .visibleOnly: [.display: RangeBuffer(leading: 0, trailing: 0), .preload: RangeBuffer(leading: 0, trailing: 0)],
+        .lowMemory: [.display: RangeBuffer(leading: 0, trailing: 0), .preload: RangeBuffer(leading: 0, trailing: 0)],
+    ])
+
+    public func buffer(_ mode: RangeMode, _ type: RangeType) -> RangeBuffer {
+        buffers[mode]?[type] ?? RangeBuffer(leading: 0, trailing: 0)
+    }
+}
+
+/// A half-open interval of flat item indices.
+public struct IndexInterval: Equatable, Sendable, CustomStringConvertible {
+    public var lo: Int
+    public var hi: Int
+    public init(_ lo: Int, _ hi: Int) {
+        self.lo = lo
+        self.hi = max(lo, hi)
+    }
+    public static let empty = IndexInterval(0, 0)
+    public var isEmpty: Bool { hi <= lo }
+    public var count: Int { hi - lo }
+    public func contains(_ i: Int) -> Bool { i >= lo && i < hi }
+    /// The smallest interval holding both (ranges are contiguous around the viewport).
+    public func hull(_ o: IndexInterval) -> IndexInterval {
+        if isEmpty { return o }
+        if o.isEmpty { return self }
+        return IndexInterval(min(lo, o.lo), max(hi, o.hi))
+    }
+    /// The parts of `self` outside `o`: at most two intervals.
+    public func subtracting(_ o: IndexInterval) -> [IndexInterval] {
+        if isEmpty { return [] }
+        if o.isEmpty || o.hi <= lo || o.lo >= hi { return [self] }
+        var parts: [IndexInterval] = []
+        if o.lo > lo { parts.append(IndexInterval(lo, o.lo)) }
+        if o.hi < hi { parts.append(IndexInterval(o.hi, hi)) }
+        return parts
+    }
+    /// Shifted for `k` items inserted before flat index `at` (k < 0: removed at `at`).
+    public func shifted(insertingAt at: Int, count k: Int) -> IndexInterval {
+        func move(_ i: Int) -> Int {
+            if k >= 0 { return i >= at ? i + k : i }
+            return i >= at - k ? i + k : min(i, at)
+        }
+        return IndexInterval(move(lo), move(hi))
+    }
+    public var description: String { "[\(lo), \(hi))" }
+}
+
+/// How a range session decides to fetch the next batch.
+public enum BatchStrategy: Equatable, Sendable {
+    /// Texture's: fetch when the remaining content is within `leadingScreens` viewports.
+    case ranges
+    /// Seed 004's static threshold: fetch when (offset + L) / content >= ratio.
+    case threshold(Double)
+    /// Seed 004's dynamic threshold: the ratio grows with the pages loaded.
+    case dynamicThreshold(Double)
+}

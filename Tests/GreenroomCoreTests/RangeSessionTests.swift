@@ -1,0 +1,228 @@
+import Testing
+@testable import GreenroomCore
+
+@Suite struct RangeSessionTests {
+    /// 100 rows of 100 points, a 1000-point viewport: one screen = 10 rows.
+    func session(count: Int = 100, visible: Bool = true, strategy: BatchStrategy = .ranges,
+                 prepend: Bool = false, lazy: Bool = false) -> RangeSession {
+        RangeSession(id: "r", sections: [Array(repeating: 100, count: count)], viewportLength: 1000, viewportCross: 375,
+                     horizontal: false, prepend: prepend, strategy: strategy, lazy: lazy, visible: visible)
+    }
+
+    @Test func minimumModeUntilTheFirstDragThenFullWithTexturesBuffers() throws {
+        let s = session()
+        _ = s.update()
+        #expect(s.mode == .minimum)
+        #expect(s.visible == IndexInterval(0, 10))
+        // minimum: display 0.25 / 0.25, preload 0.5 / 0.25 (leading / trailing), moving down.
+        #expect(s.display == IndexInterval(0, 13))
+        #expect(s.preload == IndexInterval(0, 15))
+        s.willBeginDragging()
+        try s.didScroll(to: 3000)
+        _ = s.update()
+        #expect(s.mode == .full)
+        #expect(s.visible == IndexInterval(30, 40))
+        // full: display 1.0 / 0.5, preload 2.5 / 1.5 screens.
+        #expect(s.display == IndexInterval(25, 50))
+        #expect(s.preload == IndexInterval(15, 65))
+        // Reversing flips leading and trailing.
+        try s.didScroll(to: 2900)
+        _ = s.update()
+        #expect(s.directionName == "up")
+        #expect(s.display == IndexInterval(19, 44))
+        #expect(s.preload == IndexInterval(4, 54))
+    }
+
+    @Test func invisibleSessionsNeverMarkItemsVisible() {
+        let s = session(visible: false)
+        let u = s.update()
+        #expect(s.mode == .lowMemory)
+        #expect(u.enterVisible.isEmpty && s.visible.isEmpty)
+        #expect(s.display.isEmpty)
+        #expect(s.preload == IndexInterval(0, 10), "lowMemory: preload 0 screens, display empty")
+        s.willBeginDragging()
+        #expect(s.mode == .lowMemory, "a drag on an invisible session does not switch to full")
+    }
+
+    @Test func memoryWarningPutsVisibleSessionsInVisibleOnlyUntilTheNextDrag() throws {
+        let s = session()
+        s.willBeginDragging()
+        _ = s.update()
+        s.memoryWarning()
+        let u = s.update()
+        #expect(s.mode == .visibleOnly)
+        #expect(s.preload == s.visible && s.display == s.visible)
+        #expect(!u.exitPreload.isEmpty && u.cancelPrefetch == u.exitPreload)
+        s.willBeginDragging()
+        #expect(s.mode == .full)
+    }
+
+    @Test func eventsListOnlyChangesNearestFirst() throws {
+        let s = session()
+        let first = s.update()
+        #expect(first.enterVisible == Array(0..<10))
+        #expect(first.enterPreload == Array(0..<15))
+        #expect(first.prefetch == Array(10..<15))
+        try s.didScroll(to: 100)
+        let u = s.update()
+        #expect(u.enterVisible == [10] && u.exitVisible == [0])
+        #expect(u.enterPreload == [15])
+        #expect(u.exitPreload.isEmpty, "trailing 0.25 screens still holds row 0")
+        #expect(s.update().isEmpty, "no change, no event")
+    }
+
+    @Test func cancelPrefetchingOnlyForItemsNeverVisible() throws {
+        let s = session()
+        _ = s.update()
+        s.willBeginDragging()
+        try s.didScroll(to: 2000)
+        _ = s.update()
+        let before = Set(s.preload.lo..<s.preload.hi)
+        try s.didScroll(to: 0)
+        let u = s.update()
+        for i in u.exitPreload { #expect(before.contains(i)) }
+        // Rows 20..<30 were visible at 2000: leaving preload they are not cancelled.
+        #expect(!u.cancelPrefetch.contains { (20..<30).contains($0) })
+        #expect(u.cancelPrefetch.allSatisfy { $0 >= 30 })
+    }
+
+    // MARK: Batch fetching: Texture's conditions
+
+    @Test func batchConditions() throws {
+        // Content shorter than the viewport: fetch, even when not visible.
+        #expect(session(count: 5, visible: false).shouldBeginBatch())
+        // Not visible with enough content: no.
+        #expect(!session(visible: false).shouldBeginBatch())
+        let s = session()
+        #expect(!s.shouldBeginBatch(), "at the top: 9000 points remain > 2 screens")
+        try s.didScroll(to: 7000)
+        #expect(s.shouldBeginBatch(), "remaining 2000 <= 2 screens")
+        try s.didScroll(to: 6999)
+        #expect(!s.shouldBeginBatch(), "moving toward the head: no")
+        s.beginBatch(context: "b-1")
+        try s.didScroll(to: 8000)
+        #expect(!s.shouldBeginBatch(), "one batch in flight at a time")
+        let at = try s.finishBatch(context: "b-1", lengths: [100, 100])
+        #expect(at == 100 && s.count == 102)
+        #expect(throws: RangeError.self) { try s.finishBatch(context: "b-9", lengths: []) }
+        s.leadingScreens = 0
+        #expect(!s.shouldBeginBatch(), "leadingScreens <= 0: never")
+    }
+
+    @Test func prependFetchesTowardTheHead() throws {
+        let s = session(prepend: true)
+        try s.didScroll(to: 3000)
+        try s.didScroll(to: 1500)
+        #expect(s.shouldBeginBatch(), "moving up within 2 screens of the head")
+        s.beginBatch(context: "b-1")
+        _ = s.update()
+        let visibleBefore = s.visible
+        _ = try s.finishBatch(context: "b-1", lengths: [100, 100, 100])
+        _ = s.update()
+        #expect(s.offset == 1800, "content added above keeps what is on screen")
+        #expect(s.visible == IndexInterval(visibleBefore.lo + 3, visibleBefore.hi + 3))
+    }
+
+    @Test func thresholdStrategies() throws {
+        let t = session(strategy: .threshold(0.7))
+        try t.didScroll(to: 5900)
+        #expect(!t.shouldBeginBatch())
+        try t.didScroll(to: 6000)
+        #expect(t.shouldBeginBatch(), "(6000 + 1000) / 10000 >= 0.7")
+        let d = session(strategy: .dynamicThreshold(0.7))
+        try d.didScroll(to: 6000)
+        #expect(d.shouldBeginBatch(), "first page: same as the static threshold")
+        d.beginBatch(context: "b-1")
+        _ = try d.finishBatch(context: "b-1", lengths: Array(repeating: 100, count: 100))
+        try d.didScroll(to: 13000)
+        // Page 2: needs 0.7 * 100 + 100 = 170 of 200 rows read; 140 read.
+        #expect(!d.shouldBeginBatch())
+        try d.didScroll(to: 16000)
+        #expect(d.shouldBeginBatch())
+    }
+
+    @Test func willEndDraggingPredictsTheTarget() throws {
+        let s = session()
+        s.willBeginDragging()
+        try s.didScroll(to: 1000)
+        let target = try s.willEndDragging(velocity: 4, target: nil)
+        #expect(target == min(1000 + 4 * 499, 9000))
+        #expect(throws: RangeError.outOfOrder(call: "range.willEndDragging", phase: "decelerating")) {
+            try s.willEndDragging(velocity: 1, target: nil)
+        }
+    }
+
+    @Test func lazyMarksOnlyTheTargetRegionDuringAFling() throws {
+        let s = session(count: 1000, lazy: true)
+        s.willBeginDragging()
+        _ = s.update()
+        _ = try s.willEndDragging(velocity: 100, target: 50_000)
+        let u = s.update()
+        #expect(s.preload.contains(500) && !s.preload.contains(100))
+        #expect(!u.enterPreload.contains(100))
+        #expect(s.visible == IndexInterval(0, 10), "visible still follows the real offset")
+    }
+
+    @Test func insertsAndDeletesKeepStatesConsistent() throws {
+        let s = session()
+        _ = s.update()
+        try s.insert(section: 0, row: 2, lengths: [100, 100])
+        #expect(s.visible == IndexInterval(0, 12), "shifted, not yet recomputed")
+        let u = s.update()
+        #expect(u.exitVisible == [10, 11], "nearest the viewport first")
+        #expect(s.visible == IndexInterval(0, 10))
+        #expect(s.remove(flat: 0))
+        _ = s.update()
+        #expect(s.count == 101)
+        #expect(s.visible == IndexInterval(0, 10))
+    }
+
+    /// Replaying every event's enter/exit lists gives exactly the recomputed states, whatever happens.
+    @Test(arguments: [11, 12, 13, 14] as [UInt64])
+    func eventDiffsEqualRecomputedStates(seed: UInt64) throws {
+        var rng = SplitMix(seed: seed)
+        let s = RangeSession(id: "r", sections: [Array(repeating: 50, count: 40), Array(repeating: 80, count: 30), []],
+                             viewportLength: 600, viewportCross: 300, horizontal: false)
+        var model: [[Bool]] = Array(repeating: [false, false, false], count: s.count)
+        func replay(_ u: RangeUpdate) {
+            for i in u.enterPreload { model[i][0] = true }
+            for i in u.exitPreload { model[i][0] = false }
+            for i in u.enterDisplay { model[i][1] = true }
+            for i in u.exitDisplay { model[i][1] = false }
+            for i in u.enterVisible { model[i][2] = true }
+            for i in u.exitVisible { model[i][2] = false }
+        }
+        replay(s.update())
+        for _ in 0..<400 {
+            switch rng.next() % 6 {
+            case 0: s.willBeginDragging()
+            case 1:
+                let x = Double(rng.next() % UInt64(max(1, Int(s.contentLength))))
+                try s.didScroll(to: min(x, max(0, s.contentLength - 600)))
+            case 2:
+                let at = Int(rng.next() % UInt64(s.count + 1))
+                let (sec, row) = at == s.count ? (s.sectionCount - 1, s.sectionStarts[s.sectionCount] - s.sectionStarts[s.sectionCount - 1]) : s.path(at)
+                let k = Int(rng.next() % 3 + 1)
+                let flat = try s.insert(section: sec, row: row, lengths: Array(repeating: Double(rng.next() % 90 + 10), count: k))
+                model.insert(contentsOf: Array(repeating: [false, false, false], count: k), at: flat)
+                // The new rows are unmarked; rows that were in shifted intervals keep their bits.
+                for i in flat..<flat + k {
+                    let st = s.state(i)
+                    model[i] = [st.preload, st.display, st.visible]
+                }
+            case 3 where s.count > 1:
+                let at = Int(rng.next() % UInt64(s.count))
+                _ = s.remove(flat: at)
+                model.remove(at: at)
+            case 4: s.setVisible(rng.next() % 4 != 0)
+            default: s.memoryWarning()
+            }
+            replay(s.update())
+            for i in 0..<s.count {
+                let st = s.state(i)
+                #expect(model[i] == [st.preload, st.display, st.visible], "item \(i)")
+                if st.visible { #expect(st.display && st.preload, "a visible item has all three bits") }
+            }
+        }
+    }
+}
