@@ -58,14 +58,20 @@ public final class Host {
         let pages = PageSystem(host: self)
         pageSystem = pages
         add(pages)
+        let ranges = RangeSystem(host: self)
+        rangeSystem = ranges
+        add(ranges)
     }
+
+    /// Range (prefetch) sessions.
+    public private(set) var rangeSystem: RangeSystem!
 
     /// Page sessions.
     public private(set) var pageSystem: PageSystem!
 
     /// Default-mode idle tasks pause while any session tracks (drags, decelerates, animates).
     public func updateTracking() {
-        dispatcher.isTracking = pageSystem?.anyTracking ?? false
+        dispatcher.isTracking = (pageSystem?.anyTracking ?? false) || (rangeSystem?.anyTracking ?? false)
     }
 
     /// Containers, stacks and prerender pools.

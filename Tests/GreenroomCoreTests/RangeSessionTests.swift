@@ -168,12 +168,14 @@ import Testing
         _ = s.update()
         try s.insert(section: 0, row: 2, lengths: [100, 100])
         #expect(s.visible == IndexInterval(0, 12), "shifted, not yet recomputed")
+        try s.insert(section: 0, row: 102, lengths: [100])
+        #expect(s.preload == IndexInterval(0, 17), "an item appended after the end is not inside")
         let u = s.update()
         #expect(u.exitVisible == [10, 11], "nearest the viewport first")
         #expect(s.visible == IndexInterval(0, 10))
         #expect(s.remove(flat: 0))
         _ = s.update()
-        #expect(s.count == 101)
+        #expect(s.count == 102)
         #expect(s.visible == IndexInterval(0, 10))
     }
 
@@ -205,15 +207,19 @@ import Testing
                 let k = Int(rng.next() % 3 + 1)
                 let flat = try s.insert(section: sec, row: row, lengths: Array(repeating: Double(rng.next() % 90 + 10), count: k))
                 model.insert(contentsOf: Array(repeating: [false, false, false], count: k), at: flat)
-                // The new rows are unmarked; rows that were in shifted intervals keep their bits.
-                for i in flat..<flat + k {
+                // New rows are unmarked until the update marks them; rows around keep their bits.
+                for i in 0..<s.count {
                     let st = s.state(i)
-                    model[i] = [st.preload, st.display, st.visible]
+                    #expect(model[i] == [st.preload, st.display, st.visible], "after inserting at \(flat): item \(i)")
                 }
             case 3 where s.count > 1:
                 let at = Int(rng.next() % UInt64(s.count))
                 _ = s.remove(flat: at)
                 model.remove(at: at)
+                for i in 0..<s.count {
+                    let st = s.state(i)
+                    #expect(model[i] == [st.preload, st.display, st.visible], "after removing \(at): item \(i)")
+                }
             case 4: s.setVisible(rng.next() % 4 != 0)
             default: s.memoryWarning()
             }

@@ -61,6 +61,11 @@ public final class RangeSession {
     public private(set) var preload = IndexInterval.empty
     /// Items in preload that have been visible since they entered it.
     private var seen: Set<Int> = []
+    /// Items inserted since the last update: inside the shifted intervals but not announced yet, so
+    /// they count as unmarked and the next update lists them as entering.
+    private var fresh: [IndexInterval] = []
+
+    private func isFresh(_ i: Int) -> Bool { fresh.contains { $0.contains(i) } }
 
     /// The batch fetch in flight (its context id), if any; and whether it prepends.
     public private(set) var batchInFlight: String?
@@ -181,12 +186,20 @@ public final class RangeSession {
             return out.sorted { distance($0) < distance($1) || (distance($0) == distance($1) && $0 < $1) }
         }
         func distance(_ i: Int) -> Int { i < ref ? ref - i : (i >= refEnd ? i - refEnd + 1 : 0) }
-        u.enterVisible = nearest(v.subtracting(visible))
-        u.exitVisible = nearest(visible.subtracting(v))
-        u.enterDisplay = nearest(d.subtracting(display))
-        u.exitDisplay = nearest(display.subtracting(d))
-        u.enterPreload = nearest(p.subtracting(preload))
-        u.exitPreload = nearest(preload.subtracting(p))
+        func entering(_ new: IndexInterval, _ old: IndexInterval) -> [Int] {
+            nearest(new.subtracting(old) + fresh.map { new.intersection($0) }.filter { !$0.isEmpty })
+        }
+        func leaving(_ old: IndexInterval, _ new: IndexInterval) -> [Int] {
+            let out = nearest(old.subtracting(new))
+            return fresh.isEmpty ? out : out.filter { !isFresh($0) }
+        }
+        u.enterVisible = entering(v, visible)
+        u.exitVisible = leaving(visible, v)
+        u.enterDisplay = entering(d, display)
+        u.exitDisplay = leaving(display, d)
+        u.enterPreload = entering(p, preload)
+        u.exitPreload = leaving(preload, p)
+        fresh = []
         for i in u.enterVisible { seen.insert(i) }
         u.prefetch = u.enterPreload.filter { !v.contains($0) }
         u.cancelPrefetch = u.exitPreload.filter { !seen.contains($0) }
@@ -206,6 +219,9 @@ public final class RangeSession {
             throw .invalid(path: path, reason: "\(x) is outside \(-viewportLength)...\(maxOffset)")
         }
     }
+
+    /// Checks an offset against the content (with a viewport of bounce either side).
+    public func checkOffsetPublic(_ x: Double) throws(RangeError) { try checkOffset(x) }
 
     private func move(to x: Double) {
         if x > offset { forward = true } else if x < offset { forward = false }
@@ -341,6 +357,8 @@ public final class RangeSession {
     }
 
     private func shift(insertingAt at: Int, count k: Int) {
+        fresh = fresh.map { $0.shifted(insertingAt: at, count: k) }.filter { !$0.isEmpty }
+        if k > 0 { fresh.append(IndexInterval(at, at + k)) }
         visible = visible.shifted(insertingAt: at, count: k)
         display = display.shifted(insertingAt: at, count: k)
         preload = preload.shifted(insertingAt: at, count: k)
@@ -353,6 +371,7 @@ public final class RangeSession {
 
     /// The state bits of a flat index.
     public func state(_ i: Int) -> (preload: Bool, display: Bool, visible: Bool) {
-        (preload.contains(i), display.contains(i), visible.contains(i))
+        if isFresh(i) { return (false, false, false) }
+        return (preload.contains(i), display.contains(i), visible.contains(i))
     }
 }

@@ -52,6 +52,11 @@ public struct IndexInterval: Equatable, Sendable, CustomStringConvertible {
         if o.isEmpty { return self }
         return IndexInterval(min(lo, o.lo), max(hi, o.hi))
     }
+    public func intersection(_ o: IndexInterval) -> IndexInterval {
+        let l = max(lo, o.lo), h = min(hi, o.hi)
+        return h > l ? IndexInterval(l, h) : .empty
+    }
+
     /// The parts of `self` outside `o`: at most two intervals.
     public func subtracting(_ o: IndexInterval) -> [IndexInterval] {
         if isEmpty { return [] }
@@ -61,13 +66,12 @@ public struct IndexInterval: Equatable, Sendable, CustomStringConvertible {
         if o.hi < hi { parts.append(IndexInterval(o.hi, hi)) }
         return parts
     }
-    /// Shifted for `k` items inserted before flat index `at` (k < 0: removed at `at`).
+    /// Shifted for `k` items inserted before flat index `at` (k = -1: the item at `at` removed). New
+    /// items are never inside: `lo` moves when the first item moves, `hi` when the last one does.
     public func shifted(insertingAt at: Int, count k: Int) -> IndexInterval {
-        func move(_ i: Int) -> Int {
-            if k >= 0 { return i >= at ? i + k : i }
-            return i >= at - k ? i + k : min(i, at)
-        }
-        return IndexInterval(move(lo), move(hi))
+        if isEmpty { return IndexInterval(lo >= at && k > 0 ? lo + k : lo, lo >= at && k > 0 ? lo + k : lo) }
+        if k >= 0 { return IndexInterval(lo >= at ? lo + k : lo, hi > at ? hi + k : hi) }
+        return IndexInterval(lo > at ? lo + k : lo, hi > at ? hi + k : hi)
     }
     public var description: String { "[\(lo), \(hi))" }
 }

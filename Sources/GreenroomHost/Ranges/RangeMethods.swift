@@ -1,0 +1,259 @@
+import GreenroomCore
+import GreenroomJSON
+import GreenroomRPC
+
+extension RangeSystem {
+    /// Lengths from `count` + `itemLength` or `lengths`, checked finite and >= 0.
+    static func lengths(_ o: JSONObject, path: String) throws(RPCError) -> [Double] {
+        if let l = o["lengths"], !l.isNull {
+            guard case .array(let items) = l else { throw .invalidParams(path: "\(path)lengths", "expected array, got \(l.typeName)") }
+            var out: [Double] = []
+            out.reserveCapacity(items.count)
+            for (i, v) in items.enumerated() {
+                guard let d = v.doubleValue, d.isFinite, d >= 0 else {
+                    throw .invalidParams(path: "\(path)lengths[\(i)]", "must be a finite number >= 0")
+                }
+                out.append(d)
+            }
+            if let c = o["count"], !c.isNull, c.intValue != out.count {
+                throw .invalidParams(path: "\(path)count", "does not match lengths (\(out.count))")
+            }
+            return out
+        }
+        let count = try o["count"].map { v throws(RPCError) in try Int.decodeParam(v, path: "\(path)count") } ?? 0
+        guard count >= 0, count <= 10_000_000 else { throw .invalidParams(path: "\(path)count", "must be between 0 and 10000000") }
+        let length = try o["itemLength"].map { v throws(RPCError) in try Double.decodeParam(v, path: "\(path)itemLength") } ?? 44
+        guard length >= 0 else { throw .invalidParams(path: "\(path)itemLength", "must be >= 0") }
+        return Array(repeating: length, count: count)
+    }
+
+    static func tuning(_ o: JSONObject?) throws(RPCError) -> RangeTuning {
+        var t = RangeTuning.texture
+        guard let o else { return t }
+        for (modeName, value) in o.members {
+            guard let mode = RangeMode(rawValue: modeName) else {
+                throw .invalidParams(path: "tuning.\(modeName)", "unknown mode (modes: full, minimum, visibleOnly, lowMemory)")
+            }
+            guard case .object(let types) = value else { throw .invalidParams(path: "tuning.\(modeName)", "expected object") }
+            for (typeName, b) in types.members {
+                guard let type = RangeType(rawValue: typeName) else {
+                    throw .invalidParams(path: "tuning.\(modeName).\(typeName)", "unknown range type (display, preload)")
+                }
+                guard case .object(let bo) = b else { throw .invalidParams(path: "tuning.\(modeName).\(typeName)", "expected object") }
+                var buffer = t.buffer(mode, type)
+                for key in bo.keys where key != "leading" && key != "trailing" {
+                    throw .invalidParams(path: "tuning.\(modeName).\(typeName).\(key)", "unknown member (leading, trailing)")
+                }
+                if let v = bo["leading"] { buffer.leading = try Double.decodeParam(v, path: "tuning.\(modeName).\(typeName).leading") }
+                if let v = bo["trailing"] { buffer.trailing = try Double.decodeParam(v, path: "tuning.\(modeName).\(typeName).trailing") }
+                guard buffer.leading >= 0, buffer.trailing >= 0 else {
+                    throw .invalidParams(path: "tuning.\(modeName).\(typeName)", "buffers must be >= 0")
+                }
+                t.buffers[mode, default: [:]][type] = buffer
+            }
+        }
+        return t
+    }
+
+    func viewport(_ p: Params, _ name: String = "viewport") throws(RPCError) -> (width: Double, height: Double) {
+        let v: JSONObject = try p.require(name)
+        guard let w = v["width"]?.doubleValue, w > 0, w.isFinite else { throw .invalidParams(path: "\(name).width", "must be a number > 0") }
+        guard let h = v["height"]?.doubleValue, h > 0, h.isFinite else { throw .invalidParams(path: "\(name).height", "must be a number > 0") }
+        return (w, h)
+    }
+
+    func offset(_ p: Params, _ e: RangeEntry) throws(RPCError) -> Double? {
+        guard let x: Double = try p.optional("offset") else { return nil }
+        do throws(RangeError) { try e.session.checkOffsetPublic(x) } catch { throw Self.rpc(error) }
+        return x
+    }
+
+    func registerRangeMethods(into r: inout MethodRegistry<HostConnection>) {
+        r.register("range.create", params: ["count", "itemLength", "lengths", "sections", "viewport", "axis", "tuning",
+                                            "batch", "strategy", "lazy", "visible", "templates"]) { [unowned self] conn, p throws(RPCError) in
+            var sections: [[Double]] = []
+            var reuse: [String] = []
+            if let list: [JSONObject] = try p.optional("sections") {
+                guard !p.has("count") && !p.has("lengths") else { throw .invalidParams(path: "sections", "give sections or count/lengths, not both") }
+                for (i, s) in list.enumerated() {
+                    for key in s.keys where !["count", "itemLength", "lengths", "reuseIdentifier"].contains(key) {
+                        throw .invalidParams(path: "sections[\(i)].\(key)", "unknown member (count, itemLength, lengths, reuseIdentifier)")
+                    }
+                    sections.append(try Self.lengths(s, path: "sections[\(i)]."))
+                    if let id = s["reuseIdentifier"] {
+                        guard let name = id.stringValue else { throw .invalidParams(path: "sections[\(i)].reuseIdentifier", "expected string") }
+                        reuse.append(name)
+                    }
+                }
+                guard !sections.isEmpty else { throw .invalidParams(path: "sections", "must not be empty") }
+            } else {
+                sections = [try Self.lengths(p.object, path: "")]
+            }
+            guard sections.reduce(0, { $0 + $1.count }) <= 10_000_000 else { throw .invalidParams(path: "count", "at most 10000000 items") }
+            let vp = try viewport(p)
+            let axis = try p.choice("axis", ["vertical", "horizontal"], default: "vertical")!
+            let horizontal = axis == "horizontal"
+            let tuning = try Self.tuning(try p.optional("tuning"))
+            var leading = 2.0, prepend = false
+            if let b: JSONObject = try p.optional("batch") {
+                for key in b.keys where key != "leadingScreens" && key != "prepend" {
+                    throw .invalidParams(path: "batch.\(key)", "unknown member (leadingScreens, prepend)")
+                }
+                if let v = b["leadingScreens"] { leading = try Double.decodeParam(v, path: "batch.leadingScreens") }
+                if let v = b["prepend"] { prepend = try Bool.decodeParam(v, path: "batch.prepend") }
+            }
+            var strategy = BatchStrategy.ranges
+            if let s: JSONValue = try p.optional("strategy") {
+                switch s {
+                case .string("ranges"): strategy = .ranges
+                case .string("threshold"): strategy = .threshold(0.7)
+                case .string("dynamicThreshold"): strategy = .dynamicThreshold(0.7)
+                case .object(let o):
+                    let name = o["name"]?.stringValue ?? ""
+                    let ratio = try o["ratio"].map { v throws(RPCError) in try Double.decodeParam(v, path: "strategy.ratio") } ?? 0.7
+                    guard ratio > 0, ratio <= 1 else { throw .invalidParams(path: "strategy.ratio", "must be in (0, 1]") }
+                    switch name {
+                    case "ranges": strategy = .ranges
+                    case "threshold": strategy = .threshold(ratio)
+                    case "dynamicThreshold": strategy = .dynamicThreshold(ratio)
+                    default: throw .invalidParams(path: "strategy.name", "must be ranges, threshold or dynamicThreshold")
+                    }
+                default:
+                    throw .invalidParams(path: "strategy", "must be \"ranges\", \"threshold\", \"dynamicThreshold\" or {name, ratio}")
+                }
+            }
+            let session = RangeSession(id: makeID(), sections: sections,
+                                       viewportLength: horizontal ? vp.width : vp.height,
+                                       viewportCross: horizontal ? vp.height : vp.width, horizontal: horizontal,
+                                       tuning: tuning, leadingScreens: leading, prepend: prepend, strategy: strategy,
+                                       lazy: try p.optional("lazy") ?? false, visible: try p.optional("visible") ?? true)
+            let e = RangeEntry(session: session, owner: conn.id, reuseIdentifiers: reuse)
+            sessions[session.id] = e
+            refresh(e, checkBatch: true)
+            var reply = summary(e)
+            if try p.optional("templates") ?? false { reply["templatesQueued"] = .int(queueTemplates(e, cause: conn)) }
+            return .object(reply)
+        }
+        r.register("range.willBeginDragging", params: ["session", "offset"]) { [unowned self] conn, p throws(RPCError) in
+            let e = try entry(p, owner: conn)
+            let x = try offset(p, e)
+            e.session.willBeginDragging()
+            if let x { do throws(RangeError) { try e.session.didScroll(to: x) } catch { throw Self.rpc(error) } }
+            host.updateTracking()
+            refresh(e, checkBatch: false)
+            return .object(summary(e))
+        }
+        r.register("range.didScroll", params: ["session", "offset"]) { [unowned self] conn, p throws(RPCError) in
+            let e = try entry(p, owner: conn)
+            let x: Double = try p.require("offset")
+            do throws(RangeError) { try e.session.didScroll(to: x) } catch { throw Self.rpc(error) }
+            // Batch fetching is judged here only when not dragging (decelerating or programmatic).
+            refresh(e, checkBatch: !e.session.dragging)
+            return ["session": .string(e.session.id), "mode": .string(e.session.mode.rawValue),
+                    "direction": .string(e.session.directionName)]
+        }
+        r.register("range.willEndDragging", params: ["session", "velocity", "targetOffset", "offset"]) { [unowned self] conn, p throws(RPCError) in
+            let e = try entry(p, owner: conn)
+            if let x = try offset(p, e) { do throws(RangeError) { try e.session.didScroll(to: x) } catch { throw Self.rpc(error) } }
+            let v: Double = try p.require("velocity")
+            let t: Double? = try p.optional("targetOffset")
+            let target: Double
+            do throws(RangeError) { target = try e.session.willEndDragging(velocity: v, target: t) } catch { throw Self.rpc(error) }
+            host.updateTracking()
+            refresh(e, checkBatch: true, batchOffset: target)
+            return ["session": .string(e.session.id), "targetOffset": .double(target)]
+        }
+        r.register("range.didEndDecelerating", params: ["session", "offset"]) { [unowned self] conn, p throws(RPCError) in
+            let e = try entry(p, owner: conn)
+            let x = try offset(p, e)
+            do throws(RangeError) {
+                if let x { try e.session.didScroll(to: x) }
+                try e.session.didEndDecelerating()
+            } catch { throw Self.rpc(error) }
+            host.updateTracking()
+            refresh(e, checkBatch: true)
+            return .object(summary(e))
+        }
+        r.register("range.setVisible", params: ["session", "visible"]) { [unowned self] conn, p throws(RPCError) in
+            let e = try entry(p, owner: conn)
+            e.session.setVisible(try p.require("visible"))
+            refresh(e, checkBatch: true)
+            return .object(summary(e))
+        }
+        r.register("range.setViewport", params: ["session", "viewport", "width", "height"]) { [unowned self] conn, p throws(RPCError) in
+            let e = try entry(p, owner: conn)
+            let vp: (width: Double, height: Double)
+            if p.has("viewport") { vp = try viewport(p) } else {
+                let s = try ContainerSystem.size(p)
+                vp = (s.width, s.height)
+            }
+            let h = e.session.horizontal
+            e.session.setViewport(length: h ? vp.width : vp.height, cross: h ? vp.height : vp.width)
+            refresh(e, checkBatch: true)
+            return .object(summary(e))
+        }
+        r.register("range.insertItems", params: ["session", "at", "lengths"]) { [unowned self] conn, p throws(RPCError) in
+            let e = try entry(p, owner: conn)
+            let at: [Int] = try p.require("at")
+            guard at.count == 2 else { throw .invalidParams(path: "at", "expected an index path [section, row]") }
+            let lengths = try Self.lengths(["lengths": p.object["lengths"] ?? .null], path: "")
+            guard !lengths.isEmpty else { throw .invalidParams(path: "lengths", "is required (at least one length)") }
+            do throws(RangeError) { try e.session.insert(section: at[0], row: at[1], lengths: lengths) } catch { throw Self.rpc(error) }
+            refresh(e, checkBatch: true)
+            return .object(summary(e))
+        }
+        r.register("range.deleteItems", params: ["session", "paths"]) { [unowned self] conn, p throws(RPCError) in
+            let e = try entry(p, owner: conn)
+            let list: [[Int]] = try p.require("paths")
+            var flats: [Int] = []
+            for (i, path) in list.enumerated() {
+                guard path.count == 2, let f = e.session.flatIndex(section: path[0], row: path[1]) else {
+                    throw .invalidParams(path: "paths[\(i)]", "\(path) is not an item")
+                }
+                flats.append(f)
+            }
+            guard Set(flats).count == flats.count else { throw .invalidParams(path: "paths", "lists an item twice") }
+            var removed: [JSONValue] = []
+            // Highest first, so the paths of the rest stay valid while deleting.
+            for f in flats.sorted(by: >) {
+                let path = pathJSON(e.session, f)
+                if e.session.remove(flat: f) { removed.append(path) }
+            }
+            refresh(e, checkBatch: true, removed: removed)
+            return .object(summary(e))
+        }
+        r.register("range.batchFetchDone", params: ["session", "context", "lengths"]) { [unowned self] conn, p throws(RPCError) in
+            let e = try entry(p, owner: conn)
+            let context: String = try p.require("context")
+            let lengths = try Self.lengths(["lengths": p.object["lengths"] ?? .array([])], path: "")
+            do throws(RangeError) { _ = try e.session.finishBatch(context: context, lengths: lengths) } catch { throw Self.rpc(error) }
+            refresh(e, checkBatch: true)
+            return .object(summary(e))
+        }
+        r.register("range.state", params: ["session", "paths"]) { [unowned self] conn, p throws(RPCError) in
+            let e = try entry(p, owner: conn)
+            let s = e.session
+            if let list: [[Int]] = try p.optional("paths") {
+                var items: [JSONValue] = []
+                for (i, path) in list.enumerated() {
+                    guard path.count == 2, let f = s.flatIndex(section: path[0], row: path[1]) else {
+                        throw .invalidParams(path: "paths[\(i)]", "\(path) is not an item")
+                    }
+                    let st = s.state(f)
+                    items.append(["path": pathJSON(s, f), "preload": .bool(st.preload), "display": .bool(st.display), "visible": .bool(st.visible)])
+                }
+                return ["mode": .string(s.mode.rawValue), "direction": .string(s.directionName), "items": .array(items)]
+            }
+            return ["mode": .string(s.mode.rawValue), "direction": .string(s.directionName),
+                    "visible": paths(s, Array(s.visible.lo..<s.visible.hi)),
+                    "display": paths(s, Array(s.display.lo..<s.display.hi)),
+                    "preload": paths(s, Array(s.preload.lo..<s.preload.hi))]
+        }
+        r.register("range.destroy", params: ["session"]) { [unowned self] conn, p throws(RPCError) in
+            let e = try entry(p, owner: conn)
+            sessions[e.session.id] = nil
+            host.updateTracking()
+            return ["session": .string(e.session.id), "destroyed": true]
+        }
+    }
+}

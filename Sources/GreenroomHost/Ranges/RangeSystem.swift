@@ -1,0 +1,141 @@
+import GreenroomCore
+import GreenroomJSON
+import GreenroomRPC
+
+final class RangeEntry {
+    let session: RangeSession
+    let owner: String
+    /// Reuse identifiers per section (seed 002's templates), when given.
+    var reuseIdentifiers: [String]
+    init(session: RangeSession, owner: String, reuseIdentifiers: [String]) {
+        self.session = session
+        self.owner = owner
+        self.reuseIdentifiers = reuseIdentifiers
+    }
+}
+
+/// Range (prefetch) sessions (DESIGN §8): binds Core's `RangeSession` to methods and events.
+public final class RangeSystem: HostComponent {
+    unowned let host: Host
+    var sessions: [String: RangeEntry] = [:]
+    private var nextSession = 1
+    private var nextBatch = 1
+
+    public init(host: Host) { self.host = host }
+
+    var anyTracking: Bool { sessions.values.contains { $0.session.isTracking } }
+
+    func entry(_ p: Params, owner: HostConnection) throws(RPCError) -> RangeEntry {
+        let id: String = try p.require("session")
+        guard let e = sessions[id], e.owner == owner.id else {
+            throw RPCError(.unknownObject, "No range session with id \(id) on this connection",
+                           ["id": .string(id), "expected": "range session", "path": "session"])
+        }
+        return e
+    }
+
+    static func rpc(_ e: RangeError) -> RPCError {
+        switch e {
+        case .invalid(let path, let reason): return .invalidParams(path: path, reason)
+        case .outOfOrder(let call, let phase):
+            return .invalidState("\(call) does not fit the scroll stream here (the session is \(phase))",
+                                 ["call": .string(call), "phase": .string(phase)])
+        }
+    }
+
+    func pathJSON(_ s: RangeSession, _ flat: Int) -> JSONValue {
+        let p = s.path(flat)
+        return [.int(p.section), .int(p.row)]
+    }
+
+    func paths(_ s: RangeSession, _ flats: [Int]) -> JSONValue { .array(flats.map { pathJSON(s, $0) }) }
+
+    /// Recomputes the ranges and sends what changed: one `range` event, `prefetch` events, and a
+    /// `batch` event when a fetch should begin (`checkBatch`, judged at `batchOffset`).
+    func refresh(_ e: RangeEntry, checkBatch: Bool, batchOffset: Double? = nil, removed: [JSONValue] = []) {
+        let s = e.session
+        let u = s.update()
+        let target = host.connection(id: e.owner)
+        if (!u.isEmpty || !removed.isEmpty), host.wantsEvents("range", owner: target) {
+            var f: JSONObject = [
+                "session": .string(s.id), "mode": .string(s.mode.rawValue), "direction": .string(s.directionName),
+                "enter": ["preload": paths(s, u.enterPreload), "display": paths(s, u.enterDisplay), "visible": paths(s, u.enterVisible)],
+                "exit": ["preload": paths(s, u.exitPreload), "display": paths(s, u.exitDisplay), "visible": paths(s, u.exitVisible)],
+            ]
+            if !removed.isEmpty { f["removed"] = .array(removed) }
+            host.emit("range", owner: target, f)
+        }
+        if host.wantsEvents("prefetch", owner: target) {
+            if !u.prefetch.isEmpty {
+                host.emit("prefetch", owner: target, ["session": .string(s.id), "kind": "prefetchItems", "paths": paths(s, u.prefetch)])
+            }
+            if !u.cancelPrefetch.isEmpty {
+                host.emit("prefetch", owner: target, ["session": .string(s.id), "kind": "cancelPrefetching", "paths": paths(s, u.cancelPrefetch)])
+            }
+        }
+        if checkBatch && s.shouldBeginBatch(at: batchOffset) {
+            let context = "b-\(nextBatch)"
+            nextBatch += 1
+            s.beginBatch(context: context)
+            host.emit("batch", owner: target, ["session": .string(s.id), "context": .string(context),
+                                               "kind": "willBeginBatchFetch", "prepend": .bool(s.batchPrepends)])
+        }
+    }
+
+    func summary(_ e: RangeEntry) -> JSONObject {
+        let s = e.session
+        return [
+            "session": .string(s.id),
+            "count": .int(s.count),
+            "sections": .int(s.sectionCount),
+            "contentLength": .double(s.contentLength),
+            "offset": .double(s.offset),
+            "mode": .string(s.mode.rawValue),
+            "direction": .string(s.directionName),
+            "phase": .string(s.phase),
+            "visible": .bool(s.isVisible),
+            "batchInFlight": s.batchInFlight.map { .string($0) } ?? .null,
+        ]
+    }
+
+    // MARK: HostComponent
+
+    public func register(into r: inout MethodRegistry<HostConnection>) { registerRangeMethods(into: &r) }
+
+    public func connectionClosed(_ connection: HostConnection) {
+        for (id, e) in sessions where e.owner == connection.id { sessions[id] = nil }
+        host.updateTracking()
+    }
+
+    public func memoryWarning(level: String, caller: HostConnection?) -> JSONObject {
+        for e in sessions.values.sorted(by: { $0.session.id < $1.session.id }) {
+            e.session.memoryWarning()
+            refresh(e, checkBatch: false)
+        }
+        return ["rangeSessions": .int(sessions.count)]
+    }
+
+    public func addStats(to stats: inout JSONObject) {
+        var s = stats["sessions"]?.objectValue ?? JSONObject()
+        s["range"] = .int(sessions.count)
+        s["rangeTracking"] = .int(sessions.values.filter { $0.session.isTracking }.count)
+        stats["sessions"] = .object(s)
+    }
+
+    func makeID() -> String {
+        defer { nextSession += 1 }
+        return "r-\(nextSession)"
+    }
+
+    /// Seed 002's template preloading: one warm container per reuse identifier that names a class,
+    /// as default-mode idle tasks (they wait while any session tracks).
+    func queueTemplates(_ e: RangeEntry, cause: HostConnection) -> Int {
+        var queued = 0
+        let containers = host.containerSystem!
+        for id in Set(e.reuseIdentifiers).sorted() where host.classes[id] != nil {
+            let pool = containers.poolForShow(className: id, size: nil)
+            if pool.idle.count + pool.warming == 0 { queued += containers.queueWarmups(pool, count: 1, cause: cause) }
+        }
+        return queued
+    }
+}
