@@ -177,6 +177,8 @@ public final class RangeSession {
 
     private func apply(visible v: IndexInterval, display d: IndexInterval, preload p: IndexInterval) -> RangeUpdate {
         var u = RangeUpdate()
+        // Most scroll steps move less than an item: nothing to diff.
+        if v == visible && d == display && p == preload && fresh.isEmpty { return u }
         let ref = v.isEmpty ? tree.index(containing: offset) : v.lo
         let refEnd = v.isEmpty ? ref : v.hi
         func nearest(_ parts: [IndexInterval]) -> [Int] {

@@ -12,8 +12,13 @@ struct Bench: ParsableCommand {
     @Option(help: "Pipelined requests per server.") var pipelined = 400_000
     @Option(help: "Repeat each measurement and keep the best (less noise on a shared machine).") var repeats = 3
     @Flag(help: "A short run (for smoke tests).") var quick = false
+    @Flag(help: "Only the in-process range.didScroll handling row (for profilers).") var rangeHandlingOnly = false
 
     func run() throws {
+        if rangeHandlingOnly {
+            print("range.didScroll host handling, median us:", inProcessDidScroll(items: quick ? 1_000 : 1_000_000, samples: 20_000))
+            return
+        }
         let rt = quick ? 2_000 : roundTrips
         let pl = quick ? 20_000 : pipelined
         let reps = quick ? 1 : repeats
@@ -83,6 +88,22 @@ struct Bench: ParsableCommand {
         table.add("containers alive after a 1000-page sweep", unit: "count",
                   values: ["limit 3": Double(limited), "reuse": Double(reused)],
                   ratio: ("of 1000 pages", Double(max(limited, reused)) / 1000), budget: nil)
+
+        let ranges = RangeBench(client: pre.client)
+        let small = try ranges.createSession(items: 1_000)
+        let large = try ranges.createSession(items: 1_000_000)
+        let n = quick ? 20_000 : 200_000
+        let rate1k = try ranges.didScrollRate(session: small, total: n, span: 1_000 * 44 - 667)
+        let rate1M = try ranges.didScrollRate(session: large, total: n, span: 1_000_000 * 44 - 667)
+        let pingRate = try ranges.pingRate(total: n)
+        table.add("range.didScroll pipelined rate", unit: "req/s", values: ["1k items": rate1k, "1M items": rate1M],
+                  ratio: ("cost 1M / 1k", rate1k / rate1M), budget: .atMost(2))
+        table.add("range.didScroll vs ping, pipelined", unit: "req/s", values: ["didScroll 1M": rate1M, "ping": pingRate],
+                  ratio: ("didScroll / ping", rate1M / pingRate), budget: .atLeast(0.5))
+        let handling1k = inProcessDidScroll(items: 1_000, samples: quick ? 2_000 : 20_000)
+        let handling1M = inProcessDidScroll(items: 1_000_000, samples: quick ? 2_000 : 20_000)
+        table.add("range.didScroll host handling, median", unit: "us", values: ["1k items": handling1k, "1M items": handling1M],
+                  ratio: ("1M items, us", handling1M), budget: .atMost(5))
         table.print()
     }
 }
