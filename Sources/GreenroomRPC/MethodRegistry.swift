@@ -4,16 +4,33 @@ import GreenroomJSON
 /// members), and its handler. Adding a method = one `MethodSpec` + one registry line + schema + fixture.
 public struct MethodSpec<Context> {
     public typealias Handler = (Context, Params) throws(RPCError) -> JSONValue
+    /// For hot methods whose result is usually the same bytes (a scroll stream's reply): the handler
+    /// returns a result Jansson encoded earlier, and the processor copies it.
+    public typealias EncodedHandler = (Context, Params) throws(RPCError) -> EncodedJSON
 
     public let name: String
     /// Declared parameter names in positional order; nil accepts any object.
     public let params: [String]?
-    public let handler: Handler
+    let run: (Context, Params) throws(RPCError) -> RPCResult
 
     public init(_ name: String, params: [String]? = [], _ handler: @escaping Handler) {
         self.name = name
         self.params = params
-        self.handler = handler
+        self.run = { (c: Context, p: Params) throws(RPCError) -> RPCResult in .value(try handler(c, p)) }
+    }
+
+    public init(_ name: String, params: [String]? = [], encoded handler: @escaping EncodedHandler) {
+        self.name = name
+        self.params = params
+        self.run = { (c: Context, p: Params) throws(RPCError) -> RPCResult in .encoded(try handler(c, p)) }
+    }
+
+    /// Runs the handler and returns its result as a value (encoded results are decoded back).
+    public func handler(_ c: Context, _ p: Params) throws(RPCError) -> JSONValue {
+        switch try run(c, p) {
+        case .value(let v): return v
+        case .encoded(let e): return (try? JSONCodec.decode(e.bytes)) ?? .null
+        }
     }
 
     /// Maps raw params (absent, object or array) onto a `Params` object, rejecting unknown members
@@ -42,6 +59,18 @@ public struct MethodSpec<Context> {
     }
 }
 
+/// A JSON text Jansson encoded earlier (compact, no newline), reused as a result.
+public struct EncodedJSON: Equatable, Sendable {
+    public let bytes: [UInt8]
+    public init(_ value: JSONValue) { bytes = JSONCodec.encode(value) }
+}
+
+/// What a handler produced.
+enum RPCResult {
+    case value(JSONValue)
+    case encoded(EncodedJSON)
+}
+
 /// Every method the host answers, by name.
 public struct MethodRegistry<Context> {
     private var methods: [String: MethodSpec<Context>] = [:]
@@ -54,6 +83,10 @@ public struct MethodRegistry<Context> {
 
     public mutating func register(_ name: String, params: [String]? = [], _ handler: @escaping MethodSpec<Context>.Handler) {
         register(MethodSpec(name, params: params, handler))
+    }
+
+    public mutating func registerEncoded(_ name: String, params: [String]? = [], _ handler: @escaping MethodSpec<Context>.EncodedHandler) {
+        register(MethodSpec(name, params: params, encoded: handler))
     }
 
     public subscript(name: String) -> MethodSpec<Context>? { methods[name] }

@@ -21,6 +21,14 @@ extension ByteBuffer {
         append(0x7D)
     }
 
+    public func writeResult(id: JSONValue, encoded result: EncodedJSON) {
+        append("{\"jsonrpc\":\"2.0\",\"id\":")
+        JSONCodec.encode(id, into: self)
+        append(",\"result\":")
+        append(result.bytes)
+        append(0x7D)
+    }
+
     public func writeError(id: JSONValue, _ error: RPCError) {
         append("{\"jsonrpc\":\"2.0\",\"id\":")
         JSONCodec.encode(id, into: self)
@@ -82,7 +90,7 @@ public final class RPCProcessor<Context> {
     }
 
     enum Reply {
-        case result(id: JSONValue, JSONValue)
+        case result(id: JSONValue, RPCResult)
         case error(id: JSONValue, RPCError)
     }
 
@@ -160,7 +168,8 @@ public final class RPCProcessor<Context> {
 
     private func write(_ reply: Reply, into buffer: ByteBuffer) {
         switch reply {
-        case .result(let id, let value): buffer.writeResult(id: id, value)
+        case .result(let id, .value(let value)): buffer.writeResult(id: id, value)
+        case .result(let id, .encoded(let e)): buffer.writeResult(id: id, encoded: e)
         case .error(let id, let error): buffer.writeError(id: id, error)
         }
     }
@@ -203,13 +212,13 @@ public final class RPCProcessor<Context> {
             return .error(id: id, error)
         case .request(let method, let id, let params):
             if id == nil { counters.notifications += 1 } else { counters.requests += 1 }
-            let result: Result<JSONValue, RPCError>
+            let result: Result<RPCResult, RPCError>
             do throws(RPCError) {
                 if let gate { try gate(context, method) }
                 guard let spec = registry[method] else {
                     throw RPCError(.methodNotFound, "Method not found: \(method)", ["method": .string(method)])
                 }
-                result = .success(try spec.handler(context, try spec.normalise(params)))
+                result = .success(try spec.run(context, try spec.normalise(params)))
             } catch {
                 result = .failure(error)
             }

@@ -226,6 +226,14 @@ public final class PageSession {
         delegate.pageEvent(self, "willTransition", from: from, to: index, completed: nil)
         do {
             try lifecycle.begin(new, appearing: true, animated: animated, size: pageSize)
+        } catch {
+            // The new page failed before anything else moved: it leaves the session, the transition
+            // is reported as not completed, and the old page stays.
+            forget(new)
+            delegate.pageEvent(self, "didTransition", from: from, to: index, completed: false)
+            throw .child(error)
+        }
+        do {
             try lifecycle.begin(old, appearing: false, animated: animated)
         } catch { throw .child(error) }
         let finish: () -> Void = { [unowned self] in
@@ -301,15 +309,25 @@ public final class PageSession {
             }
             return
         }
+        // Attach first, while the previous guess still counts as interaction-related: a small cache
+        // must not release it before the new page appears (seed 001's order).
+        let incoming: ContainerRecord
+        do { incoming = try child(next) } catch {
+            throw error
+        }
         guess = next
-        let incoming = try child(next)
-        if guess != nil && lastGuess == current {
+        if lastGuess == current {
             delegate.pageEvent(self, "willTransition", from: current, to: next, completed: nil)
         } else {
             delegate.pageEvent(self, "willTransition", from: lastGuess, to: next, completed: nil)
         }
         do {
-            try lifecycle.begin(incoming, appearing: true, animated: true, size: pageSize)
+            do { try lifecycle.begin(incoming, appearing: true, animated: true, size: pageSize) } catch {
+                // The incoming page failed: it leaves the session and the guess stays where it was.
+                forget(incoming)
+                guess = lastGuess == current ? nil : lastGuess
+                throw error
+            }
             if lastGuess == current {
                 try lifecycle.begin(try child(current), appearing: false, animated: true)
             } else if let previous = children[lastGuess] {
@@ -390,9 +408,19 @@ public final class PageSession {
         } catch let e as ContainerFailure { throw .child(e) } catch let e as PageError { throw e } catch { }
         current = new
         if g != nil || new != old {
-            delegate.pageEvent(self, "didTransition", from: old, to: new, completed: new != old)
+            // A cancelled swipe names the page it gave up on.
+            delegate.pageEvent(self, "didTransition", from: old, to: new == old ? (g ?? new) : new, completed: new != old)
         }
         cleanUpAtRest()
+    }
+
+    /// Drops a child whose hook failed (the host tears it down): it is no longer attached anywhere.
+    public func forget(_ c: ContainerRecord) {
+        for (i, child) in children where child === c {
+            children[i] = nil
+            lru.removeAll { $0 == i }
+            deferred.remove(i)
+        }
     }
 
     /// Tears every child down (disappear if on screen, then release), e.g. on page.destroy.

@@ -181,17 +181,33 @@ public final class RangeSession {
         if v == visible && d == display && p == preload && fresh.isEmpty { return u }
         let ref = v.isEmpty ? tree.index(containing: offset) : v.lo
         let refEnd = v.isEmpty ? ref : v.hi
+        /// Indices of up to two disjoint intervals (plus fresh blocks), nearest the viewport first:
+        /// those at or after it ascending, those before it descending, merged by distance. No sort.
         func nearest(_ parts: [IndexInterval]) -> [Int] {
+            var after: [Int] = [], before: [Int] = []
+            for part in parts where !part.isEmpty {
+                for i in part.lo..<part.hi { if i >= ref { after.append(i) } else { before.append(i) } }
+            }
+            if before.isEmpty { return after.count > 1 && parts.count > 1 ? after.sorted() : after }
+            before.sort(by: >)
+            if after.count > 1 && parts.count > 1 { after.sort() }
+            if after.isEmpty { return before }
             var out: [Int] = []
-            out.reserveCapacity(parts.reduce(0) { $0 + $1.count })
-            for part in parts { out.append(contentsOf: part.lo..<part.hi) }
-            return out.sorted { distance($0) < distance($1) || (distance($0) == distance($1) && $0 < $1) }
+            out.reserveCapacity(after.count + before.count)
+            var a = 0, b = 0
+            while a < after.count || b < before.count {
+                let da = a < after.count ? (after[a] >= refEnd ? after[a] - refEnd + 1 : 0) : Int.max
+                let db = b < before.count ? ref - before[b] : Int.max
+                if da <= db { out.append(after[a]); a += 1 } else { out.append(before[b]); b += 1 }
+            }
+            return out
         }
-        func distance(_ i: Int) -> Int { i < ref ? ref - i : (i >= refEnd ? i - refEnd + 1 : 0) }
         func entering(_ new: IndexInterval, _ old: IndexInterval) -> [Int] {
-            nearest(new.subtracting(old) + fresh.map { new.intersection($0) }.filter { !$0.isEmpty })
+            if new == old && fresh.isEmpty { return [] }
+            return nearest(new.subtracting(old) + fresh.map { new.intersection($0) })
         }
         func leaving(_ old: IndexInterval, _ new: IndexInterval) -> [Int] {
+            if new == old { return [] }
             let out = nearest(old.subtracting(new))
             return fresh.isEmpty ? out : out.filter { !isFresh($0) }
         }

@@ -94,6 +94,7 @@ extension PageSystem {
                 guard let count = try p.optional("count", as: Int.self) ?? list?.count else {
                     throw .invalidParams(path: "count", "is required with class (or give data, one per page)")
                 }
+                guard count >= 1, count <= 1_000_000 else { throw .invalidParams(path: "count", "must be between 1 and 1000000") }
                 if let list, list.count > count { throw .invalidParams(path: "data", "has \(list.count) entries for \(count) pages") }
                 classes = Array(repeating: name, count: count)
                 for (i, d) in (list ?? []).enumerated() { data[i] = d }

@@ -144,7 +144,7 @@ public final class PageSystem: HostComponent, PageSessionDelegate {
     public func memoryWarning(level: String, caller: HostConnection?) -> JSONObject {
         var released = 0, notified = 0
         for e in sessions.values.sorted(by: { $0.session.id < $1.session.id }) {
-            for (_, queue) in e.reuseQueue { for c in queue { containers.lifecycle.teardown(c); released += 1 } }
+            for (_, queue) in e.reuseQueue { for c in queue { releaseChild(e.session, c, index: -1); released += 1 } }
             e.reuseQueue = [:]
             released += e.session.purgeForMemoryWarning().count
             for i in e.session.children.keys.sorted() {

@@ -143,14 +143,13 @@ extension RangeSystem {
             refresh(e, checkBatch: false)
             return .object(summary(e))
         }
-        r.register("range.didScroll", params: ["session", "offset"]) { [unowned self] conn, p throws(RPCError) in
+        r.registerEncoded("range.didScroll", params: ["session", "offset"]) { [unowned self] conn, p throws(RPCError) in
             let e = try entry(p, owner: conn)
             let x: Double = try p.require("offset")
             do throws(RangeError) { try e.session.didScroll(to: x) } catch { throw Self.rpc(error) }
             // Batch fetching is judged here only when not dragging (decelerating or programmatic).
             refresh(e, checkBatch: !e.session.dragging)
-            return ["session": .string(e.session.id), "mode": .string(e.session.mode.rawValue),
-                    "direction": .string(e.session.directionName)]
+            return streamReply(e)
         }
         r.register("range.willEndDragging", params: ["session", "velocity", "targetOffset", "offset"]) { [unowned self] conn, p throws(RPCError) in
             let e = try entry(p, owner: conn)

@@ -7,6 +7,8 @@ final class RangeEntry {
     let owner: String
     /// Reuse identifiers per section (seed 002's templates), when given.
     var reuseIdentifiers: [String]
+    /// The scroll stream's reply, encoded once per (mode, direction): it rarely changes.
+    var streamReply: (mode: RangeMode, forward: Bool, json: EncodedJSON)?
     init(session: RangeSession, owner: String, reuseIdentifiers: [String]) {
         self.session = session
         self.owner = owner
@@ -80,6 +82,15 @@ public final class RangeSystem: HostComponent {
             host.emit("batch", owner: target, ["session": .string(s.id), "context": .string(context),
                                                "kind": "willBeginBatchFetch", "prepend": .bool(s.batchPrepends)])
         }
+    }
+
+    /// `{"session", "mode", "direction"}`, re-encoded only when mode or direction change.
+    func streamReply(_ e: RangeEntry) -> EncodedJSON {
+        let s = e.session
+        if let r = e.streamReply, r.mode == s.mode, r.forward == s.forward { return r.json }
+        let json = EncodedJSON(["session": .string(s.id), "mode": .string(s.mode.rawValue), "direction": .string(s.directionName)])
+        e.streamReply = (s.mode, s.forward, json)
+        return json
     }
 
     func summary(_ e: RangeEntry) -> JSONObject {
