@@ -20,7 +20,28 @@ public struct RangeBuffer: Equatable, Sendable {
 
 /// Buffers per mode and range type; defaults are Texture's (ASRangeControllerTuningParameters).
 public struct RangeTuning: Equatable, Sendable {
-    public var buffers: [RangeMode: [RangeType: RangeBuffer]]
+    /// Buffers by mode and range type, stored flat (every update reads them; hashing nested
+    /// dictionaries cost more than the range arithmetic).
+    private var flat: [RangeBuffer] = Array(repeating: RangeBuffer(leading: 0, trailing: 0), count: 8)
+
+    @inline(__always) private static func slot(_ m: RangeMode, _ t: RangeType) -> Int {
+        let mi: Int
+        switch m { case .full: mi = 0; case .minimum: mi = 1; case .visibleOnly: mi = 2; case .lowMemory: mi = 3 }
+        return mi * 2 + (t == .display ? 0 : 1)
+    }
+
+    public init(buffers: [RangeMode: [RangeType: RangeBuffer]]) { self.buffers = buffers }
+
+    public var buffers: [RangeMode: [RangeType: RangeBuffer]] {
+        get {
+            var d: [RangeMode: [RangeType: RangeBuffer]] = [:]
+            for m in RangeMode.allCases { for t in RangeType.allCases { d[m, default: [:]][t] = flat[Self.slot(m, t)] } }
+            return d
+        }
+        set {
+            for (m, types) in newValue { for (t, b) in types { flat[Self.slot(m, t)] = b } }
+        }
+    }
 
     public static let texture = RangeTuning(buffers: [
         .full: [.display: RangeBuffer(leading: 1.0, trailing: 0.5), .preload: RangeBuffer(leading: 2.5, trailing: 1.5)],
@@ -29,8 +50,8 @@ public struct RangeTuning: Equatable, Sendable {
         .lowMemory: [.display: RangeBuffer(leading: 0, trailing: 0), .preload: RangeBuffer(leading: 0, trailing: 0)],
     ])
 
-    public func buffer(_ mode: RangeMode, _ type: RangeType) -> RangeBuffer {
-        buffers[mode]?[type] ?? RangeBuffer(leading: 0, trailing: 0)
+    @inline(__always) public func buffer(_ mode: RangeMode, _ type: RangeType) -> RangeBuffer {
+        flat[Self.slot(mode, type)]
     }
 }
 
