@@ -51,6 +51,7 @@ struct Serve: ParsableCommand {
         }
         if bindAny && listen == nil { throw refuse("--bind-any only makes sense with --listen tcp:HOST:PORT") }
         if bindAny && tokenFile == nil { throw refuse("--bind-any requires --token-file") }
+        raiseFileLimit()  // up to --max-connections sockets plus listeners
         var config = HostConfig()
         config.clockMode = clock == "virtual" ? .virtual : .real
         config.limits.maxMessageBytes = maxMessageBytes

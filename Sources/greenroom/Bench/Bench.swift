@@ -104,6 +104,15 @@ struct Bench: ParsableCommand {
         let handling1M = inProcessDidScroll(items: 1_000_000, samples: quick ? 2_000 : 20_000)
         table.add("range.didScroll host handling, median", unit: "us", values: ["1k items": handling1k, "1M items": handling1M],
                   ratio: ("1M items, us", handling1M), budget: .atMost(5))
+
+        // 1,000 connections, each streaming 60 didScroll/s (a fresh host: its own sessions).
+        let crowdHost = try ChildProcess(arguments: ["serve", "--socket", "\(dir)/crowd.sock"])
+        defer { crowdHost.stop() }
+        let crowd = try ConnectionsBench(socket: "\(dir)/crowd.sock")
+            .run(connections: quick ? 200 : 1_000, perSecond: 60, seconds: quick ? 2 : 5)
+        table.add("\(quick ? 200 : 1000) connections x 60 didScroll/s", unit: "us",
+                  values: ["p50": crowd.p50us, "p99": crowd.p99us, "errors": Double(crowd.errors), "replies": Double(crowd.received)],
+                  ratio: ("p99 ms", crowd.p99us / 1000), budget: .atMost(5))
         table.print()
     }
 }
