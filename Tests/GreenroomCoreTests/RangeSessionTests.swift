@@ -36,12 +36,17 @@ import Testing
     @Test func invisibleSessionsNeverMarkItemsVisible() {
         let s = session(visible: false)
         let u = s.update()
-        #expect(s.mode == .lowMemory)
+        #expect(s.mode == .minimum, "hiding is not a memory warning: the mode stays")
         #expect(u.enterVisible.isEmpty && s.visible.isEmpty)
-        #expect(s.display.isEmpty)
-        #expect(s.preload == IndexInterval(0, 10), "lowMemory: preload 0 screens, display empty")
+        #expect(s.display == IndexInterval(0, 13) && s.preload == IndexInterval(0, 15))
         s.willBeginDragging()
-        #expect(s.mode == .lowMemory, "a drag on an invisible session does not switch to full")
+        #expect(s.mode == .minimum, "a drag on an invisible session does not switch to full")
+        // A memory warning puts an invisible session in lowMemory: preload 0 screens, display empty.
+        s.memoryWarning()
+        _ = s.update()
+        #expect(s.mode == .lowMemory)
+        #expect(s.display.isEmpty)
+        #expect(s.preload == IndexInterval(0, 10))
     }
 
     @Test func memoryWarningPutsVisibleSessionsInVisibleOnlyUntilTheNextDrag() throws {
@@ -77,7 +82,7 @@ import Testing
         s.willBeginDragging()
         try s.didScroll(to: 2000)
         _ = s.update()
-        let before = Set(s.preload.lo..<s.preload.hi)
+        let before = Set(s.preload.indices)
         try s.didScroll(to: 0)
         let u = s.update()
         for i in u.exitPreload { #expect(before.contains(i)) }
@@ -161,6 +166,8 @@ import Testing
         #expect(s.preload.contains(500) && !s.preload.contains(100))
         #expect(!u.enterPreload.contains(100))
         #expect(s.visible == IndexInterval(0, 10), "visible still follows the real offset")
+        for i in 0..<10 { #expect(s.display.contains(i) && s.preload.contains(i), "a visible item has all three states") }
+        #expect(s.preload.parts.count == 2, "on screen and the target region, nothing in between")
     }
 
     @Test func insertsAndDeletesKeepStatesConsistent() throws {

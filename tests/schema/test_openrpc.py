@@ -185,6 +185,20 @@ def result_member_schema(method: str, steps: list[str | int]) -> Any:
     return node
 
 
+def fills(member: Any, target: Any) -> bool:
+    """Whether a result member declared as `member` may fill a param declared as `target`: the same schema, or a
+    nullable one (`oneOf: [{type: null}, X]`, e.g. `RangeInfo.batchInFlight`) whose non-null branch is `target`'s
+    (the live test fails when the value is null: the substituted params no longer match)."""
+    member, target = follow(member), follow(target)
+    if member == target:
+        return True
+    branches = member.get("oneOf") if isinstance(member, dict) else None
+    if not isinstance(branches, list):
+        return False
+    rest = [b for b in branches if follow(b) != {"type": "null"}]
+    return len(rest) == 1 and len(branches) == 2 and follow(rest[0]) == target
+
+
 def method_param_schemas(name: str) -> dict[str, Any]:
     out = {}
     for p in METHODS[name]["params"]:
@@ -520,7 +534,7 @@ def test_fixture_params_match_the_document(method: str) -> None:
                 whole_params.add(path[0])
                 target = method_param_schemas(name).get(path[0])
                 assert target is not None, f"{method}.json {where}: {name} has no param {path[0]!r}"
-                assert follow(member) == follow(target), \
+                assert fills(member, target), \
                     f"{method}.json {where}: {ref_text} ({member}) does not have the schema of param {path[0]} ({target})"
             else:
                 nested = True
@@ -619,6 +633,8 @@ def test_positional_params_of_container_methods(conn: Conn) -> None:
     assert (pool["depth"], pool["width"], pool["height"], pool["policy"]) == (0, 320, 480, "eager"), pool
 
 
+VP = {"width": 375, "height": 667}  # a range session's viewport
+
 BAD_PARAMS = [
     ("clock.advance", {}, "ms"),
     ("clock.advance", {"ms": -1}, "ms"),
@@ -671,6 +687,54 @@ BAD_PARAMS = [
     ("page.show", {"session": 5, "index": 0}, "session"),
     ("page.info", {}, "session"),
     ("page.destroy", {"session": "p-1", "force": True}, "force"),
+    # Range sessions: what is checked before the session is looked up (the rest needs a live session:
+    # test_range_session_errors_match_the_document).
+    ("range.create", {"lengths": [44, 44, 44, -1], "viewport": VP}, "lengths[3]"),
+    ("range.create", {"lengths": [44, "tall"], "viewport": VP}, "lengths[1]"),
+    ("range.create", {"lengths": "tall", "viewport": VP}, "lengths"),
+    ("range.create", {"count": -1, "viewport": VP}, "count"),
+    ("range.create", {"count": 2.5, "viewport": VP}, "count"),
+    ("range.create", {"count": 10000001, "viewport": VP}, "count"),
+    ("range.create", {"count": 3, "itemLength": -1, "viewport": VP}, "itemLength"),
+    ("range.create", {"count": 3, "itemLength": "tall", "viewport": VP}, "itemLength"),
+    ("range.create", {"sections": [], "viewport": VP}, "sections"),
+    ("range.create", {"sections": [5], "viewport": VP}, "sections[0]"),
+    ("range.create", {"sections": [{"count": 3}, {"count": 3, "colour": "red"}], "viewport": VP}, "sections[1].colour"),
+    ("range.create", {"sections": [{"lengths": [44, -1]}], "viewport": VP}, "sections[0].lengths[1]"),
+    ("range.create", {"sections": [{"count": -3}], "viewport": VP}, "sections[0].count"),
+    ("range.create", {"sections": [{"count": 3, "reuseIdentifier": 5}], "viewport": VP}, "sections[0].reuseIdentifier"),
+    ("range.create", {"count": 3}, "viewport"),
+    ("range.create", {"count": 3, "viewport": 5}, "viewport"),
+    ("range.create", {"count": 3, "viewport": {"width": 0, "height": 667}}, "viewport.width"),
+    ("range.create", {"count": 3, "viewport": {"width": 375}}, "viewport.height"),
+    ("range.create", {"count": 3, "viewport": VP, "axis": "diagonal"}, "axis"),
+    ("range.create", {"count": 3, "viewport": VP, "tuning": 3}, "tuning"),
+    ("range.create", {"count": 3, "viewport": VP, "tuning": {"huge": {}}}, "tuning.huge"),
+    ("range.create", {"count": 3, "viewport": VP, "tuning": {"full": 3}}, "tuning.full"),
+    ("range.create", {"count": 3, "viewport": VP, "tuning": {"full": {"visible": {}}}}, "tuning.full.visible"),
+    ("range.create", {"count": 3, "viewport": VP, "tuning": {"full": {"display": 3}}}, "tuning.full.display"),
+    ("range.create", {"count": 3, "viewport": VP, "tuning": {"full": {"display": {"leading": "far"}}}},
+     "tuning.full.display.leading"),
+    ("range.create", {"count": 3, "viewport": VP, "tuning": {"minimum": {"preload": {"trailing": "far"}}}},
+     "tuning.minimum.preload.trailing"),
+    ("range.create", {"count": 3, "viewport": VP, "tuning": {"full": {"display": {"middle": 1}}}},
+     "tuning.full.display.middle"),
+    ("range.create", {"count": 3, "viewport": VP, "batch": {"leadingScreens": "two"}}, "batch.leadingScreens"),
+    ("range.create", {"count": 3, "viewport": VP, "batch": {"prepend": 1}}, "batch.prepend"),
+    ("range.create", {"count": 3, "viewport": VP, "batch": {"screens": 2}}, "batch.screens"),
+    ("range.create", {"count": 3, "viewport": VP, "strategy": "eager"}, "strategy"),
+    ("range.create", {"count": 3, "viewport": VP, "strategy": 7}, "strategy"),
+    ("range.create", {"count": 3, "viewport": VP, "strategy": {"name": "sometimes"}}, "strategy.name"),
+    ("range.create", {"count": 3, "viewport": VP, "strategy": {"ratio": 0.5}}, "strategy.name"),
+    ("range.create", {"count": 3, "viewport": VP, "strategy": {"name": "threshold", "ratio": 0}}, "strategy.ratio"),
+    ("range.create", {"count": 3, "viewport": VP, "strategy": {"name": "threshold", "ratio": 1.5}}, "strategy.ratio"),
+    ("range.create", {"count": 3, "viewport": VP, "lazy": "yes"}, "lazy"),
+    ("range.create", {"count": 3, "viewport": VP, "visible": 1}, "visible"),
+    ("range.create", {"count": 3, "viewport": VP, "templates": "no"}, "templates"),
+    ("range.create", {"count": 3, "viewport": VP, "colour": "red"}, "colour"),
+    ("range.didScroll", {"session": 5, "offset": 0}, "session"),
+    ("range.state", {}, "session"),
+    ("range.destroy", {"session": "r-1", "force": True}, "force"),
 ]
 
 
@@ -873,6 +937,8 @@ def test_container_and_pool_events_match_x_notifications(schema_host: Host) -> N
         c.close()
 
 
+NO_PATHS = {"preload": [], "display": [], "visible": []}  # a range event's enter / exit, empty
+
 EVENT_EXAMPLES = [
     # (topic, params, valid)
     ("lifecycle", {"seq": 1, "t": 0, "container": "c-1", "class": "A", "event": "init", "offscreen": True}, True),
@@ -951,11 +1017,51 @@ EVENT_EXAMPLES = [
     ("page", {"seq": 1, "t": 0, "session": "p-1", "kind": "willTransition", "from": -1, "to": 2}, False),
     ("page", {"seq": 1, "t": 0, "session": "s-1", "kind": "willTransition", "from": 1, "to": 2}, False),
     ("page", {"seq": 1, "t": 0, "session": "p-1", "kind": "transitioned", "from": 1, "to": 2}, False),
+    ("range", {"seq": 1, "t": 0, "session": "r-1", "mode": "full", "direction": "down",
+               "enter": {"preload": [[0, 5]], "display": [], "visible": []},
+               "exit": {"preload": [], "display": [[1, 0]], "visible": []}}, True),
+    ("range", {"seq": 1, "t": 0, "session": "r-1", "mode": "minimum", "direction": "left", "enter": NO_PATHS,
+               "exit": NO_PATHS, "removed": [[0, 3], [0, 2]]}, True),
+    ("range", {"seq": 1, "t": 0, "session": "r-1", "mode": "full", "direction": "down", "enter": NO_PATHS,
+               "exit": NO_PATHS, "removed": []}, False),
+    ("range", {"seq": 1, "t": 0, "session": "r-1", "mode": "full", "direction": "down",
+               "enter": {"preload": [[0, 5], [0, 5]], "display": [], "visible": []}, "exit": NO_PATHS},
+     False),  # a path at most once per list
+    ("range", {"seq": 1, "t": 0, "session": "r-1", "mode": "full", "direction": "down",
+               "enter": {"preload": [[0]], "display": [], "visible": []}, "exit": NO_PATHS}, False),
+    ("range", {"seq": 1, "t": 0, "session": "r-1", "mode": "full", "direction": "down",
+               "enter": {"preload": [], "display": []}, "exit": NO_PATHS}, False),
+    ("range", {"seq": 1, "t": 0, "session": "r-1", "mode": "full", "direction": "down",
+               "enter": {**NO_PATHS, "prefetch": []}, "exit": NO_PATHS}, False),
+    ("range", {"seq": 1, "t": 0, "session": "r-1", "mode": "full", "direction": "sideways", "enter": NO_PATHS,
+               "exit": NO_PATHS}, False),
+    ("range", {"seq": 1, "t": 0, "session": "r-1", "mode": "high", "direction": "up", "enter": NO_PATHS,
+               "exit": NO_PATHS}, False),
+    ("range", {"seq": 1, "t": 0, "session": "p-1", "mode": "full", "direction": "up", "enter": NO_PATHS,
+               "exit": NO_PATHS}, False),
+    ("range", {"seq": 1, "t": 0, "session": "r-1", "mode": "full", "direction": "up", "enter": NO_PATHS,
+               "exit": NO_PATHS, "phase": "idle"}, False),
+    ("prefetch", {"seq": 1, "t": 0, "session": "r-1", "kind": "prefetchItems", "paths": [[0, 12], [0, 13]]}, True),
+    ("prefetch", {"seq": 1, "t": 0, "session": "r-1", "kind": "cancelPrefetching", "paths": [[2, 0]]}, True),
+    ("prefetch", {"seq": 1, "t": 0, "session": "r-1", "kind": "cancelPrefetching", "paths": []}, False),
+    ("prefetch", {"seq": 1, "t": 0, "session": "r-1", "kind": "prefetchItems", "paths": [[0, 1], [0, 1]]}, False),
+    ("prefetch", {"seq": 1, "t": 0, "session": "r-1", "kind": "prefetch", "paths": [[0, 1]]}, False),
+    ("prefetch", {"seq": 1, "t": 0, "session": "r-1", "kind": "prefetchItems", "paths": [[0, 1]], "mode": "full"},
+     False),
+    ("batch", {"seq": 1, "t": 0, "session": "r-1", "context": "b-1", "kind": "willBeginBatchFetch", "prepend": False},
+     True),
+    ("batch", {"seq": 1, "t": 0, "session": "r-1", "context": "b-1", "kind": "willBeginBatchFetch"}, False),
+    ("batch", {"seq": 1, "t": 0, "session": "r-1", "context": "c-1", "kind": "willBeginBatchFetch", "prepend": True},
+     False),
+    ("batch", {"seq": 1, "t": 0, "session": "r-1", "context": "b-1", "kind": "didEndBatchFetch", "prepend": True},
+     False),
+    ("batch", {"seq": 1, "t": 0, "session": "r-1", "context": "b-1", "kind": "willBeginBatchFetch", "prepend": True,
+               "lengths": []}, False),
 ]
 
 
 @pytest.mark.parametrize("topic,params,valid", EVENT_EXAMPLES,
-                         ids=[f"{t}-{p.get('event', p.get('kind'))}-{v}" for t, p, v in EVENT_EXAMPLES])
+                         ids=[f"{t}-{p.get('event', p.get('kind', p.get('mode')))}-{v}" for t, p, v in EVENT_EXAMPLES])
 def test_event_schemas_are_strict(topic: str, params: dict[str, Any], valid: bool) -> None:
     entries = DOC["x-notifications"]
     validator = validator_at(pointer("x-notifications", entries.index(NOTIFICATIONS[topic]), "params"))
@@ -1306,3 +1412,625 @@ def test_page_create_count_out_of_range_is_invalid_params(count: int) -> None:
         c.close()
     finally:
         host.cleanup()
+
+
+# ---------------------------------------------------------------- range sessions
+
+RANGE_TYPES = ("visible", "display", "preload")
+
+
+def check_ranges_invariants(state: dict[str, Any], what: str) -> None:
+    """DESIGN §8: a visible item has all three bits, so visible ⊆ display ⊆ preload; lists ascending."""
+    sets = {t: {tuple(p) for p in state[t]} for t in RANGE_TYPES}
+    assert sets["visible"] <= sets["display"] <= sets["preload"], f"{what}: visible ⊆ display ⊆ preload: {state}"
+    for t in RANGE_TYPES:
+        assert [tuple(p) for p in state[t]] == sorted(sets[t]), f"{what}: range.state lists {t} ascending: {state}"
+
+
+class RangeMirror:
+    """A range session's ranges as its `range` events tell them, compared with `range.state` after every call.
+
+    `starts` (flat index of each section's first item, when known) lets the nearest-first order be checked;
+    `seen` follows which preload items have been visible since they entered preload (for `cancelPrefetching`);
+    `unknown` holds the preload items whose history was lost at a resync (after inserts, deletes, batches)."""
+
+    def __init__(self, session: str, starts: list[int] | None) -> None:
+        self.session = session
+        self.starts = starts
+        self.sets: dict[str, set[tuple[int, ...]]] = {t: set() for t in RANGE_TYPES}
+        self.seen: set[tuple[int, ...]] = set()
+        self.unknown: set[tuple[int, ...]] = set()
+
+    def flat(self, path: list[int]) -> int:
+        assert self.starts is not None
+        return self.starts[path[0]] + path[1]
+
+    def resync(self, state: dict[str, Any]) -> None:
+        self.sets = {t: {tuple(p) for p in state[t]} for t in RANGE_TYPES}
+        self.seen = set(self.sets["visible"])
+        self.unknown = self.sets["preload"] - self.seen
+
+    def apply(self, event: dict[str, Any], prefetch: list[dict[str, Any]]) -> None:
+        where = f"{self.session} range event {json.dumps(event)[:600]}"
+        for t in RANGE_TYPES:
+            enter = [tuple(p) for p in event["enter"][t]]
+            leave = [tuple(p) for p in event["exit"][t]]
+            assert not set(enter) & set(leave), f"{where}: a path both enters and exits {t}"
+            for p in leave:
+                assert p in self.sets[t], f"{where}: {list(p)} exits {t} without being in it"
+                self.sets[t].remove(p)
+            for p in enter:
+                assert p not in self.sets[t], f"{where}: {list(p)} enters {t} while already in it"
+                self.sets[t].add(p)
+        # prefetchItems: entered preload and not visible, nearest first (the order of enter.preload).
+        want_prefetch = [p for p in event["enter"]["preload"] if tuple(p) not in self.sets["visible"]]
+        # cancelPrefetching: left preload without having become visible since it entered preload.
+        self.seen |= {tuple(p) for p in event["enter"]["visible"]}
+        left = [tuple(p) for p in event["exit"]["preload"]]
+        want_cancel = [list(p) for p in left if p not in self.seen]
+        known = not any(p in self.unknown for p in left)
+        self.seen -= set(left)
+        self.unknown -= set(left)
+        got = {kind: [n["paths"] for n in prefetch if n["kind"] == kind] for kind in ("prefetchItems", "cancelPrefetching")}
+        assert len(got["prefetchItems"]) <= 1 and len(got["cancelPrefetching"]) <= 1, f"{where}: {prefetch}"
+        assert (got["prefetchItems"] or [[]])[0] == want_prefetch, \
+            f"{where}: prefetchItems {got['prefetchItems']} (expected {want_prefetch})"
+        if known:
+            assert (got["cancelPrefetching"] or [[]])[0] == want_cancel, \
+                f"{where}: cancelPrefetching {got['cancelPrefetching']} (expected {want_cancel})"
+        self.check_nearest_first(event)
+
+    def check_nearest_first(self, event: dict[str, Any]) -> None:
+        """Paths nearest the viewport first: by distance in items from the visible span (only while items are
+        visible and the sections are known)."""
+        if self.starts is None or not self.sets["visible"]:
+            return
+        flats = [self.flat(list(p)) for p in self.sets["visible"]]
+        lo, hi = min(flats), max(flats) + 1
+
+        def distance(path: list[int]) -> int:
+            i = self.flat(path)
+            return i - hi + 1 if i >= hi else lo - i if i < lo else 0
+
+        for side in ("enter", "exit"):
+            for t in RANGE_TYPES:
+                ds = [distance(p) for p in event[side][t]]
+                assert ds == sorted(ds), \
+                    f"{self.session}: {side}.{t} is not nearest the viewport first (distances {ds}): {event[side][t]}"
+
+    def matches(self, state: dict[str, Any]) -> None:
+        for t in RANGE_TYPES:
+            assert {tuple(p) for p in state[t]} == self.sets[t], \
+                f"{self.session}: the {t} range the events tell, {sorted(self.sets[t])}, is not range.state's {state[t]}"
+
+
+class RangeDriver:
+    """Calls methods on one connection, validating every result and every notification against the document, and
+    replaying each live range session's `range` events against its `range.state` after every call."""
+
+    def __init__(self, conn: Conn) -> None:
+        self.c = conn
+        self.mirrors: dict[str, RangeMirror] = {}
+        self.horizontal: dict[str, bool] = {}
+        self.batches: list[dict[str, Any]] = []  # every `batch` event's params, in order
+        self.ranges: list[dict[str, Any]] = []  # every `range` event's params, in order
+
+    def state(self, session: str) -> dict[str, Any]:
+        st = self.c.call("range.state", {"session": session})
+        check(method_result_ref("range.state"), st, "range.state result")
+        assert set(st) == {"mode", "direction", "visible", "display", "preload"}, st
+        check_ranges_invariants(st, f"range.state {session}")
+        return st
+
+    def create(self, params: dict[str, Any], starts: list[int] | None = None) -> dict[str, Any]:
+        mark = len(self.c.notifications)
+        created = self.c.call("range.create", params)
+        check(method_result_ref("range.create"), created, "range.create result")
+        s = created["session"]
+        self.mirrors[s] = RangeMirror(s, starts)
+        self.horizontal[s] = params.get("axis") == "horizontal"
+        assert created["direction"] == ("right" if self.horizontal[s] else "down"), created
+        assert created["phase"] == "idle" and created["offset"] == 0, created
+        self.events(mark, set())
+        return created
+
+    def call(self, method: str, params: dict[str, Any], structural: bool = False) -> Any:
+        """`structural`: the call renumbers paths (inserts, deletes, batches that add items): the mirror of its
+        session is resynchronised from range.state instead of replayed."""
+        mark = len(self.c.notifications)
+        result = self.c.call(method, params)
+        check(method_result_ref(method), result, f"{method} result")
+        if method == "range.destroy":
+            del self.mirrors[params["session"]]
+        self.events(mark, {params["session"]} if structural else set())
+        return result
+
+    def events(self, mark: int, resync: set[str]) -> None:
+        new = self.c.notifications[mark:]
+        for n in new:
+            check_notification(n)
+        self.batches += [n["params"] for n in new if n["method"] == "batch"]
+        self.ranges += [n["params"] for n in new if n["method"] == "range"]
+        for s, mirror in self.mirrors.items():
+            mine = [(i, n) for i, n in enumerate(new) if n["method"] in ("range", "prefetch")
+                    and n["params"]["session"] == s]
+            ranges = [(i, n["params"]) for i, n in mine if n["method"] == "range"]
+            prefetch = [(i, n["params"]) for i, n in mine if n["method"] == "prefetch"]
+            assert len(ranges) <= 1, f"{s}: one range event per update: {ranges}"
+            if prefetch:
+                assert ranges and all(i > ranges[0][0] for i, _ in prefetch), \
+                    f"{s}: prefetch events come after the update's range event: {mine}"
+            st = self.state(s)
+            for _, r in ranges:
+                assert (r["mode"], r["direction"]) == (st["mode"], st["direction"]), (r, st)
+                axis = {"left", "right"} if self.horizontal[s] else {"up", "down"}
+                assert r["direction"] in axis, r
+            if s in resync:
+                mirror.resync(st)
+                for _, r in ranges:
+                    mirror.check_nearest_first(r)
+            else:
+                for _, r in ranges:
+                    mirror.apply(r, [p for _, p in prefetch])
+                mirror.matches(st)
+
+
+def rows(section: int, lo: int, hi: int) -> list[list[int]]:
+    return [[section, r] for r in range(lo, hi)]
+
+
+def test_range_events_match_x_notifications(schema_host: Host) -> None:
+    """Range sessions, vertical and horizontal, with sections: drags, a fling and its deceleration, setVisible
+    false / true, viewport changes, a memory warning, inserts and deletes, batch fetch cycles (appending, prepending,
+    and for short content on an invisible session). Every `range`, `prefetch` and `batch` event matches
+    x-notifications and every result its method's schema; the `range` events, replayed, give range.state after every
+    call (each path enters a range it is not in, leaves one it is in, nearest the viewport first); the `prefetch`
+    events follow the update's `range` event and say what it implies; every out-of-order call of the scroll stream is
+    a -32003 ErrorObject naming the call and the phase."""
+    c = schema_host.connect()
+    try:
+        c.call("events.subscribe", {"topics": ["range", "prefetch", "batch", "host"]})
+        d = RangeDriver(c)
+        stats_before = c.call("host.stats")
+        out_of_order_errors: list[dict[str, Any]] = []
+
+        def out_of_order(method: str, params: dict[str, Any], phase: str) -> None:
+            error = check_error(c.request(method, params), method, -32003, "out-of-order call")
+            assert error["data"]["call"] == method and error["data"]["phase"] == phase, error
+            out_of_order_errors.append(error)
+
+        # A: vertical, 200 items of 50 in a 600-point viewport; minimum mode until the first drag.
+        a = d.create({"count": 200, "itemLength": 50, "viewport": {"width": 375, "height": 600}}, starts=[0])
+        sa = a["session"]
+        assert (a["count"], a["sections"], a["contentLength"], a["mode"], a["visible"], a["batchInFlight"]) == \
+            (200, 1, 10000, "minimum", True, None), a
+        st = d.state(sa)
+        assert st["visible"] == rows(0, 0, 12), "items intersecting [0, 600)"
+        assert (st["display"], st["preload"]) == (rows(0, 0, 15), rows(0, 0, 18)), "minimum: 0.25 / 0.5 screens ahead"
+        out_of_order("range.willEndDragging", {"session": sa, "velocity": 1}, "idle")
+        out_of_order("range.didEndDecelerating", {"session": sa}, "idle")
+
+        # A drag down, a fling, the deceleration.
+        dragging = d.call("range.willBeginDragging", {"session": sa, "offset": 0})
+        assert (dragging["mode"], dragging["phase"]) == ("full", "dragging"), dragging
+        for x in (150, 400, 1025):
+            assert d.call("range.didScroll", {"session": sa, "offset": x}) == \
+                {"session": sa, "mode": "full", "direction": "down"}
+        assert d.state(sa)["visible"] == rows(0, 20, 33), "items intersecting [1025, 1625)"
+        tracking = c.call("host.stats")["sessions"]
+        assert tracking["rangeTracking"] >= 1 and tracking["range"] >= 1, tracking
+        fling = d.call("range.willEndDragging", {"session": sa, "velocity": 2})
+        assert fling == {"session": sa, "targetOffset": 1025 + 2 * 0.998 / 0.002}, fling
+        out_of_order("range.willEndDragging", {"session": sa, "velocity": 1}, "decelerating")
+        d.call("range.didScroll", {"session": sa, "offset": 1600})
+        rest = d.call("range.didEndDecelerating", {"session": sa, "offset": fling["targetOffset"]})
+        assert (rest["phase"], rest["offset"], rest["direction"]) == ("idle", fling["targetOffset"], "down"), rest
+        out_of_order("range.didEndDecelerating", {"session": sa, "offset": 2000}, "idle")
+
+        # A drag up that ends without deceleration.
+        d.call("range.willBeginDragging", {"session": sa})
+        assert d.call("range.didScroll", {"session": sa, "offset": 1700})["direction"] == "up"
+        assert d.call("range.didScroll", {"session": sa, "offset": 1700})["direction"] == "up", "not moving: kept"
+        assert d.call("range.didEndDecelerating", {"session": sa, "offset": 1500})["direction"] == "up"
+
+        # Off screen and back.
+        hidden = d.call("range.setVisible", {"session": sa, "visible": False})
+        assert hidden["visible"] is False and d.state(sa)["visible"] == [], "an invisible session marks nothing visible"
+        shown = d.call("range.setVisible", {"session": sa, "visible": True})
+        assert shown["visible"] is True and d.state(sa)["visible"] == rows(0, 30, 42), shown
+
+        # B: horizontal, three sections (a short middle one), a drag right with a fling, wider viewports, a drag left.
+        b = d.create({"sections": [{"count": 10, "itemLength": 120}, {"lengths": [80, 80, 200]},
+                                   {"count": 30, "itemLength": 100, "reuseIdentifier": "SchemaRangeCell"}],
+                      "viewport": {"width": 400, "height": 300}, "axis": "horizontal", "templates": True},
+                     starts=[0, 10, 13])
+        sb = b["session"]
+        assert (b["count"], b["sections"], b["contentLength"], b["templatesQueued"]) == (43, 3, 4560, 0), b
+        assert d.state(sb)["visible"] == rows(0, 0, 4), "items intersecting [0, 400) along x"
+        d.call("range.willBeginDragging", {"session": sb, "offset": 0})
+        for x in (300, 900, 1300):
+            assert d.call("range.didScroll", {"session": sb, "offset": x})["direction"] == "right"
+        assert d.state(sb)["visible"] == [[1, 1], [1, 2], [2, 0], [2, 1]], "items intersecting [1300, 1700)"
+        target = d.call("range.willEndDragging", {"session": sb, "velocity": 1.2, "offset": 1350})["targetOffset"]
+        d.call("range.didScroll", {"session": sb, "offset": 1600})
+        d.call("range.didEndDecelerating", {"session": sb, "offset": target})
+        wide = d.call("range.setViewport", {"session": sb, "viewport": {"width": 600, "height": 300}})
+        assert wide["offset"] == target, wide
+        d.call("range.setViewport", {"session": sb, "width": 500, "height": 320})
+        d.call("range.willBeginDragging", {"session": sb, "offset": target})
+        assert d.call("range.didScroll", {"session": sb, "offset": 1500})["direction"] == "left"
+        d.call("range.didEndDecelerating", {"session": sb, "offset": 1400})
+
+        # D: content shorter than the viewport, not visible: a batch all the same (DESIGN §8).
+        mark = len(d.batches)
+        small = d.create({"count": 2, "itemLength": 100, "viewport": {"width": 375, "height": 667}, "visible": False},
+                         starts=[0])
+        sd = small["session"]
+        assert [(e["session"], e["prepend"]) for e in d.batches[mark:]] == [(sd, False)], d.batches[mark:]
+        assert small["batchInFlight"] == d.batches[-1]["context"] and small["visible"] is False, small
+        assert d.state(sd)["visible"] == []
+        # Nothing more to load: the content is still short, so the next batch begins at once.
+        again = d.call("range.batchFetchDone", {"session": sd, "context": small["batchInFlight"]})
+        assert again["count"] == 2 and again["batchInFlight"] not in (None, small["batchInFlight"]), again
+        assert d.batches[-1]["context"] == again["batchInFlight"], d.batches[-1]
+
+        # A memory warning: visible sessions drop to visibleOnly, the others to lowMemory.
+        warning = d.call("host.memoryWarning", {"level": "critical"})
+        assert warning["purged"]["rangeSessions"] >= 3, warning
+        for s in (sa, sb):
+            st = d.state(s)
+            assert st["mode"] == "visibleOnly" and st["preload"] == st["display"] == st["visible"] != [], st
+        assert d.state(sd)["mode"] == "lowMemory"
+        # Hiding is not a memory warning: the invisible session was in minimum until now, so it changes too.
+        last = {e["session"]: e for e in d.ranges[-3:]}
+        assert set(last) == {sa, sb, sd}, d.ranges[-3:]
+        assert last[sa]["mode"] == last[sb]["mode"] == "visibleOnly" and last[sd]["mode"] == "lowMemory", d.ranges[-3:]
+
+        # Inserts and deletes on A, at rest at 1500 (rows 30..41 visible): two short items among the visible ones
+        # (not at a range's edge: test_violation_range_events_list_each_path_once), then an item outside every range
+        # (no event), then deletes.
+        inserted = d.call("range.insertItems", {"session": sa, "at": [0, 35], "lengths": [20, 20]}, structural=True)
+        assert (inserted["count"], inserted["contentLength"]) == (202, 10040), inserted
+        event = d.ranges[-1]
+        assert event["session"] == sa and event["enter"]["visible"] == [[0, 35], [0, 36]], event
+        before = len(d.ranges)
+        d.call("range.insertItems", {"session": sa, "at": [0, 190], "lengths": [50]}, structural=True)
+        assert len(d.ranges) == before, f"nothing entered or left a range: {d.ranges[before:]}"
+        deleted = d.call("range.deleteItems", {"session": sa, "paths": [[0, 36], [0, 35], [0, 200]]}, structural=True)
+        assert deleted["count"] == 200, deleted
+        event = d.ranges[-1]
+        assert event["session"] == sa and sorted(event["removed"]) == [[0, 35], [0, 36]], event
+        assert d.call("range.deleteItems", {"session": sa, "paths": []}, structural=True)["count"] == 200
+        items = d.call("range.state", {"session": sa, "paths": [[0, 30], [0, 0], [0, 199]]})
+        assert [(i["path"], i["visible"], i["display"], i["preload"]) for i in items["items"]] == \
+            [([0, 30], True, True, True), ([0, 0], False, False, False), ([0, 199], False, False, False)], items
+        d.call("range.willBeginDragging", {"session": sa, "offset": 1500})
+        assert d.state(sa)["mode"] == "full", "the next drag while visible ends the memory warning's mode"
+        d.call("range.didEndDecelerating", {"session": sa, "offset": 1500})
+
+        # C: a batch cycle appending (Texture's rule, 3 screens): one at create, done while the new items are
+        # beyond the ranges (items landing at a range's edge: test_violation_range_events_list_each_path_once);
+        # another on a fling toward the end, done before the motion gets there; none while one is in flight.
+        mark = len(d.batches)
+        cc = d.create({"count": 40, "itemLength": 50, "viewport": {"width": 375, "height": 600},
+                       "batch": {"leadingScreens": 3}}, starts=[0])
+        sc = cc["session"]
+        assert [(e["session"], e["prepend"]) for e in d.batches[mark:]] == [(sc, False)], d.batches[mark:]
+        assert cc["batchInFlight"] == d.batches[-1]["context"], cc
+        done = d.call("range.batchFetchDone", {"session": sc, "context": cc["batchInFlight"], "lengths": [50] * 20},
+                      structural=True)
+        assert (done["count"], done["contentLength"], done["batchInFlight"]) == (60, 3000, None), done
+        d.call("range.willBeginDragging", {"session": sc, "offset": 0})
+        d.call("range.didScroll", {"session": sc, "offset": 200})
+        mark = len(d.batches)
+        flung = d.call("range.willEndDragging", {"session": sc, "velocity": 5})
+        assert flung["targetOffset"] == 2400, "clamped to contentLength - L"
+        assert [(e["session"], e["prepend"]) for e in d.batches[mark:]] == [(sc, False)], d.batches[mark:]
+        context = d.batches[-1]["context"]
+        d.call("range.didScroll", {"session": sc, "offset": 300})
+        assert len(d.batches) == mark + 1, "no batch while one is in flight"
+        done = d.call("range.batchFetchDone", {"session": sc, "context": context, "lengths": [50] * 10},
+                      structural=True)
+        assert (done["count"], done["batchInFlight"]) == (70, None), done
+        d.call("range.didScroll", {"session": sc, "offset": 2400})
+        d.call("range.didEndDecelerating", {"session": sc, "offset": 2400})
+
+        # P: prepending (3 screens): down to 3000, back up, a fling toward the head; the batch is done while the
+        # new items are beyond the ranges, and what is on screen stays.
+        mark = len(d.batches)
+        pp = d.create({"count": 100, "itemLength": 50, "viewport": {"width": 375, "height": 600},
+                       "batch": {"leadingScreens": 3, "prepend": True}}, starts=[0])
+        sp = pp["session"]
+        assert pp["batchInFlight"] is None and len(d.batches) == mark, pp
+        d.call("range.willBeginDragging", {"session": sp, "offset": 0})
+        for x in (1500, 3000, 2600):
+            d.call("range.didScroll", {"session": sp, "offset": x})
+        d.call("range.willEndDragging", {"session": sp, "velocity": -1, "targetOffset": 1700})
+        assert [(e["session"], e["prepend"]) for e in d.batches[mark:]] == [(sp, True)], d.batches[mark:]
+        d.call("range.didScroll", {"session": sp, "offset": 2000})
+        on_screen = d.state(sp)["visible"]
+        done = d.call("range.batchFetchDone", {"session": sp, "context": d.batches[-1]["context"],
+                                                "lengths": [60] * 5}, structural=True)
+        assert (done["count"], done["offset"], done["batchInFlight"]) == (105, 2300, None), done
+        assert d.state(sp)["visible"] == [[0, r + 5] for _, r in on_screen], "the prepended items go above the screen"
+        d.call("range.didEndDecelerating", {"session": sp, "offset": 2300})
+
+        # Teardown: destroyed sessions are gone (a batch in flight is forgotten).
+        for s in (sa, sb, sc, sp, sd):
+            assert d.call("range.destroy", {"session": s}) == {"session": s, "destroyed": True}
+        check_error(c.request("range.state", {"session": sa}), "range.state", -32002, "destroyed session")
+        stats = c.call("host.stats")
+        check(method_result_ref("host.stats"), stats, "host.stats result")
+        assert stats["sessions"]["range"] == stats_before["sessions"]["range"], stats["sessions"]
+        assert stats["sessions"]["rangeTracking"] == 0, stats["sessions"]
+
+        notes = c.notifications
+        for n in notes:
+            check_notification(n)
+        seqs = [n["params"]["seq"] for n in notes]
+        assert seqs == list(range(1, len(seqs) + 1)), f"seq counts from 1 on this connection: {seqs}"
+        kinds = {n["params"]["kind"] for n in notes if n["method"] == "prefetch"}
+        assert kinds == {"prefetchItems", "cancelPrefetching"}, kinds
+        modes = {n["params"]["mode"] for n in notes if n["method"] == "range"}
+        assert {"minimum", "full", "visibleOnly"} <= modes, modes
+        directions = {n["params"]["direction"] for n in notes if n["method"] == "range"}
+        assert directions == {"up", "down", "left", "right"}, directions
+        assert any("removed" in n["params"] for n in notes if n["method"] == "range")
+        assert {e["prepend"] for e in d.batches} == {True, False}
+        assert len(out_of_order_errors) == 4
+    finally:
+        c.close()
+
+
+def test_range_session_errors_match_the_document(schema_host: Host, conn: Conn) -> None:
+    """Errors that need a live session or a lookup (offsets out of range, missing or bad members, paths that are not
+    items, a context that is not the batch in flight, unknown and foreign sessions, range.create's cross-member
+    rules): each an ErrorObject with a code the method lists and `data.path` naming the field; none of them changes
+    the session. Out-of-order calls are -32003 with `data.call` and `data.phase`."""
+    s = conn.call("range.create", {"count": 100, "itemLength": 44, "viewport": VP})["session"]  # L 667, content 4400
+    before = conn.call("range.state", {"session": s})
+    other = schema_host.connect()
+    try:
+        foreign = other.call("range.create", {"count": 3, "viewport": VP})["session"]
+        cases = [
+            ("range.willBeginDragging", {"session": s, "offset": 4401}, -32602, "offset"),
+            ("range.willBeginDragging", {"session": s, "offset": "top"}, -32602, "offset"),
+            ("range.didScroll", {"session": s}, -32602, "offset"),
+            ("range.didScroll", {"session": s, "offset": -668}, -32602, "offset"),
+            ("range.willEndDragging", {"session": s}, -32602, "velocity"),
+            ("range.willEndDragging", {"session": s, "velocity": "fast"}, -32602, "velocity"),
+            ("range.willEndDragging", {"session": s, "velocity": 1, "targetOffset": "end"}, -32602, "targetOffset"),
+            ("range.willEndDragging", {"session": s, "velocity": 1, "offset": 1e9}, -32602, "offset"),
+            ("range.didEndDecelerating", {"session": s, "offset": 1e9}, -32602, "offset"),
+            ("range.setVisible", {"session": s}, -32602, "visible"),
+            ("range.setVisible", {"session": s, "visible": "yes"}, -32602, "visible"),
+            ("range.setViewport", {"session": s}, -32602, "width"),
+            ("range.setViewport", {"session": s, "width": 320}, -32602, "height"),
+            ("range.setViewport", {"session": s, "width": 320, "height": 0}, -32602, "height"),
+            ("range.setViewport", {"session": s, "viewport": {"width": -1, "height": 480}}, -32602, "viewport.width"),
+            ("range.setViewport", {"session": s, "viewport": {"width": 320}}, -32602, "viewport.height"),
+            ("range.insertItems", {"session": s, "lengths": [44]}, -32602, "at"),
+            ("range.insertItems", {"session": s, "at": [0], "lengths": [44]}, -32602, "at"),
+            ("range.insertItems", {"session": s, "at": [1, 0], "lengths": [44]}, -32602, "at[0]"),
+            ("range.insertItems", {"session": s, "at": [0, 101], "lengths": [44]}, -32602, "at[1]"),
+            ("range.insertItems", {"session": s, "at": [0, -1], "lengths": [44]}, -32602, "at[1]"),
+            ("range.insertItems", {"session": s, "at": [0, 1.5], "lengths": [44]}, -32602, "at[1]"),
+            ("range.insertItems", {"session": s, "at": [0, 0]}, -32602, "lengths"),
+            ("range.insertItems", {"session": s, "at": [0, 0], "lengths": []}, -32602, "lengths"),
+            ("range.insertItems", {"session": s, "at": [0, 0], "lengths": [44, -1]}, -32602, "lengths[1]"),
+            ("range.deleteItems", {"session": s}, -32602, "paths"),
+            ("range.deleteItems", {"session": s, "paths": [[0, 1], [0, 100]]}, -32602, "paths[1]"),
+            ("range.deleteItems", {"session": s, "paths": [[0, 1], [0]]}, -32602, "paths[1]"),
+            ("range.deleteItems", {"session": s, "paths": [[0, 1], [0, 1]]}, -32602, "paths"),
+            ("range.batchFetchDone", {"session": s}, -32602, "context"),
+            ("range.batchFetchDone", {"session": s, "context": "b-999999"}, -32602, "context"),
+            ("range.batchFetchDone", {"session": s, "context": "b-999999", "lengths": [-1]}, -32602, "lengths[0]"),
+            ("range.state", {"session": s, "paths": [[0, 1], [1, 0]]}, -32602, "paths[1]"),
+            ("range.state", {"session": s, "paths": "all"}, -32602, "paths"),
+            ("range.create", {"lengths": [44, 44], "count": 3, "viewport": VP}, -32602, "count"),
+            ("range.create", {"sections": [{"count": 3, "lengths": [44, 44]}], "viewport": VP}, -32602,
+             "sections[0].count"),
+            ("range.create", {"sections": [{"count": 3}], "count": 3, "viewport": VP}, -32602, "sections"),
+            ("range.create", {"sections": [{"count": 3}], "lengths": [44], "viewport": VP}, -32602, "sections"),
+            ("range.state", {"session": "r-999999"}, -32002, "session"),
+            ("range.didScroll", {"session": "r-999999", "offset": 0}, -32002, "session"),
+            ("range.destroy", {"session": "r-999999"}, -32002, "session"),
+            ("range.state", {"session": foreign}, -32002, "session"),
+            ("range.batchFetchDone", {"session": foreign, "context": "b-1"}, -32002, "session"),
+        ]
+        for method, params, code, path in cases:
+            error = check_error(conn.request(method, params), method, code, f"{method} {json.dumps(params)}")
+            assert error["data"].get("path") == path, error
+        # Params are checked first (a bad targetOffset is -32602 in any phase); valid ones out of order are -32003.
+        for method, params in [("range.willEndDragging", {"session": s, "velocity": 1, "targetOffset": 100}),
+                               ("range.didEndDecelerating", {"session": s})]:
+            error = check_error(conn.request(method, params), method, -32003, "out of order")
+            assert (error["data"]["call"], error["data"]["phase"]) == (method, "idle"), error
+        assert conn.call("range.state", {"session": s}) == before
+        info = conn.call("range.setVisible", {"session": s, "visible": True})
+        assert (info["count"], info["offset"], info["phase"], info["mode"]) == (100, 0, "idle", "minimum"), info
+        # While dragging, the target offset is checked too (and the drag goes on).
+        conn.call("range.willBeginDragging", {"session": s})
+        error = check_error(conn.request("range.willEndDragging", {"session": s, "velocity": 1, "targetOffset": 1e9}),
+                            "range.willEndDragging", -32602, "target offset out of range")
+        assert error["data"]["path"] == "targetOffset", error
+        assert conn.call("range.willEndDragging", {"session": s, "velocity": 0, "targetOffset": 100}) == \
+            {"session": s, "targetOffset": 100}
+        assert other.call("range.destroy", {"session": foreign}) == {"session": foreign, "destroyed": True}
+    finally:
+        other.close()
+
+
+def test_positional_params_of_range_methods(conn: Conn) -> None:
+    # The documented order is the host's (null, by position, stands for an absent param).
+    order = {
+        "range.create": ["count", "itemLength", "lengths", "sections", "viewport", "axis", "tuning", "batch", "strategy",
+                         "lazy", "visible", "templates"],
+        "range.willBeginDragging": ["session", "offset"],
+        "range.didScroll": ["session", "offset"],
+        "range.willEndDragging": ["session", "velocity", "targetOffset", "offset"],
+        "range.didEndDecelerating": ["session", "offset"],
+        "range.setVisible": ["session", "visible"],
+        "range.setViewport": ["session", "viewport", "width", "height"],
+        "range.insertItems": ["session", "at", "lengths"],
+        "range.deleteItems": ["session", "paths"],
+        "range.batchFetchDone": ["session", "context", "lengths"],
+        "range.state": ["session", "paths"],
+        "range.destroy": ["session"],
+    }
+    assert sorted(order) == sorted(m for m in METHODS if m.startswith("range."))
+    for method, names in order.items():
+        assert [p["name"] for p in METHODS[method]["params"]] == names, method
+
+    def call(method: str, params: list[Any]) -> Any:
+        result = conn.call(method, params)
+        check(method_result_ref(method), result, f"{method} result")
+        return result
+
+    created = call("range.create", [40, 50, None, None, {"width": 320, "height": 480}, "horizontal", None,
+                                    {"leadingScreens": 1}, "ranges", False, True, True])
+    s = created["session"]
+    assert (created["count"], created["contentLength"], created["direction"], created["templatesQueued"]) == \
+        (40, 2000, "right", 0), created
+    assert call("range.willBeginDragging", [s, 0])["phase"] == "dragging"
+    assert call("range.didScroll", [s, 100]) == {"session": s, "mode": "full", "direction": "right"}
+    assert call("range.willEndDragging", [s, 0.5, 600, 150]) == {"session": s, "targetOffset": 600}
+    assert call("range.didEndDecelerating", [s, 600])["offset"] == 600
+    assert call("range.setVisible", [s, False])["visible"] is False
+    assert call("range.setVisible", [s, True])["visible"] is True
+    call("range.setViewport", [s, None, 300, 480])
+    assert call("range.insertItems", [s, [0, 0], [10, 10]])["count"] == 42
+    assert call("range.deleteItems", [s, [[0, 0]]])["count"] == 41
+    error = check_error(conn.request("range.batchFetchDone", [s, "b-999999", [50]]), "range.batchFetchDone", -32602,
+                        "positional context")
+    assert error["data"]["path"] == "context", error
+    items = call("range.state", [s, [[0, 1]]])
+    assert [i["path"] for i in items["items"]] == [[0, 1]], items
+    assert set(call("range.state", [s])) == {"mode", "direction", "visible", "display", "preload"}
+    assert call("range.destroy", [s]) == {"session": s, "destroyed": True}
+
+
+# ---------------------------------------------------------------- range host behaviour that contradicts DESIGN
+# Each test_violation_* documents a contradiction found while describing the range methods. They fail until the
+# host is fixed; do not weaken them.
+
+
+def test_range_events_list_each_path_once(conn: Conn) -> None:
+    """DESIGN §8: after each update one `range` event lists only the changes (and `RangeChanges` / `PrefetchEvent`
+    say each path at most once). New items that land at the edge of a range are listed twice: the items a
+    `range.batchFetchDone` appends to a short list come as `enter.visible [[0,3],[0,3]]`, `enter.preload
+    [[0,3],[0,3],[0,4],[0,4]]` and `prefetchItems [[0,4],[0,4]]`; an item inserted before the first visible one comes
+    twice in every `enter` list. (The inserted block is counted once as the interval difference and once more as
+    "fresh".) test_range_events_match_x_notifications inserts and appends away from range edges; this test does
+    not."""
+    conn.call("events.subscribe", {"topics": ["range", "prefetch"]})
+    short = conn.call("range.create", {"count": 3, "itemLength": 100, "viewport": VP})  # shorter than L: a batch
+    assert short["batchInFlight"] is not None, short
+    long = conn.call("range.create", {"count": 100, "itemLength": 50, "viewport": VP})
+    mark = len(conn.notifications)
+    conn.call("range.batchFetchDone", {"session": short["session"], "context": short["batchInFlight"],
+                                       "lengths": [100, 100]})
+    conn.call("range.insertItems", {"session": long["session"], "at": [0, 0], "lengths": [20]})
+    duplicated = []
+    for n in conn.notifications[mark:]:
+        p = n["params"]
+        lists = {"paths": p["paths"]} if n["method"] == "prefetch" else \
+            {f"{side}.{t}": p[side][t] for side in ("enter", "exit") for t in RANGE_TYPES}
+        for name, paths in lists.items():
+            if len({tuple(x) for x in paths}) != len(paths):
+                duplicated.append(f"{n['method']} {p['session']} {p.get('kind', '')} {name}: {paths}")
+    assert not duplicated, "paths listed more than once in one event:\n" + "\n".join(duplicated)
+
+
+def test_lazy_fling_keeps_visible_items_in_display_and_preload(conn: Conn) -> None:
+    """DESIGN §8: "a visible item has all three" states; `lazy: true` marks only the target region during a fling —
+    rather than everything between here and there, not instead of what is on screen. On `range.willEndDragging` a
+    lazy session's visible items leave display and preload (the `range` event lists them in `exit.display` /
+    `exit.preload` while they stay visible), and items that scroll into view during the fling are visible without
+    being in display or preload (`range.state {paths}` gives `visible: true, display: false, preload: false`)."""
+    s = conn.call("range.create", {"count": 200, "itemLength": 100, "viewport": VP, "lazy": True})["session"]
+    conn.call("range.willBeginDragging", {"session": s, "offset": 0})
+    conn.call("range.didScroll", {"session": s, "offset": 100})
+    target = conn.call("range.willEndDragging", {"session": s, "velocity": 10})["targetOffset"]
+    assert target > 3000, target
+    for offset in (None, 600):
+        if offset is not None:
+            conn.call("range.didScroll", {"session": s, "offset": offset})
+        state = conn.call("range.state", {"session": s})
+        outside = [p for p in state["visible"] if p not in state["display"] or p not in state["preload"]]
+        assert not outside, f"during the fling (offset {offset or 100}, target {target}) visible items lack " \
+                            f"display / preload: {outside}"
+
+
+def test_invisible_session_starts_in_minimum_mode(conn: Conn) -> None:
+    """DESIGN §8: the mode is `minimum` until the first `willBeginDragging` while the session is visible, `full`
+    after; `lowMemory` is what `host.memoryWarning` gives a session that is not visible (Texture likewise:
+    ASRangeController gives `minimum` to a range controller that is not visible; `lowMemory` comes only from its
+    memory-warning handler). A session created with `visible: false` reports `lowMemory`, with an empty display
+    range, although no memory warning came."""
+    created = conn.call("range.create", {"count": 100, "itemLength": 50, "viewport": VP, "visible": False})
+    assert created["batchInFlight"] is None, created
+    assert created["mode"] == "minimum", f"a session created invisible is in {created['mode']} mode"
+
+
+def test_hiding_a_session_is_not_a_memory_warning(conn: Conn) -> None:
+    """DESIGN §8 (see test_violation_invisible_session_starts_in_minimum_mode): a session dragged while visible is in
+    `full` mode; `range.setVisible false` turns it to `lowMemory` (display emptied), which DESIGN reserves for
+    memory warnings. DESIGN's rule keeps `full` (Texture's would give `minimum`); either, not `lowMemory`."""
+    s = conn.call("range.create", {"count": 100, "itemLength": 50, "viewport": VP})["session"]
+    assert conn.call("range.willBeginDragging", {"session": s, "offset": 0})["mode"] == "full"
+    conn.call("range.didEndDecelerating", {"session": s, "offset": 500})
+    hidden = conn.call("range.setVisible", {"session": s, "visible": False})
+    assert hidden["mode"] in ("full", "minimum"), f"hidden without a memory warning, the session is {hidden['mode']}"
+
+
+def test_invisible_session_lists_paths_nearest_the_viewport(conn: Conn) -> None:
+    """DESIGN §8: a `range` event lists paths "nearest the viewport first". For a session that is not visible the
+    host measures the distance from the viewport's first item only, as if the viewport were empty: hiding a session
+    at rest on [1000, 1480) (items 20..29 under it) lists `exit.display` as 20, 19, 21, 18, ... (items under the
+    viewport interleaved with those behind it) and `exit.preload` as 19, 18, ..., 10, then 30 (20 points past the
+    viewport), 9, 31, ..."""
+    conn.call("events.subscribe", {"topics": ["range"]})
+    s = conn.call("range.create", {"count": 100, "itemLength": 50, "viewport": {"width": 375, "height": 480}})["session"]
+    conn.call("range.willBeginDragging", {"session": s, "offset": 0})
+    conn.call("range.didScroll", {"session": s, "offset": 1000})
+    conn.call("range.didEndDecelerating", {"session": s, "offset": 1000})
+    mark = len(conn.notifications)
+    conn.call("range.setVisible", {"session": s, "visible": False})
+    events = [n["params"] for n in conn.notifications[mark:] if n["method"] == "range"]
+    assert len(events) == 1, events
+    lo, hi = 20, 30  # the items under the viewport [1000, 1480)
+
+    def distance(path: list[int]) -> int:
+        return path[1] - hi + 1 if path[1] >= hi else lo - path[1] if path[1] < lo else 0
+
+    for side in ("enter", "exit"):
+        for t in RANGE_TYPES:
+            ds = [distance(p) for p in events[0][side][t]]
+            assert ds == sorted(ds), f"{side}.{t} of the hidden session, in items from the viewport: {ds}"
+
+
+@pytest.mark.parametrize("member", ["leading", "trailing"])
+def test_negative_tuning_buffer_names_the_member(conn: Conn, member: str) -> None:
+    """DESIGN §2: -32602's `data.path` names the bad field. A negative tuning buffer is reported at the buffer
+    object, `tuning.full.display`, instead of `tuning.full.display.leading` / `.trailing` (a non-number there is
+    named right, see BAD_PARAMS)."""
+    params = {"count": 3, "viewport": VP, "tuning": {"full": {"display": {member: -1}}}}
+    assert check_params("range.create", params), "the document rejects the buffer"
+    error = check_error(conn.request("range.create", params), "range.create", -32602, f"negative {member}")
+    assert error["data"]["path"] == f"tuning.full.display.{member}", error
+
+
+@pytest.mark.parametrize("params,path", [
+    ({"count": 3, "viewport": {"width": 375, "height": 667, "depth": 1}}, "viewport.depth"),
+    ({"count": 3, "viewport": VP, "strategy": {"name": "threshold", "ration": 0.5}}, "strategy.ration"),
+], ids=["viewport", "strategy"])
+def test_unknown_members_of_range_create_are_rejected(conn: Conn, params: dict[str, Any], path: str) -> None:
+    """DESIGN §2: invalid params are -32602 naming the field. range.create rejects unknown members of `sections[i]`,
+    `tuning`, `batch` (and every method rejects unknown params), but silently ignores them in `viewport` and in a
+    `strategy` object: a misspelt `ration` leaves the threshold at its default 0.7 without a word."""
+    assert check_params("range.create", params), "the document rejects the member"
+    reply = conn.request("range.create", params)
+    assert "error" in reply, f"range.create accepted {path}: {reply['result']}"
+    error = check_error(reply, "range.create", -32602, path)
+    assert error["data"]["path"] == path, error

@@ -57,8 +57,8 @@ public final class RangeSession {
     public private(set) var target: Double?
 
     public private(set) var visible = IndexInterval.empty
-    public private(set) var display = IndexInterval.empty
-    public private(set) var preload = IndexInterval.empty
+    public private(set) var display = RangeSpan.empty
+    public private(set) var preload = RangeSpan.empty
     /// Items in preload that have been visible since they entered it.
     private var seen: Set<Int> = []
     /// Items inserted since the last update: inside the shifted intervals but not announced yet, so
@@ -102,8 +102,10 @@ public final class RangeSession {
     public var contentLength: Double { tree.total }
     public var sectionCount: Int { sectionStarts.count - 1 }
 
+    /// Minimum until the first drag while visible, full after; a memory warning sets visibleOnly
+    /// (visible sessions) or lowMemory (others) until the next drag. Hiding a session is not a memory
+    /// warning: it keeps its mode and only stops marking items visible.
     public var mode: RangeMode {
-        if !isVisible { return .lowMemory }
         if let m = memoryMode { return m }
         return hasInteracted ? .full : .minimum
     }
@@ -163,24 +165,26 @@ public final class RangeSession {
     public func update() -> RangeUpdate {
         let m = mode
         let newVisible = isVisible ? items(offset, offset + viewportLength) : .empty
-        // Lazy: during a fling only the target region is marked.
-        let anchor = (lazy && decelerating) ? (target ?? offset) : offset
-        var newDisplay = interval(.display, mode: m, at: anchor, fwd: forward).hull(newVisible)
-        var newPreload = interval(.preload, mode: m, at: anchor, fwd: forward).hull(newDisplay)
-        if lazy && decelerating && target != nil {
-            // The target region and what is on screen now, nothing in between.
-            newDisplay = interval(.display, mode: m, at: anchor, fwd: forward)
-            newPreload = interval(.preload, mode: m, at: anchor, fwd: forward).hull(newDisplay)
+        if lazy && decelerating, let t = target {
+            // Lazy: during a fling only the target region is marked, plus what is on screen (a visible
+            // item has all three states); the rows flown over in between stay unmarked.
+            let d = interval(.display, mode: m, at: t, fwd: forward)
+            let p = interval(.preload, mode: m, at: t, fwd: forward).hull(d)
+            return apply(visible: newVisible, display: RangeSpan(d, newVisible), preload: RangeSpan(p, newVisible))
         }
-        return apply(visible: newVisible, display: newDisplay, preload: newPreload)
+        let d = interval(.display, mode: m, at: offset, fwd: forward).hull(newVisible)
+        let p = interval(.preload, mode: m, at: offset, fwd: forward).hull(d)
+        return apply(visible: newVisible, display: RangeSpan(d), preload: RangeSpan(p))
     }
 
-    private func apply(visible v: IndexInterval, display d: IndexInterval, preload p: IndexInterval) -> RangeUpdate {
+    private func apply(visible v: IndexInterval, display d: RangeSpan, preload p: RangeSpan) -> RangeUpdate {
         var u = RangeUpdate()
         // Most scroll steps move less than an item: nothing to diff.
         if v == visible && d == display && p == preload && fresh.isEmpty { return u }
-        let ref = v.isEmpty ? tree.index(containing: offset) : v.lo
-        let refEnd = v.isEmpty ? ref : v.hi
+        // Distances are measured from the viewport's items, whether or not the session is visible.
+        let onViewport = v.isEmpty ? items(offset, offset + viewportLength) : v
+        let ref = onViewport.isEmpty ? tree.index(containing: offset) : onViewport.lo
+        let refEnd = onViewport.isEmpty ? ref : onViewport.hi
         /// Indices of up to two disjoint intervals (plus fresh blocks), nearest the viewport first:
         /// those at or after it ascending, those before it descending, merged by distance. No sort.
         func nearest(_ parts: [IndexInterval]) -> [Int] {
@@ -202,17 +206,21 @@ public final class RangeSession {
             }
             return out
         }
-        func entering(_ new: IndexInterval, _ old: IndexInterval) -> [Int] {
+        func entering(_ new: RangeSpan, _ old: RangeSpan) -> [Int] {
             if new == old && fresh.isEmpty { return [] }
-            return nearest(new.subtracting(old) + fresh.map { new.intersection($0) })
+            // Fresh items outside the (shifted) old range are already in new - old; only those inside
+            // it need adding.
+            var parts = new.subtracting(old)
+            for f in fresh { for x in new.intersection(f) { parts += old.intersection(x) } }
+            return nearest(parts)
         }
-        func leaving(_ old: IndexInterval, _ new: IndexInterval) -> [Int] {
+        func leaving(_ old: RangeSpan, _ new: RangeSpan) -> [Int] {
             if new == old { return [] }
-            let out = nearest(old.subtracting(new))
+            let out = nearest(new.isEmpty ? old.parts : old.subtracting(new))
             return fresh.isEmpty ? out : out.filter { !isFresh($0) }
         }
-        u.enterVisible = entering(v, visible)
-        u.exitVisible = leaving(visible, v)
+        u.enterVisible = entering(RangeSpan(v), RangeSpan(visible))
+        u.exitVisible = leaving(RangeSpan(visible), RangeSpan(v))
         u.enterDisplay = entering(d, display)
         u.exitDisplay = leaving(display, d)
         u.enterPreload = entering(p, preload)
@@ -276,6 +284,7 @@ public final class RangeSession {
         return clamped
     }
 
+
     public func didEndDecelerating() throws(RangeError) {
         guard decelerating || dragging else { throw .outOfOrder(call: "range.didEndDecelerating", phase: phase) }
         dragging = false
@@ -319,9 +328,8 @@ public final class RangeSession {
             let page = Double(batchesDone)
             let needRead = perPage * ratio + page * perPage
             let totalItems = perPage * (page + 1)
-            let itemsRead = Double(tree.index(containing: min(o + L, total - 0.000001)) + 1)
-            // The seed compares ratios of content; items stand in for rows of equal height.
-            return itemsRead / Double(max(1, count)) >= needRead / totalItems
+            // The seed's ratio: how far down the content the viewport's end is.
+            return (o + L) / total >= needRead / totalItems
         }
     }
 
@@ -356,6 +364,10 @@ public final class RangeSession {
         guard section >= 0, section < sectionCount else { throw .invalid(path: "at[0]", reason: "section \(section) does not exist") }
         let size = sectionStarts[section + 1] - sectionStarts[section]
         guard row >= 0, row <= size else { throw .invalid(path: "at[1]", reason: "row \(row) is outside 0...\(size)") }
+        let added = lengths.reduce(0, +)
+        guard added.isFinite, (tree.total + added).isFinite, lengths.allSatisfy({ $0.isFinite && $0 >= 0 }) else {
+            throw .invalid(path: "lengths", reason: "lengths must be finite, >= 0, and add up to a finite content length")
+        }
         let at = sectionStarts[section] + row
         tree.insert(lengths, at: at)
         let k = lengths.count

@@ -106,3 +106,44 @@ public enum BatchStrategy: Equatable, Sendable {
     /// Seed 004's dynamic threshold: the ratio grows with the pages loaded.
     case dynamicThreshold(Double)
 }
+
+/// Up to two disjoint intervals: a range around the viewport, or, during a lazy fling, the target
+/// region plus what is on screen (so visible items keep all three states while the rows in between
+/// stay unmarked).
+public struct RangeSpan: Equatable, Sendable, CustomStringConvertible {
+    public private(set) var a: IndexInterval
+    public private(set) var b: IndexInterval
+
+    public init(_ x: IndexInterval, _ y: IndexInterval = .empty) {
+        if x.isEmpty { (a, b) = (y, .empty); return }
+        if y.isEmpty { (a, b) = (x, .empty); return }
+        if x.hi >= y.lo && y.hi >= x.lo { (a, b) = (x.hull(y), .empty); return }  // overlapping or adjacent
+        (a, b) = x.lo < y.lo ? (x, y) : (y, x)
+    }
+
+    public static let empty = RangeSpan(.empty)
+    public var isEmpty: Bool { a.isEmpty }
+    public var parts: [IndexInterval] { b.isEmpty ? (a.isEmpty ? [] : [a]) : [a, b] }
+    public var count: Int { a.count + b.count }
+    public func contains(_ i: Int) -> Bool { a.contains(i) || b.contains(i) }
+    /// Every index, ascending.
+    public var indices: [Int] { parts.flatMap { Array($0.lo..<$0.hi) } }
+
+    /// The parts of `self` outside `o`.
+    public func subtracting(_ o: RangeSpan) -> [IndexInterval] {
+        var pieces = parts
+        for q in o.parts { pieces = pieces.flatMap { $0.subtracting(q) } }
+        return pieces
+    }
+
+    public func intersection(_ x: IndexInterval) -> [IndexInterval] {
+        parts.map { $0.intersection(x) }.filter { !$0.isEmpty }
+    }
+
+    public func shifted(insertingAt at: Int, count k: Int) -> RangeSpan {
+        RangeSpan(a.shifted(insertingAt: at, count: k), b.shifted(insertingAt: at, count: k))
+    }
+
+    public static func == (l: RangeSpan, r: IndexInterval) -> Bool { l.b.isEmpty && l.a == r }
+    public var description: String { b.isEmpty ? a.description : "\(a) + \(b)" }
+}

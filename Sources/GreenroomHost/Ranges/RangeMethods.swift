@@ -18,12 +18,14 @@ extension RangeSystem {
             if let c = o["count"], !c.isNull, c.intValue != out.count {
                 throw .invalidParams(path: "\(path)count", "does not match lengths (\(out.count))")
             }
+            guard out.reduce(0, +).isFinite else { throw .invalidParams(path: "\(path)lengths", "add up to more than a finite content length") }
             return out
         }
         let count = try o["count"].map { v throws(RPCError) in try Int.decodeParam(v, path: "\(path)count") } ?? 0
         guard count >= 0, count <= 10_000_000 else { throw .invalidParams(path: "\(path)count", "must be between 0 and 10000000") }
         let length = try o["itemLength"].map { v throws(RPCError) in try Double.decodeParam(v, path: "\(path)itemLength") } ?? 44
         guard length >= 0 else { throw .invalidParams(path: "\(path)itemLength", "must be >= 0") }
+        guard (length * Double(count)).isFinite else { throw .invalidParams(path: "\(path)itemLength", "times count is not a finite content length") }
         return Array(repeating: length, count: count)
     }
 
@@ -44,10 +46,12 @@ extension RangeSystem {
                 for key in bo.keys where key != "leading" && key != "trailing" {
                     throw .invalidParams(path: "tuning.\(modeName).\(typeName).\(key)", "unknown member (leading, trailing)")
                 }
-                if let v = bo["leading"] { buffer.leading = try Double.decodeParam(v, path: "tuning.\(modeName).\(typeName).leading") }
-                if let v = bo["trailing"] { buffer.trailing = try Double.decodeParam(v, path: "tuning.\(modeName).\(typeName).trailing") }
-                guard buffer.leading >= 0, buffer.trailing >= 0 else {
-                    throw .invalidParams(path: "tuning.\(modeName).\(typeName)", "buffers must be >= 0")
+                for side in ["leading", "trailing"] {
+                    guard let v = bo[side] else { continue }
+                    let path = "tuning.\(modeName).\(typeName).\(side)"
+                    let screens = try Double.decodeParam(v, path: path)
+                    guard screens >= 0, screens <= 1000 else { throw .invalidParams(path: path, "must be between 0 and 1000 screens") }
+                    if side == "leading" { buffer.leading = screens } else { buffer.trailing = screens }
                 }
                 t.buffers[mode, default: [:]][type] = buffer
             }
@@ -57,6 +61,9 @@ extension RangeSystem {
 
     func viewport(_ p: Params, _ name: String = "viewport") throws(RPCError) -> (width: Double, height: Double) {
         let v: JSONObject = try p.require(name)
+        for key in v.keys where key != "width" && key != "height" {
+            throw .invalidParams(path: "\(name).\(key)", "unknown member (width, height)")
+        }
         guard let w = v["width"]?.doubleValue, w > 0, w.isFinite else { throw .invalidParams(path: "\(name).width", "must be a number > 0") }
         guard let h = v["height"]?.doubleValue, h > 0, h.isFinite else { throw .invalidParams(path: "\(name).height", "must be a number > 0") }
         return (w, h)
@@ -109,6 +116,9 @@ extension RangeSystem {
                 case .string("threshold"): strategy = .threshold(0.7)
                 case .string("dynamicThreshold"): strategy = .dynamicThreshold(0.7)
                 case .object(let o):
+                    for key in o.keys where key != "name" && key != "ratio" {
+                        throw .invalidParams(path: "strategy.\(key)", "unknown member (name, ratio)")
+                    }
                     let name = o["name"]?.stringValue ?? ""
                     let ratio = try o["ratio"].map { v throws(RPCError) in try Double.decodeParam(v, path: "strategy.ratio") } ?? 0.7
                     guard ratio > 0, ratio <= 1 else { throw .invalidParams(path: "strategy.ratio", "must be in (0, 1]") }
@@ -153,9 +163,15 @@ extension RangeSystem {
         }
         r.register("range.willEndDragging", params: ["session", "velocity", "targetOffset", "offset"]) { [unowned self] conn, p throws(RPCError) in
             let e = try entry(p, owner: conn)
-            if let x = try offset(p, e) { do throws(RangeError) { try e.session.didScroll(to: x) } catch { throw Self.rpc(error) } }
+            // Every param is checked before anything moves: bad input changes nothing.
             let v: Double = try p.require("velocity")
             let t: Double? = try p.optional("targetOffset")
+            if let t { do throws(RangeError) { try e.session.checkOffsetPublic(t) } catch { throw Self.rpc(.invalid(path: "targetOffset", reason: "\(t) is outside the content")) } }
+            let x = try offset(p, e)
+            guard e.session.dragging else {
+                throw Self.rpc(.outOfOrder(call: "range.willEndDragging", phase: e.session.phase))
+            }
+            if let x { do throws(RangeError) { try e.session.didScroll(to: x) } catch { throw Self.rpc(error) } }
             let target: Double
             do throws(RangeError) { target = try e.session.willEndDragging(velocity: v, target: t) } catch { throw Self.rpc(error) }
             host.updateTracking()
@@ -245,8 +261,8 @@ extension RangeSystem {
             }
             return ["mode": .string(s.mode.rawValue), "direction": .string(s.directionName),
                     "visible": paths(s, Array(s.visible.lo..<s.visible.hi)),
-                    "display": paths(s, Array(s.display.lo..<s.display.hi)),
-                    "preload": paths(s, Array(s.preload.lo..<s.preload.hi))]
+                    "display": paths(s, s.display.indices),
+                    "preload": paths(s, s.preload.indices)]
         }
         r.register("range.destroy", params: ["session"]) { [unowned self] conn, p throws(RPCError) in
             let e = try entry(p, owner: conn)

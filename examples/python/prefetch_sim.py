@@ -1,0 +1,359 @@
+#!/usr/bin/env python3
+"""Seed 004's comparison, measured: which prefetch strategy shows blank rows, and which fetches for nothing?
+
+The seed (an article on ASDK's "smart preloading") compares an infinite list, a static threshold (fetch the
+next page at 70% of the content), a dynamic threshold (70% of the newest page), lazy loading (only the
+region a fling will stop in) and Texture's working ranges (preload 2.5 screens ahead, 1.5 behind once the
+user scrolls). This script replays recorded scroll traces (examples/traces/*.json, see make_traces.py)
+against Greenroom range sessions, once per strategy, with a simple network:
+
+- every fetch takes --latency-ms (default 150) from the moment it is asked for;
+- the list starts with one page (--page, default 20 rows of --item-length points) and grows by batch
+  fetches: on a `batch` event the script answers `range.batchFetchDone` with the next page's lengths once
+  the latency has passed, until --budget rows exist (the batch after that is left unanswered: the host
+  has no "no more data", and a batch in flight stops the next);
+- strategies "ranges" (Texture's batch rule, leadingScreens 2) and "lazy" (the same with `lazy: true`):
+  a row's data is asked for when the row enters the preload range (`prefetchItems`; a row that is already
+  visible when it enters is asked for then too), and a request still on its way when `cancelPrefetching`
+  names its row is dropped (a later entry asks again);
+- strategies "threshold" and "dynamicThreshold" (seed 004): a page's rows come with the page, so their
+  data is asked for when the batch fires (the first page when the list is created).
+
+Between trace events the host's virtual clock is advanced (`clock.advance`, in the same JSON-RPC batch as
+the scroll call). The trace starts --settle-ms after the list is created (default: the latency, so the
+first screen has its data; that first blank screen is the same for every strategy and is not counted).
+Offsets are replayed as differences, kept inside the content loaded so far: a user who reaches the end of
+the list waits there ("end waits": the time spent pushing against the end while rows were still to come).
+--sample-ms sends fewer didScroll frames (a quicker, coarser run).
+
+Per trace and strategy it prints: blank shows (rows that became visible before their data had arrived),
+never shown (rows whose data was asked for and which never became visible), requests (row fetches,
+repeats included; for the page strategies, the rows of every page fetched), batches (page fetches), and
+end waits.
+
+What the model favours, so that the table is read right: page strategies pay the latency once (the rows
+come with their data), per-row strategies twice at the end of the list (the page, then each row's data)
+but only for rows near the viewport. So page strategies never show a blank row after the first screen,
+and pay instead in rows fetched for nothing and in waits at the end of the list.
+
+    python3 examples/python/prefetch_sim.py                       # its own virtual-clock host
+    python3 examples/python/prefetch_sim.py --latency-ms 300 --traces fling steady --json
+    python3 examples/python/prefetch_sim.py --socket /tmp/gr-x/host.sock   # a running virtual-clock host
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+TRACES = REPO / "examples" / "traces"
+DEFAULT_TRACES = ["steady", "fling", "reversal", "jump_to_top"]
+
+try:
+    import greenroom  # noqa: F401
+except ImportError:  # not installed: use the client from this repository
+    sys.path.insert(0, str(REPO / "clients" / "python" / "src"))
+
+from greenroom import Client, GreenroomError  # noqa: E402
+from greenroom.testing import HostProcess  # noqa: E402
+
+#: name -> range.create members
+STRATEGIES = {
+    "ranges": {"strategy": "ranges"},
+    "threshold": {"strategy": "threshold"},
+    "dynamicThreshold": {"strategy": "dynamicThreshold"},
+    "lazy": {"strategy": "ranges", "lazy": True},
+}
+#: Strategies whose rows are fetched one by one as they enter preload (else: with their page).
+PER_ROW = {"ranges", "lazy"}
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description="Replay scroll traces against range sessions, per prefetch strategy.")
+    p.add_argument("--socket", help="a running host with a virtual clock (default: start one)")
+    p.add_argument("--bin", help="the greenroom binary (default: $GREENROOM_BIN, else .build/debug/greenroom)")
+    p.add_argument("--traces", nargs="+", default=DEFAULT_TRACES,
+                   help="trace names in examples/traces, or paths to trace files (default: all four)")
+    p.add_argument("--strategies", nargs="+", default=list(STRATEGIES), choices=list(STRATEGIES))
+    p.add_argument("--latency-ms", type=float, default=150.0, help="time of every fetch, ms (default 150)")
+    p.add_argument("--page", type=int, default=20, help="rows per page (default 20)")
+    p.add_argument("--budget", type=int, default=400, help="rows the server has in all (default 400)")
+    p.add_argument("--item-length", type=float, default=120.0, help="row height, points (default 120)")
+    p.add_argument("--width", type=float, default=375.0, help="viewport width (default 375)")
+    p.add_argument("--height", type=float, default=667.0, help="viewport height (default 667)")
+    p.add_argument("--settle-ms", type=float, default=None,
+                   help="time from creating the list to the trace's first event (default: --latency-ms)")
+    p.add_argument("--sample-ms", type=float, default=0.0,
+                   help="send at most one didScroll per this many ms of the trace (default 0: every frame)")
+    p.add_argument("--json", action="store_true", help="also print the results as one JSON line")
+    args = p.parse_args(argv)
+    if args.page < 1 or args.budget < args.page:
+        p.error("--page must be >= 1 and --budget >= --page")
+    if not 0 <= args.latency_ms <= 60_000:
+        p.error("--latency-ms must be between 0 and 60000")
+    if args.item_length <= 0 or args.width <= 0 or args.height <= 0:
+        p.error("--item-length, --width and --height must be > 0")
+    return args
+
+
+def load_trace(name: str) -> tuple[str, list[dict]]:
+    path = Path(name) if name.endswith(".json") else TRACES / f"{name}.json"
+    if not path.is_file():
+        sys.exit(f"prefetch_sim: no trace {path} (run examples/traces/make_traces.py)")
+    data = json.loads(path.read_text())
+    events = data["events"] if isinstance(data, dict) else data
+    return (data.get("trace", path.stem) if isinstance(data, dict) else path.stem), events
+
+
+@dataclass
+class Result:
+    trace: str
+    strategy: str
+    blank_shows: int = 0
+    never_shown: int = 0
+    requests: int = 0
+    batches: int = 0
+    end_wait_ms: float = 0.0
+    shown: int = 0
+    rows: int = 0
+
+
+@dataclass
+class Row:
+    """What the client knows about one row's data."""
+    requested_at: float | None = None  # of the request on its way or answered
+    shown: bool = False
+    blank: bool = False
+    asked: bool = False
+
+
+@dataclass
+class Run:
+    """One trace replayed with one strategy on its own range session."""
+
+    client: Client
+    args: argparse.Namespace
+    trace: str
+    strategy: str
+    now: float = 0.0  # ms since the run began
+    rows: list[Row] = field(default_factory=list)
+    pending_batch: tuple[str, float] | None = None  # (context, done at)
+    session: str = ""
+    early: list = field(default_factory=list)
+    content: float = 0.0
+    host_now: float = 0.0  # what the host's clock has been advanced to, since the run began
+
+    def __post_init__(self) -> None:
+        self.result = Result(self.trace, self.strategy)
+        self.per_row = self.strategy in PER_ROW
+
+    # -- the network model --------------------------------------------------------------------
+
+    def request(self, index: int) -> None:
+        row = self.rows[index]
+        if row.requested_at is not None:
+            return
+        row.requested_at = self.now
+        row.asked = True
+        self.result.requests += 1
+
+    def cancel(self, index: int) -> None:
+        row = self.rows[index]
+        if row.requested_at is not None and row.requested_at + self.args.latency_ms > self.now:
+            row.requested_at = None  # dropped on its way; its cost was paid
+
+    def show(self, index: int) -> None:
+        row = self.rows[index]
+        if row.requested_at is None:
+            self.request(index)  # the cell asks for it as it appears (cellForRow)
+        if not row.shown:
+            row.shown = True
+            self.result.shown += 1
+        if self.now < row.requested_at + self.args.latency_ms and not row.blank:
+            row.blank = True
+            self.result.blank_shows += 1
+
+    def add_rows(self, n: int) -> None:
+        start = len(self.rows)
+        self.rows.extend(Row() for _ in range(n))
+        if not self.per_row:
+            # The page brought its rows' data: asked for when the batch fired, arrived with it.
+            fired = self.now - (self.args.latency_ms if start else 0.0)
+            for row in self.rows[start:]:
+                row.requested_at = fired
+                row.asked = True
+            self.result.requests += n
+
+    # -- host events ----------------------------------------------------------------------------
+
+    def on_range(self, p: dict) -> None:
+        if p.get("session") != self.session:
+            return
+        if self.per_row:
+            for path in p["enter"]["preload"]:
+                self.request(path[1])
+        for path in p["enter"]["visible"]:
+            self.show(path[1])
+
+    def on_prefetch(self, p: dict) -> None:
+        if p.get("session") == self.session and self.per_row and p["kind"] == "cancelPrefetching":
+            for path in p["paths"]:
+                self.cancel(path[1])
+
+    def on_batch(self, p: dict) -> None:
+        if p.get("session") != self.session:
+            return
+        self.result.batches += 1
+        if len(self.rows) >= self.args.budget:
+            return  # no answer: nothing more to load, and while it is in flight no batch fires
+        self.pending_batch = (p["context"], self.now + self.args.latency_ms)
+
+    # -- replay ---------------------------------------------------------------------------------
+
+    def call(self, method: str, params: dict):
+        """`method`, after advancing the host's clock to `now` (in one JSON-RPC batch)."""
+        calls = []
+        if self.now > self.host_now:
+            calls.append(("clock.advance", {"ms": self.now - self.host_now}))
+            self.host_now = self.now
+        calls.append((method, params))
+        outcomes = self.client.batch(calls)
+        for outcome in outcomes:
+            if isinstance(outcome, GreenroomError):
+                raise outcome
+        return outcomes[-1]
+
+    def finish_batches_until(self, t: float) -> None:
+        while self.pending_batch is not None and self.pending_batch[1] <= t:
+            context, done = self.pending_batch
+            self.pending_batch = None
+            n = min(self.args.page, self.args.budget - len(self.rows))
+            self.now = max(self.now, done)
+            # The rows exist (with their data, for page strategies) before the host announces them.
+            self.add_rows(n)
+            self.content += n * self.args.item_length
+            self.call("range.batchFetchDone", {"session": self.session, "context": context,
+                                               "lengths": [self.args.item_length] * n})
+
+    def replay(self, events: list[dict]) -> Result:
+        a = self.args
+        L = a.height
+        self.add_rows(a.page)
+        self.content = a.page * a.item_length
+        created = self.call("range.create", {"count": a.page, "itemLength": a.item_length,
+                                             "viewport": {"width": a.width, "height": L}, **STRATEGIES[self.strategy]})
+        self.session = created["session"]
+        early, self.early = self.early, []
+        for topic, params in early:
+            self.dispatch(topic, params)
+        # The first screen is blank in every strategy until the first data arrives: not counted. The user
+        # starts scrolling --settle-ms later (default: once it has arrived).
+        self.result.blank_shows = 0
+        start = a.latency_ms if a.settle_ms is None else a.settle_ms
+        t0 = events[0]["t_ms"] if events else 0
+        offset = 0.0  # where the list is
+        wanted = events[0]["offset"] if events else 0.0  # where the trace's finger is
+        last_sent = None
+        for e in events:
+            t = start + float(e["t_ms"] - t0)
+            kind = e["kind"]
+            if kind == "didScroll" and last_sent is not None and t - last_sent < a.sample_ms:
+                continue  # --sample-ms: fewer frames (the next one carries this one's motion)
+            self.finish_batches_until(t)
+            delta = e["offset"] - wanted
+            wanted = e["offset"]
+            top = max(0.0, self.content - L)
+            if delta > 0 and offset + delta > top + 1e-9 and len(self.rows) < a.budget and last_sent is not None:
+                self.result.end_wait_ms += t - last_sent  # pushing against the end of what is loaded
+            offset = min(max(offset + delta, 0.0), top)
+            params = {"session": self.session, "offset": round(offset, 3)}
+            if kind == "willEndDragging":
+                params["velocity"] = e.get("velocity", 0.0)
+            self.now = t
+            self.call(f"range.{kind}", params)
+            last_sent = t
+        if self.pending_batch is not None:
+            self.finish_batches_until(self.pending_batch[1])
+        self.client.call("range.destroy", {"session": self.session})
+        r = self.result
+        r.rows = len(self.rows)
+        r.never_shown = sum(1 for row in self.rows if row.asked and not row.shown)
+        return r
+
+    def dispatch(self, topic: str, params: dict) -> None:
+        if not self.session:
+            # The create call's events come before its reply, which names the session: keep them till then.
+            self.early.append((topic, params))
+            return
+        {"range": self.on_range, "prefetch": self.on_prefetch, "batch": self.on_batch}[topic](params)
+
+
+def run_all(client: Client, args: argparse.Namespace) -> list[Result]:
+    client.subscribe(["range", "prefetch", "batch"])
+    traces = [load_trace(name) for name in args.traces]
+    results = []
+    for trace, events in traces:
+        for strategy in args.strategies:
+            run = Run(client, args, trace, strategy)
+            handlers = {topic: (lambda p, topic=topic, run=run: run.dispatch(topic, p))
+                        for topic in ("range", "prefetch", "batch")}
+            for topic, handler in handlers.items():
+                client.on(topic, handler)
+            try:
+                results.append(run.replay(events))
+            finally:
+                for topic, handler in handlers.items():
+                    client.off(topic, handler)
+    return results
+
+
+HEADER = f"{'trace':<13}{'strategy':<18}{'blank shows':>12}{'never shown':>13}{'requests':>10}{'batches':>9}" \
+         f"{'end waits ms':>14}"
+
+
+def print_table(results: list[Result], args: argparse.Namespace) -> None:
+    print(f"latency {args.latency_ms:g} ms, pages of {args.page} rows of {args.item_length:g} points, "
+          f"budget {args.budget} rows, viewport {args.width:g}x{args.height:g}")
+    print(HEADER)
+    for r in results:
+        print(f"{r.trace:<13}{r.strategy:<18}{r.blank_shows:>12}{r.never_shown:>13}{r.requests:>10}{r.batches:>9}"
+              f"{r.end_wait_ms:>14.0f}")
+
+
+def find_binary(explicit: str | None) -> str:
+    candidate = explicit or os.environ.get("GREENROOM_BIN") or str(REPO / ".build" / "debug" / "greenroom")
+    if not (os.path.isfile(candidate) and os.access(candidate, os.X_OK)):
+        sys.exit(f"prefetch_sim: no greenroom binary at {candidate} (run `swift build`, set GREENROOM_BIN, "
+                 "or pass --bin / --socket)")
+    return candidate
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    host = None
+    if args.socket:
+        client = Client(args.socket)
+    else:
+        host = HostProcess.start(binary=find_binary(args.bin), clock="virtual")
+        client = host.client()
+    try:
+        if client.call("host.info").get("clock") != "virtual":
+            sys.exit("prefetch_sim: the host must run with --clock virtual (clock.advance times the network)")
+        results = run_all(client, args)
+    finally:
+        client.close()
+        if host is not None:
+            host.stop()
+    print_table(results, args)
+    if args.json:
+        print(json.dumps({"latencyMs": args.latency_ms, "results": [asdict(r) for r in results]}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

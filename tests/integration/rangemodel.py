@@ -1,0 +1,220 @@
+"""A reference model of range sessions (DESIGN §8) for the socket tests: geometry, and an event replayer.
+
+- `Content`: item lengths per section, with the index path <-> flat index mapping and inserts/deletes.
+- `expected_ranges`: the visible, display and preload index intervals that §8 gives for an offset, a
+  viewport length, a mode and a direction (Texture's buffers, in screenfuls, leading in the direction).
+- `Replay`: applies `range` / `prefetch` events to sets of paths, checking each against what it holds
+  (an item enters a range it is not in, leaves one it is in; prefetch/cancel mirror the preload changes).
+- `RangeConn`: a raw line connection that returns each call's result together with the events it caused.
+
+Intervals are half-open `(lo, hi)` pairs of flat indices; `EMPTY` is `(0, 0)`.
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+
+#: Texture's tuning (ASRangeControllerTuningParameters), (leading, trailing) screenfuls per mode and type.
+TEXTURE = {
+    "full": {"display": (1.0, 0.5), "preload": (2.5, 1.5)},
+    "minimum": {"display": (0.25, 0.25), "preload": (0.5, 0.25)},
+    "visibleOnly": {"display": (0.0, 0.0), "preload": (0.0, 0.0)},
+    "lowMemory": {"display": (0.0, 0.0), "preload": (0.0, 0.0)},
+}
+KINDS = ("preload", "display", "visible")
+EMPTY = (0, 0)
+
+
+def hull(a: tuple[int, int], b: tuple[int, int]) -> tuple[int, int]:
+    if a[1] <= a[0]:
+        return b
+    if b[1] <= b[0]:
+        return a
+    return (min(a[0], b[0]), max(a[1], b[1]))
+
+
+class Content:
+    """Item lengths along the axis, per section."""
+
+    def __init__(self, sections: list[list[float]]):
+        self.sections = [list(s) for s in sections]
+        self._starts: list[float] | None = None
+
+    @classmethod
+    def uniform(cls, count: int, length: float) -> Content:
+        return cls([[float(length)] * count])
+
+    @property
+    def lengths(self) -> list[float]:
+        return [x for s in self.sections for x in s]
+
+    @property
+    def count(self) -> int:
+        return sum(len(s) for s in self.sections)
+
+    @property
+    def starts(self) -> list[float]:
+        """Offset of each item, plus the total at the end."""
+        if self._starts is None:
+            self._starts = [0.0, *itertools.accumulate(self.lengths)]
+        return self._starts
+
+    @property
+    def total(self) -> float:
+        return self.starts[-1]
+
+    def items(self, a: float, b: float) -> tuple[int, int]:
+        """Items intersecting [a, b) (positive lengths assumed)."""
+        lo, hi = max(a, 0.0), min(b, self.total)
+        if hi <= lo:
+            return EMPTY
+        starts = self.starts
+        first = bisect.bisect_right(starts, lo) - 1
+        last = bisect.bisect_left(starts, hi, 0, len(starts) - 1)  # items starting before hi
+        return (first, max(first, last))
+
+    def path(self, flat: int) -> tuple[int, int]:
+        for s, rows in enumerate(self.sections):
+            if flat < len(rows):
+                return (s, flat)
+            flat -= len(rows)
+        raise IndexError(flat)
+
+    def flat(self, path) -> int:
+        s, r = path
+        return sum(len(x) for x in self.sections[:s]) + r
+
+    def paths(self, iv: tuple[int, int]) -> list[tuple[int, int]]:
+        return [self.path(i) for i in range(iv[0], iv[1])]
+
+    def insert(self, section: int, row: int, lengths) -> None:
+        self.sections[section][row:row] = [float(x) for x in lengths]
+        self._starts = None
+
+    def delete(self, path) -> None:
+        del self.sections[path[0]][path[1]]
+        self._starts = None
+
+
+def expected_ranges(content: Content, offset: float, L: float, mode: str, forward: bool, visible: bool = True,
+                    tuning=TEXTURE) -> dict[str, tuple[int, int]]:
+    """§8: visible = items intersecting [offset, offset + L) (none when the session is invisible); each
+    range = the viewport grown by leading * L ahead and trailing * L behind (then holding what is visible,
+    since a visible item has all three bits); lowMemory has no display range."""
+    vis = content.items(offset, offset + L) if visible else EMPTY
+
+    def grown(kind):
+        lead, trail = tuning[mode][kind]
+        ahead, behind = lead * L, trail * L
+        return content.items(offset - behind, offset + L + ahead) if forward else \
+            content.items(offset - ahead, offset + L + behind)
+
+    display = hull(EMPTY if mode == "lowMemory" else grown("display"), vis)
+    preload = hull(grown("preload"), display)
+    return {"visible": vis, "display": display, "preload": preload}
+
+
+def state_paths(state: dict) -> dict[str, list[tuple[int, int]]]:
+    """range.state's lists as lists of path tuples."""
+    return {k: [tuple(p) for p in state[k]] for k in KINDS}
+
+
+class Replay:
+    """The client's view of a session, built only from the events it received (and its own edits)."""
+
+    def __init__(self):
+        self.sets: dict[str, set] = {k: set() for k in KINDS}
+        #: Items that became visible since entering preload (they get no cancelPrefetching).
+        self.seen: set = set()
+
+    def _map(self, fn) -> None:
+        for k in KINDS:
+            self.sets[k] = {q for q in (fn(p) for p in self.sets[k]) if q is not None}
+        self.seen = {q for q in (fn(p) for p in self.seen) if q is not None}
+
+    def insert(self, section: int, row: int, k: int) -> None:
+        self._map(lambda p: (p[0], p[1] + k) if p[0] == section and p[1] >= row else p)
+
+    def delete(self, path) -> bool:
+        """Removes one item (the client deleted it); returns whether it sat in a range."""
+        path = tuple(path)
+        was = any(path in self.sets[k] for k in KINDS)
+        s, r = path
+        self._map(lambda p: None if p == path else ((s, p[1] - 1) if p[0] == s and p[1] > r else p))
+        return was
+
+    def apply(self, event: dict | None, prefetch: list[dict]) -> list[str]:
+        """Applies one update (its `range` event, or None when none came, and its `prefetch` events);
+        returns what does not add up."""
+        problems = []
+        if event is None:
+            if prefetch:
+                problems.append(f"prefetch events without a range event: {prefetch}")
+            return problems
+        enter = {k: [tuple(p) for p in event["enter"][k]] for k in KINDS}
+        exit_ = {k: [tuple(p) for p in event["exit"][k]] for k in KINDS}
+        for k in KINDS:
+            # Each list is read as a set here; duplicates are test_violation_*'s subject.
+            for p in dict.fromkeys(enter[k]):
+                if p in self.sets[k]:
+                    problems.append(f"{p} enters {k} but is already in it")
+            for p in dict.fromkeys(exit_[k]):
+                if p not in self.sets[k]:
+                    problems.append(f"{p} leaves {k} but is not in it")
+            self.sets[k] = (self.sets[k] - set(exit_[k])) | set(enter[k])
+        # prefetchItems: entered preload and not visible; cancelPrefetching: left preload unseen.
+        self.seen |= set(enter["visible"])
+        want_prefetch = [p for p in dict.fromkeys(enter["preload"]) if p not in self.sets["visible"]]
+        want_cancel = [p for p in dict.fromkeys(exit_["preload"]) if p not in self.seen]
+        self.seen -= set(exit_["preload"])
+        got = {"prefetchItems": [], "cancelPrefetching": []}
+        for e in prefetch:
+            got[e["kind"]].extend(dict.fromkeys(tuple(p) for p in e["paths"]))
+        if got["prefetchItems"] != want_prefetch:
+            problems.append(f"prefetchItems {got['prefetchItems']} != {want_prefetch}")
+        if got["cancelPrefetching"] != want_cancel:
+            problems.append(f"cancelPrefetching {got['cancelPrefetching']} != {want_cancel}")
+        return problems
+
+    def as_lists(self) -> dict[str, list[tuple[int, int]]]:
+        return {k: sorted(self.sets[k]) for k in KINDS}
+
+
+class RangeConn:
+    """A raw connection subscribed to range, prefetch and batch events. `call` returns (result, events)
+    where events are the notifications written before the reply (those the request caused)."""
+
+    def __init__(self, conn, topics=("range", "prefetch", "batch")):
+        self.c = conn
+        if topics:
+            self.c.result("events.subscribe", {"topics": list(topics)})
+
+    def call(self, method: str, timeout: float = 10.0, **params):
+        self.c.events.clear()
+        reply = self.c.call(method, params, timeout=timeout)
+        assert "result" in reply, f"{method} {params} failed: {reply}"
+        events = list(self.c.events)
+        self.c.events.clear()
+        return reply["result"], events
+
+    def fail(self, method: str, timeout: float = 10.0, **params):
+        """Calls, expecting an error; returns (error, events)."""
+        self.c.events.clear()
+        reply = self.c.call(method, params, timeout=timeout)
+        assert "error" in reply, f"{method} {params} should fail: {reply}"
+        events = list(self.c.events)
+        self.c.events.clear()
+        return reply["error"], events
+
+    def state(self, session: str) -> dict:
+        return self.call("range.state", session=session)[0]
+
+
+def split(events: list[dict]):
+    """(range event or None, prefetch events, batch events) of one call; at most one range event."""
+    ranges = [e["params"] for e in events if e["method"] == "range"]
+    assert len(ranges) <= 1, f"one range event per update: {ranges}"
+    prefetch = [e["params"] for e in events if e["method"] == "prefetch"]
+    batches = [e["params"] for e in events if e["method"] == "batch"]
+    return (ranges[0] if ranges else None), prefetch, batches
