@@ -96,7 +96,8 @@ func socketAcceptsConnections(_ path: String) -> Bool {
 }
 
 extension String {
-    func trimmingWhitespace() -> String {
+    /// The string without leading and trailing white space.
+    public func trimmingWhitespace() -> String {
         var s = Substring(self)
         while let f = s.first, f.isWhitespace { s.removeFirst() }
         while let l = s.last, l.isWhitespace { s.removeLast() }

@@ -108,16 +108,7 @@ func readToken(_ path: String) throws -> String {
         if n <= 0 { break }
         bytes.append(contentsOf: buf[0..<n])
     }
-    let token = String(decoding: bytes, as: UTF8.self).trimmingCharacters()
+    let token = String(decoding: bytes, as: UTF8.self).trimmingWhitespace()
     guard !token.isEmpty else { throw ValidationError("token file \(path) is empty") }
     return token
-}
-
-extension String {
-    func trimmingCharacters() -> String {
-        var s = Substring(self)
-        while let f = s.first, f.isWhitespace { s.removeFirst() }
-        while let l = s.last, l.isWhitespace { s.removeLast() }
-        return String(s)
-    }
 }

@@ -245,21 +245,11 @@ public final class ContainerSystem: HostComponent, LifecycleDelegate {
     // MARK: Lookup with errors
 
     func container(_ p: Params, _ name: String = "container", owner: HostConnection) throws(RPCError) -> ContainerRecord {
-        let id: String = try p.require(name)
-        guard let c = containers[id], c.owner == owner.id, !c.isDestroyed else {
-            throw RPCError(.unknownObject, "No container with id \(id) on this connection",
-                           ["id": .string(id), "expected": "container", "path": .string(name)])
-        }
-        return c
+        try owner.owned(p, name, in: containers, expected: "container") { $0.isDestroyed ? nil : $0.owner }
     }
 
     func stack(_ p: Params, _ name: String = "stack", owner: HostConnection) throws(RPCError) -> StackRecord {
-        let id: String = try p.require(name)
-        guard let s = stacks[id], s.owner == owner.id else {
-            throw RPCError(.unknownObject, "No stack with id \(id) on this connection",
-                           ["id": .string(id), "expected": "stack", "path": .string(name)])
-        }
-        return s
+        try owner.owned(p, name, in: stacks, expected: "stack") { $0.owner }
     }
 
     func makeStack(size: Size, hidden: Bool, owner: String) -> StackRecord {

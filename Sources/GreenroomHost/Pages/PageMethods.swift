@@ -4,12 +4,7 @@ import GreenroomRPC
 
 extension PageSystem {
     func entry(_ p: Params, owner: HostConnection) throws(RPCError) -> PageSessionEntry {
-        let id: String = try p.require("session")
-        guard let e = sessions[id], e.owner == owner.id else {
-            throw RPCError(.unknownObject, "No page session with id \(id) on this connection",
-                           ["id": .string(id), "expected": "page session", "path": "session"])
-        }
-        return e
+        try owner.owned(p, "session", in: sessions, expected: "page session") { $0.owner }
     }
 
     /// Maps Core's page errors onto JSON-RPC errors; a failed child is torn down (-32004).

@@ -28,12 +28,7 @@ public final class RangeSystem: HostComponent {
     var anyTracking: Bool { sessions.values.contains { $0.session.isTracking } }
 
     func entry(_ p: Params, owner: HostConnection) throws(RPCError) -> RangeEntry {
-        let id: String = try p.require("session")
-        guard let e = sessions[id], e.owner == owner.id else {
-            throw RPCError(.unknownObject, "No range session with id \(id) on this connection",
-                           ["id": .string(id), "expected": "range session", "path": "session"])
-        }
-        return e
+        try owner.owned(p, "session", in: sessions, expected: "range session") { $0.owner }
     }
 
     static func rpc(_ e: RangeError) -> RPCError {
