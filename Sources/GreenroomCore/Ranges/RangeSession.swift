@@ -208,6 +208,7 @@ public final class RangeSession {
         }
         func entering(_ new: RangeSpan, _ old: RangeSpan) -> [Int] {
             if new == old && fresh.isEmpty { return [] }
+            if fresh.isEmpty && new.b.isEmpty && old.b.isEmpty { return nearest(new.a.subtracting(old.a)) }
             // Fresh items outside the (shifted) old range are already in new - old; only those inside
             // it need adding.
             var parts = new.subtracting(old)
@@ -216,6 +217,7 @@ public final class RangeSession {
         }
         func leaving(_ old: RangeSpan, _ new: RangeSpan) -> [Int] {
             if new == old { return [] }
+            if fresh.isEmpty && new.b.isEmpty && old.b.isEmpty { return nearest(old.a.subtracting(new.a)) }
             let out = nearest(new.isEmpty ? old.parts : old.subtracting(new))
             return fresh.isEmpty ? out : out.filter { !isFresh($0) }
         }

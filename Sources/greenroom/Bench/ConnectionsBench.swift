@@ -73,10 +73,13 @@ struct ConnectionsBench {
                 var from = 0
                 let buf = partial[i]
                 while let nl = buf[from...].firstIndex(of: 0x0A) {
-                    let line = Array(buf[from..<nl])
+                    // The generator reads only what it needs: the id (the host writes it right after
+                    // "jsonrpc") and whether the reply is an error. Decoding every reply here would
+                    // make the client, not the host, the bottleneck.
+                    let line = buf[from..<nl]
                     from = nl + 1
-                    guard let reply = try? JSONCodec.decode(line), let id = reply["id"]?.intValue else { result.errors += 1; continue }
-                    if reply["error"] != nil { result.errors += 1 }
+                    guard let id = replyID(line) else { result.errors += 1; continue }
+                    if isError(line) { result.errors += 1 }
                     if let sent = pending.removeValue(forKey: id) {
                         _ = histogram.record((arrived - sent) / 1000)
                         result.received += 1
@@ -89,6 +92,33 @@ struct ConnectionsBench {
         result.p99us = Double(histogram.valueAtPercentile(99))
         return result
     }
+}
+
+/// The integer after `"id":` in a reply line.
+func replyID(_ line: ArraySlice<UInt8>) -> Int? {
+    let key = Array("\"id\":".utf8)
+    guard line.count > key.count else { return nil }
+    var i = line.startIndex
+    while i + key.count <= line.endIndex {
+        if line[i] == key[0] && Array(line[i..<i + key.count]) == key {
+            var j = i + key.count, v = 0, digits = 0
+            while j < line.endIndex, line[j] >= 0x30, line[j] <= 0x39 { v = v * 10 + Int(line[j] - 0x30); j += 1; digits += 1 }
+            return digits > 0 ? v : nil
+        }
+        i += 1
+    }
+    return nil
+}
+
+/// Whether a reply line carries an error member (the host writes `,"error":` after the id).
+func isError(_ line: ArraySlice<UInt8>) -> Bool {
+    let key = Array(",\"error\":".utf8)
+    var i = line.startIndex
+    while i + key.count <= line.endIndex {
+        if line[i] == key[0] && Array(line[i..<i + key.count]) == key { return true }
+        i += 1
+    }
+    return false
 }
 
 /// Lets this process open as many descriptors as the hard limit allows.
