@@ -106,6 +106,7 @@ public final class Host {
         guard !c.isClosed else { return }
         for component in components { component.connectionClosed(c) }
         c.isClosed = true
+        refreshObserver(c)
         connections.removeAll { $0 === c }
         connectionsByID[c.id] = nil
         stats.closed += 1
@@ -124,24 +125,46 @@ public final class Host {
 
     // MARK: Events
 
+    /// `scope: "all"` observers per topic: routing an event costs O(observers), not O(connections)
+    /// (a thousand streaming connections must not each pay for the others).
+    private var observers: [String: [HostConnection]] = [:]
+
+    /// Re-files a connection among the observers after its subscriptions or scope changed, or it closed.
+    func refreshObserver(_ c: HostConnection) {
+        for topic in Host.topics {
+            var list = observers[topic] ?? []
+            list.removeAll { $0 === c }
+            if c.observesAll && !c.isClosed && c.subscriptions.contains(topic) { list.append(c) }
+            observers[topic] = list
+        }
+    }
+
     /// Sends an event on `topic` to `owner` (when subscribed) and to every `scope: "all"` observer
     /// subscribed to it; with `broadcast`, to every subscriber (host-wide news such as memory warnings).
     public func emit(_ topic: String, owner: HostConnection?, broadcast: Bool = false, _ fields: JSONObject) {
         let t = now
-        for c in connections where !c.isClosed && c.subscriptions.contains(topic) {
-            if broadcast || c === owner || c.observesAll {
+        if broadcast {
+            for c in connections where !c.isClosed && c.subscriptions.contains(topic) {
                 c.send(topic: topic, fields, now: t)
                 stats.eventsSent += 1
             }
+            return
+        }
+        if let owner, !owner.isClosed, !owner.observesAll, owner.subscriptions.contains(topic) {
+            owner.send(topic: topic, fields, now: t)
+            stats.eventsSent += 1
+        }
+        for c in observers[topic] ?? [] where !c.isClosed {
+            c.send(topic: topic, fields, now: t)
+            stats.eventsSent += 1
         }
     }
 
     /// Whether anyone would receive an event on `topic` about `owner`'s objects: lets hot paths skip
-    /// building events nobody reads.
+    /// building events nobody reads. O(1).
     public func wantsEvents(_ topic: String, owner: HostConnection?) -> Bool {
-        connections.contains { c in
-            c.subscriptions.contains(topic) && (c === owner || c.observesAll)
-        }
+        if let owner, owner.subscriptions.contains(topic) { return true }
+        return !(observers[topic]?.isEmpty ?? true)
     }
 
     public static let topics = ["lifecycle", "pool", "page", "range", "prefetch", "batch", "host"]
@@ -231,6 +254,7 @@ public final class Host {
             c.isClosed = true
             stats.closed += 1
         }
+        observers.removeAll()
         connections.removeAll()
         connectionsByID.removeAll()
     }

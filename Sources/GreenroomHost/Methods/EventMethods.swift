@@ -8,11 +8,13 @@ extension Host {
             let scope = try p.choice("scope", ["own", "all"])
             c.subscriptions.formUnion(topics)
             if let scope { c.observesAll = scope == "all" }
+            c.host.refreshObserver(c)
             return c.subscriptionReply()
         }
         r.register("events.unsubscribe", params: ["topics"]) { c, p throws(RPCError) in
             let topics = try Host.validTopics(p)
             c.subscriptions.subtract(topics)
+            c.host.refreshObserver(c)
             return c.subscriptionReply()
         }
     }
