@@ -37,6 +37,18 @@ func deinits(_ events: [JSONValue]) -> Int {
         #expect(r.reply["result"]?["children"]?.arrayValue?.count == 1)
     }
 
+    @Test func pageChildrenSayWhichPageTheyAreFromInitToDeinit() {
+        let c = client()
+        let r = c.call("page.create", ["class": "Container", "count": 10, "width": 100, "height": 200, "cache": ["limit": 1]])
+        let s = r.reply["result"]!["session"]!
+        let initEvent = r.events.first { $0["params"]?["event"] == "init" }?["params"]
+        #expect(initEvent?["page"] == ["session": s, "index": 0])
+        let shown = c.call("page.show", ["session": s, "index": 5, "animated": false])
+        let deinitEvent = shown.events.first { $0["params"]?["event"] == "deinit" }?["params"]
+        #expect(deinitEvent?["page"] == ["session": s, "index": 0])
+        #expect(errorOf(c.call("page.create", ["pages": [["class": "Container"]], "data": [1], "width": 100, "height": 200]))?["data"]?["path"] == "data")
+    }
+
     @Test func nonInteractiveShowThroughTheHostClock() {
         let c = client()
         let s = result(c.call("page.create", ["class": "Container", "count": 3, "width": 100, "height": 200, "initialIndex": 1]))["session"]!

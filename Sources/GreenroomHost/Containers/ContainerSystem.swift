@@ -124,7 +124,7 @@ public final class ContainerSystem: HostComponent, LifecycleDelegate {
     /// Creates a container (fresh: view not loaded) and runs `init` with `data`. A warm-up passes its
     /// green room, so that `init` too is reported offscreen, and the connection that caused it.
     func create(_ cls: ContainerClass, owner: String?, data: JSONValue?, offscreenIn greenRoom: String? = nil,
-                cause: String? = nil) throws(RPCError) -> ContainerRecord {
+                cause: String? = nil, parent: ContainerParent? = nil) throws(RPCError) -> ContainerRecord {
         let id = "c-\(nextContainer)"
         nextContainer += 1
         let instance: ContainerInstance
@@ -137,6 +137,8 @@ public final class ContainerSystem: HostComponent, LifecycleDelegate {
         instances[id] = instance
         if let cause { causes[id] = cause }
         if let greenRoom { c.parent = .greenRoom(greenRoom) }
+        // A page child's init already says which page it is for.
+        if let parent { c.parent = parent }
         defer { if greenRoom != nil, !c.isDestroyed { c.parent = .none } }
         var input = JSONObject()
         if let data { input["data"] = data }

@@ -69,6 +69,7 @@ extension PageSystem {
             var data: [Int: JSONValue] = [:]
             if p.has("pages") {
                 guard !p.has("class") else { throw .invalidParams(path: "class", "give either class or pages, not both") }
+                guard !p.has("data") else { throw .invalidParams(path: "data", "with pages, give each page its data (pages[i].data)") }
                 let pages: [JSONObject] = try p.require("pages")
                 for (i, page) in pages.enumerated() {
                     guard case .string(let name)? = page["class"] else { throw .invalidParams(path: "pages[\(i)].class", "is required (a class name)") }

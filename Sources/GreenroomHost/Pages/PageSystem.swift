@@ -80,7 +80,8 @@ public final class PageSystem: HostComponent, PageSessionDelegate {
         if let c {
             child = c
         } else {
-            guard let klass = host.classes[cls], let made = try? containers.create(klass, owner: e.owner, data: data) else {
+            guard let klass = host.classes[cls],
+                  let made = try? containers.create(klass, owner: e.owner, data: data, parent: .page(session: session.id, index: index)) else {
                 throw ContainerFailure(container: "\(session.id)[\(index)]", hook: .initialize)
             }
             child = made
@@ -99,7 +100,7 @@ public final class PageSystem: HostComponent, PageSessionDelegate {
     public func releaseChild(_ session: PageSession, _ child: ContainerRecord, index: Int) {
         try? containers.lifecycle.willMove(child, toParent: nil)
         try? containers.lifecycle.didMove(child, toParent: nil)
-        child.parent = .none
+        // Its deinit still says which page it was (teardown clears the parent afterwards).
         containers.lifecycle.teardown(child)
     }
 
