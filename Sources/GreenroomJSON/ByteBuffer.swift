@@ -51,14 +51,6 @@ public final class ByteBuffer {
     /// The bytes written so far (valid until the next mutation).
     public var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
 
-    /// Drops the first `n` bytes.
-    public func removeFirst(_ n: Int) {
-        precondition(n <= count)
-        if n == count { count = 0; return }
-        base.copyMemory(from: base + n, byteCount: count - n)
-        count -= n
-    }
-
     /// Empties the buffer; large buffers give their memory back.
     public func removeAll() {
         count = 0

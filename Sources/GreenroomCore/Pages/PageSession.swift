@@ -303,18 +303,11 @@ public final class PageSession {
         let lastGuess = guess ?? current
         var next = lastGuess
         if x > origin { next = Int((x / width).rounded(.up)) } else if x < origin { next = Int((x / width).rounded(.down)) }
-        guard next != lastGuess, next != current, (0..<count).contains(next) else {
-            if next != lastGuess && next == current && lastGuess != current {
-                // Back on the current page mid-gesture: keep the guess (it settles at rest).
-            }
-            return
-        }
+        // Back on the current page mid-gesture, the guess is kept: it settles at rest.
+        guard next != lastGuess, next != current, (0..<count).contains(next) else { return }
         // Attach first, while the previous guess still counts as interaction-related: a small cache
         // must not release it before the new page appears (seed 001's order).
-        let incoming: ContainerRecord
-        do { incoming = try child(next) } catch {
-            throw error
-        }
+        let incoming = try child(next)
         guess = next
         if lastGuess == current {
             delegate.pageEvent(self, "willTransition", from: current, to: next, completed: nil)
@@ -429,9 +422,5 @@ public final class PageSession {
         for index in children.keys.sorted() { releaseNow(index) }
         phase = .idle
         guess = nil
-    }
-
-    public func resize(_ size: Size) {
-        pageSize = size
     }
 }

@@ -240,16 +240,14 @@ public final class RangeSession {
 
     // MARK: Scroll stream
 
-    func checkOffset(_ x: Double, _ path: String = "offset") throws(RangeError) {
+    /// Checks an offset against the content (with a viewport of bounce either side).
+    public func checkOffset(_ x: Double, _ path: String = "offset") throws(RangeError) {
         guard x.isFinite else { throw .invalid(path: path, reason: "must be a finite number") }
         let maxOffset = max(0, contentLength - viewportLength) + viewportLength
         guard x >= -viewportLength, x <= maxOffset else {
             throw .invalid(path: path, reason: "\(x) is outside \(-viewportLength)...\(maxOffset)")
         }
     }
-
-    /// Checks an offset against the content (with a viewport of bounce either side).
-    public func checkOffsetPublic(_ x: Double) throws(RangeError) { try checkOffset(x) }
 
     private func move(to x: Double) {
         if x > offset { forward = true } else if x < offset { forward = false }

@@ -26,7 +26,6 @@ public final class HostConnection {
     /// The last event sequence number sent; the next event carries seq + 1.
     public internal(set) var seq = 0
     public internal(set) var isClosed = false
-    var closeAfterFlush = false
 
     init(id: String, kind: Kind, host: Host, authenticated: Bool) {
         self.id = id

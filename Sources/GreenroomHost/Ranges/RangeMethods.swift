@@ -71,7 +71,7 @@ extension RangeSystem {
 
     func offset(_ p: Params, _ e: RangeEntry) throws(RPCError) -> Double? {
         guard let x: Double = try p.optional("offset") else { return nil }
-        do throws(RangeError) { try e.session.checkOffsetPublic(x) } catch { throw Self.rpc(error) }
+        do throws(RangeError) { try e.session.checkOffset(x) } catch { throw Self.rpc(error) }
         return x
     }
 
@@ -166,7 +166,7 @@ extension RangeSystem {
             // Every param is checked before anything moves: bad input changes nothing.
             let v: Double = try p.require("velocity")
             let t: Double? = try p.optional("targetOffset")
-            if let t { do throws(RangeError) { try e.session.checkOffsetPublic(t) } catch { throw Self.rpc(.invalid(path: "targetOffset", reason: "\(t) is outside the content")) } }
+            if let t { do throws(RangeError) { try e.session.checkOffset(t) } catch { throw Self.rpc(.invalid(path: "targetOffset", reason: "\(t) is outside the content")) } }
             let x = try offset(p, e)
             guard e.session.dragging else {
                 throw Self.rpc(.outOfOrder(call: "range.willEndDragging", phase: e.session.phase))
