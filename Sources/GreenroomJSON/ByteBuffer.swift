@@ -67,6 +67,42 @@ public final class ByteBuffer {
         return Array(bytes)
     }
 
+    /// Appends an integer in decimal, as `%lld` would.
+    public func appendDecimal(_ value: Int) {
+        reserve(20)
+        var magnitude = value.magnitude
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes of scratch, filled from the end
+        let written: Int = withUnsafeMutableBytes(of: &digits) { scratch in
+            var i = scratch.count
+            repeat {
+                i -= 1
+                scratch[i] = UInt8(truncatingIfNeeded: 0x30 &+ magnitude % 10)
+                magnitude /= 10
+            } while magnitude != 0
+            if value < 0 { i -= 1; scratch[i] = 0x2D }
+            let n = scratch.count - i
+            (base + count).copyMemory(from: scratch.baseAddress! + i, byteCount: n)
+            return n
+        }
+        count += written
+    }
+
+    /// Appends `s` as a JSON string when it needs no escape (no control character, quote or
+    /// backslash), exactly as Jansson would write it; returns false, writing nothing, otherwise.
+    public func appendPlainString(_ s: String) -> Bool {
+        var s = s
+        return s.withUTF8 { u in
+            // 0xC2 and 0xE2 lead U+0085, U+2028 and U+2029, which `dump` escapes.
+            for b in u where b < 0x20 || b == 0x22 || b == 0x5C || b == 0xC2 || b == 0xE2 { return false }
+            reserve(u.count + 2)
+            base.storeBytes(of: 0x22, toByteOffset: count, as: UInt8.self)
+            if u.count > 0 { (base + count + 1).copyMemory(from: u.baseAddress!, byteCount: u.count) }
+            base.storeBytes(of: 0x22, toByteOffset: count + 1 + u.count, as: UInt8.self)
+            count += u.count + 2
+            return true
+        }
+    }
+
     /// Dumps a Jansson value into spare capacity, growing and retrying if it does not fit.
     func dump(_ j: UnsafeMutablePointer<json_t>) {
         let flags = gr_json_flags_dump()
@@ -75,6 +111,33 @@ public final class ByteBuffer {
             reserve(need)
             need = json_dumpb(j, (base + count).assumingMemoryBound(to: CChar.self), capacity - count, flags)
         }
+        let start = count
         count += need
+        escapeLineSeparators(from: start)
+    }
+
+    /// Jansson writes U+0085, U+2028 and U+2029 raw (JSON allows it), but readers that split text
+    /// into lines by Unicode rules (Python's `str.splitlines`, many log tools) would cut a message
+    /// there. They can only occur inside strings, so they are rewritten as `\u0085`, `\u2028`,
+    /// `\u2029`, and every output line stays one line by any rule.
+    func escapeLineSeparators(from start: Int) {
+        func find(_ byte: UInt8) -> Bool { memchr(base + start, Int32(byte), count - start) != nil }
+        guard find(0xC2) || find(0xE2) else { return }
+        let original = Array(UnsafeRawBufferPointer(start: base + start, count: count - start))
+        count = start
+        var i = 0
+        while i < original.count {
+            let b = original[i]
+            if b == 0xC2, i + 1 < original.count, original[i + 1] == 0x85 {
+                append("\\u0085")
+                i += 2
+            } else if b == 0xE2, i + 2 < original.count, original[i + 1] == 0x80, original[i + 2] == 0xA8 || original[i + 2] == 0xA9 {
+                append(original[i + 2] == 0xA8 ? "\\u2028" : "\\u2029")
+                i += 3
+            } else {
+                append(b)
+                i += 1
+            }
+        }
     }
 }

@@ -101,11 +101,31 @@ public enum JSONCodec {
     /// Appends the compact encoding of `v` to `out`. The output never contains a raw newline
     /// (Jansson escapes control characters inside strings), so it can be framed by lines.
     public static func encode(_ v: JSONValue, into out: ByteBuffer) {
+        // Scalars that ids and small fields are made of: written directly, byte for byte what
+        // Jansson writes, without building a value.
+        switch v {
+        case .int(let i): out.appendDecimal(i); return
+        case .null: out.append("null"); return
+        case .bool(let b): out.append(b ? "true" : "false"); return
+        case .string(let s) where out.appendPlainString(s): return
+        default: break
+        }
         JanssonArena.scope {
             let j = build(v)
             out.dump(j)
             gr_json_decref(j)
         }
+    }
+
+    /// Always through a Jansson value (tests compare the direct scalar paths with it).
+    static func encodeWithJansson(_ v: JSONValue) -> [UInt8] {
+        let out = ByteBuffer(capacity: 256)
+        JanssonArena.scope {
+            let j = build(v)
+            out.dump(j)
+            gr_json_decref(j)
+        }
+        return Array(out.bytes)
     }
 
     public static func encode(_ v: JSONValue) -> [UInt8] {

@@ -59,3 +59,35 @@ import Testing
         #expect(JSONValue.double(3.5).intValue == nil)
     }
 }
+
+/// The encoder's direct paths for scalars write exactly what Jansson writes.
+@Suite struct ScalarFastPathTests {
+    private func viaJansson(_ v: JSONValue) -> [UInt8] { JSONCodec.encodeWithJansson(v) }
+
+    @Test func integersMatchJansson() {
+        for i in [0, 1, -1, 9, 10, 99, 100, -100, 1 << 31, Int(Int32.min), Int.max, Int.min, 1234567890123] {
+            #expect(JSONCodec.encode(.int(i)) == viaJansson(.int(i)), "\(i)")
+        }
+    }
+
+    @Test func plainStringsMatchJansson() {
+        for s in ["", "a", "host.ping", "p-12", "ünïcödé 中文", "tab\there", "quote\"", "back\\slash", "\u{1}", "/slash", "\u{7F}"] {
+            #expect(JSONCodec.encode(.string(s)) == viaJansson(.string(s)), "\(s)")
+        }
+        #expect(JSONCodec.encode(.null) == Array("null".utf8))
+        #expect(JSONCodec.encode(.bool(true)) == Array("true".utf8))
+        #expect(JSONCodec.encode(.bool(false)) == Array("false".utf8))
+    }
+
+    @Test func unicodeLineSeparatorsAreEscaped() throws {
+        for (s, escaped) in [("a\u{2028}b", #""a\u2028b""#), ("\u{2029}", #""\u2029""#), ("x\u{85}y", #""x\u0085y""#),
+                             ("\u{2028}\u{2029}\u{85}–é", #""\u2028\u2029\u0085–é""#)] {
+            let bytes = JSONCodec.encode(.string(s))
+            #expect(String(decoding: bytes, as: UTF8.self) == escaped)
+            #expect(try JSONCodec.decode(bytes) == .string(s), "still the same string")
+            let nested = JSONCodec.encode(["k": .array([.string(s)])])
+            #expect(try JSONCodec.decode(nested) == ["k": .array([.string(s)])])
+            #expect(!String(decoding: nested, as: UTF8.self).contains("\u{2028}"))
+        }
+    }
+}
