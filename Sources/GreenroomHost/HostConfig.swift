@@ -15,6 +15,9 @@ public struct HostConfig {
     public var residentBytes: () -> Int = { 0 }
     /// Idle-task time slice per loop pass, in ms.
     public var taskSliceMs: Double = 4
+    /// Read pipelined requests ahead of the loop on a second thread (the server enables it when the
+    /// machine has more than one CPU).
+    public var readAhead = false
 
     public init() {}
 }

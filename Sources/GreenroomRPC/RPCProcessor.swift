@@ -83,7 +83,7 @@ public final class RPCProcessor<Context> {
     }
 
     /// One message of a line (or one entry of a batch), validated.
-    enum Incoming {
+    public enum Incoming {
         /// `id` nil: a notification.
         case request(method: String, id: JSONValue?, params: JSONValue?)
         case invalid(id: JSONValue, RPCError)
@@ -94,67 +94,126 @@ public final class RPCProcessor<Context> {
         case error(id: JSONValue, RPCError)
     }
 
+    /// One line, read and validated but not yet run: what the loop dispatches. Made by `read`, which
+    /// touches no host state, so it may run on the parser thread.
+    public enum ReadLine {
+        case single(Incoming)
+        case batch([Incoming])
+        /// The whole line failed (not JSON, too deep, an empty or oversized batch).
+        case failed(RPCError, isBatch: Bool)
+    }
+
     /// Handles one framed line: a request, a notification or a batch.
     public func handle(line: UnsafeRawBufferPointer, context: Context, out: OutboundBuffer) {
-        var entries: [Incoming] = []
-        var isBatch = false
-        var messageError: RPCError?
+        dispatch(Self.read(line, limits: limits), context: context, out: out)
+    }
+
+    /// Handles complete lines in order. Long runs are read with the parser thread's help when one is
+    /// running; `isClosed` is asked before each line is dispatched (lines after a close are dropped).
+    public func handle(lines: UnsafeBufferPointer<UnsafeRawBufferPointer>, context: Context, out: OutboundBuffer,
+                       isClosed: () -> Bool) {
+        guard let ahead, lines.count >= aheadMinimum else {
+            for line in lines {
+                if isClosed() { return }
+                handle(line: line, context: context, out: out)
+            }
+            return
+        }
+        var start = 0
+        while start < lines.count {
+            let end = min(lines.count, start + AheadParser<ReadLine>.maxJob)
+            ahead.run(UnsafeBufferPointer(rebasing: lines[start..<end])) { read in
+                if !isClosed() { dispatch(read, context: context, out: out) }
+            }
+            start = end
+        }
+    }
+
+    /// Parses and validates one line (no handler runs, no counter changes: safe on any thread).
+    public static func read(_ line: UnsafeRawBufferPointer, limits: RPCLimits) -> ReadLine {
         do {
-            try JSONCodec.parse(line, maxDepth: limits.maxDepth) { root in
-                guard root.kind == .array else {
-                    entries.append(Self.validate(root))
-                    return
-                }
-                isBatch = true
+            return try JSONCodec.parse(line, maxDepth: limits.maxDepth) { root -> ReadLine in
+                guard root.kind == .array else { return .single(validate(root)) }
                 let n = root.count
                 if n == 0 {
-                    messageError = RPCError(.invalidRequest, "Invalid request: empty batch", kind: "emptyBatch")
-                } else if n > limits.maxBatch {
-                    messageError = RPCError(.invalidRequest,
-                        "Invalid request: batch of \(n) entries exceeds the limit of \(limits.maxBatch)",
-                        kind: "batchTooLarge", ["limit": "batch", "max": .int(limits.maxBatch), "actual": .int(n)])
-                } else {
-                    entries.reserveCapacity(n)
-                    for i in 0..<n { entries.append(Self.validate(root.element(i))) }
+                    return .failed(RPCError(.invalidRequest, "Invalid request: empty batch", kind: "emptyBatch"), isBatch: true)
                 }
+                if n > limits.maxBatch {
+                    return .failed(RPCError(.invalidRequest,
+                        "Invalid request: batch of \(n) entries exceeds the limit of \(limits.maxBatch)",
+                        kind: "batchTooLarge", ["limit": "batch", "max": .int(limits.maxBatch), "actual": .int(n)]), isBatch: true)
+                }
+                var entries: [Incoming] = []
+                entries.reserveCapacity(n)
+                for i in 0..<n { entries.append(validate(root.element(i))) }
+                return .batch(entries)
             }
         } catch {
             switch error {
             case .syntax(let text, let line, let column, let position):
-                messageError = RPCError(.parseError, "Parse error: \(text)",
-                    ["line": .int(line), "column": .int(column), "position": .int(position)])
+                let place: JSONObject = ["line": .int(line), "column": .int(column), "position": .int(position)]
+                if text.hasPrefix("too big") {
+                    // Jansson reads integers as 64-bit: a longer one is this parser's limit (RFC 8259 §6
+                    // lets a parser set one), said plainly.
+                    return .failed(RPCError(.parseError, "Parse error: \(text); integers must fit in 64 bits (signed)",
+                                            kind: "numberOutOfRange", place), isBatch: false)
+                }
+                return .failed(RPCError(.parseError, "Parse error: \(text)", place), isBatch: false)
             case .tooDeep(let limit):
-                messageError = RPCError(.invalidRequest, "Invalid request: JSON nested deeper than \(limit)",
-                    kind: "tooDeep", ["limit": "depth", "max": .int(limit)])
+                return .failed(RPCError(.invalidRequest, "Invalid request: JSON nested deeper than \(limit)",
+                    kind: "tooDeep", ["limit": "depth", "max": .int(limit)]), isBatch: false)
             }
         }
-        if let messageError {
+    }
+
+    /// Runs a read line and writes its reply (or batch of replies) after the events it caused.
+    func dispatch(_ read: ReadLine, context: Context, out: OutboundBuffer) {
+        switch read {
+        case .failed(let error, let isBatch):
             counters.errors += 1
             if isBatch { counters.batches += 1 }
-            out.writeError(id: .null, messageError)
+            out.writeError(id: .null, error)
             out.append(0x0A)
-            return
-        }
-        if !isBatch {
-            if let reply = run(entries[0], context: context) {
+        case .single(let entry):
+            if let reply = run(entry, context: context) {
                 write(reply, into: out)
                 out.append(0x0A)
             }
-            return
+        case .batch(let entries):
+            counters.batches += 1
+            // Events caused by entries go straight to `out`; the replies are gathered and written
+            // after them as one array.
+            let replies = ByteBuffer(capacity: 256 * entries.count)
+            for entry in entries {
+                guard let reply = run(entry, context: context) else { continue }
+                replies.append(replies.isEmpty ? 0x5B : 0x2C)
+                write(reply, into: replies)
+            }
+            if !replies.isEmpty {
+                replies.append("]\n")
+                out.append(replies)
+            }
         }
-        counters.batches += 1
-        // Events caused by entries go straight to `out`; the replies are gathered and written after
-        // them as one array.
-        let replies = ByteBuffer(capacity: 256 * entries.count)
-        for entry in entries {
-            guard let reply = run(entry, context: context) else { continue }
-            replies.append(replies.isEmpty ? 0x5B : 0x2C)
-            write(reply, into: replies)
-        }
-        if !replies.isEmpty {
-            replies.append("]\n")
-            out.append(replies)
-        }
+    }
+
+    // MARK: Reading ahead
+
+    /// The parser thread, when started.
+    public private(set) var ahead: AheadParser<ReadLine>?
+    /// Runs shorter than this are read inline (waking the parser costs more than it saves).
+    public var aheadMinimum = 8
+
+    /// Starts a thread that reads pipelined lines ahead of the loop (see `AheadParser`).
+    public func startReadingAhead() {
+        guard ahead == nil else { return }
+        let limits = self.limits
+        let parser = AheadParser<ReadLine> { Self.read($0, limits: limits) }
+        if parser.isRunning { ahead = parser }
+    }
+
+    public func stopReadingAhead() {
+        ahead?.stop()
+        ahead = nil
     }
 
     /// The reply to a line longer than the message limit.
@@ -222,7 +281,11 @@ public final class RPCProcessor<Context> {
             } catch {
                 result = .failure(error)
             }
-            guard let id else { return nil }
+            guard let id else {
+                // A notification gets no reply, but its failure still counts.
+                if case .failure = result { counters.errors += 1 }
+                return nil
+            }
             switch result {
             case .success(let value): return .result(id: id, value)
             case .failure(let error):

@@ -47,6 +47,7 @@ public final class UVServer {
         config.residentBytes = residentSetBytes
         host = Host(config: config, realClock: { Double(uv_hrtime() - start) / 1_000_000 })
         host.workScheduler = UVWorkScheduler(loop: loop)
+        if config.readAhead { host.processor.startReadingAhead() }
         loop.pointee.data = Unmanaged.passUnretained(self).toOpaque()
         host.onTimersChanged = { [unowned self] in self.rearmTimer() }
         host.onShutdownRequested = { [unowned self] in self.shutdownPending = true }
@@ -184,7 +185,7 @@ public final class UVServer {
                 }
             }
             try uvCheck(addrRC, "parsing address \(hostName)")
-            try withUnsafePointer(to: &storage) { p in
+            _ = try withUnsafePointer(to: &storage) { p in
                 try p.withMemoryRebound(to: sockaddr.self, capacity: 1) { sa in
                     try uvCheck(uv_tcp_bind(tcp, sa, 0), "binding tcp:\(tcpSpec)")
                 }
@@ -273,6 +274,7 @@ public final class UVServer {
         // Anything still open is a leak: close it and run until the close callbacks have freed it.
         uv_walk(loop, { h, _ in if let h { closeAndFree(h) } }, nil)
         uv_run(loop, UV_RUN_DEFAULT)
+        host.processor.stopReadingAhead()
         try uvCheck(uv_loop_close(loop), "uv_loop_close (a handle was left open)")
         UnsafeMutableRawPointer(loop).deallocate()
         readBuffer.deallocate()

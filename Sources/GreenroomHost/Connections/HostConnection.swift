@@ -20,6 +20,8 @@ public final class HostConnection {
     public weak var transport: ConnectionTransport?
     public let out = OutboundBuffer()
     var framer: LineFramer
+    /// Complete lines of the chunk being received (pointers into it; empty between chunks).
+    private var run: [UnsafeRawBufferPointer] = []
     public internal(set) var isAuthenticated: Bool
     public internal(set) var subscriptions: Set<String> = []
     public internal(set) var observesAll = false
@@ -36,18 +38,35 @@ public final class HostConnection {
     }
 
     /// Feeds received bytes: every complete line is handled, and its replies and events are appended
-    /// to `out` in order.
+    /// to `out` in order. Complete lines inside the chunk are gathered and handled as one run (read
+    /// ahead on the parser thread when the processor has one); a line reassembled from earlier chunks
+    /// or an oversized one first flushes the run, so order is kept.
     public func receive(_ bytes: UnsafeRawBufferPointer) {
-        guard !isClosed else { return }
+        guard !isClosed, let chunk = bytes.baseAddress else { return }
         let before = out.count
         let processor = host.processor
+        run.removeAll(keepingCapacity: true)
+        func flush() {
+            guard !run.isEmpty else { return }
+            run.withUnsafeBufferPointer { lines in
+                processor.handle(lines: lines, context: self, out: out) { isClosed }
+            }
+            run.removeAll(keepingCapacity: true)
+        }
         framer.feed(bytes) { frame in
-            guard !isClosed else { return }
             switch frame {
-            case .line(let line): processor.handle(line: line, context: self, out: out)
-            case .oversized: processor.handleOversized(out: out)
+            case .line(let line) where line.baseAddress! >= chunk && line.baseAddress! < chunk + bytes.count:
+                run.append(line)
+            case .line(let line):
+                flush()
+                if !isClosed { processor.handle(line: line, context: self, out: out) }
+            case .oversized:
+                flush()
+                if !isClosed { processor.handleOversized(out: out) }
             }
         }
+        flush()
+        run.removeAll(keepingCapacity: true)
         if out.count != before { transport?.outputReady(self) }
     }
 
