@@ -26,6 +26,23 @@ import Testing
         for i in 0..<9 { #expect(t.length(at: i) == lengths[i]) }
     }
 
+    @Test func locateGivesExtentsAndLocateEndCountsItemsReachingIn() {
+        let lengths: [Double] = [10, 20, 0, 5, 40, 1, 0, 0, 7]
+        let t = LengthTree(lengths: lengths)
+        let m = Model(lengths: lengths)
+        for x in stride(from: -1.0, through: 90, by: 0.5) {
+            let r = t.locate(x)
+            #expect(r.index == max(0, m.index(containing: x)))
+            if r.index < lengths.count && x >= 0 {
+                #expect(r.start == m.offset(of: r.index) && r.end == m.offset(of: r.index + 1))
+                #expect(r.start <= x && x < r.end)
+            }
+            // The items that start before x (an empty item sitting at x does not).
+            let startingBefore = lengths.indices.filter { m.offset(of: $0) < x }.count
+            #expect(t.locateEnd(x).count == startingBefore, "locateEnd(\(x))")
+        }
+    }
+
     @Test func randomInsertsAndDeletesStayConsistent() {
         var rng = SplitMix(seed: 7)
         var m = Model(lengths: (0..<200).map { _ in Double(rng.next() % 50) })

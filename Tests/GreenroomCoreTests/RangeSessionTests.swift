@@ -170,6 +170,40 @@ import Testing
         #expect(s.preload.parts.count == 2, "on screen and the target region, nothing in between")
     }
 
+    @Test func emptyItemsOnTheViewportsEdgesAreNotVisible() {
+        // [0,0) [0,100) [100,100) [100,200) ... with a 100-point viewport at 0.
+        let lengths: [Double] = (0..<40).map { $0 % 2 == 0 ? 0 : 100 }
+        let s = RangeSession(id: "r", sections: [lengths], viewportLength: 100, viewportCross: 375, horizontal: false)
+        _ = s.update()
+        #expect(s.visible == IndexInterval(1, 2), "only [0,100) intersects [0,100)")
+        // Scrolled to 50: [0,100) and [100,200) intersect, and the empty item between them is inside.
+        try? s.didScroll(to: 50)
+        _ = s.update()
+        #expect(s.visible == IndexInterval(1, 4))
+    }
+
+    @Test func fingersFollowInsertsAndDeletes() throws {
+        // The same scroll steps with and without cached lookups must give the same ranges, also
+        // across inserts and deletes that change offsets under the cached items.
+        var rng = SystemRandomNumberGenerator()
+        let lengths = (0..<500).map { _ in Double(Int.random(in: 0...3, using: &rng) * 40) }
+        let s = RangeSession(id: "r", sections: [lengths], viewportLength: 400, viewportCross: 375, horizontal: false)
+        s.willBeginDragging()
+        for step in 0..<400 {
+            if step % 37 == 0 { try s.insert(section: 0, row: Int.random(in: 0...s.count, using: &rng), lengths: [50, 0, 70]) }
+            if step % 53 == 0 { _ = s.remove(flat: Int.random(in: 0..<s.count, using: &rng)) }
+            let x = Double.random(in: 0...max(0, s.contentLength - 400), using: &rng) * (step % 2 == 0 ? 1 : 0.001) + Double(step)
+            try s.didScroll(to: min(x, s.contentLength))
+            _ = s.update()
+            let fresh = RangeSession(id: "f", sections: [(0..<s.count).map { s.tree.length(at: $0) }], viewportLength: 400,
+                                     viewportCross: 375, horizontal: false)
+            fresh.willBeginDragging()
+            try fresh.didScroll(to: s.offset)
+            #expect(fresh.items(s.offset, s.offset + 400) == s.items(s.offset, s.offset + 400), "step \(step)")
+            #expect(s.visible == s.items(s.offset, s.offset + 400))
+        }
+    }
+
     @Test func insertsAndDeletesKeepStatesConsistent() throws {
         let s = session()
         _ = s.update()

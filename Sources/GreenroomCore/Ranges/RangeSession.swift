@@ -141,24 +141,61 @@ public final class RangeSession {
 
     // MARK: Geometry
 
-    /// Items intersecting [a, b).
-    func items(_ a: Double, _ b: Double) -> IndexInterval {
+    /// An item found by offset with its extent, kept to answer the next nearby lookup without a tree
+    /// descent: a scroll step is usually shorter than an item, so most ends stay in the same item.
+    struct Finger {
+        var index = 0, start = 0.0, end = -1.0, version = -1
+    }
+
+    /// Fingers for the two ends of the visible, display and preload intervals.
+    private var fingers = (Finger(), Finger(), Finger(), Finger(), Finger(), Finger())
+
+    /// What a lookup is for (which fingers it uses).
+    enum Probe: Int { case visible = 0, display = 2, preload = 4 }
+
+    /// The first item whose end is past `x` (a finger hit: start <= x < end).
+    @inline(__always)
+    private func first(_ x: Double, _ finger: Int) -> Int {
+        withUnsafeMutableBytes(of: &fingers) { raw in
+            let f = raw.baseAddress!.assumingMemoryBound(to: Finger.self) + finger
+            if f.pointee.version == tree.version && x >= f.pointee.start && x < f.pointee.end { return f.pointee.index }
+            let r = tree.locate(x)
+            f.pointee = Finger(index: r.index, start: r.start, end: r.end, version: tree.version)
+            return r.index
+        }
+    }
+
+    /// How many items start before `x` and reach into it (a finger hit: start < x <= end).
+    @inline(__always)
+    private func past(_ x: Double, _ finger: Int) -> Int {
+        withUnsafeMutableBytes(of: &fingers) { raw in
+            let f = raw.baseAddress!.assumingMemoryBound(to: Finger.self) + finger
+            if f.pointee.version == tree.version && x > f.pointee.start && x <= f.pointee.end { return f.pointee.index }
+            let r = tree.locateEnd(x)
+            f.pointee = Finger(index: r.count, start: r.start, end: r.end, version: tree.version)
+            return r.count
+        }
+    }
+
+    /// Items intersecting [a, b): those with start < b and end > a. An empty item counts when it sits
+    /// strictly inside (a, b), so the result stays one interval; one sitting on either edge does not.
+    func items(_ a: Double, _ b: Double, _ probe: Probe = .visible) -> IndexInterval {
         let total = tree.total
         let lo = max(a, 0), hi = min(b, total)
         guard hi > lo else { return .empty }
-        let first = tree.index(containing: lo)
-        var last = tree.index(containing: hi)
-        if last < tree.count && tree.offset(of: last) < hi { last += 1 }
-        return IndexInterval(first, max(first, last))
+        let from = first(lo, probe.rawValue)
+        let to = past(hi, probe.rawValue + 1)
+        return IndexInterval(from, max(from, to))
     }
 
     /// The interval of a range type around `at` moving in `fwd`.
     func interval(_ type: RangeType, mode: RangeMode, at: Double, fwd: Bool) -> IndexInterval {
-        if mode == .lowMemory && type == .display { return .empty }
+        if mode == .lowMemory && type == .display && !tuning.lowMemoryDisplayTuned { return .empty }
         let b = tuning.buffer(mode, type)
         let L = viewportLength
         let ahead = b.leading * L, behind = b.trailing * L
-        return fwd ? items(at - behind, at + L + ahead) : items(at - ahead, at + L + behind)
+        let probe: Probe = type == .display ? .display : .preload
+        return fwd ? items(at - behind, at + L + ahead, probe) : items(at - ahead, at + L + behind, probe)
     }
 
     /// Recomputes the three ranges and returns what changed.
@@ -184,7 +221,6 @@ public final class RangeSession {
         // Distances are measured from the viewport's items, whether or not the session is visible.
         let onViewport = v.isEmpty ? items(offset, offset + viewportLength) : v
         let ref = onViewport.isEmpty ? tree.index(containing: offset) : onViewport.lo
-        let refEnd = onViewport.isEmpty ? ref : onViewport.hi
         /// Indices of up to two disjoint intervals (plus fresh blocks), nearest the viewport first:
         /// those at or after it ascending, those before it descending, merged by distance. No sort.
         func nearest(_ parts: [IndexInterval]) -> [Int] {
@@ -196,13 +232,22 @@ public final class RangeSession {
             before.sort(by: >)
             if after.count > 1 && parts.count > 1 { after.sort() }
             if after.isEmpty { return before }
+            // Both sides: merge by distance in points from the viewport [offset, offset + L) (rows
+            // differ in length, so rows away would misorder them). Each side is already monotone.
+            let viewEnd = offset + viewportLength
             var out: [Int] = []
             out.reserveCapacity(after.count + before.count)
             var a = 0, b = 0
+            var da = max(0, tree.offset(of: after[0]) - viewEnd)
+            var db = max(0, offset - tree.offset(of: before[0] + 1))
             while a < after.count || b < before.count {
-                let da = a < after.count ? (after[a] >= refEnd ? after[a] - refEnd + 1 : 0) : Int.max
-                let db = b < before.count ? ref - before[b] : Int.max
-                if da <= db { out.append(after[a]); a += 1 } else { out.append(before[b]); b += 1 }
+                if da <= db {
+                    out.append(after[a]); a += 1
+                    da = a < after.count ? max(0, tree.offset(of: after[a]) - viewEnd) : .infinity
+                } else {
+                    out.append(before[b]); b += 1
+                    db = b < before.count ? max(0, offset - tree.offset(of: before[b] + 1)) : .infinity
+                }
             }
             return out
         }
@@ -285,8 +330,13 @@ public final class RangeSession {
     }
 
 
-    public func didEndDecelerating() throws(RangeError) {
+    /// Whether `didEndDecelerating` is in order now (checked before anything moves).
+    public func checkCanEndDecelerating() throws(RangeError) {
         guard decelerating || dragging else { throw .outOfOrder(call: "range.didEndDecelerating", phase: phase) }
+    }
+
+    public func didEndDecelerating() throws(RangeError) {
+        try checkCanEndDecelerating()
         dragging = false
         decelerating = false
         target = nil
@@ -346,12 +396,13 @@ public final class RangeSession {
         }
         let at = batchPrepends ? 0 : count
         let section = batchPrepends ? 0 : max(0, sectionCount - 1)
-        batchInFlight = nil
-        batchesDone += 1
         if !lengths.isEmpty {
+            // Inserted first: lengths it refuses leave the batch in flight and nothing changed.
             _ = try insert(section: section, row: batchPrepends ? 0 : sectionStarts[section + 1] - sectionStarts[section], lengths: lengths)
             if batchPrepends { offset += lengths.reduce(0, +) }  // content grew above: keep what is on screen
         }
+        batchInFlight = nil
+        batchesDone += 1
         return at
     }
 

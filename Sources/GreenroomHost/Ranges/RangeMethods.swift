@@ -54,6 +54,7 @@ extension RangeSystem {
                     if side == "leading" { buffer.leading = screens } else { buffer.trailing = screens }
                 }
                 t.buffers[mode, default: [:]][type] = buffer
+                if mode == .lowMemory && type == .display { t.lowMemoryDisplayTuned = true }
             }
         }
         return t
@@ -182,6 +183,7 @@ extension RangeSystem {
             let e = try entry(p, owner: conn)
             let x = try offset(p, e)
             do throws(RangeError) {
+                try e.session.checkCanEndDecelerating()  // out of order: nothing moves
                 if let x { try e.session.didScroll(to: x) }
                 try e.session.didEndDecelerating()
             } catch { throw Self.rpc(error) }
