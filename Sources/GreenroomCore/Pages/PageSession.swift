@@ -185,16 +185,27 @@ public final class PageSession {
         } catch { throw .child(error) }
     }
 
+    /// The page that received the session's last forwarded begin, and the state it left it in.
+    private var forwarded: (index: Int, state: Appearance)?
+
     /// Forwards one begin/end call of the session's own appearance to the current page.
     public func forwardBegin(appearing: Bool, animated: Bool) throws(PageError) {
         if !appearing { completeAnimation(); settleInteractionForHide() }
         isVisible = appearing
         let c = try child(current)
         do { try lifecycle.begin(c, appearing: appearing, animated: animated, size: pageSize) } catch { throw .child(error) }
+        forwarded = (current, c.state)
     }
 
+    /// Ends the session's appearance transition on the page that began it, if that page is still
+    /// where the begin left it. A page change during the session's own transition (a `page.show` or
+    /// a swipe while a push covers or a pop reveals the session) takes that page over: its own rules
+    /// end what they began, and ending it here again would be unbalanced (the current page may never
+    /// have received the begin at all).
     public func forwardEnd(animated: Bool) throws(PageError) {
-        guard let c = children[current] else { return }
+        guard let f = forwarded else { return }
+        forwarded = nil
+        guard let c = children[f.index], c.state == f.state else { return }
         do { try lifecycle.end(c, animated: animated) } catch { throw .child(error) }
     }
 
@@ -384,6 +395,7 @@ public final class PageSession {
                         try lifecycle.end(gc, animated: true)
                     }
                     let nc = try child(new)
+                    delegate.pageEvent(self, "willTransition", from: old, to: new, completed: nil)
                     try lifecycle.begin(nc, appearing: true, animated: true, size: pageSize)
                     try lifecycle.end(nc, animated: true)
                     try lifecycle.end(oldChild, animated: true)

@@ -106,7 +106,9 @@ public struct StackOperations {
                     onFailure: @escaping (ContainerFailure) -> Void) -> ContainerRecord? {
         completeTransition(s)
         guard let top = s.items.popLast() else { return nil }
-        let revealed = s.isGreenRoom ? nil : s.top
+        // The one below appears again, in a green room too (offscreen): it is a shown window, so the
+        // next warm container taken leaves from on screen like the first.
+        let revealed = s.top
         do throws(ContainerFailure) { try lifecycle.willMove(top, toParent: nil) } catch { onFailure(error) }
         let visible = !s.isHidden && (top.state == .appeared || top.state == .appearing)
         if let revealed, !s.isHidden {
@@ -132,8 +134,7 @@ public struct StackOperations {
         return top
     }
 
-    /// Takes `c` out of `s` at once (not animated): the top disappears and, except in a green room,
-    /// the one below appears. Used to move a container to another stack, to release one, and to take
+    /// Takes `c` out of `s` at once (not animated): the top disappears and the one below appears. Used to move a container to another stack, to release one, and to take
     /// a warm container out of the green room.
     public func remove(_ c: ContainerRecord, from s: StackRecord,
                        onFailure: @escaping (ContainerFailure) -> Void) {

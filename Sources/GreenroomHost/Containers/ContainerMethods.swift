@@ -62,6 +62,10 @@ extension ContainerSystem {
                 throw .invalidState("Container \(c.id) is a child of page session \(session); destroy the session instead",
                                     ["container": .string(c.id), "session": .string(session)])
             }
+            if let session = sessionOwning?(c) {
+                throw .invalidState("Container \(c.id) is page session \(session)'s own container; destroy the session (page.destroy) instead",
+                                    ["container": .string(c.id), "session": .string(session)])
+            }
             release(c)
             return ["container": .string(c.id), "released": true]
         }

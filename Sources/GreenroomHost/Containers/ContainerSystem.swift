@@ -22,6 +22,10 @@ public final class ContainerSystem: HostComponent, LifecycleDelegate {
     public private(set) var unbalancedTransitions = 0
     /// Page sessions report their children here (set by the page component).
     public var pageInfo: ((ContainerRecord) -> JSONValue?)?
+    /// The page session whose own container `c` is, if any (it is released with its session only).
+    public var sessionOwning: ((ContainerRecord) -> String?)?
+    /// Called before a stack is destroyed, so page sessions sitting in it go with it, children first.
+    public var stackWillBeDestroyed: ((StackRecord) -> Void)?
     /// Called after an appearance hook ran on a container (a page session in a stack forwards it).
     var appearanceForwarder: ((ContainerRecord, Hook, Bool) -> Void)?
 
@@ -123,9 +127,12 @@ public final class ContainerSystem: HostComponent, LifecycleDelegate {
 
     /// Creates a container (fresh: view not loaded) and runs `init` with `data`. A warm-up passes its
     /// green room, so that `init` too is reported offscreen, and the connection that caused it.
+    /// The id the next `create` gives (so an owner can be known before its init event).
+    var nextContainerID: String { "c-\(nextContainer)" }
+
     func create(_ cls: ContainerClass, owner: String?, data: JSONValue?, offscreenIn greenRoom: String? = nil,
                 cause: String? = nil, parent: ContainerParent? = nil) throws(RPCError) -> ContainerRecord {
-        let id = "c-\(nextContainer)"
+        let id = nextContainerID
         nextContainer += 1
         let instance: ContainerInstance
         do { instance = try cls.makeInstance(containerID: id) } catch {
@@ -197,7 +204,7 @@ public final class ContainerSystem: HostComponent, LifecycleDelegate {
             if let s = stackRecord(sid) {
                 let wasTop = s.top === c
                 stackOps.discard(c, from: s)
-                if wasTop && !s.isGreenRoom && !s.isHidden { revealed = s }
+                if wasTop && !s.isHidden { revealed = s }
             }
         default: break
         }
@@ -262,6 +269,8 @@ public final class ContainerSystem: HostComponent, LifecycleDelegate {
     }
 
     func destroyStack(_ s: StackRecord) {
+        stackOps.completeTransition(s)
+        stackWillBeDestroyed?(s)
         stackOps.destroy(s)
         stacks[s.id] = nil
     }

@@ -120,16 +120,34 @@ extension ContainerSystem {
     }
 
     /// Takes a warm container out of its green room and gives it to `owner`: it leaves offscreen
-    /// (willDisappear, didDisappear when it was the green room's top).
+    /// (willDisappear, didDisappear), and the one below it, if any, appears again offscreen.
     func take(from p: PoolRecord, owner: HostConnection) -> ContainerRecord? {
         guard let c = p.greenRoom.top else { return nil }
         causes[c.id] = owner.id  // its leaving events go to the taker
+        // So do those of the one it uncovers, which appears again (offscreen).
+        let below = p.greenRoom.items.count > 1 ? p.greenRoom.items[p.greenRoom.items.count - 2] : nil
+        let belowCause = below.flatMap { causes[$0.id] }
+        if let below { causes[below.id] = owner.id }
+        defer { if let below { causes[below.id] = belowCause } }
         stackOps.remove(c, from: p.greenRoom, onFailure: deferredFailure)
         guard !c.isDestroyed else { return nil }
         c.owner = owner.id
         causes[c.id] = nil
         warmedAt[c.id] = nil
         return c
+    }
+
+    /// Queues the warm-ups a take from `pool` calls for: an eager pool refills to its depth; a lazy
+    /// one warms one container for next time after a miss (after a hit too when `alsoAfterHit`: a page
+    /// session's next page is coming), never past its depth (depth 0: never).
+    func refill(_ pool: PoolRecord, afterHit hit: Bool, alsoAfterHit: Bool = false, cause: HostConnection) {
+        let count: Int
+        if pool.policy == .eager {
+            count = pool.refillCount(now: host.now)
+        } else {
+            count = (hit && !alsoAfterHit) || pool.warming + pool.idle.count >= pool.depth ? 0 : 1
+        }
+        if count > 0 { _ = queueWarmups(pool, count: count, cause: cause) }
     }
 
     /// Purges idle pooled containers (all classes when nil): they disappear offscreen and deinit, their
@@ -211,9 +229,7 @@ extension ContainerSystem {
             var reply: JSONObject = ["container": .string(c.id), "class": .string(cls.name), "warm": .bool(warm)]
             if let data = p.object["data"] { reply["output"] = try configure(c, data: data) }
             // Replacement warming runs after this reply is written, as idle tasks.
-            let refill = pool.policy == .eager ? pool.refillCount(now: host.now)
-                : (warm || pool.warming + pool.idle.count >= pool.depth ? 0 : 1)
-            if refill > 0 { _ = queueWarmups(pool, count: refill, cause: conn) }
+            refill(pool, afterHit: warm, cause: conn)
             return .object(reply)
         }
         r.register("pool.configure", params: ["class", "depth", "width", "height", "policy"]) { [unowned self] conn, p throws(RPCError) in

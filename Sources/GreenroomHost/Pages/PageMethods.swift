@@ -127,9 +127,16 @@ extension PageSystem {
             sessions[session.id] = e
             if let stack {
                 // The session is a container in the stack; its appearance is forwarded to the current page.
-                let own = try containers.create(host.classes["PageViewController"]!, owner: conn.id, data: nil)
+                // Registered under its id before it exists, so even its init event names the session.
+                let ownID = containers.nextContainerID
+                sessionByContainer[ownID] = e
+                let own: ContainerRecord
+                do throws(RPCError) { own = try containers.create(host.classes["PageViewController"]!, owner: conn.id, data: nil) } catch {
+                    sessionByContainer[ownID] = nil
+                    sessions[session.id] = nil
+                    throw error
+                }
                 e.ownContainer = own
-                sessionByContainer[own.id] = e
                 do throws(RPCError) { try containers.push(own, onto: stack, animated: false) } catch {
                     destroy(e)
                     throw error

@@ -4,6 +4,8 @@ import GreenroomRPC
 
 /// One page session as the host keeps it: the Core session plus what pages are made of.
 final class PageSessionEntry {
+    /// Set while `destroy` tears it down: its own container's last events no longer reach the pages.
+    var isDestroying = false
     let session: PageSession
     let owner: String
     /// Class and business data per page index (data is cached per index, seed 003).
@@ -41,6 +43,15 @@ public final class PageSystem: HostComponent, PageSessionDelegate {
             if let e = sessionByContainer[c.id] { return ["session": .string(e.session.id)] }
             return nil
         }
+        host.containerSystem.sessionOwning = { [unowned self] c in sessionByContainer[c.id]?.session.id }
+        host.containerSystem.stackWillBeDestroyed = { [unowned self] s in
+            // A destroyed stack takes the page sessions in it along (UIKit releases the page view
+            // controller with its navigation stack): children first, then the session's container.
+            let inStack = Set(s.items.map(\.id))
+            for e in sessions.values.sorted(by: { $0.session.id < $1.session.id }) {
+                if let own = e.ownContainer, inStack.contains(own.id) { destroy(e) }
+            }
+        }
         host.containerSystem.appearanceForwarder = { [unowned self] c, hook, animated in
             self.forward(c, hook, animated)
         }
@@ -64,7 +75,8 @@ public final class PageSystem: HostComponent, PageSessionDelegate {
         } else if e.prerender, let conn = host.connection(id: e.owner) {
             // Children from the prerender pool of their class at the page size; the pool refills after.
             let pool = containers.poolForShow(className: cls, size: session.pageSize)
-            if let warm = containers.take(from: pool, owner: conn) {
+            let taken = containers.take(from: pool, owner: conn)
+            if let warm = taken {
                 pool.hits += 1
                 c = warm
                 needsConfigure = data != nil
@@ -73,8 +85,7 @@ public final class PageSystem: HostComponent, PageSessionDelegate {
                 pool.misses += 1
                 containers.poolEvent("miss", pool, nil, to: conn, ["session": .string(session.id), "index": .int(index)])
             }
-            let refill = pool.policy == .eager ? pool.refillCount(now: host.now) : (pool.warming + pool.idle.count >= max(1, pool.depth) ? 0 : 1)
-            if refill > 0 { _ = containers.queueWarmups(pool, count: refill, cause: conn) }
+            containers.refill(pool, afterHit: taken != nil, alsoAfterHit: true, cause: conn)
         }
         let child: ContainerRecord
         if let c {
@@ -123,7 +134,8 @@ public final class PageSystem: HostComponent, PageSessionDelegate {
 
     /// The session's own container appeared or disappeared in its stack: the current page follows.
     func forward(_ c: ContainerRecord, _ hook: Hook, _ animated: Bool) {
-        guard let e = sessionByContainer[c.id] else { return }
+        // A session being destroyed no longer forwards (its children are already released).
+        guard let e = sessionByContainer[c.id], !e.isDestroying else { return }
         switch hook {
         case .viewWillAppear: try? e.session.forwardBegin(appearing: true, animated: animated)
         case .viewWillDisappear: try? e.session.forwardBegin(appearing: false, animated: animated)
@@ -165,12 +177,13 @@ public final class PageSystem: HostComponent, PageSessionDelegate {
     }
 
     func destroy(_ e: PageSessionEntry) {
+        e.isDestroying = true
         e.session.destroy()
         for (_, queue) in e.reuseQueue { for c in queue { releaseChild(e.session, c, index: -1) } }
         e.reuseQueue = [:]
         if let own = e.ownContainer {
+            containers.release(own)  // its events still name the session
             sessionByContainer[own.id] = nil
-            containers.release(own)
         }
         sessions[e.session.id] = nil
         host.updateTracking()
