@@ -13,6 +13,9 @@ extension Host {
                 throw RPCError(.virtualClockOnly, "clock.advance needs a host started with --clock virtual",
                                ["method": "clock.advance", "clock": "real"])
             }
+            guard (c.host.now + ms).isFinite, c.host.now + ms <= 9.007199254740992e15 else {
+                throw .invalidParams(path: "ms", "would move the clock past 2^53 ms (it must stay exact)")
+            }
             let fired = c.host.advanceVirtualClock(by: ms)
             return ["ms": .double(c.host.now), "fired": .int(fired)]
         }

@@ -13,6 +13,13 @@ struct Bench: ParsableCommand {
     @Option(help: "Repeat each measurement and keep the best (less noise on a shared machine).") var repeats = 3
     @Flag(help: "A short run (for smoke tests).") var quick = false
     @Flag(help: "Only the in-process range.didScroll handling row (for profilers).") var rangeHandlingOnly = false
+    @Option(help: "Only these groups of rows, comma-separated: wire, prerender, pages, ranges, memory, connections.")
+    var only: String?
+
+    func wants(_ group: String) -> Bool {
+        guard let only else { return true }
+        return only.split(separator: ",").contains { String($0).trimmingWhitespace() == group }
+    }
 
     func run() throws {
         if rangeHandlingOnly {
@@ -29,90 +36,109 @@ struct Bench: ParsableCommand {
         var table = BenchTable()
         print("greenroom bench: \(rt) round trips, \(pl) pipelined requests per server, best of \(reps); 2 cores shared by client and server")
 
-        let servers: [(name: String, args: [String])] = [
-            ("host", ["serve", "--socket", "\(dir)/host.sock"]),
-            ("raw echo", ["echo-server", "--mode", "raw", "--socket", "\(dir)/raw.sock"]),
-            ("naive echo", ["echo-server", "--mode", "naive", "--socket", "\(dir)/naive.sock"]),
-        ]
-        var p50: [String: Double] = [:], p99: [String: Double] = [:], rate: [String: Double] = [:]
-        for s in servers {
-            let child = try ChildProcess(arguments: s.args)
-            defer { child.stop() }
-            let gen = LoadGenerator(socket: s.args.last!)
-            var best50 = Double.infinity, best99 = Double.infinity, bestRate = 0.0
-            for _ in 0..<reps {
-                let h = try gen.roundTrips(count: rt)
-                best50 = min(best50, Double(h.valueAtPercentile(50)) / 1000)
-                best99 = min(best99, Double(h.valueAtPercentile(99)) / 1000)
-                bestRate = max(bestRate, try gen.pipelinedRate(total: pl))
+        if wants("wire") {
+            let servers: [(name: String, args: [String])] = [
+                ("host", ["serve", "--socket", "\(dir)/host.sock"]),
+                ("host 1 thread", ["serve", "--read-ahead", "off", "--socket", "\(dir)/host1.sock"]),
+                ("raw echo", ["echo-server", "--mode", "raw", "--socket", "\(dir)/raw.sock"]),
+                ("naive echo", ["echo-server", "--mode", "naive", "--socket", "\(dir)/naive.sock"]),
+            ]
+            var p50: [String: Double] = [:], p99: [String: Double] = [:], rate: [String: Double] = [:]
+            for s in servers {
+                let child = try ChildProcess(arguments: s.args)
+                defer { child.stop() }
+                let gen = LoadGenerator(socket: s.args.last!)
+                var best50 = Double.infinity, best99 = Double.infinity, bestRate = 0.0
+                for _ in 0..<reps {
+                    let h = try gen.roundTrips(count: rt)
+                    best50 = min(best50, Double(h.valueAtPercentile(50)) / 1000)
+                    best99 = min(best99, Double(h.valueAtPercentile(99)) / 1000)
+                    bestRate = max(bestRate, try gen.pipelinedRate(total: pl))
+                }
+                p50[s.name] = best50
+                p99[s.name] = best99
+                rate[s.name] = bestRate
             }
-            p50[s.name] = best50
-            p99[s.name] = best99
-            rate[s.name] = bestRate
+            table.add("ping round trip p50", unit: "us", values: p50,
+                      ratio: ("host / raw echo", p50["host"]! / p50["raw echo"]!), budget: .atMost(1.5))
+            table.add("ping round trip p99", unit: "us", values: p99,
+                      ratio: ("host / raw echo", p99["host"]! / p99["raw echo"]!), budget: nil)
+            table.add("pipelined rate", unit: "req/s", values: rate,
+                      ratio: ("host / raw echo", rate["host"]! / rate["raw echo"]!), budget: .atLeast(0.25))
+            table.add("pipelined rate", unit: "req/s", values: rate,
+                      ratio: ("host / naive echo", rate["host"]! / rate["naive echo"]!), budget: .atLeast(3))
+            // The ceiling for any host that parses each request with Jansson: json_loadb alone, in
+            // process, no I/O, no dispatch, no reply.
+            let floor = janssonParseRate(line: LoadGenerator.pingLine, count: pl)
+            table.add("Jansson parse only, no I/O", unit: "msg/s", values: ["json_loadb": floor],
+                      ratio: ("json_loadb / raw echo", floor / rate["raw echo"]!), budget: nil)
         }
-        table.add("ping round trip p50", unit: "us", values: p50,
-                  ratio: ("host / raw echo", p50["host"]! / p50["raw echo"]!), budget: .atMost(1.5))
-        table.add("ping round trip p99", unit: "us", values: p99,
-                  ratio: ("host / raw echo", p99["host"]! / p99["raw echo"]!), budget: nil)
-        table.add("pipelined rate", unit: "req/s", values: rate,
-                  ratio: ("host / raw echo", rate["host"]! / rate["raw echo"]!), budget: .atLeast(0.25))
-        table.add("pipelined rate", unit: "req/s", values: rate,
-                  ratio: ("host / naive echo", rate["host"]! / rate["naive echo"]!), budget: .atLeast(3))
-        // The ceiling for any host that parses each request with Jansson: json_loadb alone, in
-        // process, no I/O, no dispatch, no reply.
-        let floor = janssonParseRate(line: LoadGenerator.pingLine, count: pl)
-        table.add("Jansson parse only, no I/O", unit: "msg/s", values: ["json_loadb": floor],
-                  ratio: ("json_loadb / raw echo", floor / rate["raw echo"]!), budget: nil)
-        // Prerender rows (DESIGN §11), against a real-clock host of their own.
+        // Prerender, page and range rows (DESIGN §11), against a real-clock host of their own.
         let child = try ChildProcess(arguments: ["serve", "--socket", "\(dir)/prerender.sock"])
         defer { child.stop() }
-        let pre = PrerenderBench(client: try LineClient(unixPath: "\(dir)/prerender.sock"))
-        let shows = try pre.showRendered(loadMs: 20, hits: quick ? 20 : 200, colds: quick ? 5 : 20)
-        table.add("showRendered hit round trip", unit: "us", values: ["host.ping": shows.ping, "hit": shows.hit],
-                  ratio: ("hit / ping", shows.hit / shows.ping), budget: .atMost(2))
-        table.add("showRendered, viewDidLoad 20 ms", unit: "us", values: ["cold": shows.cold, "warm": shows.hit],
-                  ratio: ("cold / warm", shows.cold / shows.hit), budget: .atLeast(100))
-        let perContainer = try pre.bytesPerPooledContainer(count: quick ? 1000 : 5000)
-        table.add("host bytes per idle pooled container", unit: "B", values: ["scripted": perContainer],
-                  ratio: ("KiB", perContainer / 1024), budget: .atMost(2))
-        let purge = try pre.purgeReturn(count: quick ? 20 : 100, bytesEach: 512 * 1024)
-        table.add("purge gives back", unit: "MiB", values: ["pooled": purge.pooled / 1048576],
-                  ratio: ("returned / pooled", purge.returned), budget: .atLeast(0.9))
-
-        let pages = PageBench(client: pre.client)
-        let scroll = try pages.didScrollRoundTrip(samples: quick ? 500 : 5000)
-        table.add("page.didScroll round trip", unit: "us", values: ["host.ping": scroll.ping, "didScroll": scroll.didScroll],
-                  ratio: ("didScroll / ping", scroll.didScroll / scroll.ping), budget: nil)
-        let limited = try pages.sweep(cache: ["limit": 3])
-        let reused = try pages.sweep(cache: ["mode": "reuse"])
-        table.add("containers alive after a 1000-page sweep", unit: "count",
-                  values: ["limit 3": Double(limited), "reuse": Double(reused)],
-                  ratio: ("of 1000 pages", Double(max(limited, reused)) / 1000), budget: nil)
-
-        let ranges = RangeBench(client: pre.client)
-        let small = try ranges.createSession(items: 1_000)
-        let large = try ranges.createSession(items: 1_000_000)
-        let n = quick ? 20_000 : 200_000
-        let rate1k = try ranges.didScrollRate(session: small, total: n, span: 1_000 * 44 - 667)
-        let rate1M = try ranges.didScrollRate(session: large, total: n, span: 1_000_000 * 44 - 667)
-        let pingRate = try ranges.pingRate(total: n)
-        table.add("range.didScroll pipelined rate", unit: "req/s", values: ["1k items": rate1k, "1M items": rate1M],
-                  ratio: ("cost 1M / 1k", rate1k / rate1M), budget: .atMost(2))
-        table.add("range.didScroll vs ping, pipelined", unit: "req/s", values: ["didScroll 1M": rate1M, "ping": pingRate],
-                  ratio: ("didScroll / ping", rate1M / pingRate), budget: .atLeast(0.5))
-        let handling1k = inProcessDidScroll(items: 1_000, samples: quick ? 2_000 : 20_000)
-        let handling1M = inProcessDidScroll(items: 1_000_000, samples: quick ? 2_000 : 20_000)
-        table.add("range.didScroll host handling, median", unit: "us", values: ["1k items": handling1k, "1M items": handling1M],
-                  ratio: ("1M items, us", handling1M), budget: .atMost(5))
-
-        // 1,000 connections, each streaming 60 didScroll/s (a fresh host: its own sessions).
-        let crowdHost = try ChildProcess(arguments: ["serve", "--socket", "\(dir)/crowd.sock"])
-        defer { crowdHost.stop() }
-        let crowd = try ConnectionsBench(socket: "\(dir)/crowd.sock")
-            .run(connections: quick ? 200 : 1_000, perSecond: 60, seconds: quick ? 2 : 5)
-        table.add("\(quick ? 200 : 1000) connections x 60 didScroll/s", unit: "us",
-                  values: ["p50": crowd.p50us, "p99": crowd.p99us, "errors": Double(crowd.errors), "replies": Double(crowd.received)],
-                  ratio: ("p99 ms", crowd.p99us / 1000), budget: .atMost(5))
+        let client = try LineClient(unixPath: "\(dir)/prerender.sock")
+        if wants("memory") {
+            // An idle host: started, answered one request, nothing created.
+            let idle = try ChildProcess(arguments: ["serve", "--socket", "\(dir)/idle.sock"])
+            defer { idle.stop() }
+            let rss = Double(try LineClient(unixPath: "\(dir)/idle.sock").call("host.stats")["rssBytes"]?.intValue ?? 0)
+            table.add("idle host resident set", unit: "MiB", values: ["rss": rss / 1048576],
+                      ratio: ("MiB", rss / 1048576), budget: .atMost(15))
+        }
+        let pre = PrerenderBench(client: client)
+        if wants("prerender") {
+            let shows = try pre.showRendered(loadMs: 20, hits: quick ? 20 : 200, colds: quick ? 5 : 20)
+            table.add("showRendered hit round trip", unit: "us", values: ["host.ping": shows.ping, "hit": shows.hit],
+                      ratio: ("hit / ping", shows.hit / shows.ping), budget: .atMost(2))
+            table.add("showRendered, viewDidLoad 20 ms", unit: "us", values: ["cold": shows.cold, "warm": shows.hit],
+                      ratio: ("cold / warm", shows.cold / shows.hit), budget: .atLeast(100))
+        }
+        if wants("memory") {
+            let perContainer = try pre.bytesPerPooledContainer(count: quick ? 1000 : 5000)
+            table.add("host bytes per idle pooled container", unit: "B", values: ["scripted": perContainer],
+                      ratio: ("KiB", perContainer / 1024), budget: .atMost(2))
+            let purge = try pre.purgeReturn(count: quick ? 20 : 100, bytesEach: 512 * 1024)
+            table.add("purge gives back", unit: "MiB", values: ["pooled": purge.pooled / 1048576],
+                      ratio: ("returned / pooled", purge.returned), budget: .atLeast(0.9))
+        }
+        if wants("pages") {
+            let pages = PageBench(client: client)
+            let scroll = try pages.didScrollRoundTrip(samples: quick ? 500 : 5000)
+            table.add("page.didScroll round trip", unit: "us", values: ["host.ping": scroll.ping, "didScroll": scroll.didScroll],
+                      ratio: ("didScroll / ping", scroll.didScroll / scroll.ping), budget: nil)
+            let limited = try pages.sweep(cache: ["limit": 3])
+            let reused = try pages.sweep(cache: ["mode": "reuse"])
+            table.add("containers alive after a 1000-page sweep", unit: "count",
+                      values: ["limit 3": Double(limited), "reuse": Double(reused)],
+                      ratio: ("of 1000 pages", Double(max(limited, reused)) / 1000), budget: nil)
+        }
+        if wants("ranges") {
+            let ranges = RangeBench(client: client)
+            let small = try ranges.createSession(items: 1_000)
+            let large = try ranges.createSession(items: 1_000_000)
+            let n = quick ? 20_000 : 200_000
+            let rate1k = try ranges.didScrollRate(session: small, total: n, span: 1_000 * 44 - 667)
+            let rate1M = try ranges.didScrollRate(session: large, total: n, span: 1_000_000 * 44 - 667)
+            let pingRate = try ranges.pingRate(total: n)
+            table.add("range.didScroll pipelined rate", unit: "req/s", values: ["1k items": rate1k, "1M items": rate1M],
+                      ratio: ("cost 1M / 1k", rate1k / rate1M), budget: .atMost(2))
+            table.add("range.didScroll vs ping, pipelined", unit: "req/s", values: ["didScroll 1M": rate1M, "ping": pingRate],
+                      ratio: ("didScroll / ping", rate1M / pingRate), budget: .atLeast(0.5))
+            let handling1k = inProcessDidScroll(items: 1_000, samples: quick ? 2_000 : 20_000)
+            let handling1M = inProcessDidScroll(items: 1_000_000, samples: quick ? 2_000 : 20_000)
+            table.add("range.didScroll host handling, median", unit: "us", values: ["1k items": handling1k, "1M items": handling1M],
+                      ratio: ("1M items, us", handling1M), budget: .atMost(5))
+        }
+        if wants("connections") {
+            // 1,000 connections, each streaming 60 didScroll/s (a fresh host: its own sessions).
+            let crowdHost = try ChildProcess(arguments: ["serve", "--socket", "\(dir)/crowd.sock"])
+            defer { crowdHost.stop() }
+            let crowd = try ConnectionsBench(socket: "\(dir)/crowd.sock")
+                .run(connections: quick ? 200 : 1_000, perSecond: 60, seconds: quick ? 2 : 5)
+            table.add("\(quick ? 200 : 1000) connections x 60 didScroll/s", unit: "us",
+                      values: ["p50": crowd.p50us, "p99": crowd.p99us, "errors": Double(crowd.errors), "replies": Double(crowd.received)],
+                      ratio: ("p99 ms", crowd.p99us / 1000), budget: .atMost(5))
+        }
         table.print()
     }
 }
@@ -160,7 +186,7 @@ struct BenchTable {
     var rows: [Row] = []
 
     mutating func add(_ what: String, unit: String, values: [String: Double], ratio: (String, Double), budget: Budget?) {
-        let order = ["host", "raw echo", "naive echo"]
+        let order = ["host", "host 1 thread", "raw echo", "naive echo"]
         let keys = order.filter { values[$0] != nil } + values.keys.filter { !order.contains($0) }.sorted()
         let text = keys.map { "\($0) \(fmt(values[$0]!))" }.joined(separator: ", ")
         rows.append(Row(what: "\(what) (\(unit))", values: text, ratioName: ratio.0, ratio: ratio.1, budget: budget))
