@@ -14,10 +14,11 @@ build: deps
 release: deps
 	$(SWIFT) build -c release
 
-# Runs the host on the default socket ($$XDG_RUNTIME_DIR/greenroom/host.sock or /tmp/greenroom-$$UID/host.sock).
+# Runs the host, optimised (the build the budgets are measured on), on the default socket
+# ($$XDG_RUNTIME_DIR/greenroom/host.sock or /tmp/greenroom-$$UID/host.sock).
 run: deps
-	$(SWIFT) build --product greenroom
-	$(BIN) serve $(ARGS)
+	$(SWIFT) build -c release --product greenroom
+	.build/release/greenroom serve $(ARGS)
 
 test: build
 	$(SWIFT) test --skip-build
