@@ -54,6 +54,15 @@ def test_find_binary_walks_up_to_the_build_folder(tmp_path):
     assert find_binary([start], environ={"PATH": ""}) == str(binary)
 
 
+def test_find_binary_takes_the_release_build_when_there_is_no_debug_one(tmp_path):
+    release = make_executable(tmp_path / "repo" / ".build" / "release" / "greenroom")
+    start = tmp_path / "repo" / "examples"
+    start.mkdir(parents=True)
+    assert find_binary([start], environ={"PATH": ""}) == str(release)
+    debug = make_executable(tmp_path / "repo" / ".build" / "debug" / "greenroom")
+    assert find_binary([start], environ={"PATH": ""}) == str(debug), "the debug build (what swift build makes) first"
+
+
 def test_find_binary_falls_back_to_path(tmp_path):
     binary = make_executable(tmp_path / "bin" / "greenroom")
     assert find_binary([tmp_path / "empty"], environ={"PATH": str(binary.parent)}) == str(binary)

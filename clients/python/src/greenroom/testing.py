@@ -32,6 +32,7 @@ __all__ = ["HostBinaryNotFound", "HostDidNotExit", "HostProcess", "HostStartErro
 
 BINARY_ENV = "GREENROOM_BIN"
 _BUILD_PRODUCT = Path(".build") / "debug" / "greenroom"
+_RELEASE_PRODUCT = Path(".build") / "release" / "greenroom"
 
 
 class HostBinaryNotFound(GreenroomError, FileNotFoundError):
@@ -49,8 +50,8 @@ class HostDidNotExit(GreenroomError):
 def find_binary(start: Iterable[os.PathLike[str] | str] | None = None, environ: Mapping[str, str] | None = None) -> str:
     """The ``greenroom`` executable to run.
 
-    In order: ``$GREENROOM_BIN``; ``.build/debug/greenroom`` in the nearest
-    folder, walking up from the current directory and then from this file,
+    In order: ``$GREENROOM_BIN``; ``.build/debug/greenroom`` (else
+    ``.build/release/greenroom``) in the nearest folder, walking up from the current directory and then from this file,
     that has one; ``greenroom`` on ``PATH``. Raises :class:`HostBinaryNotFound`
     saying what was tried; there is no silent fallback.
     """
@@ -64,10 +65,12 @@ def find_binary(start: Iterable[os.PathLike[str] | str] | None = None, environ: 
     looked: list[str] = []
     for origin in starts:
         for folder in [origin.resolve(), *origin.resolve().parents]:
-            candidate = folder / _BUILD_PRODUCT
-            if candidate.is_file() and os.access(candidate, os.X_OK):
-                return str(candidate)
-        looked.append(f"{_BUILD_PRODUCT} in {origin} and its parents")
+            # The debug build first (what `swift build` makes), else the release one (`make run`).
+            for product in (_BUILD_PRODUCT, _RELEASE_PRODUCT):
+                candidate = folder / product
+                if candidate.is_file() and os.access(candidate, os.X_OK):
+                    return str(candidate)
+        looked.append(f"{_BUILD_PRODUCT} or {_RELEASE_PRODUCT} in {origin} and its parents")
     on_path = shutil.which("greenroom", path=env.get("PATH"))
     if on_path:
         return on_path
