@@ -41,9 +41,9 @@ public struct MethodSpec<Context> {
             return Params()
         case .object(let o)?:
             if let declared = params {
-                for key in o.keys where !declared.contains(key) {
+                for member in o.members where !declared.contains(member.key) {
                     let known = declared.isEmpty ? "takes no params" : "known: \(declared.joined(separator: ", "))"
-                    throw .invalidParams(path: key, "unknown member (\(name) \(known))")
+                    throw .invalidParams(path: member.key, "unknown member (\(name) \(known))")
                 }
             }
             return Params(o, raw: .object(o))

@@ -52,6 +52,8 @@ public final class RangeSystem: HostComponent {
     func refresh(_ e: RangeEntry, checkBatch: Bool, batchOffset: Double? = nil, removed: [JSONValue] = []) {
         let s = e.session
         let u = s.update()
+        // Most scroll steps change nothing: no event to route, no batch to judge.
+        if u.isEmpty && removed.isEmpty && !checkBatch { return }
         let target = host.connection(id: e.owner)
         if (!u.isEmpty || !removed.isEmpty), host.wantsEvents("range", owner: target) {
             var f: JSONObject = [
