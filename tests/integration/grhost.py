@@ -453,3 +453,52 @@ def is_closed_error(e: BaseException) -> bool:
     return isinstance(e, (BrokenPipeError, ConnectionResetError)) or (
         isinstance(e, OSError) and e.errno in (errno.EPIPE, errno.ECONNRESET)
     )
+
+
+class EventCursor:
+    """A connection with a cursor over the events it received: `events()` / `tags()` return those since the
+    last look (`tags` through the subclass's `tag`), `skip()` moves the cursor to the end. Calls go through
+    `__call__` (the result, asserting success) and `error` (the error, asserting failure); `received()` runs
+    after each reply, for subclasses that watch every event."""
+
+    def __init__(self, conn: LineConn):
+        self.conn = conn
+        self.mark = 0
+
+    @staticmethod
+    def tag(e: dict) -> str:
+        return f"{e['method']}:{e['params'].get('kind')}"
+
+    def received(self) -> None:
+        pass
+
+    def __call__(self, method: str, params=None):
+        reply = self.conn.call(method, params)
+        self.received()
+        assert "result" in reply, f"{method} {params} failed: {reply}"
+        return reply["result"]
+
+    def error(self, method: str, params=None) -> dict:
+        reply = self.conn.call(method, params)
+        self.received()
+        assert "error" in reply, f"{method} {params} succeeded: {reply}"
+        return reply["error"]
+
+    def events(self) -> list[dict]:
+        new = self.conn.events[self.mark:]
+        self.mark = len(self.conn.events)
+        return new
+
+    def tags(self) -> list[str]:
+        return [self.tag(e) for e in self.events()]
+
+    def skip(self) -> None:
+        self.mark = len(self.conn.events)
+
+    def stats(self) -> dict:
+        return self("host.stats")
+
+    def pool(self, cls: str) -> dict:
+        pools = self("pool.status", {"class": cls})["pools"]
+        assert len(pools) == 1, pools
+        return pools[0]

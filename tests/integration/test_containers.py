@@ -16,7 +16,7 @@ import random
 import time
 
 import pytest
-from grhost import LineConn
+from grhost import EventCursor, LineConn
 
 MiB = 1 << 20
 APPEARANCE = ("viewWillAppear", "viewDidAppear", "viewWillDisappear", "viewDidDisappear")
@@ -35,32 +35,11 @@ def tag(e: dict) -> str:
     return f"{e['method']}:{p.get('kind')}"
 
 
-class Session:
+class Session(EventCursor):
     """A connection with a cursor over the events it received: `tags()` returns the events since the last
     call (as tags), `events()` the same as dicts."""
 
-    def __init__(self, conn: LineConn):
-        self.conn = conn
-        self.mark = 0
-
-    def __call__(self, method: str, params=None):
-        return self.conn.result(method, params)
-
-    def error(self, method: str, params=None) -> dict:
-        reply = self.conn.call(method, params)
-        assert "error" in reply, f"{method} {params} succeeded: {reply}"
-        return reply["error"]
-
-    def events(self) -> list[dict]:
-        new = self.conn.events[self.mark:]
-        self.mark = len(self.conn.events)
-        return new
-
-    def tags(self) -> list[str]:
-        return [tag(e) for e in self.events()]
-
-    def skip(self) -> None:
-        self.mark = len(self.conn.events)
+    tag = staticmethod(tag)
 
     def pump(self, until, timeout: float = 5.0) -> None:
         """Reads notifications (bounded) until until(all events received so far) holds."""
@@ -76,14 +55,6 @@ class Session:
                 continue
             assert isinstance(msg, dict) and "method" in msg and "id" not in msg, f"unexpected message {msg}"
             self.conn.events.append(msg)
-
-    def stats(self) -> dict:
-        return self("host.stats")
-
-    def pool(self, cls: str) -> dict:
-        pools = self("pool.status", {"class": cls})["pools"]
-        assert len(pools) == 1, pools
-        return pools[0]
 
     def assert_balanced(self) -> None:
         stats = self.stats()

@@ -27,7 +27,7 @@ import time
 
 import jsonschema
 import pytest
-from grhost import REPO, LineConn
+from grhost import REPO, EventCursor, LineConn
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT7
 
@@ -102,43 +102,24 @@ class Model:
             self.state.pop(c, None)
 
 
-class Peer:
+class Peer(EventCursor):
     """A connection with a cursor over the events it received (`events()`/`tags()` return those since the
     last look) and a model of the appearance table fed with every lifecycle event."""
 
+    tag = staticmethod(tag)
+
     def __init__(self, conn: LineConn):
-        self.conn = conn
-        self.mark = 0
+        super().__init__(conn)
         self.fed = 0
         self.model = Model()
 
-    def __call__(self, method: str, params=None):
-        reply = self.conn.call(method, params)
+    def received(self) -> None:
         self._feed()
-        assert "result" in reply, f"{method} {params} failed: {reply}"
-        return reply["result"]
-
-    def error(self, method: str, params=None) -> dict:
-        reply = self.conn.call(method, params)
-        self._feed()
-        assert "error" in reply, f"{method} {params} succeeded: {reply}"
-        return reply["error"]
 
     def _feed(self) -> None:
         for e in self.conn.events[self.fed:]:
             self.model.feed(e)
         self.fed = len(self.conn.events)
-
-    def events(self) -> list[dict]:
-        new = self.conn.events[self.mark:]
-        self.mark = len(self.conn.events)
-        return new
-
-    def tags(self) -> list[str]:
-        return [tag(e) for e in self.events()]
-
-    def skip(self) -> None:
-        self.mark = len(self.conn.events)
 
     def hooks(self, session: str) -> list[str]:
         """The appearance hooks of `session`'s children since the last look, seed 001's way ("willAppear 0")."""
@@ -151,14 +132,6 @@ class Peer:
 
     def page(self, s: str) -> dict:
         return self("page.info", {"session": s})
-
-    def stats(self) -> dict:
-        return self("host.stats")
-
-    def pool(self, cls: str) -> dict:
-        pools = self("pool.status", {"class": cls})["pools"]
-        assert len(pools) == 1, pools
-        return pools[0]
 
     def assert_balanced(self) -> None:
         self._feed()
