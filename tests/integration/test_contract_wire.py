@@ -1161,6 +1161,28 @@ def test_task_slice_ms_never_becomes_nan_or_inf(start_host, value):
     assert isinstance(st["sliceMs"], float) and math.isfinite(st["sliceMs"]), f"host started; sliceMs = {st['sliceMs']!r}"
 
 
+def test_read_ahead_flag_is_checked_and_every_setting_answers_pipelined_lines_in_order(start_host):
+    """`serve --read-ahead auto|on|off` (parsing pipelined lines on a second thread): a bad value is refused at
+    start-up with a message naming the flag; with each setting, a burst of requests, notifications and bad lines
+    written at once is answered in order, byte for byte the same."""
+    err = start_host.fail("--read-ahead", "sometimes")
+    assert err.returncode not in (0, None) and "--read-ahead" in err.stderr, err
+    burst = b"".join(
+        b'{"jsonrpc":"2.0","id":%d,"method":"host.ping"}\n' % i if i % 4 else
+        (b'{"jsonrpc":"2.0","method":"host.ping"}\n' if i % 8 else b'{"jsonrpc":"2.0","id":%d,"method"\n' % i)
+        for i in range(600))
+    outputs = []
+    for setting in ("on", "off", "auto"):
+        c = start_host("--read-ahead", setting).connect()
+        c.send_raw(burst)
+        lines = [c.read_line() for _ in range(525)]  # 600 lines minus 75 notifications
+        next_is_pong(c)
+        outputs.append(lines)
+        ids = [json.loads(l).get("id") for l in lines]
+        assert [i for i in ids if i is not None] == [i for i in range(600) if i % 4], setting
+    assert outputs[0] == outputs[1] == outputs[2]
+
+
 def test_tasks_drain_runs_every_runnable_task_and_reports_counts(vhost):
     c = vhost.connect()
     c.result("classes.define", {"name": "Card"})

@@ -45,7 +45,6 @@ public final class HostConnection {
         guard !isClosed, let chunk = bytes.baseAddress else { return }
         let before = out.count
         let processor = host.processor
-        run.removeAll(keepingCapacity: true)
         func flush() {
             guard !run.isEmpty else { return }
             run.withUnsafeBufferPointer { lines in
@@ -66,7 +65,6 @@ public final class HostConnection {
             }
         }
         flush()
-        run.removeAll(keepingCapacity: true)
         if out.count != before { transport?.outputReady(self) }
     }
 
