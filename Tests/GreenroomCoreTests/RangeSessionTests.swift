@@ -272,4 +272,53 @@ import Testing
             }
         }
     }
+
+    /// The scroll-step diff (pieces inline, no sort) lists exactly what the general diff (the one
+    /// inserts use) lists, in the same order: steady drags, flings (lazy: two-part spans), jumps
+    /// both ways, hiding, memory warnings and viewport changes, over rows of mixed lengths.
+    @Test(arguments: [21, 22, 23, 24, 25] as [UInt64])
+    func fastDiffEqualsGeneralDiff(seed: UInt64) throws {
+        var rng = SplitMix(seed: seed)
+        let lengths = (0..<300).map { _ in Double(rng.next() % 120) }  // some rows empty
+        func make() -> RangeSession {
+            RangeSession(id: "r", sections: [Array(lengths[0..<120]), [], Array(lengths[120...])], viewportLength: 500,
+                         viewportCross: 300, horizontal: false, lazy: seed % 2 == 1, visible: seed != 25)
+        }
+        let fast = make(), general = make()
+        general.alwaysGeneralDiff = true
+        var compared = 0, nonEmpty = 0
+        func step(_ what: String, _ act: (RangeSession) throws -> Void) throws {
+            try act(fast)
+            try act(general)
+            let a = fast.update(), b = general.update()
+            #expect(a == b, "\(what): fast \(a.enterPreload)/\(a.exitPreload)/\(a.enterDisplay)/\(a.exitDisplay)/\(a.enterVisible)/\(a.exitVisible) general \(b.enterPreload)/\(b.exitPreload)/\(b.enterDisplay)/\(b.exitDisplay)/\(b.enterVisible)/\(b.exitVisible)")
+            compared += 1
+            if !a.isEmpty { nonEmpty += 1 }
+        }
+        try step("first") { _ in }
+        let end = max(0, fast.contentLength - 500)
+        for _ in 0..<600 {
+            let x = fast.offset
+            switch rng.next() % 10 {
+            case 0: try step("drag") { $0.willBeginDragging() }
+            case 1, 2, 3:
+                let d = Double(rng.next() % 60) - 25
+                try step("scroll by \(d)") { try $0.didScroll(to: min(max(0, x + d), end)) }
+            case 4:
+                let y = Double(rng.next() % UInt64(max(1, Int(end))))
+                try step("jump to \(y)") { try $0.didScroll(to: y) }
+            case 5 where fast.dragging:
+                let v = Double(rng.next() % 8) - 4
+                try step("fling \(v)") { _ = try $0.willEndDragging(velocity: v, target: nil) }
+            case 6 where fast.isTracking:
+                try step("end") { try $0.didEndDecelerating() }
+            case 7: let v = rng.next() % 3 != 0; try step("visible \(v)") { $0.setVisible(v) }
+            case 8: try step("memory warning") { $0.memoryWarning() }
+            default:
+                let l = Double(rng.next() % 400 + 200)
+                try step("viewport \(l)") { $0.setViewport(length: l, cross: 300) }
+            }
+        }
+        #expect(compared > 600 && nonEmpty > 100, "the walk changed ranges often (\(nonEmpty) of \(compared))")
+    }
 }

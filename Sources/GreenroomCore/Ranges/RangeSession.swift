@@ -1,24 +1,64 @@
 /// What changed in one update: flat indices entering and leaving each range (nearest the viewport
-/// first), the prefetch calls, and whether a batch fetch should begin.
+/// first), and the prefetch calls. The lists share one buffer, in the order they are computed, whose
+/// first eight entries live inline: a scroll step's update (an item or two) allocates nothing.
 public struct RangeUpdate: Equatable, Sendable {
-    public var enterPreload: [Int] = []
-    public var enterDisplay: [Int] = []
-    public var enterVisible: [Int] = []
-    public var exitPreload: [Int] = []
-    public var exitDisplay: [Int] = []
-    public var exitVisible: [Int] = []
-    /// Entered preload and not visible (UITableViewDataSourcePrefetching's prefetchRows).
-    public var prefetch: [Int] = []
-    /// Left preload without having become visible (cancelPrefetchingForRows).
-    public var cancelPrefetch: [Int] = []
-    /// Flat indices (before the update) of items removed while in a range.
-    public var removed: [Int] = []
-    public var modeChanged = false
-    public var isEmpty: Bool {
-        enterPreload.isEmpty && enterDisplay.isEmpty && enterVisible.isEmpty && exitPreload.isEmpty
-            && exitDisplay.isEmpty && exitVisible.isEmpty && removed.isEmpty
+    enum List: Int {
+        case enterVisible, exitVisible, enterDisplay, exitDisplay, enterPreload, exitPreload, prefetch, cancelPrefetch
     }
+    private static let inlineCapacity = 8
+    private var inline: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)
+    private var spill: [Int] = []
+    /// Entries in all lists.
+    private(set) var count = 0
+    /// Where each list ends.
+    private var ends = SIMD8<Int32>()
+
     public init() {}
+
+    subscript(k: Int) -> Int {
+        if k < Self.inlineCapacity {
+            return withUnsafeBytes(of: inline) { $0.load(fromByteOffset: k * MemoryLayout<Int>.stride, as: Int.self) }
+        }
+        return spill[k - Self.inlineCapacity]
+    }
+
+    mutating func append(_ i: Int) {
+        if count < Self.inlineCapacity {
+            let k = count
+            withUnsafeMutableBytes(of: &inline) { $0.storeBytes(of: i, toByteOffset: k * MemoryLayout<Int>.stride, as: Int.self) }
+        } else {
+            spill.append(i)
+        }
+        count += 1
+    }
+
+    func range(_ l: List) -> Range<Int> {
+        (l.rawValue == 0 ? 0 : Int(ends[l.rawValue - 1]))..<Int(ends[l.rawValue])
+    }
+
+    /// Closes list `l`: what was appended since the previous list closed belongs to it.
+    mutating func finish(_ l: List) {
+        for k in l.rawValue..<8 { ends[k] = Int32(truncatingIfNeeded: count) }
+    }
+
+    func list(_ l: List) -> [Int] { range(l).map { self[$0] } }
+
+    public static func == (a: RangeUpdate, b: RangeUpdate) -> Bool {
+        a.count == b.count && a.ends == b.ends && (0..<a.count).allSatisfy { a[$0] == b[$0] }
+    }
+
+    public var enterPreload: [Int] { list(.enterPreload) }
+    public var enterDisplay: [Int] { list(.enterDisplay) }
+    public var enterVisible: [Int] { list(.enterVisible) }
+    public var exitPreload: [Int] { list(.exitPreload) }
+    public var exitDisplay: [Int] { list(.exitDisplay) }
+    public var exitVisible: [Int] { list(.exitVisible) }
+    /// Entered preload and not visible (UITableViewDataSourcePrefetching's prefetchRows).
+    public var prefetch: [Int] { list(.prefetch) }
+    /// Left preload without having become visible (cancelPrefetchingForRows).
+    public var cancelPrefetch: [Int] { list(.cancelPrefetch) }
+    /// Nothing entered or left any range (prefetch and cancel lists are drawn from those).
+    public var isEmpty: Bool { count == 0 }
 }
 
 /// Errors the host turns into -32602 / -32003.
@@ -214,6 +254,10 @@ public final class RangeSession {
         return apply(visible: newVisible, display: RangeSpan(d), preload: RangeSpan(p))
     }
 
+    /// Forces the general diff (the one inserts need) on every update; tests compare it with the
+    /// fast one.
+    var alwaysGeneralDiff = false
+
     private func apply(visible v: IndexInterval, display d: RangeSpan, preload p: RangeSpan) -> RangeUpdate {
         var u = RangeUpdate()
         // Most scroll steps move less than an item: nothing to diff.
@@ -221,66 +265,164 @@ public final class RangeSession {
         // Distances are measured from the viewport's items, whether or not the session is visible.
         let onViewport = v.isEmpty ? items(offset, offset + viewportLength) : v
         let ref = onViewport.isEmpty ? tree.index(containing: offset) : onViewport.lo
-        /// Indices of up to two disjoint intervals (plus fresh blocks), nearest the viewport first:
-        /// those at or after it ascending, those before it descending, merged by distance. No sort.
-        func nearest(_ parts: [IndexInterval]) -> [Int] {
-            var after: [Int] = [], before: [Int] = []
-            for part in parts where !part.isEmpty {
-                for i in part.lo..<part.hi { if i >= ref { after.append(i) } else { before.append(i) } }
+        let general = !fresh.isEmpty || alwaysGeneralDiff
+        func diff(_ new: RangeSpan, _ old: RangeSpan, _ entering: RangeUpdate.List, _ leaving: RangeUpdate.List) {
+            if general {
+                for i in enteringGeneral(new, old, ref: ref) { u.append(i) }
+                u.finish(entering)
+                for i in leavingGeneral(old, new, ref: ref) { u.append(i) }
+                u.finish(leaving)
+            } else {
+                appendNearest(&u, Pieces(new, minus: old), ref: ref)
+                u.finish(entering)
+                appendNearest(&u, Pieces(old, minus: new), ref: ref)
+                u.finish(leaving)
             }
-            if before.isEmpty { return after.count > 1 && parts.count > 1 ? after.sorted() : after }
-            before.sort(by: >)
-            if after.count > 1 && parts.count > 1 { after.sort() }
-            if after.isEmpty { return before }
-            // Both sides: merge by distance in points from the viewport [offset, offset + L) (rows
-            // differ in length, so rows away would misorder them). Each side is already monotone.
-            let viewEnd = offset + viewportLength
-            var out: [Int] = []
-            out.reserveCapacity(after.count + before.count)
-            var a = 0, b = 0
-            var da = max(0, tree.offset(of: after[0]) - viewEnd)
-            var db = max(0, offset - tree.offset(of: before[0] + 1))
-            while a < after.count || b < before.count {
-                if da <= db {
-                    out.append(after[a]); a += 1
-                    da = a < after.count ? max(0, tree.offset(of: after[a]) - viewEnd) : .infinity
-                } else {
-                    out.append(before[b]); b += 1
-                    db = b < before.count ? max(0, offset - tree.offset(of: before[b] + 1)) : .infinity
-                }
-            }
-            return out
         }
-        func entering(_ new: RangeSpan, _ old: RangeSpan) -> [Int] {
-            if new == old && fresh.isEmpty { return [] }
-            if fresh.isEmpty && new.b.isEmpty && old.b.isEmpty { return nearest(new.a.subtracting(old.a)) }
-            // Fresh items outside the (shifted) old range are already in new - old; only those inside
-            // it need adding.
-            var parts = new.subtracting(old)
-            for f in fresh { for x in new.intersection(f) { parts += old.intersection(x) } }
-            return nearest(parts)
-        }
-        func leaving(_ old: RangeSpan, _ new: RangeSpan) -> [Int] {
-            if new == old { return [] }
-            if fresh.isEmpty && new.b.isEmpty && old.b.isEmpty { return nearest(old.a.subtracting(new.a)) }
-            let out = nearest(new.isEmpty ? old.parts : old.subtracting(new))
-            return fresh.isEmpty ? out : out.filter { !isFresh($0) }
-        }
-        u.enterVisible = entering(RangeSpan(v), RangeSpan(visible))
-        u.exitVisible = leaving(RangeSpan(visible), RangeSpan(v))
-        u.enterDisplay = entering(d, display)
-        u.exitDisplay = leaving(display, d)
-        u.enterPreload = entering(p, preload)
-        u.exitPreload = leaving(preload, p)
+        diff(RangeSpan(v), RangeSpan(visible), .enterVisible, .exitVisible)
+        diff(d, display, .enterDisplay, .exitDisplay)
+        diff(p, preload, .enterPreload, .exitPreload)
         fresh = []
-        for i in u.enterVisible { seen.insert(i) }
-        u.prefetch = u.enterPreload.filter { !v.contains($0) }
-        u.cancelPrefetch = u.exitPreload.filter { !seen.contains($0) }
-        for i in u.exitPreload { seen.remove(i) }
+        for k in u.range(.enterVisible) { seen.insert(u[k]) }
+        for k in u.range(.enterPreload) where !v.contains(u[k]) { u.append(u[k]) }
+        u.finish(.prefetch)
+        for k in u.range(.exitPreload) where !seen.contains(u[k]) { u.append(u[k]) }
+        u.finish(.cancelPrefetch)
+        for k in u.range(.exitPreload) { seen.remove(u[k]) }
         visible = v
         display = d
         preload = p
         return u
+    }
+
+    /// The pieces of one span outside another: at most four disjoint intervals, ascending, kept
+    /// inline (a scroll step's diff allocates nothing but its result).
+    struct Pieces {
+        private(set) var count = 0
+        private var items = (IndexInterval.empty, IndexInterval.empty, IndexInterval.empty, IndexInterval.empty)
+
+        init(_ x: RangeSpan, minus y: RangeSpan) {
+            if x == y { return }
+            subtract(x.a, y)
+            subtract(x.b, y)
+        }
+
+        /// Adds `part` minus y.a minus y.b (y's parts are ascending and disjoint).
+        private mutating func subtract(_ part: IndexInterval, _ y: RangeSpan) {
+            var rest = part
+            for k in 0..<2 {
+                let q = k == 0 ? y.a : y.b
+                if q.isEmpty || rest.isEmpty || q.hi <= rest.lo || q.lo >= rest.hi { continue }
+                if q.lo > rest.lo { add(IndexInterval(rest.lo, q.lo)) }
+                rest = q.hi < rest.hi ? IndexInterval(q.hi, rest.hi) : .empty
+            }
+            if !rest.isEmpty { add(rest) }
+        }
+
+        private mutating func add(_ x: IndexInterval) {
+            withUnsafeMutableBytes(of: &items) { $0.baseAddress!.assumingMemoryBound(to: IndexInterval.self)[count] = x }
+            count += 1
+        }
+
+        subscript(i: Int) -> IndexInterval {
+            withUnsafeBytes(of: items) { $0.baseAddress!.assumingMemoryBound(to: IndexInterval.self)[i] }
+        }
+    }
+
+    /// Appends the pieces' indices nearest the viewport first: those at or after `ref` ascending,
+    /// those before it descending, merged by distance in points from the viewport [offset, offset + L)
+    /// (rows differ in length, so counting rows would misorder them). No sort, no buffer.
+    private func appendNearest(_ u: inout RangeUpdate, _ pieces: Pieces, ref: Int) {
+        let n = pieces.count
+        if n == 0 { return }
+        // Cursors: `a` walks the pieces up from ref, `b` walks them down from ref - 1.
+        var ap = 0, ai = 0
+        func nextAfter() -> Int? {
+            while ap < n {
+                let x = pieces[ap]
+                ai = max(ai, x.lo, ref)
+                if ai < x.hi { return ai }
+                ap += 1
+            }
+            return nil
+        }
+        var bp = n - 1, bi = Int.max
+        func nextBefore() -> Int? {
+            while bp >= 0 {
+                let x = pieces[bp]
+                bi = min(bi, x.hi - 1, ref - 1)
+                if bi >= x.lo { return bi }
+                bp -= 1
+            }
+            return nil
+        }
+        var after = nextAfter(), before = nextBefore()
+        if before == nil {
+            while let i = after { u.append(i); ai += 1; after = nextAfter() }
+            return
+        }
+        if after == nil {
+            while let j = before { u.append(j); bi -= 1; before = nextBefore() }
+            return
+        }
+        let viewEnd = offset + viewportLength
+        func da(_ i: Int?) -> Double { i.map { max(0, tree.offset(of: $0) - viewEnd) } ?? .infinity }
+        func db(_ j: Int?) -> Double { j.map { max(0, offset - tree.offset(of: $0 + 1)) } ?? .infinity }
+        var dA = da(after), dB = db(before)
+        while after != nil || before != nil {
+            if dA <= dB {
+                u.append(after!); ai += 1; after = nextAfter(); dA = da(after)
+            } else {
+                u.append(before!); bi -= 1; before = nextBefore(); dB = db(before)
+            }
+        }
+    }
+
+    /// Indices of up to two disjoint intervals (plus fresh blocks), nearest the viewport first:
+    /// those at or after it ascending, those before it descending, merged by distance. The diff
+    /// used after inserts, where fresh blocks join the pieces.
+    private func nearestGeneral(_ parts: [IndexInterval], ref: Int) -> [Int] {
+        var after: [Int] = [], before: [Int] = []
+        for part in parts where !part.isEmpty {
+            for i in part.lo..<part.hi { if i >= ref { after.append(i) } else { before.append(i) } }
+        }
+        if before.isEmpty { return after.count > 1 && parts.count > 1 ? after.sorted() : after }
+        before.sort(by: >)
+        if after.count > 1 && parts.count > 1 { after.sort() }
+        if after.isEmpty { return before }
+        let viewEnd = offset + viewportLength
+        var out: [Int] = []
+        out.reserveCapacity(after.count + before.count)
+        var a = 0, b = 0
+        var da = max(0, tree.offset(of: after[0]) - viewEnd)
+        var db = max(0, offset - tree.offset(of: before[0] + 1))
+        while a < after.count || b < before.count {
+            if da <= db {
+                out.append(after[a]); a += 1
+                da = a < after.count ? max(0, tree.offset(of: after[a]) - viewEnd) : .infinity
+            } else {
+                out.append(before[b]); b += 1
+                db = b < before.count ? max(0, offset - tree.offset(of: before[b] + 1)) : .infinity
+            }
+        }
+        return out
+    }
+
+    private func enteringGeneral(_ new: RangeSpan, _ old: RangeSpan, ref: Int) -> [Int] {
+        if new == old && fresh.isEmpty { return [] }
+        if fresh.isEmpty && new.b.isEmpty && old.b.isEmpty { return nearestGeneral(new.a.subtracting(old.a), ref: ref) }
+        // Fresh items outside the (shifted) old range are already in new - old; only those inside
+        // it need adding.
+        var parts = new.subtracting(old)
+        for f in fresh { for x in new.intersection(f) { parts += old.intersection(x) } }
+        return nearestGeneral(parts, ref: ref)
+    }
+
+    private func leavingGeneral(_ old: RangeSpan, _ new: RangeSpan, ref: Int) -> [Int] {
+        if new == old { return [] }
+        if fresh.isEmpty && new.b.isEmpty && old.b.isEmpty { return nearestGeneral(old.a.subtracting(new.a), ref: ref) }
+        let out = nearestGeneral(new.isEmpty ? old.parts : old.subtracting(new), ref: ref)
+        return fresh.isEmpty ? out : out.filter { !isFresh($0) }
     }
 
     // MARK: Scroll stream
