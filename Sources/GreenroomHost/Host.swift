@@ -137,6 +137,17 @@ public final class Host {
             if c.observesAll && !c.isClosed && c.subscriptions.contains(topic) { list.append(c) }
             observers[topic] = list
         }
+        observedMask = Host.mask(Host.topics.filter { !(observers[$0]?.isEmpty ?? true) })
+    }
+
+    /// Topics some `scope: "all"` observer listens to, as bits of `Host.topics`.
+    private var observedMask: UInt16 = 0
+
+    /// The bits of `topics` (names outside `Host.topics` have none).
+    public static func mask<S: Sequence<String>>(_ topics: S) -> UInt16 {
+        var m: UInt16 = 0
+        for t in topics { if let i = Host.topics.firstIndex(of: t) { m |= 1 << i } }
+        return m
     }
 
     /// Sends an event on `topic` to `owner` (when subscribed) and to every `scope: "all"` observer
@@ -163,8 +174,12 @@ public final class Host {
     /// Whether anyone would receive an event on `topic` about `owner`'s objects: lets hot paths skip
     /// building events nobody reads. O(1).
     public func wantsEvents(_ topic: String, owner: HostConnection?) -> Bool {
-        if let owner, owner.subscriptions.contains(topic) { return true }
-        return !(observers[topic]?.isEmpty ?? true)
+        wantsEvents(mask: Host.mask(CollectionOfOne(topic)), owner: owner)
+    }
+
+    /// `wantsEvents` for topics given as bits (`Host.mask`): two loads, for per-step paths.
+    public func wantsEvents(mask: UInt16, owner: HostConnection?) -> Bool {
+        ((owner?.topicMask ?? 0) | observedMask) & mask != 0
     }
 
     public static let topics = ["lifecycle", "pool", "page", "range", "prefetch", "batch", "host"]

@@ -68,6 +68,9 @@ public struct Params: Sendable {
         self.raw = raw
     }
 
+    /// The member `name`, null included.
+    public func value(_ name: String) -> JSONValue? { object[name] }
+
     public func has(_ name: String) -> Bool {
         if let v = object[name], !v.isNull { return true }
         return false

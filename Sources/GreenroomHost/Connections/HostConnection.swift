@@ -23,7 +23,11 @@ public final class HostConnection {
     /// Complete lines of the chunk being received (pointers into it; empty between chunks).
     private var run: [UnsafeRawBufferPointer] = []
     public internal(set) var isAuthenticated: Bool
-    public internal(set) var subscriptions: Set<String> = []
+    public internal(set) var subscriptions: Set<String> = [] {
+        didSet { topicMask = Host.mask(subscriptions) }
+    }
+    /// `subscriptions` as bits of `Host.topics` (hot paths test them without hashing).
+    public private(set) var topicMask: UInt16 = 0
     public internal(set) var observesAll = false
     /// The last event sequence number sent; the next event carries seq + 1.
     public internal(set) var seq = 0

@@ -44,11 +44,11 @@ extension ContainerSystem {
     func registerContainerMethods(into r: inout MethodRegistry<HostConnection>) {
         r.register("container.create", params: ["class", "data"]) { [unowned self] conn, p throws(RPCError) in
             let cls = try host.classes.require(try p.require("class"))
-            let c = try create(cls, owner: conn.id, data: p.object["data"])
+            let c = try create(cls, owner: conn.id, data: p.value("data"))
             return containerInfo(c)
         }
         r.register("container.configure", params: ["container", "data"]) { [unowned self] conn, p throws(RPCError) in
-            guard let data = p.object["data"] else { throw .invalidParams(path: "data", "is required") }
+            guard let data = p.value("data") else { throw .invalidParams(path: "data", "is required") }
             let c = try container(p, owner: conn)
             let output = try configure(c, data: data)
             return ["container": .string(c.id), "output": output]

@@ -227,7 +227,7 @@ extension ContainerSystem {
             }
             if let target { try push(c, onto: target, animated: animated) }
             var reply: JSONObject = ["container": .string(c.id), "class": .string(cls.name), "warm": .bool(warm)]
-            if let data = p.object["data"] { reply["output"] = try configure(c, data: data) }
+            if let data = p.value("data") { reply["output"] = try configure(c, data: data) }
             // Replacement warming runs after this reply is written, as idle tasks.
             refill(pool, afterHit: warm, cause: conn)
             return .object(reply)

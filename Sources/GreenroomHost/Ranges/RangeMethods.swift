@@ -138,7 +138,7 @@ extension RangeSystem {
                                        viewportCross: horizontal ? vp.height : vp.width, horizontal: horizontal,
                                        tuning: tuning, leadingScreens: leading, prepend: prepend, strategy: strategy,
                                        lazy: try p.optional("lazy") ?? false, visible: try p.optional("visible") ?? true)
-            let e = RangeEntry(session: session, owner: conn.id, reuseIdentifiers: reuse)
+            let e = RangeEntry(session: session, owner: conn, reuseIdentifiers: reuse)
             sessions[session.id] = e
             refresh(e, checkBatch: true)
             var reply = summary(e)
@@ -213,7 +213,7 @@ extension RangeSystem {
             let e = try entry(p, owner: conn)
             let at: [Int] = try p.require("at")
             guard at.count == 2 else { throw .invalidParams(path: "at", "expected an index path [section, row]") }
-            let lengths = try Self.lengths(["lengths": p.object["lengths"] ?? .null], path: "")
+            let lengths = try Self.lengths(["lengths": p.value("lengths") ?? .null], path: "")
             guard !lengths.isEmpty else { throw .invalidParams(path: "lengths", "is required (at least one length)") }
             do throws(RangeError) { try e.session.insert(section: at[0], row: at[1], lengths: lengths) } catch { throw Self.rpc(error) }
             refresh(e, checkBatch: true)
@@ -242,7 +242,7 @@ extension RangeSystem {
         r.register("range.batchFetchDone", params: ["session", "context", "lengths"]) { [unowned self] conn, p throws(RPCError) in
             let e = try entry(p, owner: conn)
             let context: String = try p.require("context")
-            let lengths = try Self.lengths(["lengths": p.object["lengths"] ?? .array([])], path: "")
+            let lengths = try Self.lengths(["lengths": p.value("lengths") ?? .array([])], path: "")
             do throws(RangeError) { _ = try e.session.finishBatch(context: context, lengths: lengths) } catch { throw Self.rpc(error) }
             refresh(e, checkBatch: true)
             return .object(summary(e))

@@ -5,13 +5,16 @@ import GreenroomRPC
 final class RangeEntry {
     let session: RangeSession
     let owner: String
+    /// The owning connection (its sessions are destroyed when it closes, so it outlives them).
+    unowned let connection: HostConnection
     /// Reuse identifiers per section (seed 002's templates), when given.
     var reuseIdentifiers: [String]
     /// The scroll stream's reply, encoded once per (mode, direction): it rarely changes.
     var streamReply: (mode: RangeMode, forward: Bool, json: EncodedJSON)?
-    init(session: RangeSession, owner: String, reuseIdentifiers: [String]) {
+    init(session: RangeSession, owner: HostConnection, reuseIdentifiers: [String]) {
         self.session = session
-        self.owner = owner
+        self.owner = owner.id
+        self.connection = owner
         self.reuseIdentifiers = reuseIdentifiers
     }
 }
@@ -19,7 +22,11 @@ final class RangeEntry {
 /// Range (prefetch) sessions (DESIGN §8): binds Core's `RangeSession` to methods and events.
 public final class RangeSystem: HostComponent {
     unowned let host: Host
-    var sessions: [String: RangeEntry] = [:]
+    var sessions: [String: RangeEntry] = [:] {
+        didSet { last = nil }
+    }
+    /// The session the last call named: a scroll stream names the same one again and again.
+    private var last: RangeEntry?
     private var nextSession = 1
     private var nextBatch = 1
 
@@ -28,8 +35,15 @@ public final class RangeSystem: HostComponent {
     var anyTracking: Bool { sessions.values.contains { $0.session.isTracking } }
 
     func entry(_ p: Params, owner: HostConnection) throws(RPCError) -> RangeEntry {
-        try owner.owned(p, "session", in: sessions, expected: "range session") { $0.owner }
+        if let last, last.connection === owner, case .string(let id)? = p.value("session"), id == last.session.id {
+            return last
+        }
+        let e = try owner.owned(p, "session", in: sessions, expected: "range session") { $0.owner }
+        last = e
+        return e
     }
+
+    private static let rangeTopic = Host.mask(["range"]), prefetchTopic = Host.mask(["prefetch"])
 
     static func rpc(_ e: RangeError) -> RPCError {
         switch e {
@@ -54,8 +68,8 @@ public final class RangeSystem: HostComponent {
         let u = s.update()
         // Most scroll steps change nothing: no event to route, no batch to judge.
         if u.isEmpty && removed.isEmpty && !checkBatch { return }
-        let target = host.connection(id: e.owner)
-        if (!u.isEmpty || !removed.isEmpty), host.wantsEvents("range", owner: target) {
+        let target = e.connection
+        if (!u.isEmpty || !removed.isEmpty), host.wantsEvents(mask: Self.rangeTopic, owner: target) {
             var f: JSONObject = [
                 "session": .string(s.id), "mode": .string(s.mode.rawValue), "direction": .string(s.directionName),
                 "enter": ["preload": paths(s, u.enterPreload), "display": paths(s, u.enterDisplay), "visible": paths(s, u.enterVisible)],
@@ -64,7 +78,7 @@ public final class RangeSystem: HostComponent {
             if !removed.isEmpty { f["removed"] = .array(removed) }
             host.emit("range", owner: target, f)
         }
-        if host.wantsEvents("prefetch", owner: target) {
+        if host.wantsEvents(mask: Self.prefetchTopic, owner: target) {
             if !u.prefetch.isEmpty {
                 host.emit("prefetch", owner: target, ["session": .string(s.id), "kind": "prefetchItems", "paths": paths(s, u.prefetch)])
             }
