@@ -924,3 +924,57 @@ def test_will_end_dragging_with_bad_params_changes_nothing(rc):
     reply, events = rc.call("range.didScroll", session=s, offset=1000)
     assert reply["direction"] == "down" and split(events)[0] is None, (reply, events)
     assert rc.state(s) == before
+
+
+# --------------------------------------------------------------------------------------------------
+# The scroll stream's shortcuts (the last session named, event interest as bits) change no answer
+
+
+def test_a_streamed_session_stays_its_owners_and_dies_with_destroy(start_host):
+    host = start_host("--clock", "virtual")
+    a, b = RangeConn(host.connect()), RangeConn(host.connect(), topics=())
+    vp = {"width": 375, "height": 667}
+    s1 = a.call("range.create", count=100, itemLength=44, viewport=vp)[0]["session"]
+    s2 = a.call("range.create", count=100, itemLength=44, viewport=vp)[0]["session"]
+    a.call("range.willBeginDragging", session=s1, offset=0)
+    a.call("range.willBeginDragging", session=s2, offset=0)
+    # Alternating sessions: each reply and each event names the session the call named.
+    for i in range(1, 40):
+        s = s1 if i % 3 else s2
+        result, events = a.call("range.didScroll", session=s, offset=7.0 * i)
+        assert result["session"] == s, (s, result)
+        assert all(e["params"]["session"] == s for e in events), (s, events)
+    top = lambda session: a.state(session)["visible"][0][1]  # noqa: E731 (first visible row)
+    assert top(s1) == int(7 * 38 // 44) and top(s2) == int(7 * 39 // 44)
+    # Right after streaming s1 here, another connection cannot name it.
+    a.call("range.didScroll", session=s1, offset=400.0)
+    error, _ = b.fail("range.didScroll", session=s1, offset=0.0)
+    assert error["code"] == -32002 and error["data"]["kind"] == "unknownObject", error
+    assert top(s1) == 9, "the refused call moved nothing"
+    # Destroyed right after being streamed: unknown at once.
+    a.call("range.didScroll", session=s1, offset=107.0)
+    a.call("range.destroy", session=s1)
+    error, _ = a.fail("range.didScroll", session=s1, offset=10.0)
+    assert error["code"] == -32002, error
+    assert a.call("range.didScroll", session=s2, offset=14.0)[0]["session"] == s2
+
+
+def test_range_events_reach_an_all_scope_observer_while_it_subscribes(start_host):
+    """The owner does not listen; an observer with scope "all" gets every range change, and nothing
+    once it unsubscribes (event interest is kept as bits that must follow both)."""
+    host = start_host("--clock", "virtual")
+    owner, watcher = RangeConn(host.connect(), topics=()), host.connect()
+    watcher.result("events.subscribe", {"topics": ["range"], "scope": "all"})
+    s = owner.call("range.create", count=100, itemLength=44, viewport={"width": 375, "height": 667})[0]["session"]
+    owner.call("range.willBeginDragging", session=s, offset=0)
+    watcher.ping()  # what create caused has arrived
+    watcher.events.clear()
+    owner.call("range.didScroll", session=s, offset=440.0)
+    watcher.ping()
+    got = [e for e in watcher.events if e["method"] == "range"]
+    assert len(got) == 1 and got[0]["params"]["session"] == s, watcher.events
+    watcher.result("events.unsubscribe", {"topics": ["range"]})
+    watcher.events.clear()
+    owner.call("range.didScroll", session=s, offset=880.0)
+    watcher.ping()
+    assert [e for e in watcher.events if e["method"] == "range"] == []
