@@ -5,8 +5,8 @@ import GreenroomRPC
 final class RangeEntry {
     let session: RangeSession
     let owner: String
-    /// The owning connection (its sessions are destroyed when it closes, so it outlives them).
-    unowned let connection: HostConnection
+    /// The owning connection (its sessions are destroyed when it closes; weak all the same).
+    weak var connection: HostConnection?
     /// Reuse identifiers per section (seed 002's templates), when given.
     var reuseIdentifiers: [String]
     /// The scroll stream's reply, encoded once per (mode, direction): it rarely changes.
