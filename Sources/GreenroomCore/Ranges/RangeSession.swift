@@ -410,7 +410,6 @@ public final class RangeSession {
 
     private func enteringGeneral(_ new: RangeSpan, _ old: RangeSpan, ref: Int) -> [Int] {
         if new == old && fresh.isEmpty { return [] }
-        if fresh.isEmpty && new.b.isEmpty && old.b.isEmpty { return nearestGeneral(new.a.subtracting(old.a), ref: ref) }
         // Fresh items outside the (shifted) old range are already in new - old; only those inside
         // it need adding.
         var parts = new.subtracting(old)
@@ -420,7 +419,6 @@ public final class RangeSession {
 
     private func leavingGeneral(_ old: RangeSpan, _ new: RangeSpan, ref: Int) -> [Int] {
         if new == old { return [] }
-        if fresh.isEmpty && new.b.isEmpty && old.b.isEmpty { return nearestGeneral(old.a.subtracting(new.a), ref: ref) }
         let out = nearestGeneral(new.isEmpty ? old.parts : old.subtracting(new), ref: ref)
         return fresh.isEmpty ? out : out.filter { !isFresh($0) }
     }
