@@ -218,3 +218,17 @@ def split(events: list[dict]):
     prefetch = [e["params"] for e in events if e["method"] == "prefetch"]
     batches = [e["params"] for e in events if e["method"] == "batch"]
     return (ranges[0] if ranges else None), prefetch, batches
+
+
+def snapshot(rc, session: str):
+    """What a refused call must leave as it was: the session's ranges and the host's session counts.
+    `rc`: any range connection with `state` and `call`."""
+    return rc.state(session), rc.call("host.stats")[0]["sessions"]
+
+
+def assert_refused(rc, method: str, session: str, params: dict, path: str, before) -> None:
+    """A bad call answers -32602 naming `path`, causes no event and changes nothing."""
+    error, events = rc.fail(method, session=session, **params)
+    assert error["code"] == -32602 and error["data"]["path"] == path, (method, params, error)
+    assert events == [], (method, params, events)
+    assert snapshot(rc, session) == before, (method, params)

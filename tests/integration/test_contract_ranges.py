@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from rangemodel import assert_refused, snapshot
 
 pytestmark = pytest.mark.integration
 
@@ -1213,10 +1214,6 @@ def test_state_shape_and_the_paths_filter(rc):
 # Bad input: -32602 / -32002 with data.path, nothing changed
 
 
-def snapshot(rc, s):
-    return rc.state(s), rc.call("host.stats")[0]["sessions"]
-
-
 BAD_CREATE = [
     ({"lengths": [10, -1]}, "lengths[1]"),
     ({"lengths": [10, None]}, "lengths[1]"),
@@ -1298,10 +1295,7 @@ def test_bad_session_params_are_invalid_params_and_change_nothing(rc):
         ("range.batchFetchDone", {"context": 7}, "context"),
     ]
     for method, params, path in cases:
-        error, events = rc.fail(method, session=s, **params)
-        assert error["code"] == -32602 and error["data"]["path"] == path, (method, params, error)
-        assert events == [], (method, params, events)
-        assert snapshot(rc, s) == before, (method, params)
+        assert_refused(rc, method, s, params, path, before)
     # a refused willBeginDragging started no drag
     assert rc.fail("range.willEndDragging", session=s, velocity=1)[0]["code"] == -32003
     rc.call("range.willBeginDragging", session=s)

@@ -14,7 +14,7 @@ import collections
 import random
 
 import pytest
-from rangemodel import KINDS, TEXTURE, Content, RangeConn, Replay, expected_ranges, split, state_paths
+from rangemodel import KINDS, TEXTURE, Content, RangeConn, Replay, assert_refused, expected_ranges, snapshot, split, state_paths
 
 pytestmark = pytest.mark.integration
 
@@ -688,10 +688,6 @@ BAD_CREATE = [
 ]
 
 
-def snapshot(rc, s):
-    return rc.state(s), rc.call("host.stats")[0]["sessions"]
-
-
 def test_bad_create_params_are_invalid_params_and_create_nothing(rc):
     s = new_session(rc, count=1000, L=800)[0]["session"]
     before = snapshot(rc, s)
@@ -741,10 +737,7 @@ def test_bad_params_on_a_session_are_invalid_params_and_change_nothing(rc):
         ("range.didScroll", {"offset": 1, "extra": True}, "extra"),
     ]
     for method, params, path in cases:
-        error, events = rc.fail(method, session=s, **params)
-        assert error["code"] == -32602 and error["data"]["path"] == path, (method, params, error)
-        assert events == [], (method, params, events)
-        assert snapshot(rc, s) == before, (method, params)
+        assert_refused(rc, method, s, params, path, before)
     # Not dragging: a bad willBeginDragging did not start one.
     assert rc.fail("range.willEndDragging", session=s, velocity=1)[0]["code"] == -32003
     # While dragging, willEndDragging's own members.
