@@ -83,4 +83,40 @@ import Testing
         t.remove(at: 0, count: 5)
         #expect(t.count == 1_000_000 - 4)
     }
+
+    @Test func aBuiltTreeIsBalancedAndHeapOrdered() {
+        for n in [0, 1, 2, 3, 7, 8, 1000, 65_539] {
+            let t = LengthTree(lengths: (0..<n).map { Double($0 % 13) })
+            #expect(t.brokenInvariant() == nil, "n = \(n)")
+            // Perfectly balanced: ceil(log2(n + 1)) levels.
+            var levels = 0
+            while (1 << levels) < n + 1 { levels += 1 }
+            #expect(t.height == levels, "n = \(n)")
+            #expect(t.total == (0..<n).reduce(0.0) { $0 + Double($1 % 13) })
+        }
+    }
+
+    /// Items added after the build get random priorities like any treap node: pages appended at the
+    /// end (a list growing by batch fetches) or rows inserted at the top one by one keep the tree
+    /// O(log n) tall. (New nodes once got the lowest priority and hung in a chain off the spine.)
+    @Test func growingAtEitherEndStaysLogarithmic() {
+        var t = LengthTree(lengths: Array(repeating: 44, count: 20))
+        for _ in 0..<2_000 { t.insert(Array(repeating: 44, count: 20), at: t.count) }
+        for _ in 0..<5_000 { t.insert([10], at: 0) }
+        #expect(t.count == 20 + 40_000 + 5_000)
+        #expect(t.brokenInvariant() == nil)
+        #expect(t.height < 64, "height \(t.height) for \(t.count) items")
+        #expect(t.offset(of: 5_000) == 50_000)
+        #expect(t.total == 50_000 + 40_020 * 44)
+    }
+
+    @Test func radixSortMatchesTheStandardSort() {
+        var rng = SplitMix(seed: 11)
+        for n in [0, 1, 2, 300, 10_000] {
+            var v = (0..<n).map { i in i % 5 == 0 ? UInt32(i % 3) : UInt32(truncatingIfNeeded: rng.next()) }
+            let expected = v.sorted(by: >)
+            LengthTree.sortDescending(&v)
+            #expect(v == expected, "n = \(n)")
+        }
+    }
 }

@@ -15,21 +15,88 @@ public struct LengthTree {
     /// Changes whenever an item is inserted, removed or resized (offsets found before may be stale).
     public private(set) var version = 0
 
+    /// Builds a perfectly balanced tree in O(n) (no comparison sort anywhere): a million items take
+    /// milliseconds, not the half second that blocked the loop for every other connection.
     public init(lengths: [Double], seed: UInt64 = 0x9E37_79B9_7F4A_7C15) {
         rng = seed
         let n = lengths.count
-        left.reserveCapacity(n); right.reserveCapacity(n); priority.reserveCapacity(n)
-        size.reserveCapacity(n); sum.reserveCapacity(n); length.reserveCapacity(n)
-        for l in lengths { _ = newNode(l) }
-        // A perfectly balanced build in O(n); priorities then follow depth (shallower = higher), drawn
-        // from sorted random values so later random inserts mix in as in any treap.
+        length = lengths
+        sum = [Double](repeating: 0, count: n)
+        size = [Int32](repeating: 1, count: n)
+        left = [Int32](repeating: -1, count: n)
+        right = [Int32](repeating: -1, count: n)
+        priority = [UInt32](repeating: 0, count: n)
+        guard n > 0 else { return }
         var depthOf = [UInt8](repeating: 0, count: n)
-        root = build(0, n, depth: 0, &depthOf)
-        if n > 0 {
-            var draws = (0..<n).map { _ in nextRandom() }
-            draws.sort(by: >)
-            let order = (0..<n).sorted { depthOf[$0] < depthOf[$1] }
-            for (rank, node) in order.enumerated() { priority[node] = draws[rank] }
+        length.withUnsafeBufferPointer { len in
+            sum.withUnsafeMutableBufferPointer { sum in
+                size.withUnsafeMutableBufferPointer { size in
+                    left.withUnsafeMutableBufferPointer { left in
+                        right.withUnsafeMutableBufferPointer { right in
+                            depthOf.withUnsafeMutableBufferPointer { depth in
+                                let b = Build(length: len, sum: sum, size: size, left: left, right: right, depth: depth)
+                                root = b.node(0, n, 0)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // Priorities follow depth (shallower = higher), drawn from sorted random values so that later
+        // random inserts mix in as in any treap. Nodes of one depth take them in index order.
+        var draws = (0..<n).map { _ in nextRandom() }
+        Self.sortDescending(&draws)
+        var next = [Int](repeating: 0, count: 257)
+        for d in depthOf { next[Int(d) + 1] += 1 }
+        for d in 1..<next.count { next[d] += next[d - 1] }
+        priority.withUnsafeMutableBufferPointer { priority in
+            for node in 0..<n {
+                let d = Int(depthOf[node])
+                priority[node] = draws[next[d]]
+                next[d] += 1
+            }
+        }
+    }
+
+    /// The balanced build over raw buffers (no bounds or uniqueness checks per node).
+    private struct Build {
+        let length: UnsafeBufferPointer<Double>
+        let sum: UnsafeMutableBufferPointer<Double>
+        let size: UnsafeMutableBufferPointer<Int32>
+        let left: UnsafeMutableBufferPointer<Int32>
+        let right: UnsafeMutableBufferPointer<Int32>
+        let depth: UnsafeMutableBufferPointer<UInt8>
+
+        /// The root of items lo..<hi (their middle), children built first.
+        func node(_ lo: Int, _ hi: Int, _ d: UInt8) -> Int32 {
+            guard lo < hi else { return -1 }
+            let mid = (lo + hi) / 2
+            depth[mid] = d
+            let l = node(lo, mid, d &+ 1), r = node(mid + 1, hi, d &+ 1)
+            left[mid] = l
+            right[mid] = r
+            size[mid] = Int32(hi - lo)
+            // The same sum, in the same order, as `update`.
+            sum[mid] = length[mid] + (l < 0 ? 0 : sum[Int(l)]) + (r < 0 ? 0 : sum[Int(r)])
+            return Int32(mid)
+        }
+    }
+
+    /// LSD radix sort, largest first: four passes of one byte, O(n).
+    static func sortDescending(_ values: inout [UInt32]) {
+        var other = values
+        var counts = [Int](repeating: 0, count: 257)
+        for shift in stride(from: 0, to: 32, by: 8) {
+            for i in counts.indices { counts[i] = 0 }
+            // Bucket by the complemented byte: ascending complements are descending values.
+            for v in values { counts[Int(~(v >> UInt32(shift)) & 0xFF) + 1] += 1 }
+            for i in 1..<counts.count { counts[i] += counts[i - 1] }
+            for v in values {
+                let b = Int(~(v >> UInt32(shift)) & 0xFF)
+                other[counts[b]] = v
+                counts[b] += 1
+            }
+            swap(&values, &other)
         }
     }
 
@@ -47,18 +114,8 @@ public struct LengthTree {
             left[i] = -1; right[i] = -1; size[i] = 1; sum[i] = l; length[i] = l; priority[i] = nextRandom()
             return reused
         }
-        left.append(-1); right.append(-1); size.append(1); sum.append(l); length.append(l); priority.append(0)
+        left.append(-1); right.append(-1); size.append(1); sum.append(l); length.append(l); priority.append(nextRandom())
         return Int32(length.count - 1)
-    }
-
-    private mutating func build(_ lo: Int, _ hi: Int, depth: UInt8, _ depthOf: inout [UInt8]) -> Int32 {
-        guard lo < hi else { return -1 }
-        let mid = (lo + hi) / 2
-        depthOf[mid] = depth
-        left[mid] = build(lo, mid, depth: depth &+ 1, &depthOf)
-        right[mid] = build(mid + 1, hi, depth: depth &+ 1, &depthOf)
-        update(Int32(mid))
-        return Int32(mid)
     }
 
     @inline(__always) private func sizeOf(_ t: Int32) -> Int { t < 0 ? 0 : Int(size[Int(t)]) }
@@ -214,5 +271,32 @@ public struct LengthTree {
     public mutating func setLength(_ l: Double, at index: Int) {
         remove(at: index)
         insert([l], at: index)
+    }
+
+    /// The tree's height (O(n); for tests: a treap stays O(log n) tall whatever the order of inserts).
+    var height: Int {
+        var best = 0
+        var stack: [(Int32, Int)] = root >= 0 ? [(root, 1)] : []
+        while let (t, d) = stack.popLast() {
+            best = max(best, d)
+            if left[Int(t)] >= 0 { stack.append((left[Int(t)], d + 1)) }
+            if right[Int(t)] >= 0 { stack.append((right[Int(t)], d + 1)) }
+        }
+        return best
+    }
+
+    /// The first broken invariant (heap order of priorities, subtree sizes and sums), or nil. For tests.
+    func brokenInvariant() -> String? {
+        var stack: [Int32] = root >= 0 ? [root] : []
+        while let t = stack.popLast() {
+            let i = Int(t)
+            for c in [left[i], right[i]] where c >= 0 {
+                if priority[Int(c)] > priority[i] { return "node \(c) outranks its parent \(t)" }
+                stack.append(c)
+            }
+            if Int(size[i]) != 1 + sizeOf(left[i]) + sizeOf(right[i]) { return "size of node \(t)" }
+            if sum[i] != length[i] + sumOf(left[i]) + sumOf(right[i]) { return "sum of node \(t)" }
+        }
+        return nil
     }
 }
