@@ -114,8 +114,15 @@ struct Bench: ParsableCommand {
         }
         if wants("ranges") {
             let ranges = RangeBench(client: client)
+            var t0 = monotonicNanos()
             let small = try ranges.createSession(items: 1_000)
+            let create1k = Double(monotonicNanos() - t0) / 1e6
+            t0 = monotonicNanos()
             let large = try ranges.createSession(items: 1_000_000)
+            let create1M = Double(monotonicNanos() - t0) / 1e6
+            // No budget: building the length tree is O(n), and the loop serves no one meanwhile.
+            table.add("range.create round trip", unit: "ms", values: ["1k items": create1k, "1M items": create1M],
+                      ratio: ("ns per item, 1M", create1M * 1e6 / 1_000_000), budget: nil)
             let n = quick ? 20_000 : 200_000
             // Interleaved and repeated like the wire rows (best of each), so that the rates compared
             // saw the same moments of a shared machine.
