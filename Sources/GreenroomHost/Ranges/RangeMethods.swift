@@ -133,16 +133,21 @@ extension RangeSystem {
                     throw .invalidParams(path: "strategy", "must be \"ranges\", \"threshold\", \"dynamicThreshold\" or {name, ratio}")
                 }
             }
+            // Every param is decoded before the session exists: a refused create leaves nothing behind
+            // (no session, no event, no id used up).
+            let lazy: Bool = try p.optional("lazy") ?? false
+            let visible: Bool = try p.optional("visible") ?? true
+            let templates: Bool = try p.optional("templates") ?? false
             let session = RangeSession(id: makeID(), sections: sections,
                                        viewportLength: horizontal ? vp.width : vp.height,
                                        viewportCross: horizontal ? vp.height : vp.width, horizontal: horizontal,
                                        tuning: tuning, leadingScreens: leading, prepend: prepend, strategy: strategy,
-                                       lazy: try p.optional("lazy") ?? false, visible: try p.optional("visible") ?? true)
+                                       lazy: lazy, visible: visible)
             let e = RangeEntry(session: session, owner: conn, reuseIdentifiers: reuse)
             sessions[session.id] = e
             refresh(e, checkBatch: true)
             var reply = summary(e)
-            if try p.optional("templates") ?? false { reply["templatesQueued"] = .int(queueTemplates(e, cause: conn)) }
+            if templates { reply["templatesQueued"] = .int(queueTemplates(e, cause: conn)) }
             return .object(reply)
         }
         r.register("range.willBeginDragging", params: ["session", "offset"]) { [unowned self] conn, p throws(RPCError) in
