@@ -22,7 +22,7 @@ extension RangeSystem {
             return out
         }
         let count = try o["count"].map { v throws(RPCError) in try Int.decodeParam(v, path: "\(path)count") } ?? 0
-        guard count >= 0, count <= 10_000_000 else { throw .invalidParams(path: "\(path)count", "must be between 0 and 10000000") }
+        guard count >= 0, count <= RangeSession.maxItems else { throw .invalidParams(path: "\(path)count", "must be between 0 and 10000000") }
         let length = try o["itemLength"].map { v throws(RPCError) in try Double.decodeParam(v, path: "\(path)itemLength") } ?? 44
         guard length >= 0 else { throw .invalidParams(path: "\(path)itemLength", "must be >= 0") }
         guard (length * Double(count)).isFinite else { throw .invalidParams(path: "\(path)itemLength", "times count is not a finite content length") }
@@ -97,7 +97,7 @@ extension RangeSystem {
             } else {
                 sections = [try Self.lengths(p.object, path: "")]
             }
-            guard sections.reduce(0, { $0 + $1.count }) <= 10_000_000 else { throw .invalidParams(path: "count", "at most 10000000 items") }
+            guard sections.reduce(0, { $0 + $1.count }) <= RangeSession.maxItems else { throw .invalidParams(path: "count", "at most 10000000 items") }
             let vp = try viewport(p)
             let axis = try p.choice("axis", ["vertical", "horizontal"], default: "vertical")!
             let horizontal = axis == "horizontal"
