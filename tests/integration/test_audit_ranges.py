@@ -486,6 +486,68 @@ def test_huge_viewport_and_leading_screens_are_finite_arithmetic(rc):
     assert len(batches(events)) == 1  # 9900 <= 1e302
 
 
+def rows_of(paths):
+    return {p[1] for p in paths}
+
+
+def test_lazy_fling_toward_the_head_marks_the_target_not_the_rows_flown_over(rc):
+    """§8 / schema willEndDragging: with `lazy: true` the ranges mark only the target region until
+    range.didEndDecelerating; a visible item keeps all three bits. 1000 rows of 100, L 1000: a fling up
+    from 50000 at -40 points/ms stops at 50000 - 40 * 0.998 / 0.002 = 30040 (rows 300..310 on screen)."""
+    reply, _ = rc.call("range.create", count=1000, itemLength=100, viewport={"width": 320, "height": 1000},
+                       lazy=True, batch=NO_BATCH)
+    s = reply["session"]
+    rc.call("range.willBeginDragging", session=s, offset=50000)
+    # full, down at 50000: visible 500..509, display [49500,52000) 495..519, preload [48500,53500) 485..534
+    assert rc.lists(s) == {"visible": span(0, 500, 509), "display": span(0, 495, 519),
+                           "preload": span(0, 485, 534)}
+    r, events = rc.call("range.willEndDragging", session=s, velocity=-40)
+    assert r["targetOffset"] == pytest.approx(30040)
+    st = rc.lists(s)
+    assert rc.state(s)["direction"] == "up"
+    target, on_screen = set(range(300, 311)), set(range(500, 510))
+    assert rows_of(st["visible"]) == on_screen
+    for k in ("display", "preload"):
+        marked = rows_of(st[k])
+        assert on_screen <= marked, (k, "a visible item has all three bits")
+        assert target <= marked, (k, "the target region is marked")
+        assert not marked & set(range(331, 470)), (k, "rows flown over are marked", sorted(marked & set(range(331, 470))))
+    ev = one_range(events)
+    for k in KINDS:
+        assert not rows_of(ev["exit"][k]) & on_screen, (k, ev["exit"][k])
+    assert target <= rows_of(ev["enter"]["display"]) and target <= rows_of(ev["enter"]["preload"])
+    # still decelerating, further up: what is on screen has all three bits, the target stays marked
+    rc.call("range.didScroll", session=s, offset=40000)
+    st = rc.lists(s)
+    assert rows_of(st["visible"]) == set(range(400, 410))
+    for k in ("display", "preload"):
+        marked = rows_of(st[k])
+        assert set(range(400, 410)) <= marked and target <= marked, k
+        assert not marked & set(range(331, 361)), (k, sorted(marked & set(range(331, 361))))
+        assert not marked & on_screen, (k, "rows left behind stay marked")
+    # at rest: the usual ranges, full, up at 30040: display [29040,31540) 290..315,
+    # preload [27540,32540) 275..325
+    r, _ = rc.call("range.didEndDecelerating", session=s, offset=30040)
+    assert (r["phase"], r["direction"]) == ("idle", "up")
+    assert rc.lists(s) == {"visible": span(0, 300, 310), "display": span(0, 290, 315),
+                           "preload": span(0, 275, 325)}
+
+
+def test_lazy_fling_of_a_hidden_session_marks_only_the_target(rc):
+    reply, _ = rc.call("range.create", count=1000, itemLength=100, viewport={"width": 320, "height": 1000},
+                       lazy=True, visible=False, batch=NO_BATCH)
+    s = reply["session"]
+    rc.call("range.willBeginDragging", session=s, offset=0)
+    r, _ = rc.call("range.willEndDragging", session=s, velocity=40)
+    assert r["targetOffset"] == pytest.approx(19960)  # rows 199..209 at rest
+    st = rc.lists(s)
+    assert st["visible"] == []
+    for k in ("display", "preload"):
+        marked = rows_of(st[k])
+        assert set(range(200, 209)) <= marked, k
+        assert not marked & set(range(40, 170)), (k, sorted(marked & set(range(40, 170))))
+
+
 # --------------------------------------------------------------------------------------------------
 # Visibility and prefetch
 
