@@ -342,4 +342,26 @@ import Testing
         #expect(try s.finishBatch(context: "b-1", lengths: []) == 5)
         #expect(s.batchInFlight == nil)
     }
+
+    /// A prepending batch that completes during a lazy fling moves the target with the content, as it
+    /// moves the offset: the marked region stays on the rows the fling is heading for.
+    @Test func aPrependDuringALazyFlingMovesTheTargetWithTheContent() throws {
+        let s = session(prepend: true, lazy: true)
+        _ = s.update()
+        s.willBeginDragging()
+        try s.didScroll(to: 5000)
+        _ = s.update()
+        #expect(try s.willEndDragging(velocity: -10, target: nil) == 10)
+        _ = s.update()
+        #expect(s.shouldBeginBatch(at: 10))
+        s.beginBatch(context: "b-1")
+        #expect(s.batchPrepends)
+        _ = try s.finishBatch(context: "b-1", lengths: Array(repeating: 100, count: 20))
+        _ = s.update()
+        #expect(s.offset == 7000 && s.target == 2010)
+        // full, up at 2010: display [1010, 3510) rows 10..35, preload [-490, 4510) rows 0..45; plus the
+        // rows on screen (70..79).
+        #expect(s.display == RangeSpan(IndexInterval(10, 36), IndexInterval(70, 80)))
+        #expect(s.preload == RangeSpan(IndexInterval(0, 46), IndexInterval(70, 80)))
+    }
 }

@@ -400,6 +400,34 @@ def test_prepend_batch_goes_into_section_zero_and_keeps_the_screen(rc):
     assert rc.lists(s)["visible"][0] == (1, 0)
 
 
+def test_prepend_during_a_lazy_fling_keeps_the_target_on_the_same_rows(rc):
+    """A prepending batch moves the offset by the new items' total "so that what is on screen stays"; during
+    a lazy fling the target region is the rows the motion is heading for, so it moves with them. 100 rows
+    of 100, L 1000: a fling up from 5000 at -10 points/ms stops at 10 (rows 0..10); the batch prepends 20
+    rows of 100, so those rows are now 20..30, at 2010."""
+    reply, _ = rc.call("range.create", count=100, itemLength=100, viewport={"width": 320, "height": 1000},
+                       lazy=True, batch={"prepend": True})
+    s = reply["session"]
+    rc.call("range.willBeginDragging", session=s, offset=5000)
+    r, events = rc.call("range.willEndDragging", session=s, velocity=-10)
+    assert r["targetOffset"] == pytest.approx(10)
+    [b] = batches(events)  # judged at the target: toward the head, 10 <= 2 * 1000
+    assert b["prepend"] is True
+    before = rows_of(rc.lists(s)["display"])
+    assert set(range(0, 11)) <= before
+    r, events = rc.call("range.batchFetchDone", session=s, context=b["context"], lengths=[100] * 20)
+    assert (r["offset"], r["phase"], r["count"]) == (7000, "decelerating", 120)
+    st = rc.lists(s)
+    assert rows_of(st["visible"]) == set(range(70, 80))
+    for k in ("display", "preload"):
+        marked = rows_of(st[k])
+        assert set(range(20, 31)) <= marked, (k, "the target rows moved to 20..30", sorted(marked))
+    # full, up at 2010: display [1010, 3510) rows 10..35 (and the rows on screen)
+    assert rows_of(st["display"]) == set(range(10, 36)) | set(range(70, 80))
+    r, _ = rc.call("range.didEndDecelerating", session=s, offset=2010)
+    assert rc.lists(s)["visible"] == span(0, 20, 30)
+
+
 def test_batch_fetch_done_appends_to_a_trailing_empty_section(rc):
     reply, events = rc.call("range.create", sections=[{"count": 2, "itemLength": 100}, {"count": 0}],
                             viewport={"width": 320, "height": 1000})

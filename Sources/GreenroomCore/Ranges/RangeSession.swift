@@ -547,7 +547,13 @@ public final class RangeSession {
         if !lengths.isEmpty {
             // Inserted first: lengths it refuses leave the batch in flight and nothing changed.
             _ = try insert(section: section, row: batchPrepends ? 0 : sectionStarts[section + 1] - sectionStarts[section], lengths: lengths)
-            if batchPrepends { offset += lengths.reduce(0, +) }  // content grew above: keep what is on screen
+            if batchPrepends {
+                // Content grew above: keep what is on screen, and where a fling will stop (a lazy fling
+                // marks the same rows as before, not the new ones that now sit at the old target).
+                let added = lengths.reduce(0, +)
+                offset += added
+                if let t = target { target = t + added }
+            }
         }
         batchInFlight = nil
         batchesDone += 1
