@@ -321,4 +321,47 @@ import Testing
         }
         #expect(compared > 600 && nonEmpty > 100, "the walk changed ranges often (\(nonEmpty) of \(compared))")
     }
+
+    /// The schema's RangeItemCount: a session holds at most 10,000,000 items in all. Inserts and batches
+    /// that would pass the cap are refused (`lengths`) and change nothing; a batch stays in flight.
+    @Test func insertsAndBatchesStopAtTheItemCap() throws {
+        #expect(RangeSession.maxItems == 10_000_000)
+        let s = RangeSession(id: "r", sections: [[100, 100], [100]], viewportLength: 1000, viewportCross: 375,
+                             horizontal: false, itemLimit: 5)
+        _ = s.update()
+        #expect(throws: RangeError.invalid(path: "lengths", reason: "a session holds at most 5 items in all (it has 3)")) {
+            try s.insert(section: 1, row: 0, lengths: [1, 1, 1])
+        }
+        #expect(s.count == 3 && s.contentLength == 300 && s.sectionStarts == [0, 2, 3])
+        try s.insert(section: 0, row: 0, lengths: [1, 1])
+        #expect(s.count == 5)
+        _ = s.update()
+        s.beginBatch(context: "b-1")
+        #expect(throws: RangeError.self) { _ = try s.finishBatch(context: "b-1", lengths: [1]) }
+        #expect(s.batchInFlight == "b-1" && s.count == 5)
+        #expect(try s.finishBatch(context: "b-1", lengths: []) == 5)
+        #expect(s.batchInFlight == nil)
+    }
+
+    /// A prepending batch that completes during a lazy fling moves the target with the content, as it
+    /// moves the offset: the marked region stays on the rows the fling is heading for.
+    @Test func aPrependDuringALazyFlingMovesTheTargetWithTheContent() throws {
+        let s = session(prepend: true, lazy: true)
+        _ = s.update()
+        s.willBeginDragging()
+        try s.didScroll(to: 5000)
+        _ = s.update()
+        #expect(try s.willEndDragging(velocity: -10, target: nil) == 10)
+        _ = s.update()
+        #expect(s.shouldBeginBatch(at: 10))
+        s.beginBatch(context: "b-1")
+        #expect(s.batchPrepends)
+        _ = try s.finishBatch(context: "b-1", lengths: Array(repeating: 100, count: 20))
+        _ = s.update()
+        #expect(s.offset == 7000 && s.target == 2010)
+        // full, up at 2010: display [1010, 3510) rows 10..35, preload [-490, 4510) rows 0..45; plus the
+        // rows on screen (70..79).
+        #expect(s.display == RangeSpan(IndexInterval(10, 36), IndexInterval(70, 80)))
+        #expect(s.preload == RangeSpan(IndexInterval(0, 46), IndexInterval(70, 80)))
+    }
 }

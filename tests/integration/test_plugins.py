@@ -3,12 +3,16 @@ hook that fails only its container, and every start-up error a bad plugin gives.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-LIBS = REPO / ".build" / "debug"
+#: The example plugins are built next to the binary: GREENROOM_BIN's directory (a build with its own
+#: --scratch-path), else the repo's .build/debug.
+LIBS = Path(os.environ["GREENROOM_BIN"]).resolve().parent if os.environ.get("GREENROOM_BIN") else \
+    REPO / ".build" / "debug"
 
 
 def lib(name: str) -> str:

@@ -114,10 +114,18 @@ public final class RangeSession {
     /// Items in the first page, for the dynamic threshold.
     let firstPageItems: Int
 
+    /// The most items a session holds, in all sections (the schema's RangeItemCount).
+    public static let maxItems = 10_000_000
+    /// This session's cap on items (`maxItems` unless a test asks for less): inserts and batches past
+    /// it are refused.
+    public let itemLimit: Int
+
     public init(id: String, sections: [[Double]], viewportLength: Double, viewportCross: Double, horizontal: Bool,
                 tuning: RangeTuning = .texture, leadingScreens: Double = 2, prepend: Bool = false,
-                strategy: BatchStrategy = .ranges, lazy: Bool = false, visible: Bool = true) {
+                strategy: BatchStrategy = .ranges, lazy: Bool = false, visible: Bool = true,
+                itemLimit: Int = RangeSession.maxItems) {
         self.id = id
+        self.itemLimit = itemLimit
         var starts = [0]
         var flat: [Double] = []
         for s in sections {
@@ -539,7 +547,13 @@ public final class RangeSession {
         if !lengths.isEmpty {
             // Inserted first: lengths it refuses leave the batch in flight and nothing changed.
             _ = try insert(section: section, row: batchPrepends ? 0 : sectionStarts[section + 1] - sectionStarts[section], lengths: lengths)
-            if batchPrepends { offset += lengths.reduce(0, +) }  // content grew above: keep what is on screen
+            if batchPrepends {
+                // Content grew above: keep what is on screen, and where a fling will stop (a lazy fling
+                // marks the same rows as before, not the new ones that now sit at the old target).
+                let added = lengths.reduce(0, +)
+                offset += added
+                if let t = target { target = t + added }
+            }
         }
         batchInFlight = nil
         batchesDone += 1
@@ -555,6 +569,9 @@ public final class RangeSession {
         guard section >= 0, section < sectionCount else { throw .invalid(path: "at[0]", reason: "section \(section) does not exist") }
         let size = sectionStarts[section + 1] - sectionStarts[section]
         guard row >= 0, row <= size else { throw .invalid(path: "at[1]", reason: "row \(row) is outside 0...\(size)") }
+        guard lengths.count <= itemLimit - count else {
+            throw .invalid(path: "lengths", reason: "a session holds at most \(itemLimit) items in all (it has \(count))")
+        }
         let added = lengths.reduce(0, +)
         guard added.isFinite, (tree.total + added).isFinite, lengths.allSatisfy({ $0.isFinite && $0 >= 0 }) else {
             throw .invalid(path: "lengths", reason: "lengths must be finite, >= 0, and add up to a finite content length")

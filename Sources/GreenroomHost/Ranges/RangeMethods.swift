@@ -22,7 +22,7 @@ extension RangeSystem {
             return out
         }
         let count = try o["count"].map { v throws(RPCError) in try Int.decodeParam(v, path: "\(path)count") } ?? 0
-        guard count >= 0, count <= 10_000_000 else { throw .invalidParams(path: "\(path)count", "must be between 0 and 10000000") }
+        guard count >= 0, count <= RangeSession.maxItems else { throw .invalidParams(path: "\(path)count", "must be between 0 and 10000000") }
         let length = try o["itemLength"].map { v throws(RPCError) in try Double.decodeParam(v, path: "\(path)itemLength") } ?? 44
         guard length >= 0 else { throw .invalidParams(path: "\(path)itemLength", "must be >= 0") }
         guard (length * Double(count)).isFinite else { throw .invalidParams(path: "\(path)itemLength", "times count is not a finite content length") }
@@ -97,7 +97,7 @@ extension RangeSystem {
             } else {
                 sections = [try Self.lengths(p.object, path: "")]
             }
-            guard sections.reduce(0, { $0 + $1.count }) <= 10_000_000 else { throw .invalidParams(path: "count", "at most 10000000 items") }
+            guard sections.reduce(0, { $0 + $1.count }) <= RangeSession.maxItems else { throw .invalidParams(path: "count", "at most 10000000 items") }
             let vp = try viewport(p)
             let axis = try p.choice("axis", ["vertical", "horizontal"], default: "vertical")!
             let horizontal = axis == "horizontal"
@@ -133,16 +133,21 @@ extension RangeSystem {
                     throw .invalidParams(path: "strategy", "must be \"ranges\", \"threshold\", \"dynamicThreshold\" or {name, ratio}")
                 }
             }
+            // Every param is decoded before the session exists: a refused create leaves nothing behind
+            // (no session, no event, no id used up).
+            let lazy: Bool = try p.optional("lazy") ?? false
+            let visible: Bool = try p.optional("visible") ?? true
+            let templates: Bool = try p.optional("templates") ?? false
             let session = RangeSession(id: makeID(), sections: sections,
                                        viewportLength: horizontal ? vp.width : vp.height,
                                        viewportCross: horizontal ? vp.height : vp.width, horizontal: horizontal,
                                        tuning: tuning, leadingScreens: leading, prepend: prepend, strategy: strategy,
-                                       lazy: try p.optional("lazy") ?? false, visible: try p.optional("visible") ?? true)
+                                       lazy: lazy, visible: visible)
             let e = RangeEntry(session: session, owner: conn, reuseIdentifiers: reuse)
             sessions[session.id] = e
             refresh(e, checkBatch: true)
             var reply = summary(e)
-            if try p.optional("templates") ?? false { reply["templatesQueued"] = .int(queueTemplates(e, cause: conn)) }
+            if templates { reply["templatesQueued"] = .int(queueTemplates(e, cause: conn)) }
             return .object(reply)
         }
         r.register("range.willBeginDragging", params: ["session", "offset"]) { [unowned self] conn, p throws(RPCError) in
