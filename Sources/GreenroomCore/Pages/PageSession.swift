@@ -85,8 +85,9 @@ public final class PageSession {
 
     // MARK: Children and cache
 
-    /// The child for `index`, attached (and counted as most recently used).
-    func child(_ index: Int) throws(PageError) -> ContainerRecord {
+    /// The child for `index`, attached (and counted as most recently used). A new child may push the
+    /// cache past its limit; `index` and `alsoRelated` count as interaction-related for that eviction.
+    func child(_ index: Int, alsoRelated: Int? = nil) throws(PageError) -> ContainerRecord {
         if let c = children[index] {
             touch(index)
             return c
@@ -96,7 +97,7 @@ public final class PageSession {
         children[index] = c
         touch(index)
         deferred.remove(index)
-        enforceCache(protecting: index)
+        enforceCache(protecting: index, alsoRelated: alsoRelated)
         return c
     }
 
@@ -118,10 +119,11 @@ public final class PageSession {
 
     /// LRU past the limit: an interaction-related page is deferred to rest; any other is released at
     /// once, whatever the deferral set holds (GYPageViewController held them back: its bug).
-    private func enforceCache(protecting attaching: Int? = nil) {
+    private func enforceCache(protecting attaching: Int? = nil, alsoRelated: Int? = nil) {
         guard case .limit(let limit) = cacheMode else { return }
         var related = interactionRelated()
         if let attaching { related.insert(attaching) }
+        if let alsoRelated { related.insert(alsoRelated) }
         var attached = lru.filter { !deferred.contains($0) }
         var i = 0
         while attached.count > limit, i < attached.count {
@@ -335,10 +337,17 @@ public final class PageSession {
         if x > origin { next = Int((x / width).rounded(.up)) } else if x < origin { next = Int((x / width).rounded(.down)) }
         // Back on the current page mid-gesture, the guess is kept: it settles at rest.
         guard next != lastGuess, next != current, (0..<count).contains(next) else { return }
-        // Attach first, while the previous guess still counts as interaction-related: a small cache
-        // must not release it before the new page appears (seed 001's order).
-        let incoming = try child(next)
+        // The new guess and its neighbours are interaction-related from now on (DESIGN §7, seed 001:
+        // the guess is set before its page is attached, so the cache keeps them). The previous guess
+        // still is until its end calls ran: a small cache must not release it before the new page
+        // appears (seed 001's order).
+        let previousGuess = guess
         guess = next
+        let incoming: ContainerRecord
+        do { incoming = try child(next, alsoRelated: lastGuess) } catch {
+            guess = previousGuess
+            throw error
+        }
         if lastGuess == current {
             delegate.pageEvent(self, "willTransition", from: current, to: next, completed: nil)
         } else {
