@@ -167,15 +167,20 @@ extension ContainerSystem {
                 destroyPooled(c, in: p)
             }
             poolEvent("purged", p, nil, to: caller, ["reason": .string(reason)])
-            if coolDown && p.policy == .eager { scheduleRefillAfterCoolDown(p) }
+            // Every cooled pool refills when the cool-down ends if it is eager by then (a pool made
+            // eager during the cool-down too); the warning's caller ordered it, so its events go there.
+            if coolDown { scheduleRefillAfterCoolDown(p, cause: caller) }
         }
         return (count, bytes)
     }
 
-    func scheduleRefillAfterCoolDown(_ p: PoolRecord) {
+    func scheduleRefillAfterCoolDown(_ p: PoolRecord, cause: HostConnection?) {
+        let causeID = cause?.id
         _ = schedule(afterMs: coolDownMs) { [weak self, weak p] in
             guard let self, let p, self.pools[p.key] === p else { return }
-            _ = self.queueWarmups(p, count: p.refillCount(now: self.host.now), cause: nil)
+            let count = p.refillCount(now: self.host.now)
+            guard count > 0 else { return }
+            _ = self.queueWarmups(p, count: count, cause: causeID.flatMap { self.host.connection(id: $0) })
         }
     }
 
