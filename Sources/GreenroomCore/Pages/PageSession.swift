@@ -85,8 +85,9 @@ public final class PageSession {
 
     // MARK: Children and cache
 
-    /// The child for `index`, attached (and counted as most recently used).
-    func child(_ index: Int) throws(PageError) -> ContainerRecord {
+    /// The child for `index`, attached (and counted as most recently used). A new child may push the
+    /// cache past its limit; `index` and `alsoRelated` count as interaction-related for that eviction.
+    func child(_ index: Int, alsoRelated: Int? = nil) throws(PageError) -> ContainerRecord {
         if let c = children[index] {
             touch(index)
             return c
@@ -96,7 +97,7 @@ public final class PageSession {
         children[index] = c
         touch(index)
         deferred.remove(index)
-        enforceCache(protecting: index)
+        enforceCache(protecting: index, alsoRelated: alsoRelated)
         return c
     }
 
@@ -118,10 +119,11 @@ public final class PageSession {
 
     /// LRU past the limit: an interaction-related page is deferred to rest; any other is released at
     /// once, whatever the deferral set holds (GYPageViewController held them back: its bug).
-    private func enforceCache(protecting attaching: Int? = nil) {
+    private func enforceCache(protecting attaching: Int? = nil, alsoRelated: Int? = nil) {
         guard case .limit(let limit) = cacheMode else { return }
         var related = interactionRelated()
         if let attaching { related.insert(attaching) }
+        if let alsoRelated { related.insert(alsoRelated) }
         var attached = lru.filter { !deferred.contains($0) }
         var i = 0
         while attached.count > limit, i < attached.count {
@@ -141,6 +143,7 @@ public final class PageSession {
         guard let c = children.removeValue(forKey: index) else { return }
         lru.removeAll { $0 == index }
         deferred.remove(index)
+        takeOver(c)
         // A page at rest is disappeared; anything else is brought there balanced first.
         try? lifecycle.disappear(c)
         delegate.releaseChild(self, c, index: index)
@@ -155,6 +158,7 @@ public final class PageSession {
             for index in children.keys.sorted() where abs(index - current) > 1 {
                 guard let c = children.removeValue(forKey: index) else { continue }
                 lru.removeAll { $0 == index }
+                takeOver(c)
                 try? lifecycle.disappear(c)
                 delegate.recycleChild(self, c, index: index)
             }
@@ -186,7 +190,7 @@ public final class PageSession {
     }
 
     /// The page that received the session's last forwarded begin, and the state it left it in.
-    private var forwarded: (index: Int, state: Appearance)?
+    private var forwarded: (container: ContainerRecord, state: Appearance)?
 
     /// Forwards one begin/end call of the session's own appearance to the current page.
     public func forwardBegin(appearing: Bool, animated: Bool) throws(PageError) {
@@ -194,19 +198,36 @@ public final class PageSession {
         isVisible = appearing
         let c = try child(current)
         do { try lifecycle.begin(c, appearing: appearing, animated: animated, size: pageSize) } catch { throw .child(error) }
-        forwarded = (current, c.state)
+        forwarded = (c, c.state)
     }
 
-    /// Ends the session's appearance transition on the page that began it, if that page is still
-    /// where the begin left it. A page change during the session's own transition (a `page.show` or
-    /// a swipe while a push covers or a pop reveals the session) takes that page over: its own rules
-    /// end what they began, and ending it here again would be unbalanced (the current page may never
-    /// have received the begin at all).
+    /// Ends the session's appearance transition on the page that began it, unless the session's own
+    /// rules took that page over since. A page change during the session's own transition (a
+    /// `page.show` or a swipe while a push covers or a pop reveals the session) ends what it began:
+    /// ending it here again would be unbalanced, or would end a later transition of that page (a
+    /// swipe back onto it) before that one comes to rest.
     public func forwardEnd(animated: Bool) throws(PageError) {
         guard let f = forwarded else { return }
         forwarded = nil
-        guard let c = children[f.index], c.state == f.state else { return }
-        do { try lifecycle.end(c, animated: animated) } catch { throw .child(error) }
+        guard children.values.contains(where: { $0 === f.container }), f.container.state == f.state else { return }
+        do { try lifecycle.end(f.container, animated: animated) } catch { throw .child(error) }
+    }
+
+    /// The session's own rules make an appearance call on `c`: a forwarded transition on it is theirs now.
+    private func takeOver(_ c: ContainerRecord) {
+        if forwarded?.container === c { forwarded = nil }
+    }
+
+    /// begin(appearing:) by the session's own rules (page.show, the scroll stream).
+    private func ruleBegin(_ c: ContainerRecord, appearing: Bool, animated: Bool, size: Size? = nil) throws(ContainerFailure) {
+        takeOver(c)
+        try lifecycle.begin(c, appearing: appearing, animated: animated, size: size)
+    }
+
+    /// end() by the session's own rules.
+    private func ruleEnd(_ c: ContainerRecord, animated: Bool) throws(ContainerFailure) {
+        takeOver(c)
+        try lifecycle.end(c, animated: animated)
     }
 
     /// Hiding mid-gesture: the gesture is settled where it is, so nothing is left half way.
@@ -236,7 +257,7 @@ public final class PageSession {
         let new = try child(index)  // most recently used: the destination
         delegate.pageEvent(self, "willTransition", from: from, to: index, completed: nil)
         do {
-            try lifecycle.begin(new, appearing: true, animated: animated, size: pageSize)
+            try ruleBegin(new, appearing: true, animated: animated, size: pageSize)
         } catch {
             // The new page failed before anything else moved: it leaves the session, the transition
             // is reported as not completed, and the old page stays.
@@ -245,13 +266,13 @@ public final class PageSession {
             throw .child(error)
         }
         do {
-            try lifecycle.begin(old, appearing: false, animated: animated)
+            try ruleBegin(old, appearing: false, animated: animated)
         } catch { throw .child(error) }
         let finish: () -> Void = { [unowned self] in
             self.animation = nil
             self.phase = .idle
-            try? self.lifecycle.end(new, animated: animated)
-            try? self.lifecycle.end(old, animated: animated)
+            try? self.ruleEnd(new, animated: animated)
+            try? self.ruleEnd(old, animated: animated)
             self.current = index
             self.offset = Double(index) * self.width
             self.cleanUpAtRest()
@@ -316,27 +337,34 @@ public final class PageSession {
         if x > origin { next = Int((x / width).rounded(.up)) } else if x < origin { next = Int((x / width).rounded(.down)) }
         // Back on the current page mid-gesture, the guess is kept: it settles at rest.
         guard next != lastGuess, next != current, (0..<count).contains(next) else { return }
-        // Attach first, while the previous guess still counts as interaction-related: a small cache
-        // must not release it before the new page appears (seed 001's order).
-        let incoming = try child(next)
+        // The new guess and its neighbours are interaction-related from now on (DESIGN §7, seed 001:
+        // the guess is set before its page is attached, so the cache keeps them). The previous guess
+        // still is until its end calls ran: a small cache must not release it before the new page
+        // appears (seed 001's order).
+        let previousGuess = guess
         guess = next
+        let incoming: ContainerRecord
+        do { incoming = try child(next, alsoRelated: lastGuess) } catch {
+            guess = previousGuess
+            throw error
+        }
         if lastGuess == current {
             delegate.pageEvent(self, "willTransition", from: current, to: next, completed: nil)
         } else {
             delegate.pageEvent(self, "willTransition", from: lastGuess, to: next, completed: nil)
         }
         do {
-            do { try lifecycle.begin(incoming, appearing: true, animated: true, size: pageSize) } catch {
+            do { try ruleBegin(incoming, appearing: true, animated: true, size: pageSize) } catch {
                 // The incoming page failed: it leaves the session and the guess stays where it was.
                 forget(incoming)
                 guess = lastGuess == current ? nil : lastGuess
                 throw error
             }
             if lastGuess == current {
-                try lifecycle.begin(try child(current), appearing: false, animated: true)
+                try ruleBegin(try child(current), appearing: false, animated: true)
             } else if let previous = children[lastGuess] {
-                try lifecycle.begin(previous, appearing: false, animated: true)
-                try lifecycle.end(previous, animated: true)
+                try ruleBegin(previous, appearing: false, animated: true)
+                try ruleEnd(previous, animated: true)
             }
         } catch let e as ContainerFailure { throw .child(e) } catch let e as PageError { throw e } catch { }
     }
@@ -379,36 +407,36 @@ public final class PageSession {
                 let oldChild = try child(old)
                 if new == old {
                     // Cancelled: the old page comes back, the guess goes.
-                    try lifecycle.begin(oldChild, appearing: true, animated: true, size: pageSize)
-                    try lifecycle.end(oldChild, animated: true)
+                    try ruleBegin(oldChild, appearing: true, animated: true, size: pageSize)
+                    try ruleEnd(oldChild, animated: true)
                     if let gc = children[g] {
-                        try lifecycle.begin(gc, appearing: false, animated: true)
-                        try lifecycle.end(gc, animated: true)
+                        try ruleBegin(gc, appearing: false, animated: true)
+                        try ruleEnd(gc, animated: true)
                     }
                 } else if new == g {
-                    try lifecycle.end(try child(new), animated: true)
-                    try lifecycle.end(oldChild, animated: true)
+                    try ruleEnd(try child(new), animated: true)
+                    try ruleEnd(oldChild, animated: true)
                 } else {
                     // Settled on a page other than the last guess: the guess goes, the real one comes.
                     if let gc = children[g] {
-                        try lifecycle.begin(gc, appearing: false, animated: true)
-                        try lifecycle.end(gc, animated: true)
+                        try ruleBegin(gc, appearing: false, animated: true)
+                        try ruleEnd(gc, animated: true)
                     }
                     let nc = try child(new)
                     delegate.pageEvent(self, "willTransition", from: old, to: new, completed: nil)
-                    try lifecycle.begin(nc, appearing: true, animated: true, size: pageSize)
-                    try lifecycle.end(nc, animated: true)
-                    try lifecycle.end(oldChild, animated: true)
+                    try ruleBegin(nc, appearing: true, animated: true, size: pageSize)
+                    try ruleEnd(nc, animated: true)
+                    try ruleEnd(oldChild, animated: true)
                 }
             } else if new != old {
                 // No guess was made (no didScroll crossed a page) but the rest is elsewhere.
                 let nc = try child(new)
                 let oc = try child(old)
                 delegate.pageEvent(self, "willTransition", from: old, to: new, completed: nil)
-                try lifecycle.begin(nc, appearing: true, animated: true, size: pageSize)
-                try lifecycle.begin(oc, appearing: false, animated: true)
-                try lifecycle.end(nc, animated: true)
-                try lifecycle.end(oc, animated: true)
+                try ruleBegin(nc, appearing: true, animated: true, size: pageSize)
+                try ruleBegin(oc, appearing: false, animated: true)
+                try ruleEnd(nc, animated: true)
+                try ruleEnd(oc, animated: true)
             }
         } catch let e as ContainerFailure { throw .child(e) } catch let e as PageError { throw e } catch { }
         current = new

@@ -104,6 +104,9 @@ public struct StackOperations {
     /// Pops the top container and returns it; the revealed one appears (unless this is a green room).
     public func pop(_ s: StackRecord, animated: Bool,
                     onFailure: @escaping (ContainerFailure) -> Void) -> ContainerRecord? {
+        // Nothing to pop changes nothing: a running transition (the pop that emptied the stack) keeps
+        // its 300 ms.
+        guard !s.items.isEmpty else { return nil }
         completeTransition(s)
         guard let top = s.items.popLast() else { return nil }
         // The one below appears again, in a green room too (offscreen): it is a shown window, so the

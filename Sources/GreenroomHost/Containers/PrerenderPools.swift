@@ -139,13 +139,15 @@ extension ContainerSystem {
 
     /// Queues the warm-ups a take from `pool` calls for: an eager pool refills to its depth; a lazy
     /// one warms one container for next time after a miss (after a hit too when `alsoAfterHit`: a page
-    /// session's next page is coming), never past its depth (depth 0: never).
+    /// session's next page is coming), never past its depth (depth 0: never). During a memory
+    /// warning's cool-down only a miss (demand) warms: refills after a take wait for its end.
     func refill(_ pool: PoolRecord, afterHit hit: Bool, alsoAfterHit: Bool = false, cause: HostConnection) {
         let count: Int
         if pool.policy == .eager {
             count = pool.refillCount(now: host.now)
         } else {
-            count = (hit && !alsoAfterHit) || pool.warming + pool.idle.count >= pool.depth ? 0 : 1
+            let refillAfterHit = alsoAfterHit && !pool.isCoolingDown(now: host.now)
+            count = (hit && !refillAfterHit) || pool.warming + pool.idle.count >= pool.depth ? 0 : 1
         }
         if count > 0 { _ = queueWarmups(pool, count: count, cause: cause) }
     }
@@ -167,15 +169,20 @@ extension ContainerSystem {
                 destroyPooled(c, in: p)
             }
             poolEvent("purged", p, nil, to: caller, ["reason": .string(reason)])
-            if coolDown && p.policy == .eager { scheduleRefillAfterCoolDown(p) }
+            // Every cooled pool refills when the cool-down ends if it is eager by then (a pool made
+            // eager during the cool-down too); the warning's caller ordered it, so its events go there.
+            if coolDown { scheduleRefillAfterCoolDown(p, cause: caller) }
         }
         return (count, bytes)
     }
 
-    func scheduleRefillAfterCoolDown(_ p: PoolRecord) {
+    func scheduleRefillAfterCoolDown(_ p: PoolRecord, cause: HostConnection?) {
+        let causeID = cause?.id
         _ = schedule(afterMs: coolDownMs) { [weak self, weak p] in
             guard let self, let p, self.pools[p.key] === p else { return }
-            _ = self.queueWarmups(p, count: p.refillCount(now: self.host.now), cause: nil)
+            let count = p.refillCount(now: self.host.now)
+            guard count > 0 else { return }
+            _ = self.queueWarmups(p, count: count, cause: causeID.flatMap { self.host.connection(id: $0) })
         }
     }
 

@@ -69,7 +69,7 @@ public final class PageSystem: HostComponent, PageSessionDelegate {
         var needsConfigure = false
         // Reuse mode: a parked child of the same class is re-configured with this page's data.
         if var queue = e.reuseQueue[cls], !queue.isEmpty {
-            c = queue.removeLast()
+            c = queue.removeFirst()  // a queue: the longest parked goes first (seed 003)
             e.reuseQueue[cls] = queue
             needsConfigure = true
         } else if e.prerender, let conn = host.connection(id: e.owner) {
