@@ -638,9 +638,13 @@ def test_lazy_miss_schedules_exactly_one_warm_up_run_by_drain_after_the_reply(vh
     assert tags[-1].startswith("pool:warmed:") and all(t.endswith("~") for t in tags[:-1]), tags
     warm = tags[-1].split(":")[2]
     assert p("showRendered", {"class": "Web"}) == {"container": warm, "class": "Web", "warm": True}
-    assert p("tasks.status")["pending"] == 0  # a lazy hit schedules nothing
+    # Seed 000 ("use the cache this time, reserve the next"): a lazy hit schedules one replacement, after the reply.
+    assert p("tasks.status")["pending"] == 1
     pool = p.pool("Web")
-    assert (pool["hits"], pool["misses"], pool["idle"], pool["warming"]) == (1, 1, 0, 0), pool
+    assert (pool["hits"], pool["misses"], pool["idle"], pool["warming"]) == (1, 1, 0, 1), pool
+    assert p("tasks.drain") == {"ran": 1, "pending": 0}
+    again = p("showRendered", {"class": "Web"})
+    assert again["warm"] is True and again["container"] not in (warm, miss["container"]), again
     p.assert_balanced()
 
 

@@ -138,16 +138,17 @@ extension ContainerSystem {
     }
 
     /// Queues the warm-ups a take from `pool` calls for: an eager pool refills to its depth; a lazy
-    /// one warms one container for next time after a miss (after a hit too when `alsoAfterHit`: a page
-    /// session's next page is coming), never past its depth (depth 0: never). During a memory
-    /// warning's cool-down only a miss (demand) warms: refills after a take wait for its end.
-    func refill(_ pool: PoolRecord, afterHit hit: Bool, alsoAfterHit: Bool = false, cause: HostConnection) {
+    /// one (the seed's) warms one container for next time after a miss, and a replacement after a hit
+    /// ("use the cached one this time and reserve the next"), never past its depth (depth 0: never).
+    /// During a memory warning's cool-down only a miss (demand) warms: refills after a hit wait for
+    /// its end.
+    func refill(_ pool: PoolRecord, afterHit hit: Bool, cause: HostConnection) {
         let count: Int
         if pool.policy == .eager {
             count = pool.refillCount(now: host.now)
         } else {
-            let refillAfterHit = alsoAfterHit && !pool.isCoolingDown(now: host.now)
-            count = (hit && !refillAfterHit) || pool.warming + pool.idle.count >= pool.depth ? 0 : 1
+            let waits = hit && pool.isCoolingDown(now: host.now)
+            count = waits || pool.warming + pool.idle.count >= pool.depth ? 0 : 1
         }
         if count > 0 { _ = queueWarmups(pool, count: count, cause: cause) }
     }

@@ -85,7 +85,7 @@ public final class PageSystem: HostComponent, PageSessionDelegate {
                 pool.misses += 1
                 containers.poolEvent("miss", pool, nil, to: conn, ["session": .string(session.id), "index": .int(index)])
             }
-            containers.refill(pool, afterHit: taken != nil, alsoAfterHit: true, cause: conn)
+            containers.refill(pool, afterHit: taken != nil, cause: conn)
         }
         let child: ContainerRecord
         if let c {
