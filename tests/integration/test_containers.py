@@ -183,11 +183,12 @@ def test_pools_never_mix_classes_or_sizes(vhost):
     s("pool.warm", {"class": "A", "width": 375, "height": 667})
     s("tasks.drain")
     small = s("stack.create", {"width": 320, "height": 568})["stack"]
-    assert s("showRendered", {"class": "B"})["warm"] is False           # another class
-    assert s("showRendered", {"class": "A", "stack": small})["warm"] is False  # another size
-    assert s("showRendered", {"class": "A"})["warm"] is True            # the class's pool
+    assert s("showRendered", {"class": "B"})["warm"] is False           # another class: never
+    # Another size: the class's warm container, laid out again at the stack's size (DESIGN §5).
+    assert s("showRendered", {"class": "A", "stack": small})["warm"] is True
+    assert s("showRendered", {"class": "A"})["warm"] is False           # its replacement is still queued
     sizes = sorted((p["class"], p["width"], p["height"]) for p in s("pool.status")["pools"])
-    assert sizes == [("A", 320, 568), ("A", 375, 667), ("B", 375, 667)], sizes
+    assert sizes == [("A", 375, 667), ("B", 375, 667)], sizes
     s.assert_balanced()
 
 

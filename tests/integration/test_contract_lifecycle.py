@@ -600,6 +600,65 @@ def test_show_rendered_hit_animated_event_order_and_reply(vhost):
     p.assert_balanced()
 
 
+def test_hit_into_a_stack_of_another_size_lays_out_there_without_loading(vhost):
+    """§5: a hit is pushed to `stack` "with a layout event if the size differs": a warm container of the class
+    serves a stack of another size (seed 000: the prerendered view takes its real size in the stack it joins),
+    laid out at the stack's size and never loaded again; the pool it came from warms its replacement."""
+    p = peer(vhost)
+    p("classes.define", {"name": "Card"})
+    p("pool.warm", {"class": "Card", "width": 320, "height": 480})
+    p("tasks.drain")
+    stack = p("stack.create", {"width": 768, "height": 1024})["stack"]
+    p.skip()
+    reply = p("showRendered", {"class": "Card", "stack": stack})
+    assert reply["warm"] is True, reply
+    c = reply["container"]
+    events = p.events()
+    assert [tag(e) for e in events] == [f"{c}:willMoveToParent~", f"{c}:viewWillDisappear~", f"{c}:viewDidDisappear~",
+                                        f"{c}:didMoveToParent~", f"pool:hit:{c}", f"{c}:willMoveToParent",
+                                        f"{c}:viewWillLayoutSubviews", f"{c}:viewDidLayoutSubviews",
+                                        f"{c}:viewWillAppear", f"{c}:viewDidAppear", f"{c}:didMoveToParent"]
+    assert lifecycle(events, c, "viewDidLayoutSubviews")[0]["size"] == {"width": 768, "height": 1024}
+    hit = [e["params"] for e in events if e["method"] == "pool"][0]
+    assert (hit["width"], hit["height"]) == (320, 480), hit
+    pools = {(q["width"], q["height"]): q for q in p("pool.status", {"class": "Card"})["pools"]}
+    assert set(pools) == {(320, 480)} and pools[(320, 480)]["hits"] == 1 and pools[(320, 480)]["warming"] == 1, pools
+    p.assert_balanced()
+
+
+def test_hit_prefers_the_pool_at_the_stacks_size_and_any_warm_one_to_a_miss(vhost):
+    """§5: with warm containers at the stack's size and at another, the stack's size serves; with none anywhere
+    it is a miss at the stack's size; without `stack`, a pool holding a warm container serves before an empty
+    one."""
+    p = peer(vhost)
+    p("classes.define", {"name": "Tile"})
+    p("pool.warm", {"class": "Tile", "width": 320, "height": 480})
+    p("pool.warm", {"class": "Tile", "width": 400, "height": 400})
+    p("tasks.drain")
+    stack = p("stack.create", {"width": 400, "height": 400})["stack"]
+    p.skip()
+    assert p("showRendered", {"class": "Tile", "stack": stack})["warm"] is True
+    hits = [e["params"] for e in p.events() if e["method"] == "pool" and e["params"]["kind"] == "hit"]
+    assert [(h["width"], h["height"]) for h in hits] == [(400, 400)], hits
+    # Both pools emptied (their replacements still queued): a miss, counted at the stack's size.
+    assert p("showRendered", {"class": "Tile"})["warm"] is True  # the first pool (320x480) still had one
+    miss = p("showRendered", {"class": "Tile", "stack": stack})
+    assert miss["warm"] is False, miss
+    pools = {(q["width"], q["height"]): q for q in p("pool.status", {"class": "Tile"})["pools"]}
+    assert (pools[(400, 400)]["hits"], pools[(400, 400)]["misses"]) == (1, 1), pools
+    assert (pools[(320, 480)]["hits"], pools[(320, 480)]["misses"]) == (1, 0), pools
+    # Without `stack`: a pool that holds a warm container serves before the class's first pool, empty.
+    p("classes.define", {"name": "Chip"})
+    p("pool.configure", {"class": "Chip", "width": 320, "height": 480})
+    p("pool.warm", {"class": "Chip", "width": 400, "height": 400})
+    p("tasks.drain")
+    p.skip()
+    assert p("showRendered", {"class": "Chip"})["warm"] is True
+    hits = [e["params"] for e in p.events() if e["method"] == "pool" and e["params"]["kind"] == "hit"]
+    assert [(h["width"], h["height"]) for h in hits] == [(400, 400)], hits
+    p.assert_balanced()
+
+
 def test_hit_without_stack_is_loaded_and_lays_out_when_pushed_at_another_size(vhost):
     """§5: a hit without `stack` hands over a loaded container; pushed later to a stack of another size it
     lays out there (layout event because the size differs) without loading again."""

@@ -15,10 +15,19 @@ extension ContainerSystem {
         return p
     }
 
-    /// The pool `showRendered` uses: the class's pool at the stack's size, else the class's first pool,
-    /// else a new lazy pool at the stack's (or the default) size.
-    func poolForShow(className: String, size: Size?) -> PoolRecord {
-        if let size, let p = pools[PoolKey(className: className, size: size)] { return p }
+    /// The pool a take uses: the class's pool at `size`, else the class's first pool, else a new lazy
+    /// pool at `size` (or the default size). With `anySize` (showRendered), a pool holding a warm
+    /// container is preferred to one without: the one at `size` first, then the class's others in the
+    /// order they were made. A warm container of another size is laid out again when pushed (seed 000:
+    /// a prerendered view takes its real size in the stack it joins), which costs far less than a
+    /// cold load.
+    func poolForShow(className: String, size: Size?, anySize: Bool = false) -> PoolRecord {
+        let exact = size.flatMap { pools[PoolKey(className: className, size: $0)] }
+        if anySize && exact?.idle.isEmpty != false,
+           let key = poolOrder.first(where: { $0.className == className && pools[$0]?.idle.isEmpty == false }) {
+            return pools[key]!
+        }
+        if let exact { return exact }
         if size == nil, let key = poolOrder.first(where: { $0.className == className }) { return pools[key]! }
         return pool(for: PoolKey(className: className, size: size ?? defaultSize))!
     }
@@ -220,7 +229,7 @@ extension ContainerSystem {
             let cls = try host.classes.require(try p.require("class"))
             let target: StackRecord? = p.has("stack") ? try stack(p, owner: conn) : nil
             let animated: Bool = try p.optional("animated") ?? false
-            let pool = poolForShow(className: cls.name, size: target?.size)
+            let pool = poolForShow(className: cls.name, size: target?.size, anySize: true)
             var c: ContainerRecord
             var warm = false
             if let hit = take(from: pool, owner: conn) {
