@@ -140,6 +140,11 @@ struct Bench: ParsableCommand {
             let handling1M = inProcessDidScroll(items: 1_000_000, samples: quick ? 2_000 : 20_000)
             table.add("range.didScroll host handling, median", unit: "us", values: ["1k items": handling1k, "1M items": handling1M],
                       ratio: ("1M items, us", handling1M), budget: .atMost(5))
+            // DESIGN §8: O(log n + changes) per update, inserts and deletes included.
+            let edits1k = inProcessEdits(items: 1_000, samples: quick ? 2_000 : 20_000)
+            let edits1M = inProcessEdits(items: 1_000_000, samples: quick ? 2_000 : 20_000)
+            table.add("range.insertItems/deleteItems on screen, median", unit: "us", values: ["1k items": edits1k, "1M items": edits1M],
+                      ratio: ("cost 1M / 1k", edits1M / edits1k), budget: .atMost(2))
         }
         if wants("connections") {
             // 1,000 connections, each streaming 60 didScroll/s (a fresh host: its own sessions).

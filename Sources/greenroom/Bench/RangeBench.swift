@@ -49,35 +49,65 @@ struct RangeBench {
     }
 }
 
-/// Host-side handling of one `range.didScroll` (parse, dispatch, range update, reply), in process
-/// with an in-memory connection: the median in microseconds.
-func inProcessDidScroll(items: Int, samples: Int) -> Double {
-    // As on the server's loop thread: Jansson's short-lived trees come from the arena.
-    JSONCodec.useArenaOnThisThread()
-    var config = HostConfig()
-    config.clockMode = .virtual
-    let host = Host(config: config)
-    let transport = MemoryTransport()
-    let c = host.openConnection(kind: .memory, transport: transport)
+/// A host in this process with an in-memory connection and one range session of `items` rows of 44
+/// points, dragging: what the server's loop thread does per line, without the socket.
+struct InProcessRangeHost {
+    let host: Host
+    let connection: HostConnection
+
+    init(items: Int) {
+        // As on the server's loop thread: Jansson's short-lived trees come from the arena.
+        JSONCodec.useArenaOnThisThread()
+        var config = HostConfig()
+        config.clockMode = .virtual
+        host = Host(config: config)
+        connection = host.openConnection(kind: .memory, transport: MemoryTransport())
+        send("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"range.create\",\"params\":{\"count\":\(items),\"itemLength\":44,\"viewport\":{\"width\":375,\"height\":667}}}")
+        send("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"range.willBeginDragging\",\"params\":{\"session\":\"r-1\",\"offset\":0}}")
+        connection.out.removeAll()
+    }
+
     func send(_ text: String) {
         var bytes = Array(text.utf8)
         bytes.append(0x0A)
-        c.receive(bytes)
+        connection.receive(bytes)
     }
-    send("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"range.create\",\"params\":{\"count\":\(items),\"itemLength\":44,\"viewport\":{\"width\":375,\"height\":667}}}")
-    send("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"range.willBeginDragging\",\"params\":{\"session\":\"r-1\",\"offset\":0}}")
-    c.out.removeAll()
+
+    static func line(_ text: String) -> [UInt8] { Array((text + "\n").utf8) }
+
+    /// The median time, in microseconds, the host takes to handle each line (reply and events included).
+    func medianHandling(_ lines: [[UInt8]]) -> Double {
+        var times: [Double] = []
+        times.reserveCapacity(lines.count)
+        for line in lines {
+            let t0 = monotonicNanos()
+            connection.receive(line)
+            times.append(Double(monotonicNanos() - t0) / 1000)
+            connection.out.removeAll()
+        }
+        return PrerenderBench.median(times)
+    }
+}
+
+/// Host-side handling of one `range.didScroll` (parse, dispatch, range update, reply), in process
+/// with an in-memory connection: the median in microseconds.
+func inProcessDidScroll(items: Int, samples: Int) -> Double {
+    let h = InProcessRangeHost(items: items)
     let lines: [[UInt8]] = (0..<samples).map { i in
         let offset = Double(i % 5_000) * 7  // a drag within the first 35,000 points (inside 1k items too)
-        return Array("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"range.didScroll\",\"params\":{\"session\":\"r-1\",\"offset\":\(offset)}}\n".utf8)
+        return InProcessRangeHost.line("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"range.didScroll\",\"params\":{\"session\":\"r-1\",\"offset\":\(offset)}}")
     }
-    var times: [Double] = []
-    times.reserveCapacity(samples)
-    for line in lines {
-        let t0 = monotonicNanos()
-        c.receive(line)
-        times.append(Double(monotonicNanos() - t0) / 1000)
-        c.out.removeAll()
-    }
-    return PrerenderBench.median(times)
+    return h.medianHandling(lines)
+}
+
+/// Host-side handling of `range.insertItems` and `range.deleteItems` on screen (a row inserted among the
+/// visible ones, then deleted again: both announce what enters and leaves), in process: the median in
+/// microseconds of either.
+func inProcessEdits(items: Int, samples: Int) -> Double {
+    let h = InProcessRangeHost(items: items)
+    h.send("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"events.subscribe\",\"params\":{\"topics\":[\"range\",\"prefetch\"]}}")
+    h.connection.out.removeAll()
+    let insert = InProcessRangeHost.line("{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"range.insertItems\",\"params\":{\"session\":\"r-1\",\"at\":[0,5],\"lengths\":[44]}}")
+    let delete = InProcessRangeHost.line("{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"range.deleteItems\",\"params\":{\"session\":\"r-1\",\"paths\":[[0,5]]}}")
+    return h.medianHandling((0..<samples).map { $0 % 2 == 0 ? insert : delete })
 }
