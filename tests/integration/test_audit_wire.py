@@ -604,3 +604,31 @@ def test_greenroom_call_exit_codes(start_host):
     assert json.loads(r.stderr.strip().splitlines()[-1])["code"] == -32600, r
     r = call("container.info", '{"container": "c-1"}')
     assert r.returncode == 2 and json.loads(r.stderr.strip().splitlines()[-1])["code"] == -32002, r
+
+
+# ===================================================================================================
+# §9 a failing hook fails that container (-32004, torn down) and nothing else
+
+
+@pytest.mark.parametrize("hook", ["viewDidAppear", "didMoveToParent"])
+def test_a_container_failing_at_the_end_of_an_animated_push_leaves_the_covered_one_balanced(vhost, hook):
+    """The pushed container fails when the animation ends: it is torn down, the container it was covering
+    is the top again and appears, with no unbalanced call (DESIGN §4: flows the host drives produce none)."""
+    c = vhost.connect()
+    c.result("events.subscribe", {"topics": ["lifecycle"]})
+    c.result("classes.define", {"name": "Bad", "hooks": {hook: {"fail": True}}})
+    s = c.result("stack.create", {"width": 100, "height": 100})["stack"]
+    under = c.result("container.create", {"class": "Container"})["container"]
+    c.result("stack.push", {"stack": s, "container": under})
+    bad = c.result("container.create", {"class": "Bad"})["container"]
+    c.result("stack.push", {"stack": s, "container": bad, "animated": True})
+    c.events.clear()
+    c.result("clock.advance", {"ms": 300})
+    assert "unbalancedAppearanceTransition" not in [ev for _, ev in lifecycle(c.events)], c.events
+    assert [ev for _, ev in lifecycle(c.events, bad)][-1] == "deinit", c.events
+    assert [ev for _, ev in lifecycle(c.events, under)] == ["viewWillAppear", "viewDidAppear"], c.events
+    assert_error(c.call("container.info", {"container": bad}), -32002)
+    info = c.result("stack.info", {"stack": s})
+    assert info["containers"] == [under] and info["animating"] is False, info
+    assert c.result("container.info", {"container": under})["appearance"] == "appeared"
+    assert c.result("host.stats")["unbalancedTransitions"] == 0
