@@ -632,3 +632,81 @@ def test_a_container_failing_at_the_end_of_an_animated_push_leaves_the_covered_o
     assert info["containers"] == [under] and info["animating"] is False, info
     assert c.result("container.info", {"container": under})["appearance"] == "appeared"
     assert c.result("host.stats")["unbalancedTransitions"] == 0
+
+
+def _pages_with_a_bad_second_page(c, hook):
+    c.result("events.subscribe", {"topics": ["lifecycle", "page"]})
+    c.result("classes.define", {"name": "Bad", "hooks": {hook: {"fail": True}}})
+    p = c.result("page.create", {"pages": [{"class": "Container"}, {"class": "Bad"}, {"class": "Container"}],
+                                 "width": 100, "height": 100})["session"]
+    first = c.result("page.info", {"session": p})["children"][0]["container"]
+    c.events.clear()
+    return p, first
+
+
+def _assert_rest_on(c, p, index, container):
+    info = c.result("page.info", {"session": p})
+    assert info["index"] == index and info["phase"] == "idle", info
+    states = {ch["container"]: ch["state"] for ch in info["children"]}
+    assert states.get(container) == "appeared", info
+    assert all(st == "disappeared" for k, st in states.items() if k != container), info
+    for ch in info["children"]:
+        assert "result" in c.call("container.info", {"container": ch["container"]}), f"page.info lists a dead container: {info}"
+    assert c.result("host.stats")["unbalancedTransitions"] == 0
+
+
+def test_a_page_failing_in_viewDidAppear_on_page_show_is_32004_and_torn_down(vhost):
+    c = vhost.connect()
+    p, first = _pages_with_a_bad_second_page(c, "viewDidAppear")
+    err = assert_error(c.call("page.show", {"session": p, "index": 1, "animated": False}), -32004, kind="pluginFailed")
+    bad = err["data"]["container"]
+    assert err["data"]["hook"] == "viewDidAppear", err
+    assert_error(c.call("container.info", {"container": bad}), -32002)
+    assert [ev for _, ev in lifecycle(c.events, bad)][-1] == "deinit", c.events
+    # The page it was leaving comes back, balanced.
+    assert [ev for _, ev in lifecycle(c.events, first)] == ["viewWillDisappear", "viewDidDisappear",
+                                                             "viewWillAppear", "viewDidAppear"], c.events
+    _assert_rest_on(c, p, 0, first)
+    c.result("page.show", {"session": p, "index": 2, "animated": False})
+    assert c.result("host.stats")["unbalancedTransitions"] == 0
+
+
+def test_a_page_failing_at_the_end_of_an_animated_page_show_is_torn_down(vhost):
+    c = vhost.connect()
+    p, first = _pages_with_a_bad_second_page(c, "viewDidAppear")
+    c.result("page.show", {"session": p, "index": 1, "animated": True})
+    c.result("clock.advance", {"ms": 300})
+    deinit = [cid for cid, ev in lifecycle(c.events) if ev == "deinit"]
+    assert len(deinit) == 1, c.events
+    assert_error(c.call("container.info", {"container": deinit[0]}), -32002)
+    _assert_rest_on(c, p, 0, first)
+    done = [e["params"] for e in c.events if e["method"] == "page" and e["params"]["kind"] == "didTransition"]
+    assert done and done[-1]["completed"] is False, done
+
+
+def test_a_page_failing_when_a_swipe_comes_to_rest_leaves_the_other_page_balanced(vhost):
+    c = vhost.connect()
+    p, first = _pages_with_a_bad_second_page(c, "viewDidAppear")
+    c.result("page.willBeginDragging", {"session": p, "offset": 0})
+    c.result("page.didScroll", {"session": p, "offset": 60})
+    c.result("page.willEndDragging", {"session": p, "offset": 60, "velocity": 1})
+    c.result("page.didEndDragging", {"session": p, "offset": 60, "willDecelerate": True})
+    err = assert_error(c.call("page.didEndDecelerating", {"session": p, "offset": 100}), -32004, kind="pluginFailed")
+    assert_error(c.call("container.info", {"container": err["data"]["container"]}), -32002)
+    _assert_rest_on(c, p, 0, first)
+    assert c.result("host.stats")["sessions"]["pageTracking"] == 0
+
+
+def test_a_page_child_failing_on_a_memory_warning_leaves_its_session(vhost):
+    c = vhost.connect()
+    c.result("events.subscribe", {"topics": ["lifecycle"]})
+    c.result("classes.define", {"name": "Fragile", "hooks": {"didReceiveMemoryWarning": {"fail": True}}})
+    p = c.result("page.create", {"pages": [{"class": "Container"}, {"class": "Fragile"}], "width": 100,
+                                 "height": 100, "initialIndex": 1})["session"]
+    fragile = c.result("page.info", {"session": p})["children"][0]["container"]
+    c.result("host.memoryWarning")
+    assert_error(c.call("container.info", {"container": fragile}), -32002)
+    info = c.result("page.info", {"session": p})
+    assert fragile not in [ch["container"] for ch in info["children"]], info
+    c.result("page.show", {"session": p, "index": 0, "animated": False})
+    assert c.result("host.stats")["unbalancedTransitions"] == 0
