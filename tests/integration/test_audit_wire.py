@@ -710,3 +710,40 @@ def test_a_page_child_failing_on_a_memory_warning_leaves_its_session(vhost):
     assert fragile not in [ch["container"] for ch in info["children"]], info
     c.result("page.show", {"session": p, "index": 0, "animated": False})
     assert c.result("host.stats")["unbalancedTransitions"] == 0
+
+
+# ===================================================================================================
+# §2 queued outbound bytes: "past it the connection is closed and counted — a slow reader never grows
+# the host's memory without bound"
+
+
+def _peak_rss_mib(pid: int) -> int:
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) // 1024
+    raise AssertionError("no VmHWM")
+
+
+def test_a_burst_of_cheap_requests_with_large_replies_is_cut_off_at_the_outbound_limit(host):
+    """2000 `rpc.discover` requests (96 KiB, one write) from a client that reads nothing ask for ~240 MiB of
+    replies. The host stops at the 8 MiB outbound limit: it closes that connection (counted) instead of
+    building every reply first, so its peak memory stays far below what the burst asks for and other
+    clients keep being answered."""
+    keeper = host.connect()
+    keeper.ping()
+    doc_bytes = len(json.dumps(keeper.result("rpc.discover", timeout=10), separators=(",", ":")))
+    n = 2000
+    assert n * doc_bytes > 200 * MiB
+    base = _peak_rss_mib(host.pid)
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect(host.socket_path)
+    try:
+        s.sendall(b"".join(encode(req("rpc.discover", id=i)) for i in range(n)))
+        st = host.wait_stats(lambda st: st["connections"]["closedSlowReader"] == 1, conn=keeper, timeout=60)
+        assert st["connections"]["open"] == 1, st
+        keeper.ping()
+        grew = _peak_rss_mib(host.pid) - base
+        assert grew < 128, f"peak RSS grew by {grew} MiB for an 8 MiB outbound limit"
+    finally:
+        s.close()
