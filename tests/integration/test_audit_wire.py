@@ -747,3 +747,30 @@ def test_a_burst_of_cheap_requests_with_large_replies_is_cut_off_at_the_outbound
         assert grew < 128, f"peak RSS grew by {grew} MiB for an 8 MiB outbound limit"
     finally:
         s.close()
+
+
+# ===================================================================================================
+# §10 the lock file
+
+
+def test_a_lock_file_that_is_a_symlink_is_refused_and_its_target_untouched(start_host, tmp_short):
+    """README "Sockets and security": the host truncates and rewrites its lock file (`host.sock.lock`). In a
+    shared directory a lock file planted as a symlink must not make it overwrite the file it points to."""
+    precious = os.path.join(tmp_short, "precious.txt")
+    with open(precious, "w") as f:
+        f.write("keep me\n")
+    path = os.path.join(tmp_short, "h.sock")
+    os.symlink(precious, path + ".lock")
+    err = start_host.fail("--socket", path)
+    assert err.returncode == 2 and "lock file" in err.stderr, err
+    with open(precious) as f:
+        assert f.read() == "keep me\n"
+    assert not os.path.lexists(path)
+
+
+def test_a_lock_file_that_is_a_directory_is_refused(start_host, tmp_short):
+    path = os.path.join(tmp_short, "h.sock")
+    os.mkdir(path + ".lock")
+    err = start_host.fail("--socket", path)
+    assert err.returncode == 2 and "lock file" in err.stderr, err
+    assert os.path.isdir(path + ".lock")
