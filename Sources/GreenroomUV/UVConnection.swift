@@ -53,6 +53,11 @@ final class UVConnection: ConnectionTransport {
         outputReady(connection)
     }
 
+    func flushNow(_ connection: HostConnection) {
+        guard !isClosing else { return }
+        flush()
+    }
+
     // MARK: Writing
 
     /// Writes everything the host queued. Past the outbound limit the connection is closed: a slow

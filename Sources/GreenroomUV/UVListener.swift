@@ -48,8 +48,15 @@ func prepareSocketPath(_ path: String, isDefault: Bool) throws -> Int32 {
         }
     }
     let lockPath = path + ".lock"
-    let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+    // Never through a symlink, and only a regular file: the lock file is truncated and rewritten below, and
+    // in a shared directory another user could plant `host.sock.lock` pointing at a file of ours.
+    let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
     guard fd >= 0 else { throw ServerSetupError("cannot open lock file \(lockPath): \(String(cString: strerror(errno)))") }
+    var lockStat = stat()
+    guard fstat(fd, &lockStat) == 0, (lockStat.st_mode & S_IFMT) == S_IFREG else {
+        close(fd)
+        throw ServerSetupError("lock file \(lockPath) is not a regular file; not using it")
+    }
     if flock(fd, LOCK_EX | LOCK_NB) != 0 {
         var buf = [CChar](repeating: 0, count: 32)
         let n = read(fd, &buf, 31)

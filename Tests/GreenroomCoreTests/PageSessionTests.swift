@@ -30,6 +30,8 @@ final class PageHarness: PageSessionDelegate {
         events.append("\(kind) \(from)->\(to)\(completed.map { $0 ? " done" : " cancelled" } ?? "")")
     }
     func trackingChanged(_ session: PageSession) {}
+    var failed: [String] = []
+    func childFailed(_ session: PageSession, _ failure: ContainerFailure) { failed.append(failure.container) }
 
     /// Appearance hooks in seed 001's words.
     func log() -> [String] {
@@ -294,6 +296,42 @@ final class PageHarness: PageSessionDelegate {
             if h.session.phase == .idle { h.checkRest() }
         }
         h.d.advance(1000)
+        h.checkRest()
+    }
+
+    // DESIGN §9: a failing hook fails that container and nothing else.
+
+    @Test func aDestinationFailingInViewDidAppearLeavesAndTheOldPageComesBack() throws {
+        let h = PageHarness()
+        h.d.failOn = ["p2:viewDidAppear"]
+        #expect(throws: PageError.child(ContainerFailure(container: "p2", hook: .viewDidAppear))) {
+            try h.session.show(2, animated: false)
+        }
+        #expect(h.log() == ["willAppear 2", "willDisappear 1", "didAppear 2", "didDisappear 1", "willAppear 1", "didAppear 1"])
+        #expect(h.session.current == 1 && h.session.children[2] == nil)
+        #expect(h.events.last == "didTransition 1->2 cancelled")
+        h.checkRest()
+        try h.session.show(0, animated: false)
+        h.checkRest()
+    }
+
+    @Test func aFailureAtTheEndOfAnAnimatedShowGoesToTheHost() throws {
+        let h = PageHarness()
+        h.d.failOn = ["p2:viewDidAppear"]
+        try h.session.show(2, animated: true)
+        h.d.advance(300)
+        #expect(h.failed == ["p2"])
+        #expect(h.session.current == 1 && !h.session.isTracking)
+        h.checkRest()
+    }
+
+    @Test func aPageFailingWhenASwipeComesToRestLeavesTheOthersBalanced() throws {
+        let h = PageHarness()
+        h.d.failOn = ["p2:viewDidAppear"]
+        #expect(throws: PageError.child(ContainerFailure(container: "p2", hook: .viewDidAppear))) {
+            try h.drag([100, 160], release: 200)
+        }
+        #expect(h.session.current == 1 && h.session.children[2] == nil && !h.session.isTracking)
         h.checkRest()
     }
 }

@@ -119,4 +119,27 @@ import Testing
         #expect(s.items.isEmpty)
         #expect(d.unbalancedCalls.isEmpty)
     }
+
+    /// DESIGN §9: a failing hook fails that container and nothing else. The pushed container fails when
+    /// the animation ends; the host tears it down and the one it covered appears again at once (as
+    /// `ContainerSystem.fail` does): the push's end call for that one must not run on top of it.
+    @Test func aPushedContainerFailingAtTheAnimationEndLeavesTheCoveredOneBalanced() throws {
+        let s = StackRecord(id: "s", size: size, owner: "conn")
+        let a = container("a"), b = container("b")
+        try ops.push(a, onto: s, animated: false, onFailure: noFailure)
+        d.failOn = ["b:viewDidAppear"]
+        let ops = self.ops
+        var failed: [String] = []
+        try ops.push(b, onto: s, animated: true) { failure in
+            failed.append(failure.container)
+            ops.discard(b, from: s)
+            try? ops.lifecycle.appear(a, size: s.size)
+        }
+        _ = d.take()
+        d.advance(300)
+        #expect(failed == ["b"])
+        #expect(appearance(d.take()) == ["b:viewDidAppear", "a:viewWillAppear", "a:viewDidAppear"])
+        #expect(a.state == .appeared && s.top === a)
+        #expect(d.unbalancedCalls.isEmpty)
+    }
 }

@@ -208,3 +208,33 @@ func virtualHost(_ edit: (inout HostConfig) -> Void = { _ in }) -> Host {
         #expect(r?["openrpc"] != nil)
     }
 }
+
+/// A transport whose peer reads nothing: asked to write early, it closes the connection as the libuv one
+/// does past its outbound limit.
+final class StalledTransport: ConnectionTransport {
+    var flushes = 0
+    func outputReady(_ connection: HostConnection) {}
+    func closeRequested(_ connection: HostConnection) {}
+    func flushNow(_ connection: HostConnection) {
+        flushes += 1
+        connection.out.removeAll()
+        connection.host.connectionClosed(connection, reason: "outbound limit exceeded")
+    }
+}
+
+@Suite struct OutboundLimitTests {
+    /// DESIGN §2: past the queued-outbound limit the connection is closed — mid-read, before the host
+    /// builds the replies to the rest of the lines it received at once.
+    @Test func linesAfterTheOutboundLimitIsPassedAreNotRun() {
+        let host = virtualHost { $0.maxOutboundBytes = 4096 }
+        let transport = StalledTransport()
+        let c = host.openConnection(kind: .unix, transport: transport)
+        var burst = ""
+        for i in 0..<200 { burst += "{\"jsonrpc\":\"2.0\",\"id\":\(i),\"method\":\"host.info\"}\n" }
+        c.receive(Array(burst.utf8))
+        #expect(transport.flushes == 1)
+        #expect(c.isClosed)
+        #expect(host.processor.counters.requests < 20, "every line was run: \(host.processor.counters.requests)")
+    }
+}
+

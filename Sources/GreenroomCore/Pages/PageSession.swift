@@ -12,6 +12,13 @@ public protocol PageSessionDelegate: AnyObject {
     func pageEvent(_ session: PageSession, _ kind: String, from: Int, to: Int, completed: Bool?)
     /// The session started or stopped tracking (dragging, decelerating, animating).
     func trackingChanged(_ session: PageSession)
+    /// A child's hook failed where no reply carries the error (an animation's end, a hide mid-gesture):
+    /// the session has let it go; the host tears it down (DESIGN §9).
+    func childFailed(_ session: PageSession, _ failure: ContainerFailure)
+}
+
+extension PageSessionDelegate {
+    public func childFailed(_ session: PageSession, _ failure: ContainerFailure) {}
 }
 
 /// Errors of the scroll stream and page.show that the host turns into -32003 / -32602.
@@ -98,6 +105,14 @@ public final class PageSession {
         touch(index)
         deferred.remove(index)
         enforceCache(protecting: index, alsoRelated: alsoRelated)
+        return c
+    }
+
+    /// The child attached for `index`, if any (counted as most recently used). Unlike `child`, never
+    /// makes one: a page whose child failed has nothing to end.
+    func attached(_ index: Int) -> ContainerRecord? {
+        guard let c = children[index] else { return nil }
+        touch(index)
         return c
     }
 
@@ -232,7 +247,10 @@ public final class PageSession {
 
     /// Hiding mid-gesture: the gesture is settled where it is, so nothing is left half way.
     private func settleInteractionForHide() {
-        if phase == .dragging || phase == .decelerating { try? settle(at: offset) }
+        guard phase == .dragging || phase == .decelerating else { return }
+        do { try settle(at: offset) } catch {
+            if case .child(let failure) = error { delegate.childFailed(self, failure) }
+        }
     }
 
     // MARK: Non-interactive
@@ -253,7 +271,8 @@ public final class PageSession {
             cleanUpAtRest()
             return
         }
-        let old = try child(from)
+        // The current page's child, unless it failed earlier (then nothing is on screen to leave).
+        let old = attached(from)
         let new = try child(index)  // most recently used: the destination
         delegate.pageEvent(self, "willTransition", from: from, to: index, completed: nil)
         do {
@@ -265,19 +284,52 @@ public final class PageSession {
             delegate.pageEvent(self, "didTransition", from: from, to: index, completed: false)
             throw .child(error)
         }
-        do {
-            try ruleBegin(old, appearing: false, animated: animated)
-        } catch { throw .child(error) }
-        let finish: () -> Void = { [unowned self] in
+        // A failing hook fails its container and nothing else (DESIGN §9): the other page's calls
+        // still run, balanced, and the failed one leaves the session (the host tears it down).
+        var leaving = old
+        var beginFailure: ContainerFailure?
+        if let old {
+            do throws(ContainerFailure) { try ruleBegin(old, appearing: false, animated: animated) } catch {
+                forget(old)
+                leaving = nil
+                beginFailure = error
+            }
+        }
+        let finish: () -> ContainerFailure? = { [unowned self] in
             self.animation = nil
             self.phase = .idle
-            try? self.ruleEnd(new, animated: animated)
-            try? self.ruleEnd(old, animated: animated)
-            self.current = index
-            self.offset = Double(index) * self.width
+            var failures: [ContainerFailure] = []
+            var arrived = true
+            do throws(ContainerFailure) { try self.ruleEnd(new, animated: animated) } catch {
+                self.forget(new)
+                arrived = false
+                failures.append(error)
+            }
+            if let o = leaving {
+                do throws(ContainerFailure) { try self.ruleEnd(o, animated: animated) } catch {
+                    self.forget(o)
+                    leaving = nil
+                    failures.append(error)
+                }
+            }
+            if arrived {
+                self.current = index
+                self.offset = Double(index) * self.width
+            } else if let o = leaving, self.isVisible {
+                // The destination failed: the page it was leaving comes back, as a stack reveals the
+                // container under a failed top.
+                self.takeOver(o)
+                do throws(ContainerFailure) { try self.lifecycle.appear(o, animated: animated, size: self.pageSize) } catch {
+                    self.forget(o)
+                    failures.append(error)
+                }
+            }
             self.cleanUpAtRest()
-            self.delegate.pageEvent(self, "didTransition", from: from, to: index, completed: true)
+            self.delegate.pageEvent(self, "didTransition", from: from, to: index, completed: arrived)
             self.delegate.trackingChanged(self)
+            // The first failure is the caller's to report; any other goes to the host at once.
+            for extra in failures.dropFirst() { self.delegate.childFailed(self, extra) }
+            return failures.first
         }
         if animated {
             phase = .animating
@@ -285,10 +337,18 @@ public final class PageSession {
                 guard let self, self.animation != nil else { return }
                 self.animation?.complete()
             }
-            animation = (index, from, timer, finish)
+            animation = (index, from, timer, { [unowned self] in
+                if let failure = finish() { self.delegate.childFailed(self, failure) }
+            })
             delegate.trackingChanged(self)
+            if let beginFailure { throw .child(beginFailure) }
         } else {
-            finish()
+            let failure = finish()
+            if let beginFailure {
+                if let failure { delegate.childFailed(self, failure) }
+                throw .child(beginFailure)
+            }
+            if let failure { throw .child(failure) }
         }
     }
 
@@ -361,7 +421,7 @@ public final class PageSession {
                 throw error
             }
             if lastGuess == current {
-                try ruleBegin(try child(current), appearing: false, animated: true)
+                if let c = attached(current) { try ruleBegin(c, appearing: false, animated: true) }
             } else if let previous = children[lastGuess] {
                 try ruleBegin(previous, appearing: false, animated: true)
                 try ruleEnd(previous, animated: true)
@@ -404,18 +464,21 @@ public final class PageSession {
         defer { delegate.trackingChanged(self) }
         do {
             if let g {
-                let oldChild = try child(old)
+                // A page whose child failed earlier has nothing on screen to end.
+                let oldChild = attached(old)
                 if new == old {
                     // Cancelled: the old page comes back, the guess goes.
-                    try ruleBegin(oldChild, appearing: true, animated: true, size: pageSize)
-                    try ruleEnd(oldChild, animated: true)
+                    if let oldChild {
+                        try ruleBegin(oldChild, appearing: true, animated: true, size: pageSize)
+                        try ruleEnd(oldChild, animated: true)
+                    }
                     if let gc = children[g] {
                         try ruleBegin(gc, appearing: false, animated: true)
                         try ruleEnd(gc, animated: true)
                     }
                 } else if new == g {
-                    try ruleEnd(try child(new), animated: true)
-                    try ruleEnd(oldChild, animated: true)
+                    if let nc = attached(new) { try ruleEnd(nc, animated: true) }
+                    if let oldChild { try ruleEnd(oldChild, animated: true) }
                 } else {
                     // Settled on a page other than the last guess: the guess goes, the real one comes.
                     if let gc = children[g] {
@@ -426,25 +489,57 @@ public final class PageSession {
                     delegate.pageEvent(self, "willTransition", from: old, to: new, completed: nil)
                     try ruleBegin(nc, appearing: true, animated: true, size: pageSize)
                     try ruleEnd(nc, animated: true)
-                    try ruleEnd(oldChild, animated: true)
+                    if let oldChild { try ruleEnd(oldChild, animated: true) }
                 }
             } else if new != old {
                 // No guess was made (no didScroll crossed a page) but the rest is elsewhere.
                 let nc = try child(new)
-                let oc = try child(old)
+                let oc = attached(old)
                 delegate.pageEvent(self, "willTransition", from: old, to: new, completed: nil)
                 try ruleBegin(nc, appearing: true, animated: true, size: pageSize)
-                try ruleBegin(oc, appearing: false, animated: true)
+                if let oc { try ruleBegin(oc, appearing: false, animated: true) }
                 try ruleEnd(nc, animated: true)
-                try ruleEnd(oc, animated: true)
+                if let oc { try ruleEnd(oc, animated: true) }
             }
-        } catch let e as ContainerFailure { throw .child(e) } catch let e as PageError { throw e } catch { }
+        } catch {
+            let failure: ContainerFailure
+            switch error {
+            case let e as ContainerFailure: failure = e
+            case PageError.child(let e): failure = e
+            case let e as PageError: throw e
+            default: return
+            }
+            restAfterFailure(failure, old: old, new: new)
+            if g != nil || new != old {
+                delegate.pageEvent(self, "didTransition", from: old, to: new == old ? (g ?? new) : new, completed: current != old)
+            }
+            cleanUpAtRest()
+            throw .child(failure)
+        }
         current = new
         if g != nil || new != old {
             // A cancelled swipe names the page it gave up on.
             delegate.pageEvent(self, "didTransition", from: old, to: new == old ? (g ?? new) : new, completed: new != old)
         }
         cleanUpAtRest()
+    }
+
+    /// A child failed while the session came to rest: it leaves the session, and every other child
+    /// comes to rest balanced (DESIGN §9: the failure is that container's alone). The session rests on
+    /// `new` when its page still has a child, else back on `old`.
+    private func restAfterFailure(_ failure: ContainerFailure, old: Int, new: Int) {
+        if let failed = children.values.first(where: { $0.id == failure.container }) { forget(failed) }
+        current = children[new] != nil ? new : old
+        for i in children.keys.sorted() {
+            guard let c = children[i] else { continue }
+            takeOver(c)
+            do throws(ContainerFailure) {
+                if i == current && isVisible { try lifecycle.appear(c, size: pageSize) } else { try lifecycle.disappear(c) }
+            } catch {
+                forget(c)
+                delegate.childFailed(self, error)
+            }
+        }
     }
 
     /// Drops a child whose hook failed (the host tears it down): it is no longer attached anywhere.

@@ -95,7 +95,9 @@ public struct StackOperations {
                 try lifecycle.end(c, animated: true)
                 try lifecycle.didMove(c, toParent: s.id)
             } catch { onFailure(error) }
-            if let old, oldVisible {
+            // When the pushed container failed, it was torn down and `old`, the top again, appeared
+            // at once: its transition is over, and ending it again would be unbalanced.
+            if let old, oldVisible, old.state == .disappearing {
                 do throws(ContainerFailure) { try lifecycle.end(old, animated: true) } catch { onFailure(error) }
             }
         }

@@ -7,6 +7,14 @@ public protocol ConnectionTransport: AnyObject {
     func outputReady(_ connection: HostConnection)
     /// The host wants the connection closed (after what is queued has been written).
     func closeRequested(_ connection: HostConnection)
+    /// More than the outbound limit is waiting in `out` in the middle of a read: write what the peer
+    /// takes now, and close the connection (counted) if what is left is past the limit, as a flush
+    /// at the end of the loop pass would.
+    func flushNow(_ connection: HostConnection)
+}
+
+extension ConnectionTransport {
+    public func flushNow(_ connection: HostConnection) {}
 }
 
 /// One client connection as the host sees it: its framing state, outbound buffer, subscriptions and
@@ -19,6 +27,10 @@ public final class HostConnection {
     public unowned let host: Host
     public weak var transport: ConnectionTransport?
     public let out = OutboundBuffer()
+    /// `out` past this many bytes mid-read is written (or the connection closed) before the next line
+    /// runs: one read of cheap requests with large replies (`rpc.discover`) from a client that does not
+    /// read them must not make the host build hundreds of MiB it will drop (DESIGN §2's 8 MiB limit).
+    private let outboundLimit: Int
     var framer: LineFramer
     /// Complete lines of the chunk being received (pointers into it; empty between chunks).
     private var run: [UnsafeRawBufferPointer] = []
@@ -39,6 +51,17 @@ public final class HostConnection {
         self.host = host
         self.isAuthenticated = authenticated
         self.framer = LineFramer(maxLineBytes: host.config.limits.maxMessageBytes)
+        self.outboundLimit = host.config.maxOutboundBytes
+    }
+
+    /// Asked before each line of a read is run: true once the connection is closed, which it may be
+    /// now if `out` grew past the outbound limit and the peer does not take it.
+    @inline(__always)
+    private func stopsReading() -> Bool {
+        if isClosed { return true }
+        guard out.count > outboundLimit else { return false }
+        transport?.flushNow(self)
+        return isClosed
     }
 
     /// Feeds received bytes: every complete line is handled, and its replies and events are appended
@@ -47,12 +70,11 @@ public final class HostConnection {
     /// or an oversized one first flushes the run, so order is kept.
     public func receive(_ bytes: UnsafeRawBufferPointer) {
         guard !isClosed, let chunk = bytes.baseAddress else { return }
-        let before = out.count
         let processor = host.processor
         func flush() {
             guard !run.isEmpty else { return }
             run.withUnsafeBufferPointer { lines in
-                processor.handle(lines: lines, context: self, out: out) { isClosed }
+                processor.handle(lines: lines, context: self, out: out) { stopsReading() }
             }
             run.removeAll(keepingCapacity: true)
         }
@@ -62,14 +84,15 @@ public final class HostConnection {
                 run.append(line)
             case .line(let line):
                 flush()
-                if !isClosed { processor.handle(line: line, context: self, out: out) }
+                if !stopsReading() { processor.handle(line: line, context: self, out: out) }
             case .oversized:
                 flush()
-                if !isClosed { processor.handleOversized(out: out) }
+                if !stopsReading() { processor.handleOversized(out: out) }
             }
         }
         flush()
-        if out.count != before { transport?.outputReady(self) }
+        // `out` may have been written mid-read (stopsReading): what matters is whether any is left.
+        if !out.isEmpty { transport?.outputReady(self) }
     }
 
     public func receive(_ bytes: [UInt8]) {

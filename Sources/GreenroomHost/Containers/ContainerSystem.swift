@@ -26,6 +26,8 @@ public final class ContainerSystem: HostComponent, LifecycleDelegate {
     public var sessionOwning: ((ContainerRecord) -> String?)?
     /// Called before a stack is destroyed, so page sessions sitting in it go with it, children first.
     public var stackWillBeDestroyed: ((StackRecord) -> Void)?
+    /// Called when a page's child failed, before it is torn down: its session lets it go.
+    var pageChildFailed: ((ContainerRecord) -> Void)?
     /// Called after an appearance hook ran on a container (a page session in a stack forwards it).
     var appearanceForwarder: ((ContainerRecord, Hook, Bool) -> Void)?
 
@@ -206,6 +208,9 @@ public final class ContainerSystem: HostComponent, LifecycleDelegate {
                 stackOps.discard(c, from: s)
                 if wasTop && !s.isHidden { revealed = s }
             }
+        case .page:
+            // Its session must never hold (or end calls on) a torn-down container.
+            pageChildFailed?(c)
         default: break
         }
         c.parent = parent

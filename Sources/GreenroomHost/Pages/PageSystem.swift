@@ -52,6 +52,12 @@ public final class PageSystem: HostComponent, PageSessionDelegate {
                 if let own = e.ownContainer, inStack.contains(own.id) { destroy(e) }
             }
         }
+        host.containerSystem.pageChildFailed = { [unowned self] c in
+            if case .page(let sid, _) = c.parent, let e = sessions[sid] {
+                e.session.forget(c)
+                e.reuseQueue = e.reuseQueue.mapValues { $0.filter { $0 !== c } }
+            }
+        }
         host.containerSystem.appearanceForwarder = { [unowned self] c, hook, animated in
             self.forward(c, hook, animated)
         }
@@ -131,6 +137,11 @@ public final class PageSystem: HostComponent, PageSessionDelegate {
     }
 
     public func trackingChanged(_ session: PageSession) { host.updateTracking() }
+
+    /// A child failed in deferred work (an animation's end): torn down, with no reply to carry it.
+    public func childFailed(_ session: PageSession, _ failure: ContainerFailure) {
+        if let c = containers.containers[failure.container], !c.isDestroyed { containers.fail(c) }
+    }
 
     /// The session's own container appeared or disappeared in its stack: the current page follows.
     func forward(_ c: ContainerRecord, _ hook: Hook, _ animated: Bool) {
