@@ -68,9 +68,9 @@ public struct LineFramer {
         var count = raw.count
         if count > 0 && raw[count - 1] == 0x0D { count -= 1 }
         if count > maxLineBytes { emit(.oversized); return }
-        // Skip blank lines (spaces, tabs): they carry no message.
+        // Skip blank lines (nothing but JSON whitespace: spaces, tabs, carriage returns): they carry no message.
         var blank = true
-        for i in 0..<count where raw[i] != 0x20 && raw[i] != 0x09 { blank = false; break }
+        for i in 0..<count where raw[i] != 0x20 && raw[i] != 0x09 && raw[i] != 0x0D { blank = false; break }
         if blank { return }
         emit(.line(UnsafeRawBufferPointer(rebasing: raw[0..<count])))
     }

@@ -37,6 +37,14 @@ private func frames(_ chunks: [[UInt8]], max: Int = 1 << 20) -> [String] {
         #expect(frames(chunks) == expected)
     }
 
+    /// JSON's whitespace is space, tab, CR and LF: a line of nothing else carries no message, wherever its
+    /// CRs are (a stray `\r` between spaces is not a parse error).
+    @Test func linesOfOnlyJSONWhitespaceAreSkipped() {
+        let input = Array(" \r \t\n\r\r\n\t\r\n{\"d\":4}\r\n".utf8)
+        #expect(frames([input]) == ["{\"d\":4}"])
+        #expect(frames(input.map { [$0] }) == ["{\"d\":4}"])
+    }
+
     @Test func oversizedLineIsReportedOnceAndSkipped() {
         let long = Array(repeating: UInt8(ascii: "x"), count: 50)
         let input = long + [0x0A] + Array("ok\n".utf8)
