@@ -61,3 +61,9 @@ def tmp_short():
 @pytest.fixture
 def host(start_host) -> grhost.Host:
     return start_host()
+
+
+@pytest.fixture
+def vhost(start_host) -> grhost.Host:
+    """A host with a virtual clock: time moves only on clock.advance, idle tasks run only on tasks.drain."""
+    return start_host("--clock", "virtual")

@@ -502,3 +502,32 @@ class EventCursor:
         pools = self("pool.status", {"class": cls})["pools"]
         assert len(pools) == 1, pools
         return pools[0]
+
+
+def tag(e: dict) -> str:
+    """One event as a short tag for comparing sequences: `c-3:viewWillAppear` (`~` offscreen, `!` the hook
+    failed), `pool:hit:c-3`, `page:didTransition:1->2:True`, else `topic:kind`."""
+    p = e["params"]
+    if e["method"] == "lifecycle":
+        return f"{p['container']}:{p['event']}" + ("~" if p["offscreen"] else "") + ("!" if p.get("failed") else "")
+    if e["method"] == "pool":
+        return f"pool:{p['kind']}" + (f":{p['container']}" if "container" in p else "")
+    if e["method"] == "page":
+        return f"page:{p['kind']}:{p['from']}->{p['to']}" + (f":{p['completed']}" if "completed" in p else "")
+    return f"{e['method']}:{p.get('kind')}"
+
+
+def req(method: str, params=None, id=1) -> dict:
+    """A JSON-RPC request object."""
+    m = {"jsonrpc": "2.0", "id": id, "method": method}
+    if params is not None:
+        m["params"] = params
+    return m
+
+
+def note(method: str, params=None) -> dict:
+    """A JSON-RPC notification object (no id)."""
+    m = {"jsonrpc": "2.0", "method": method}
+    if params is not None:
+        m["params"] = params
+    return m

@@ -232,3 +232,31 @@ def assert_refused(rc, method: str, session: str, params: dict, path: str, befor
     assert error["code"] == -32602 and error["data"]["path"] == path, (method, params, error)
     assert events == [], (method, params, events)
     assert snapshot(rc, session) == before, (method, params)
+
+
+def tup(lst) -> list:
+    """Paths (JSON lists) as tuples."""
+    return [tuple(p) for p in lst]
+
+
+def range_events(events) -> list:
+    return [e["params"] for e in events if e["method"] == "range"]
+
+
+def one_range(events) -> dict:
+    r = range_events(events)
+    assert len(r) == 1, f"expected exactly one range event, got {r}"
+    return r[0]
+
+
+def prefetches(events) -> dict:
+    """Every prefetch event's paths as tuples, by kind, in order."""
+    out = {"prefetchItems": [], "cancelPrefetching": []}
+    for e in events:
+        if e["method"] == "prefetch":
+            out[e["params"]["kind"]].extend(tuple(p) for p in e["params"]["paths"])
+    return out
+
+
+def batches(events) -> list:
+    return [e["params"] for e in events if e["method"] == "batch"]

@@ -21,7 +21,7 @@ import random
 import time
 
 import pytest
-from grhost import EventCursor, LineConn
+from grhost import EventCursor, LineConn, tag
 
 W = 100.0  # page width: page i sits at offset i * W
 APPEARANCE = ("viewWillAppear", "viewDidAppear", "viewWillDisappear", "viewDidDisappear")
@@ -36,15 +36,6 @@ TABLE = {
 }
 
 
-def tag(e: dict) -> str:
-    p = e["params"]
-    if e["method"] == "lifecycle":
-        return f"{p['container']}:{p['event']}" + ("~" if p["offscreen"] else "")
-    if e["method"] == "pool":
-        return f"pool:{p['kind']}" + (f":{p['container']}" if "container" in p else "")
-    if e["method"] == "page":
-        return f"page:{p['kind']}:{p['from']}->{p['to']}" + (f":{p['completed']}" if "completed" in p else "")
-    return f"{e['method']}:{p.get('kind')}"
 
 
 class Peer(EventCursor):
@@ -120,9 +111,6 @@ def peer(host, topics=("lifecycle", "pool", "page"), scope=None) -> Peer:
     return p
 
 
-@pytest.fixture
-def vhost(start_host):
-    return start_host("--clock", "virtual")
 
 
 def session(p: Peer, **params) -> str:

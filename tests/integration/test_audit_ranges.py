@@ -24,6 +24,7 @@ import collections
 import random
 
 import pytest
+from rangemodel import batches, one_range, prefetches, range_events, tup
 
 pytestmark = pytest.mark.integration
 
@@ -98,30 +99,14 @@ def rc(host) -> RC:
     return RC(host.connect())
 
 
-def tup(lst):
-    return [tuple(p) for p in lst]
 
 
-def range_events(events):
-    return [e["params"] for e in events if e["method"] == "range"]
 
 
-def one_range(events):
-    r = range_events(events)
-    assert len(r) == 1, f"expected one range event, got {events}"
-    return r[0]
 
 
-def prefetches(events):
-    out = {"prefetchItems": [], "cancelPrefetching": []}
-    for e in events:
-        if e["method"] == "prefetch":
-            out[e["params"]["kind"]].extend(tuple(p) for p in e["params"]["paths"])
-    return out
 
 
-def batches(events):
-    return [e["params"] for e in events if e["method"] == "batch"]
 
 
 def changes(event):

@@ -15,7 +15,7 @@ import subprocess
 import time
 
 import pytest
-from grhost import LineConn, base_env, encode
+from grhost import LineConn, base_env, encode, note, req
 
 MiB = 1 << 20
 KNOWN_CODES = {-32700, -32600, -32601, -32602, -32603, -32001, -32002, -32003, -32004, -32005, -32006, -32007}
@@ -25,23 +25,8 @@ KNOWN_CODES = {-32700, -32600, -32601, -32602, -32603, -32001, -32002, -32003, -
 # helpers
 
 
-@pytest.fixture
-def vhost(start_host):
-    return start_host("--clock", "virtual")
 
 
-def req(method, params=None, id=1) -> dict:
-    m = {"jsonrpc": "2.0", "id": id, "method": method}
-    if params is not None:
-        m["params"] = params
-    return m
-
-
-def note(method, params=None) -> dict:
-    m = {"jsonrpc": "2.0", "method": method}
-    if params is not None:
-        m["params"] = params
-    return m
 
 
 def assert_response_shape(m) -> None:

@@ -16,7 +16,7 @@ import random
 import time
 
 import pytest
-from grhost import EventCursor, LineConn
+from grhost import EventCursor, tag
 
 MiB = 1 << 20
 APPEARANCE = ("viewWillAppear", "viewDidAppear", "viewWillDisappear", "viewDidDisappear")
@@ -26,13 +26,6 @@ APPEARANCE = ("viewWillAppear", "viewDidAppear", "viewWillDisappear", "viewDidDi
 # helpers
 
 
-def tag(e: dict) -> str:
-    p = e["params"]
-    if e["method"] == "lifecycle":
-        return f"{p['container']}:{p['event']}" + ("~" if p["offscreen"] else "") + ("!" if p.get("failed") else "")
-    if e["method"] == "pool":
-        return f"pool:{p['kind']}" + (f":{p['container']}" if "container" in p else "")
-    return f"{e['method']}:{p.get('kind')}"
 
 
 class Session(EventCursor):
@@ -84,9 +77,6 @@ def load_and_appear(c: str, offscreen: bool = False) -> list[str]:
     return [f"{c}:{h}{o}" for h in ("loadView", "viewDidLoad", "viewWillLayoutSubviews", "viewDidLayoutSubviews")]
 
 
-@pytest.fixture
-def vhost(start_host):
-    return start_host("--clock", "virtual")
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -27,7 +27,7 @@ import time
 
 import jsonschema
 import pytest
-from grhost import REPO, EventCursor, LineConn
+from grhost import REPO, EventCursor, LineConn, tag
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT7
 
@@ -65,15 +65,6 @@ W = 100.0  # page width used by most page tests: page i sits at offset i * W
 # helpers
 
 
-def tag(e: dict) -> str:
-    p = e["params"]
-    if e["method"] == "lifecycle":
-        return f"{p['container']}:{p['event']}" + ("~" if p["offscreen"] else "")
-    if e["method"] == "pool":
-        return f"pool:{p['kind']}" + (f":{p['container']}" if "container" in p else "")
-    if e["method"] == "page":
-        return f"page:{p['kind']}:{p['from']}->{p['to']}" + (f":{p['completed']}" if "completed" in p else "")
-    return f"{e['method']}:{p.get('kind')}"
 
 
 class Model:
@@ -174,9 +165,6 @@ def lifecycle(events: list[dict], container: str | None = None, event: str | Non
             and (event is None or e["params"]["event"] == event)]
 
 
-@pytest.fixture
-def vhost(start_host):
-    return start_host("--clock", "virtual")
 
 
 def sessions(p: Peer, **params) -> tuple[str, dict]:

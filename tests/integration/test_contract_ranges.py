@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from rangemodel import assert_refused, snapshot
+from rangemodel import assert_refused, batches, one_range, prefetches, range_events, snapshot, tup
 
 pytestmark = pytest.mark.integration
 
@@ -105,30 +105,14 @@ def J(paths):
     return [list(p) for p in paths]
 
 
-def range_events(events):
-    return [e["params"] for e in events if e["method"] == "range"]
 
 
-def one_range(events):
-    r = range_events(events)
-    assert len(r) == 1, f"expected exactly one range event, got {r}"
-    return r[0]
 
 
-def prefetches(events):
-    out = {"prefetchItems": [], "cancelPrefetching": []}
-    for e in events:
-        if e["method"] == "prefetch":
-            out[e["params"]["kind"]].extend(tuple(p) for p in e["params"]["paths"])
-    return out
 
 
-def batches(events):
-    return [e["params"] for e in events if e["method"] == "batch"]
 
 
-def tup(lst):
-    return [tuple(p) for p in lst]
 
 
 def changes(event):

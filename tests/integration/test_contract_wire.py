@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 import pytest
-from grhost import LineConn, base_env, encode
+from grhost import LineConn, base_env, encode, note, req
 
 REPO = Path(__file__).resolve().parents[2]
 MiB = 1 << 20
@@ -37,23 +37,8 @@ SCOPE_METHODS = [
 # helpers
 
 
-@pytest.fixture
-def vhost(start_host):
-    return start_host("--clock", "virtual")
 
 
-def req(method, params=None, id=1) -> dict:
-    m = {"jsonrpc": "2.0", "id": id, "method": method}
-    if params is not None:
-        m["params"] = params
-    return m
-
-
-def note(method, params=None) -> dict:
-    m = {"jsonrpc": "2.0", "method": method}
-    if params is not None:
-        m["params"] = params
-    return m
 
 
 def roundtrip(c: LineConn, data: bytes, timeout: float = 5.0):
