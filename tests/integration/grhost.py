@@ -531,3 +531,20 @@ def note(method: str, params=None) -> dict:
     if params is not None:
         m["params"] = params
     return m
+
+
+def padded_ping(total: int, rid: str) -> bytes:
+    """A host.ping request line (no newline) of exactly `total` bytes."""
+    head = b'{"jsonrpc":"2.0","id":"%s","method":"host.ping","params":{"pad":"' % rid.encode()
+    tail = b'"}}'
+    line = head + b"x" * (total - len(head) - len(tail)) + tail
+    assert len(line) == total
+    return line
+
+
+def nested_ping(depth: int, rid: str) -> bytes:
+    """A host.ping request whose nesting (containers counted) is exactly `depth`."""
+    inner = "{}"
+    for _ in range(depth - 2):
+        inner = f'{{"a":{inner}}}'
+    return f'{{"jsonrpc":"2.0","id":"{rid}","method":"host.ping","params":{inner}}}'.encode()

@@ -260,3 +260,45 @@ def prefetches(events) -> dict:
 
 def batches(events) -> list:
     return [e["params"] for e in events if e["method"] == "batch"]
+
+
+class RC:
+    """A raw line connection (grhost.LineConn) subscribed to `topics` (range, prefetch and batch by
+    default; `scope` "all" to observe every connection's sessions). `call` returns (result, the events the
+    call caused, which the host writes before the reply); `fail` returns (error, events)."""
+
+    def __init__(self, conn, topics=("range", "prefetch", "batch"), scope=None):
+        self.c = conn
+        if topics:
+            params = {"topics": list(topics)}
+            if scope:
+                params["scope"] = scope
+            self.c.result("events.subscribe", params)
+
+    def _do(self, method, params, timeout=20.0):
+        self.c.events.clear()
+        reply = self.c.call(method, params, timeout=timeout)
+        events = list(self.c.events)
+        self.c.events.clear()
+        return reply, events
+
+    def call(self, method, **params):
+        reply, events = self._do(method, params)
+        assert "result" in reply, f"{method} {params} failed: {reply}"
+        return reply["result"], events
+
+    def fail(self, method, **params):
+        reply, events = self._do(method, params)
+        assert "error" in reply, f"{method} {params} should fail: {reply}"
+        return reply["error"], events
+
+    def state(self, s, **params):
+        return self.call("range.state", session=s, **params)[0]
+
+    def lists(self, s):
+        st = self.state(s)
+        return {k: [tuple(p) for p in st[k]] for k in KINDS}
+
+    def snapshot(self, s):
+        """The session's state and the host's session counts (to check that a refused call changed nothing)."""
+        return self.state(s), self.call("host.stats")[0]["sessions"]

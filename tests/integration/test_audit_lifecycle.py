@@ -36,8 +36,6 @@ TABLE = {
 }
 
 
-
-
 class Peer(EventCursor):
     """A connection with a cursor over its events, checking every appearance hook against §4's table."""
 
@@ -109,8 +107,6 @@ def peer(host, topics=("lifecycle", "pool", "page"), scope=None) -> Peer:
         params["scope"] = scope
     p("events.subscribe", params)
     return p
-
-
 
 
 def session(p: Peer, **params) -> str:

@@ -24,7 +24,7 @@ import collections
 import random
 
 import pytest
-from rangemodel import batches, one_range, prefetches, range_events, tup
+from rangemodel import RC, batches, one_range, prefetches, range_events, tup
 
 pytestmark = pytest.mark.integration
 
@@ -50,45 +50,6 @@ NO_BATCH = {"leadingScreens": 0}
 # Helpers
 
 
-class RC:
-    """A raw line connection subscribed to range, prefetch and batch; `call` returns (result, events the
-    call caused, which the host writes before the reply)."""
-
-    def __init__(self, conn, topics=("range", "prefetch", "batch")):
-        self.c = conn
-        if topics:
-            self.c.result("events.subscribe", {"topics": list(topics)})
-
-    def _do(self, method, params, timeout=20.0):
-        self.c.events.clear()
-        reply = self.c.call(method, params, timeout=timeout)
-        events = list(self.c.events)
-        self.c.events.clear()
-        return reply, events
-
-    def call(self, method, **params):
-        reply, events = self._do(method, params)
-        assert "result" in reply, f"{method} {params} failed: {reply}"
-        return reply["result"], events
-
-    def fail(self, method, **params):
-        reply, events = self._do(method, params)
-        assert "error" in reply, f"{method} {params} should fail: {reply}"
-        return reply["error"], events
-
-    def state(self, s, **params):
-        return self.call("range.state", session=s, **params)[0]
-
-    def lists(self, s):
-        st = self.state(s)
-        return {k: [tuple(p) for p in st[k]] for k in KINDS}
-
-    def snapshot(self, s):
-        st = self.state(s)
-        stats = self.call("host.stats")[0]["sessions"]
-        return st, stats
-
-
 @pytest.fixture
 def host(start_host):
     return start_host("--clock", "virtual")
@@ -97,16 +58,6 @@ def host(start_host):
 @pytest.fixture
 def rc(host) -> RC:
     return RC(host.connect())
-
-
-
-
-
-
-
-
-
-
 
 
 def changes(event):

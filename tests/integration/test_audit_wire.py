@@ -15,7 +15,7 @@ import subprocess
 import time
 
 import pytest
-from grhost import LineConn, base_env, encode, note, req
+from grhost import LineConn, base_env, encode, nested_ping, note, padded_ping, req
 
 MiB = 1 << 20
 KNOWN_CODES = {-32700, -32600, -32601, -32602, -32603, -32001, -32002, -32003, -32004, -32005, -32006, -32007}
@@ -23,10 +23,6 @@ KNOWN_CODES = {-32700, -32600, -32601, -32602, -32603, -32001, -32002, -32003, -
 
 # ---------------------------------------------------------------------------------------------------
 # helpers
-
-
-
-
 
 
 def assert_response_shape(m) -> None:
@@ -62,21 +58,6 @@ def next_is_pong(c: LineConn, rid="mark") -> None:
     c.send(req("host.ping", id=rid))
     line = c.read_json()
     assert line == {"jsonrpc": "2.0", "id": rid, "result": {"pong": True}}, f"unexpected line before the pong: {line}"
-
-
-def padded_ping(total: int, rid: str) -> bytes:
-    head = b'{"jsonrpc":"2.0","id":"%s","method":"host.ping","params":{"pad":"' % rid.encode()
-    tail = b'"}}'
-    line = head + b"x" * (total - len(head) - len(tail)) + tail
-    assert len(line) == total
-    return line
-
-
-def nested_ping(depth: int, rid: str) -> bytes:
-    inner = "{}"
-    for _ in range(depth - 2):
-        inner = f'{{"a":{inner}}}'
-    return f'{{"jsonrpc":"2.0","id":"{rid}","method":"host.ping","params":{inner}}}'.encode()
 
 
 def lifecycle(events, container=None):

@@ -26,8 +26,6 @@ APPEARANCE = ("viewWillAppear", "viewDidAppear", "viewWillDisappear", "viewDidDi
 # helpers
 
 
-
-
 class Session(EventCursor):
     """A connection with a cursor over the events it received: `tags()` returns the events since the last
     call (as tags), `events()` the same as dicts."""
@@ -75,8 +73,6 @@ def find(events: list[dict], container: str, event: str) -> dict:
 def load_and_appear(c: str, offscreen: bool = False) -> list[str]:
     o = "~" if offscreen else ""
     return [f"{c}:{h}{o}" for h in ("loadView", "viewDidLoad", "viewWillLayoutSubviews", "viewDidLayoutSubviews")]
-
-
 
 
 # ---------------------------------------------------------------------------------------------------

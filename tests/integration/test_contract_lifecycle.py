@@ -65,8 +65,6 @@ W = 100.0  # page width used by most page tests: page i sits at offset i * W
 # helpers
 
 
-
-
 class Model:
     """DESIGN §4's appearance table, fed with every lifecycle event as it arrives."""
 
@@ -163,8 +161,6 @@ def lifecycle(events: list[dict], container: str | None = None, event: str | Non
     return [e["params"] for e in events if e["method"] == "lifecycle"
             and (container is None or e["params"]["container"] == container)
             and (event is None or e["params"]["event"] == event)]
-
-
 
 
 def sessions(p: Peer, **params) -> tuple[str, dict]:

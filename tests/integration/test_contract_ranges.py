@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from rangemodel import assert_refused, batches, one_range, prefetches, range_events, snapshot, tup
+from rangemodel import RC, assert_refused, batches, one_range, prefetches, range_events, snapshot, tup
 
 pytestmark = pytest.mark.integration
 
@@ -42,42 +42,6 @@ TEXTURE = {
 
 # --------------------------------------------------------------------------------------------------
 # Helpers
-
-
-class RC:
-    """A raw line connection; `call` returns (result, events caused by the call)."""
-
-    def __init__(self, conn, topics=("range", "prefetch", "batch"), scope=None):
-        self.c = conn
-        if topics:
-            params = {"topics": list(topics)}
-            if scope:
-                params["scope"] = scope
-            self.c.result("events.subscribe", params)
-
-    def _do(self, method, params):
-        self.c.events.clear()
-        reply = self.c.call(method, params, timeout=10.0)
-        events = [e for e in self.c.events]
-        self.c.events.clear()
-        return reply, events
-
-    def call(self, method, **params):
-        reply, events = self._do(method, params)
-        assert "result" in reply, f"{method} {params} failed: {reply}"
-        return reply["result"], events
-
-    def fail(self, method, **params):
-        reply, events = self._do(method, params)
-        assert "error" in reply, f"{method} {params} should fail: {reply}"
-        return reply["error"], events
-
-    def state(self, s, **params):
-        return self.call("range.state", session=s, **params)[0]
-
-    def lists(self, s):
-        st = self.state(s)
-        return {k: [tuple(p) for p in st[k]] for k in KINDS}
 
 
 @pytest.fixture
@@ -103,16 +67,6 @@ def span(a, b, section=0):
 def J(paths):
     """Path tuples as JSON lists."""
     return [list(p) for p in paths]
-
-
-
-
-
-
-
-
-
-
 
 
 def changes(event):

@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 import pytest
-from grhost import LineConn, base_env, encode, note, req
+from grhost import LineConn, base_env, encode, nested_ping, note, padded_ping, req
 
 REPO = Path(__file__).resolve().parents[2]
 MiB = 1 << 20
@@ -35,10 +35,6 @@ SCOPE_METHODS = [
 
 # ---------------------------------------------------------------------------------------------------
 # helpers
-
-
-
-
 
 
 def roundtrip(c: LineConn, data: bytes, timeout: float = 5.0):
@@ -91,23 +87,6 @@ def whitespace_outside_strings(line: bytes) -> list[int]:
         elif b in (0x20, 0x09, 0x0A, 0x0D):
             out.append(i)
     return out
-
-
-def padded_ping(total: int, rid: str) -> bytes:
-    """A host.ping request line (no newline) of exactly `total` bytes."""
-    head = b'{"jsonrpc":"2.0","id":"%s","method":"host.ping","params":{"pad":"' % rid.encode()
-    tail = b'"}}'
-    line = head + b"x" * (total - len(head) - len(tail)) + tail
-    assert len(line) == total
-    return line
-
-
-def nested_ping(depth: int, rid: str) -> bytes:
-    """A host.ping request whose nesting (containers counted) is exactly `depth`."""
-    inner = "{}"
-    for _ in range(depth - 2):
-        inner = f'{{"a":{inner}}}'
-    return (f'{{"jsonrpc":"2.0","id":"{rid}","method":"host.ping","params":{inner}}}').encode()
 
 
 def lifecycle(events, container=None):
