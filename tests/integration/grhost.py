@@ -472,6 +472,14 @@ class EventCursor:
     def received(self) -> None:
         pass
 
+    def subscribe(self, topics, scope=None):
+        """events.subscribe to `topics` (`scope` "all" to observe every connection's objects); returns self."""
+        params = {"topics": list(topics)}
+        if scope:
+            params["scope"] = scope
+        self("events.subscribe", params)
+        return self
+
     def __call__(self, method: str, params=None):
         reply = self.conn.call(method, params)
         self.received()
@@ -548,3 +556,12 @@ def nested_ping(depth: int, rid: str) -> bytes:
     for _ in range(depth - 2):
         inner = f'{{"a":{inner}}}'
     return f'{{"jsonrpc":"2.0","id":"{rid}","method":"host.ping","params":{inner}}}'.encode()
+
+
+def write_token(d: str, token: str, mode: int = 0o600) -> str:
+    """A token file `d/token` holding `token` (and a newline), with `mode`; returns its path."""
+    path = os.path.join(d, "token")
+    with open(path, "w") as f:
+        f.write(token + "\n")
+    os.chmod(path, mode)
+    return path

@@ -101,12 +101,7 @@ def hooks_of(events: list[dict], session: str) -> list[str]:
 
 
 def peer(host, topics=("lifecycle", "pool", "page"), scope=None) -> Peer:
-    p = Peer(host.connect())
-    params = {"topics": list(topics)}
-    if scope:
-        params["scope"] = scope
-    p("events.subscribe", params)
-    return p
+    return Peer(host.connect()).subscribe(topics, scope)
 
 
 def session(p: Peer, **params) -> str:

@@ -15,7 +15,7 @@ import subprocess
 import time
 
 import pytest
-from grhost import LineConn, base_env, encode, nested_ping, note, padded_ping, req
+from grhost import LineConn, base_env, encode, nested_ping, note, padded_ping, req, write_token
 
 MiB = 1 << 20
 KNOWN_CODES = {-32700, -32600, -32601, -32602, -32603, -32001, -32002, -32003, -32004, -32005, -32006, -32007}
@@ -535,10 +535,7 @@ def test_tasks_that_do_not_fit_the_slice_wait_for_the_next_pass(start_host):
 
 
 def test_tcp_notification_before_auth_gets_no_reply_and_a_batch_can_authenticate_first(start_host, tmp_short):
-    token = os.path.join(tmp_short, "token")
-    with open(token, "w") as f:
-        f.write("tok\n")
-    os.chmod(token, 0o600)
+    token = write_token(tmp_short, "tok")
     host = start_host("--listen", "tcp:127.0.0.1:0", "--token-file", token)
     c = host.connect_tcp()
     c.send(note("host.ping"))

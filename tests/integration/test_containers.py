@@ -55,12 +55,7 @@ class Session(EventCursor):
 
 
 def session(host, topics=("lifecycle", "pool"), scope=None) -> Session:
-    s = Session(host.connect())
-    params = {"topics": list(topics)}
-    if scope:
-        params["scope"] = scope
-    s("events.subscribe", params)
-    return s
+    return Session(host.connect()).subscribe(topics, scope)
 
 
 def find(events: list[dict], container: str, event: str) -> dict:

@@ -130,12 +130,7 @@ class Peer(EventCursor):
 
 
 def peer(host, topics=("lifecycle", "pool", "page"), scope=None) -> Peer:
-    p = Peer(host.connect())
-    params = {"topics": list(topics)}
-    if scope:
-        params["scope"] = scope
-    p("events.subscribe", params)
-    return p
+    return Peer(host.connect()).subscribe(topics, scope)
 
 
 def pump(p: Peer, timeout: float = 0.3) -> None:

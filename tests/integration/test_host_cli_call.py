@@ -6,7 +6,7 @@ import json
 import os
 import subprocess
 
-from grhost import base_env
+from grhost import base_env, write_token
 
 
 def call(bin_path: str, *args, env=None, timeout=15) -> subprocess.CompletedProcess:
@@ -69,10 +69,7 @@ def test_call_uses_the_default_socket(start_host, tmp_short):
 
 
 def test_call_over_tcp_with_token(start_host, tmp_short):
-    token = os.path.join(tmp_short, "token")
-    with open(token, "w") as f:
-        f.write("t0k\n")
-    os.chmod(token, 0o600)
+    token = write_token(tmp_short, "t0k")
     host = start_host("--listen", "tcp:127.0.0.1:0", "--token-file", token)
     h, port = host.tcp_address
     r = call(start_host.bin, "host.ping", "--tcp", f"{h}:{port}", env=base_env(tmp_short))

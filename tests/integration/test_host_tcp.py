@@ -2,19 +2,13 @@
 
 from __future__ import annotations
 
-import os
 
 import pytest
+from grhost import write_token
 
 UNAUTHORIZED = -32006
 
 
-def write_token(d: str, token: str, mode: int) -> str:
-    path = os.path.join(d, "token")
-    with open(path, "w") as f:
-        f.write(token + "\n")
-    os.chmod(path, mode)
-    return path
 
 
 def test_tcp_listener_reports_its_port_and_answers(start_host):
