@@ -294,6 +294,26 @@ def test_memory_warning_purges_pools_then_cools_down(vhost):
     s.assert_balanced()
 
 
+def test_memory_warning_reaches_every_live_container_loaded_or_not(vhost):
+    """UIKit sends didReceiveMemoryWarning to every view controller, whether or not its view was ever loaded:
+    a fresh container and one in a hidden stack (which loads nothing) get it too; idle pooled ones are purged
+    instead, and a released one gets nothing."""
+    s = session(vhost)
+    fresh = s("container.create", {"class": "Container"})["container"]
+    gone = s("container.create", {"class": "Container"})["container"]
+    s("container.release", {"container": gone})
+    hidden = s("stack.create", {"width": 375, "height": 667, "hidden": True})["stack"]
+    waiting = s("container.create", {"class": "Container"})["container"]
+    s("stack.push", {"stack": hidden, "container": waiting})
+    assert s("container.info", {"container": waiting})["viewLoaded"] is False
+    s.skip()
+    reply = s("host.memoryWarning")
+    assert reply["purged"]["notifiedContainers"] == 2, reply
+    assert s.tags() == [f"{fresh}:didReceiveMemoryWarning", f"{waiting}:didReceiveMemoryWarning"]
+    assert s("container.info", {"container": waiting})["viewLoaded"] is False  # the warning loads nothing
+    s.assert_balanced()
+
+
 def test_pool_warm_is_demand_during_the_cool_down(vhost):
     s = session(vhost)
     s("classes.define", {"name": "Card"})

@@ -304,7 +304,8 @@ public final class ContainerSystem: HostComponent, LifecycleDelegate {
     public func memoryWarning(level: String, caller: HostConnection?) -> JSONObject {
         let (count, bytes) = purgePools(className: nil, reason: "memoryWarning", caller: caller, coolDown: true)
         var notified = 0
-        for c in containers.values.sorted(by: { $0.id < $1.id }) where !c.isDestroyed && !c.isFailed && c.viewLoaded {
+        // Every live container, its view loaded or not: UIKit sends the warning to every view controller.
+        for c in containers.values.sorted(by: { $0.id < $1.id }) where !c.isDestroyed && !c.isFailed {
             switch c.parent {
             case .greenRoom, .page: continue  // pooled ones were purged; page sessions handle their children
             default: break

@@ -172,7 +172,7 @@ public final class PageSystem: HostComponent, PageSessionDelegate {
             e.reuseQueue = [:]
             released += e.session.purgeForMemoryWarning().count
             for i in e.session.children.keys.sorted() {
-                guard let c = e.session.children[i], c.viewLoaded else { continue }
+                guard let c = e.session.children[i] else { continue }  // loaded or not, as in UIKit
                 containers.notifyMemoryWarning(c, level: level)
                 notified += 1
             }
