@@ -18,11 +18,23 @@ import contextvars
 import inspect
 import logging
 import os
+import socket as socketlib
 from collections.abc import AsyncIterator, Iterable
 from typing import Any
 
-from .endpoint import Call, Completed, Endpoint, Malformed, Notification, ServerRequest, Ticket, Unmatched
-from .errors import ConnectError, ConnectionClosed, GreenroomError, RequestTimeout
+from .client import _fresh, _parting_error
+from .endpoint import (
+    Call,
+    Completed,
+    Endpoint,
+    Malformed,
+    Notification,
+    NotificationRejected,
+    ServerRequest,
+    Ticket,
+    Unmatched,
+)
+from .errors import ConnectError, ConnectionClosed, GreenroomError, RequestTimeout, RPCError
 from .events import Event, EventRouter, Handler, normalize_topics, topic_list
 from .framing import InvalidFrame, LineDecoder, encode_message
 from .transport import Address, TCPSpec, resolve_address
@@ -31,10 +43,39 @@ __all__ = ["AsyncClient"]
 
 _DEFAULT: Any = object()
 _READ_SIZE = 256 * 1024
+#: ``call`` waits while more than this many bytes wait to be written (backpressure).
+_HIGH_WATER = 1 << 20
 
 # True inside the dispatcher task (and tasks its handlers start): a call made
 # there must not wait for the dispatcher, which is busy running that handler.
 _in_handler: contextvars.ContextVar[bool] = contextvars.ContextVar("greenroom_in_handler", default=False)
+
+
+async def _connect(address: Address) -> socketlib.socket:
+    """A connected non-blocking socket to ``address``."""
+    loop = asyncio.get_running_loop()
+    if address.kind == "unix":
+        targets = [(socketlib.AF_UNIX, socketlib.SOCK_STREAM, 0, address.path)]
+    else:
+        infos = await loop.getaddrinfo(address.host, address.port, type=socketlib.SOCK_STREAM)
+        targets = [(family, kind, proto, sockaddr) for family, kind, proto, _, sockaddr in infos]
+    failure: OSError = OSError(f"no address for {address}")
+    for family, kind, proto, sockaddr in targets:
+        sock = socketlib.socket(family, kind, proto)
+        try:
+            sock.setblocking(False)
+            await loop.sock_connect(sock, sockaddr)
+        except OSError as error:
+            sock.close()
+            failure = error
+            continue
+        except BaseException:
+            sock.close()
+            raise
+        if family != socketlib.AF_UNIX:
+            sock.setsockopt(socketlib.IPPROTO_TCP, socketlib.TCP_NODELAY, 1)
+        return sock
+    raise failure
 
 
 class _Signal:
@@ -82,7 +123,14 @@ class AsyncClient:
         self._decoder = LineDecoder()
         self._endpoint = Endpoint()
         self._router = EventRouter()
-        self._writer: asyncio.StreamWriter | None = None
+        # The client owns its socket rather than an asyncio transport: a
+        # transport closes the socket on a write error, and what the host wrote
+        # before it hung up (its -32005 "too many connections" line, say) would
+        # be lost unread in the kernel. Here reads go on to EOF whatever happens.
+        self._sock: socketlib.socket | None = None
+        self._out = bytearray()  # written whole by _write, in order; sent as the socket takes it
+        self._write_error: OSError | None = None
+        self._drained = _Signal()
         self._tasks: list[asyncio.Task[None]] = []
         self._waiting: dict[int, asyncio.Future[int]] = {}  # id(ticket) -> settles with a dispatch mark
         self._dispatch_queue: asyncio.Queue[tuple[int, Event, list[Handler]]] = asyncio.Queue()
@@ -94,6 +142,7 @@ class AsyncClient:
         self._progress = _Signal()  # the dispatcher finished an event, or the client closed
         self._eof = False
         self._closed = False
+        self._parting: RPCError | None = None  # as in greenroom.Client: why the host hung up
 
     @classmethod
     async def connect(
@@ -108,15 +157,11 @@ class AsyncClient:
 
     async def open(self) -> None:
         """Connect; called by :meth:`connect` and ``async with``."""
-        if self._writer is not None:
+        if self._sock is not None:
             return
         address = self.address
         try:
-            if address.kind == "unix":
-                opening = asyncio.open_unix_connection(address.path)
-            else:
-                opening = asyncio.open_connection(address.host, address.port)
-            reader, writer = await asyncio.wait_for(opening, self.timeout)
+            sock = await asyncio.wait_for(_connect(address), self.timeout)
         except (FileNotFoundError, ConnectionRefusedError) as error:
             raise ConnectError(
                 f"cannot connect to the Greenroom host at {address}: {error.strerror or error}"
@@ -124,9 +169,9 @@ class AsyncClient:
             ) from error
         except (TimeoutError, OSError) as error:
             raise ConnectError(f"cannot connect to the Greenroom host at {address}: {error!r}") from error
-        self._writer = writer
+        self._sock = sock
         self._tasks = [
-            asyncio.create_task(self._read_loop(reader), name="greenroom-reader"),
+            asyncio.create_task(self._read_loop(), name="greenroom-reader"),
             asyncio.create_task(self._dispatch_loop(), name="greenroom-dispatcher"),
         ]
         if self._token is not None:
@@ -144,7 +189,12 @@ class AsyncClient:
         return await self._send_and_wait(ticket, message, timeout)
 
     async def notify(self, method: str, params: Any = None) -> None:
-        """Send a notification: no id, no reply, no error."""
+        """Send a notification: no id, no reply, no error.
+
+        A notification the host cannot read (an integer past 64 bits, too
+        deep, too long) still gets an ``id: null`` error from it: that error is
+        logged (logger ``greenroom``), never taken for a later call's reply.
+        """
         await self._send(self._endpoint.notification(method, params))
 
     async def batch(self, calls: Iterable[Call], *, timeout: float | None = _DEFAULT) -> list[Any]:
@@ -255,15 +305,18 @@ class AsyncClient:
         self._closed = True
         for ticket in self._endpoint.fail_all(ConnectionClosed("the client is closed")):
             self._settle(ticket)
-        if self._writer is not None:
-            self._writer.close()
-            try:
-                await self._writer.wait_closed()
-            except (OSError, asyncio.CancelledError):
-                pass
+        current = asyncio.current_task()
         for task in self._tasks:
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+            task.cancel()  # the reader's pending recv is withdrawn from the loop
+        # (a handler may close the client: it must not wait for its own task)
+        await asyncio.gather(*(t for t in self._tasks if t is not current), return_exceptions=True)
+        if self._sock is not None:
+            self._stop_writing(ConnectionAbortedError("the client is closed"))
+            try:
+                self._sock.shutdown(socketlib.SHUT_RDWR)
+            except OSError:
+                pass
+            self._sock.close()
         self._arrival.fire()
         self._progress.fire()
 
@@ -275,7 +328,7 @@ class AsyncClient:
         await self.close()
 
     def __repr__(self) -> str:
-        state = "closed" if self.closed else ("open" if self._writer else "not connected")
+        state = "closed" if self.closed else ("open" if self._sock else "not connected")
         return f"<greenroom.aio.AsyncClient {self.address} {state}>"
 
     # -- internals -----------------------------------------------------------
@@ -284,28 +337,78 @@ class AsyncClient:
         if self._closed:
             raise ConnectionClosed("the client is closed")
         if self._eof:
-            raise ConnectionClosed("the host closed the connection")
-        if self._writer is None:
+            raise self._closed_error()
+        if self._sock is None:
             raise GreenroomError("not connected: use `await AsyncClient.connect(...)` or `async with`")
+        # Queued whole and at once, so messages keep the order they were made
+        # in (the endpoint's null-id matching relies on it) and never interleave.
+        self._write(encode_message(message))
+        while len(self._out) > _HIGH_WATER and self._write_error is None and not self._closed:
+            await self._drained.wait()
+        if self._write_error is not None:
+            if self._closed:
+                raise ConnectionClosed("the client is closed")
+            # The host is gone. What it said before hanging up (say, the
+            # -32005 line of a host at --max-connections) may answer this
+            # request: the reader reads it to the end, then fails what is left.
+            await asyncio.wait(self._tasks[:1], timeout=1.0)
+            if not self._eof:
+                raise ConnectionClosed(f"cannot send to the host: {self._write_error}")
+
+    def _write(self, data: bytes) -> None:
+        """Queue ``data`` after what is already waiting and send what the socket takes now."""
+        if self._write_error is not None or self._sock is None:
+            return
+        was_empty = not self._out
+        self._out += data
+        if was_empty:
+            self._flush()
+            if self._out and self._write_error is None:
+                asyncio.get_running_loop().add_writer(self._sock.fileno(), self._flush)
+
+    def _flush(self) -> None:
+        assert self._sock is not None
         try:
-            self._writer.write(encode_message(message))
-            await self._writer.drain()
-        except (ConnectionError, OSError) as error:
-            raise ConnectionClosed(f"cannot send to the host: {error}") from error
+            sent = self._sock.send(self._out)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError as error:
+            self._stop_writing(error)
+            return
+        del self._out[:sent]
+        if not self._out:
+            asyncio.get_running_loop().remove_writer(self._sock.fileno())
+            self._drained.fire()
+
+    def _stop_writing(self, error: OSError) -> None:
+        if self._write_error is None:
+            self._write_error = error
+        self._out.clear()
+        if self._sock is not None and self._sock.fileno() >= 0:
+            asyncio.get_running_loop().remove_writer(self._sock.fileno())
+        self._drained.fire()
+
+    def _closed_error(self) -> GreenroomError:
+        """What a call on a connection the host closed raises: its parting error, if it sent one."""
+        if self._parting is not None:
+            return _fresh(self._parting)
+        return ConnectionClosed("the host closed the connection")
 
     async def _send_and_wait(self, ticket: Ticket, message: Any, timeout: float | None) -> Any:
         if timeout is _DEFAULT:
             timeout = self.timeout
         settled: asyncio.Future[int] = asyncio.get_running_loop().create_future()
         self._waiting[id(ticket)] = settled
+        sent = False
         try:
             await self._send(message)
+            sent = True
             mark = await asyncio.wait_for(settled, timeout)
         except TimeoutError:
             raise RequestTimeout(f"no reply from the host within {timeout} s") from None
         finally:
             if not ticket.done:
-                self._endpoint.abandon(ticket)
+                self._endpoint.abandon(ticket, sent=sent)
             self._waiting.pop(id(ticket), None)
         if not _in_handler.get():
             await self._wait_dispatched(mark)
@@ -320,25 +423,31 @@ class AsyncClient:
         if settled is not None and not settled.done():
             settled.set_result(self._enqueued)
 
-    async def _read_loop(self, reader: asyncio.StreamReader) -> None:
+    async def _read_loop(self) -> None:
+        loop = asyncio.get_running_loop()
+        assert self._sock is not None
         try:
             while True:
-                data = await reader.read(_READ_SIZE)
+                try:
+                    data = await loop.sock_recv(self._sock, _READ_SIZE)
+                except ConnectionResetError:
+                    break  # after the bytes that came before it: the kernel hands those over first
                 if not data:
                     break
                 for message in self._decoder.feed(data):
                     self._handle(message)
-        except (ConnectionError, OSError) as error:
+        except OSError as error:
             self._log.debug("greenroom: read failed: %s", error)
         finally:
             self._eof = True
             if self._decoder.pending and not self._closed:
                 self._log.warning("greenroom: the host closed the connection inside a message")
-            for ticket in self._endpoint.fail_all(ConnectionClosed("the host closed the connection")):
+            for ticket in self._endpoint.fail_all(self._closed_error()):
                 self._settle(ticket)
             self._arrival.fire()
 
     def _handle(self, message: Any) -> None:
+        self._parting = None
         if isinstance(message, InvalidFrame):
             for ticket in self._endpoint.fail_all(message.to_error()):
                 self._settle(ticket)
@@ -347,7 +456,10 @@ class AsyncClient:
             )
             return
         for item in self._endpoint.receive(message):
-            if isinstance(item, Notification):
+            if isinstance(item, NotificationRejected):
+                self._parting = item.error
+                self._log.warning("greenroom: the host rejected a notification: %s", item.error)
+            elif isinstance(item, Notification):
                 self._received_events += 1
                 handlers = self._router.route(item.event)
                 if handlers:
@@ -358,9 +470,10 @@ class AsyncClient:
                 self._settle(item.ticket)
             elif isinstance(item, ServerRequest):
                 self._log.warning("greenroom: the host sent a request (%s); answering -32601", item.method)
-                if self._writer is not None and not self._writer.is_closing():
-                    self._writer.write(encode_message(item.reply))
+                if not self._closed:
+                    self._write(encode_message(item.reply))
             elif isinstance(item, Unmatched):
+                self._parting = _parting_error(item.message)
                 self._log.debug("greenroom: dropped a reply to no waiting request: %r", item.message)
             elif isinstance(item, Malformed):
                 self._log.error("greenroom: the host sent invalid JSON-RPC (%s): %r", item.reason, item.message)

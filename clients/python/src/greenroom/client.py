@@ -18,8 +18,18 @@ from collections import deque
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from .endpoint import Call, Completed, Endpoint, Malformed, Notification, ServerRequest, Ticket, Unmatched
-from .errors import ConnectionClosed, RequestTimeout
+from .endpoint import (
+    Call,
+    Completed,
+    Endpoint,
+    Malformed,
+    Notification,
+    NotificationRejected,
+    ServerRequest,
+    Ticket,
+    Unmatched,
+)
+from .errors import ConnectionClosed, GreenroomError, RequestTimeout, RPCError, error_from_object
 from .events import Event, EventRouter, Handler, normalize_topics, topic_list
 from .framing import InvalidFrame, LineDecoder, encode_message
 from .transport import Address, SocketTransport, TCPSpec, Transport, resolve_address
@@ -72,6 +82,10 @@ class Client:
         self._lock = threading.RLock()
         self._eof = False
         self._closed = False
+        # An error the host sent to no request ("id": null) as the last thing
+        # before it closed the connection: why it closed it (a full host gets
+        # -32005, a refused peer -32006). Calls then raise it, not ConnectionClosed.
+        self._parting: RPCError | None = None
         if token is not None:
             try:
                 self.call("host.auth", {"token": token})
@@ -86,7 +100,9 @@ class Client:
 
         Raises the :class:`~greenroom.errors.RPCError` subclass for the host's
         error code, :class:`~greenroom.errors.RequestTimeout` or
-        :class:`~greenroom.errors.ConnectionClosed`. Events that arrive before
+        :class:`~greenroom.errors.ConnectionClosed` (or, when the host said
+        why it closed the connection, as a full host does with -32005, that
+        error). Events that arrive before
         the reply have been handed to their handlers (or queued) when it returns.
         """
         with self._lock:
@@ -94,7 +110,12 @@ class Client:
             return self._send_and_wait(ticket, message, timeout)
 
     def notify(self, method: str, params: Any = None) -> None:
-        """Send a notification: no id, no reply, no error."""
+        """Send a notification: no id, no reply, no error.
+
+        A notification the host cannot read (an integer past 64 bits, too
+        deep, too long) still gets an ``id: null`` error from it: that error is
+        logged (logger ``greenroom``), never taken for a later call's reply.
+        """
         with self._lock:
             self._send(self._endpoint.notification(method, params))
 
@@ -227,24 +248,57 @@ class Client:
         if self._closed:
             raise ConnectionClosed("the client is closed")
         if self._eof:
-            raise ConnectionClosed("the host closed the connection")
+            raise self._closed_error()
         self._transport.send(encode_message(message))
+
+    def _closed_error(self) -> GreenroomError:
+        """What a call on a connection the host closed raises: its parting error, if it sent one."""
+        if self._parting is not None:
+            return _fresh(self._parting)
+        return ConnectionClosed("the host closed the connection")
 
     def _send_and_wait(self, ticket: Ticket, message: Any, timeout: float | None) -> Any:
         if timeout is _DEFAULT:
             timeout = self.timeout
         deadline = _deadline(timeout)
+        sent = False
         try:
-            self._send(message)
+            try:
+                self._send(message)
+                sent = True
+            except ConnectionClosed as error:
+                if self._closed:
+                    raise
+                # The host hung up: read what it said before it did (say, the
+                # -32005 line of a host at --max-connections), which may answer this call.
+                self._read_until_eof(deadline)
+                if ticket.done:
+                    return ticket.outcome()
+                if self._parting is not None:
+                    raise self._closed_error() from error
+                raise
             while not ticket.done:
                 incoming = self._next_message(deadline)
                 if incoming is None:
                     raise RequestTimeout(f"no reply from the host within {timeout} s")
                 self._handle(incoming)
         except BaseException:
-            self._endpoint.abandon(ticket)
+            self._endpoint.abandon(ticket, sent=sent)
             raise
         return ticket.outcome()
+
+    def _read_until_eof(self, deadline: float | None) -> None:
+        """Handle what the host sent before it closed the connection (briefly: it is gone)."""
+        limit = time.monotonic() + 1.0
+        deadline = limit if deadline is None else min(deadline, limit)
+        while True:
+            try:
+                message = self._next_message(deadline)
+            except ConnectionClosed:
+                return
+            if message is None:
+                return
+            self._handle(message)
 
     def _wait_for_event(self, wanted: frozenset[str] | None, timeout: float | None) -> Event | None:
         deadline = _deadline(timeout)
@@ -275,13 +329,14 @@ class Client:
                 self._eof = True
                 if self._decoder.pending:
                     self._log.warning("greenroom: the host closed the connection inside a message")
-                self._endpoint.fail_all(ConnectionClosed("the host closed the connection"))
+                self._endpoint.fail_all(self._closed_error())
                 continue
             self._inbox.extend(self._decoder.feed(data))
         return self._inbox.popleft()
 
     def _handle(self, message: Any) -> None:
         """Act on one decoded message: settle a ticket, dispatch or queue events, log the rest."""
+        self._parting = None
         if isinstance(message, InvalidFrame):
             # The reply being waited for may be that very line: fail now rather than time out.
             self._endpoint.fail_all(message.to_error())
@@ -290,7 +345,10 @@ class Client:
             )
             return
         for item in self._endpoint.receive(message):
-            if isinstance(item, Notification):
+            if isinstance(item, NotificationRejected):
+                self._parting = item.error
+                self._log.warning("greenroom: the host rejected a notification: %s", item.error)
+            elif isinstance(item, Notification):
                 self._events_received += 1
                 self._dispatch(item.event)
             elif isinstance(item, ServerRequest):
@@ -300,6 +358,7 @@ class Client:
                 except ConnectionClosed:
                     pass
             elif isinstance(item, Unmatched):
+                self._parting = _parting_error(item.message)
                 self._log.debug("greenroom: dropped a reply to no waiting request: %r", item.message)
             elif isinstance(item, Malformed):
                 self._log.error("greenroom: the host sent invalid JSON-RPC (%s): %r", item.reason, item.message)
@@ -330,3 +389,17 @@ class Client:
 
 def _deadline(timeout: float | None) -> float | None:
     return None if timeout is None else time.monotonic() + timeout
+
+
+def _parting_error(message: Any) -> RPCError | None:
+    """The error of an ``id: null`` error reply (the host could not tell which request it answers)."""
+    if isinstance(message, dict) and message.get("id", 0) is None and "error" in message and "method" not in message:
+        return error_from_object(message["error"])
+    return None
+
+
+def _fresh(error: RPCError) -> RPCError:
+    """A new exception equal to ``error`` (raising one instance twice chains tracebacks)."""
+    fresh = type(error).__new__(type(error))
+    RPCError.__init__(fresh, error.code, error.message, error.data)
+    return fresh

@@ -9,6 +9,7 @@ and the asyncio clients share it, so both match replies the same way.
 
 from __future__ import annotations
 
+import bisect
 import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -24,6 +25,7 @@ __all__ = [
     "Incoming",
     "Malformed",
     "Notification",
+    "NotificationRejected",
     "ServerRequest",
     "Ticket",
     "Unmatched",
@@ -44,9 +46,10 @@ class Ticket:
     array was expected) is stored in :attr:`failure`.
     """
 
-    def __init__(self, ids: list[int], is_batch: bool) -> None:
+    def __init__(self, ids: list[int], is_batch: bool, position: int = 0) -> None:
         self.ids = ids
         self.is_batch = is_batch
+        self.position = position  # where its message is in the order of what was sent
         self.failure: BaseException | None = None
         self._outcomes: dict[int, Any] = {}
 
@@ -100,6 +103,14 @@ class Completed:
 
 
 @dataclass(frozen=True)
+class NotificationRejected:
+    """The host could not read a notification we sent (an ``id: null`` error); logged."""
+
+    message: Any
+    error: RPCError
+
+
+@dataclass(frozen=True)
 class ServerRequest:
     """The host sent a request (it has an ``id``); the client answers -32601."""
 
@@ -123,7 +134,16 @@ class Malformed:
     reason: str
 
 
-Incoming = Notification | Completed | ServerRequest | Unmatched | Malformed
+Incoming = Notification | NotificationRejected | Completed | ServerRequest | Unmatched | Malformed
+
+# A sent message that no longer waits for a reply but may still get an
+# ``id: null`` error: a notification, or a request given up on (timed out).
+_NOTIFICATION = "notification"
+_ABANDONED = "abandoned"
+
+#: How many such messages are remembered (oldest forgotten first): enough for
+#: any window of pipelined messages the host has not answered yet.
+MAX_OPEN_SLOTS = 65536
 
 
 def _is_reply(message: Any) -> bool:
@@ -140,6 +160,15 @@ class Endpoint:
         # connection's requests in order, and only unparseable ones get null).
         self._tickets_by_id: dict[int, Ticket] = {}
         self._outstanding: dict[int, Ticket] = {}
+        # The host answers a connection's messages in order, and a message it
+        # cannot read (too deep, an integer past 64 bits, too long) gets an
+        # error with "id": null, even a notification. So every sent message
+        # has a position, and a null-id error belongs to the oldest message
+        # that may still be answered: an outstanding ticket, or a "slot" (a
+        # notification, or an abandoned request) not yet passed by a later reply.
+        self._positions = itertools.count(1)
+        self._slots: list[tuple[int, str]] = []  # (position, kind), sorted
+        self._abandoned: dict[int, int] = {}  # request id -> position, for late replies
 
     @property
     def outstanding(self) -> int:
@@ -149,13 +178,21 @@ class Endpoint:
     def request(self, method: str, params: Any = None) -> tuple[Ticket, dict[str, Any]]:
         """A new ticket and the request message to send for it."""
         request_id = next(self._ids)
-        ticket = Ticket([request_id], is_batch=False)
+        message = self._message(method, params, request_id)
+        ticket = Ticket([request_id], is_batch=False, position=next(self._positions))
         self._track(ticket)
-        return ticket, self._message(method, params, request_id)
+        return ticket, message
 
     def notification(self, method: str, params: Any = None) -> dict[str, Any]:
-        """The message for a notification (no id, so no reply)."""
-        return self._message(method, params, _UNSET)
+        """The message for a notification (no id, so no reply).
+
+        Call it right before sending the message: the host answers a
+        notification it cannot read with an ``id: null`` error, and that error
+        must not be taken for the reply to a request sent after it.
+        """
+        message = self._message(method, params, _UNSET)
+        self._open_slot(next(self._positions), _NOTIFICATION)
+        return message
 
     def batch(self, calls: Iterable[Call]) -> tuple[Ticket, list[dict[str, Any]]]:
         """A new ticket for a batch and the array to send for it.
@@ -172,12 +209,20 @@ class Endpoint:
             messages.append(self._message(method, params, request_id))
         if not ids:
             raise ValueError("a batch needs at least one call")
-        ticket = Ticket(ids, is_batch=True)
+        ticket = Ticket(ids, is_batch=True, position=next(self._positions))
         self._track(ticket)
         return ticket, messages
 
-    def abandon(self, ticket: Ticket) -> None:
-        """Stop waiting for ``ticket`` (timed out, cancelled): a late reply is dropped."""
+    def abandon(self, ticket: Ticket, sent: bool = True) -> None:
+        """Stop waiting for ``ticket`` (timed out, cancelled): a late reply is dropped.
+
+        ``sent=False`` when its message never reached the connection (then no
+        reply can come for it at all).
+        """
+        if sent and id(ticket) in self._outstanding:
+            self._open_slot(ticket.position, _ABANDONED)
+            for request_id in ticket.ids:
+                self._abandoned[request_id] = ticket.position
         self._forget(ticket)
 
     def fail_all(self, error: BaseException) -> list[Ticket]:
@@ -186,6 +231,8 @@ class Endpoint:
         for ticket in tickets:
             ticket.fail(error)
             self._forget(ticket)
+        self._slots.clear()
+        self._abandoned.clear()
         return tickets
 
     def receive(self, message: Any) -> list[Incoming]:
@@ -242,6 +289,19 @@ class Endpoint:
             },
         }
 
+    def _open_slot(self, position: int, kind: str) -> None:
+        bisect.insort(self._slots, (position, kind))
+        if len(self._slots) > MAX_OPEN_SLOTS:
+            del self._slots[: len(self._slots) - MAX_OPEN_SLOTS]
+
+    def _passed(self, position: int) -> None:
+        """The host answered the message at ``position``: everything sent before it was read."""
+        if self._slots and self._slots[0][0] <= position:
+            del self._slots[: bisect.bisect_right(self._slots, (position, "~"))]
+        if self._abandoned:
+            for request_id in [rid for rid, pos in self._abandoned.items() if pos <= position]:
+                del self._abandoned[request_id]
+
     def _track(self, ticket: Ticket) -> None:
         self._outstanding[id(ticket)] = ticket
         for request_id in ticket.ids:
@@ -253,6 +313,7 @@ class Endpoint:
             self._tickets_by_id.pop(request_id, None)
 
     def _oldest(self, *, batch: bool | None = None) -> Ticket | None:
+        # Tickets are created in the order their messages are sent.
         for ticket in self._outstanding.values():
             if batch is None or ticket.is_batch == batch:
                 return ticket
@@ -268,15 +329,27 @@ class Endpoint:
         request_id = message.get("id")
         if request_id is None:
             # Unparseable request, empty or oversized batch: the host could not
-            # read an id, so the reply belongs to the oldest thing we sent.
+            # read an id, so the reply belongs to the oldest thing we sent that
+            # may still be answered (a request, or a notification).
             ticket = self._oldest()
-            if ticket is None or "error" not in message:
+            if "error" not in message:
+                return [Unmatched(message)]
+            if self._slots and (ticket is None or self._slots[0][0] < ticket.position):
+                position, kind = self._slots.pop(0)
+                self._passed(position)
+                if kind == _NOTIFICATION:
+                    return [NotificationRejected(message, error_from_object(message["error"]))]
+                return [Unmatched(message)]
+            if ticket is None:
                 return [Unmatched(message)]
             ticket.fail(_outcome(message))
             return self._complete_if_done(ticket)
         ticket = self._tickets_by_id.get(request_id) if isinstance(request_id, int) else None
         if ticket is None:
+            if isinstance(request_id, int) and request_id in self._abandoned:
+                self._passed(self._abandoned[request_id])
             return [Unmatched(message)]
+        self._passed(ticket.position)
         ticket.settle(request_id, _outcome(message))
         return self._complete_if_done(ticket)
 
@@ -290,7 +363,13 @@ class Endpoint:
         if ticket is None:
             ticket = self._oldest(batch=True)
         if ticket is None:
+            for reply in replies:
+                request_id = reply.get("id")
+                if isinstance(request_id, int) and request_id in self._abandoned:
+                    self._passed(self._abandoned[request_id])
+                    break
             return [Unmatched(replies)]
+        self._passed(ticket.position)
         incoming: list[Incoming] = []
         for reply in replies:
             request_id = reply.get("id")
