@@ -247,7 +247,8 @@ class AsyncClient:
         Events are read in the background all the time. When none arrived
         since the previous call, this waits up to ``timeout`` seconds (None:
         no limit) for one; in any case it returns after the handlers of
-        everything received so far have run. Raises
+        everything received so far have run (except when called from a
+        handler: those run after the handler returns, in order). Raises
         :class:`~greenroom.errors.ConnectionClosed` once the host is gone and
         no event is left to count.
         """
@@ -262,7 +263,10 @@ class AsyncClient:
                 await asyncio.wait_for(self._arrival.wait(), remaining)
             except TimeoutError:
                 break
-        await self._wait_dispatched(self._enqueued)
+        if not _in_handler.get():
+            # Inside a handler the dispatcher is busy running it: waiting for
+            # it would never end (the later handlers run after this one returns).
+            await self._wait_dispatched(self._enqueued)
         count = self._received_events - self._polled_events
         self._polled_events += count
         if count == 0 and (self._eof or self._closed):
