@@ -7,9 +7,10 @@
     with greenroom.Client() as client:          # $GREENROOM_SOCKET or the default socket
         client.ping()
         client.subscribe(["lifecycle"])
+        client.call("classes.define", {"name": "Card"})
         client.call("showRendered", {"class": "Card"})
         for event in client.events("lifecycle", timeout=0):
-            print(event.seq, event["hook"])
+            print(event.seq, event["event"])   # the hook: "init", ...
 
 The asyncio client with the same method names is :class:`greenroom.aio.AsyncClient`;
 the pytest fixtures are in :mod:`greenroom.pytest_plugin`.
