@@ -914,3 +914,68 @@ def test_host_process_outside_pytest():
     assert host.process.returncode == 0
     assert client.closed
     assert not os.path.exists(socket_path) and not os.path.exists(directory)
+
+
+# --------------------------------------------------------------------------
+# the endpoint's rule for null-id errors, without I/O
+
+
+def _null_error(code=-32700):
+    return {"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": "unreadable"}}
+
+
+def test_a_null_id_error_goes_to_the_oldest_message_that_can_still_get_one():
+    from greenroom.endpoint import Completed, Endpoint, NotificationRejected, Unmatched
+
+    endpoint = Endpoint()
+    endpoint.notification("n1")
+    first, _ = endpoint.request("a")
+    endpoint.notification("n2")
+    second, _ = endpoint.request("b")
+    [rejected] = endpoint.receive(_null_error())  # n1's
+    assert isinstance(rejected, NotificationRejected) and isinstance(rejected.error, ParseError)
+    assert endpoint.receive({"jsonrpc": "2.0", "id": 1, "result": "A"}) == [Completed(first)]
+    [rejected] = endpoint.receive(_null_error(-32600))  # n2's
+    assert isinstance(rejected, NotificationRejected) and isinstance(rejected.error, InvalidRequest)
+    assert not second.done
+    assert endpoint.receive(_null_error()) == [Completed(second)]
+    with pytest.raises(ParseError):
+        second.outcome()
+
+    # a reply to a later request proves earlier notifications were read without error
+    endpoint = Endpoint()
+    endpoint.notification("n")
+    ok, _ = endpoint.request("a")
+    endpoint.receive({"jsonrpc": "2.0", "id": 1, "result": 1})
+    failing, _ = endpoint.request("b")
+    assert endpoint.receive(_null_error()) == [Completed(failing)]
+
+    # a request given up on keeps its place: its late null-id error is dropped
+    endpoint = Endpoint()
+    slow, _ = endpoint.request("slow")
+    endpoint.abandon(slow)
+    fast, _ = endpoint.request("fast")
+    assert endpoint.receive(_null_error()) == [Unmatched(_null_error())]
+    assert not fast.done
+    # ...and so does one whose late reply came: then the next null-id error is fast's
+    endpoint = Endpoint()
+    slow, _ = endpoint.request("slow")
+    endpoint.abandon(slow)
+    fast, _ = endpoint.request("fast")
+    assert endpoint.receive({"jsonrpc": "2.0", "id": 1, "result": "late"}) == [
+        Unmatched({"jsonrpc": "2.0", "id": 1, "result": "late"})
+    ]
+    assert endpoint.receive(_null_error()) == [Completed(fast)]
+    # a request never sent (the connection was already gone) keeps no place
+    endpoint = Endpoint()
+    unsent, _ = endpoint.request("x")
+    endpoint.abandon(unsent, sent=False)
+    nxt, _ = endpoint.request("y")
+    assert endpoint.receive(_null_error()) == [Completed(nxt)]
+
+
+def test_async_client_has_the_sync_clients_methods():
+    public = {name for name in dir(Client) if not name.startswith("_")}
+    assert public - {name for name in dir(AsyncClient) if not name.startswith("_")} == set()
+    for name in ("call", "notify", "batch", "ping", "subscribe", "unsubscribe", "poll_events", "close"):
+        assert asyncio.iscoroutinefunction(getattr(AsyncClient, name)), name

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
+from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -136,13 +137,9 @@ class Malformed:
 
 Incoming = Notification | NotificationRejected | Completed | ServerRequest | Unmatched | Malformed
 
-# A sent message that no longer waits for a reply but may still get an
-# ``id: null`` error: a notification, or a request given up on (timed out).
-_NOTIFICATION = "notification"
-_ABANDONED = "abandoned"
-
-#: How many such messages are remembered (oldest forgotten first): enough for
-#: any window of pipelined messages the host has not answered yet.
+#: How many sent messages that wait for no reply but may still get an
+#: ``id: null`` error (notifications, requests given up on) are remembered,
+#: oldest forgotten first: far more than the host leaves unanswered.
 MAX_OPEN_SLOTS = 65536
 
 
@@ -167,7 +164,8 @@ class Endpoint:
         # that may still be answered: an outstanding ticket, or a "slot" (a
         # notification, or an abandoned request) not yet passed by a later reply.
         self._positions = itertools.count(1)
-        self._slots: list[tuple[int, str]] = []  # (position, kind), sorted
+        self._slots: deque[int] = deque()  # positions, ascending
+        self._abandoned_slots: set[int] = set()  # which slots are requests given up on
         self._abandoned: dict[int, int] = {}  # request id -> position, for late replies
 
     @property
@@ -191,7 +189,7 @@ class Endpoint:
         must not be taken for the reply to a request sent after it.
         """
         message = self._message(method, params, _UNSET)
-        self._open_slot(next(self._positions), _NOTIFICATION)
+        self._open_slot(next(self._positions))
         return message
 
     def batch(self, calls: Iterable[Call]) -> tuple[Ticket, list[dict[str, Any]]]:
@@ -220,7 +218,8 @@ class Endpoint:
         reply can come for it at all).
         """
         if sent and id(ticket) in self._outstanding:
-            self._open_slot(ticket.position, _ABANDONED)
+            self._open_slot(ticket.position)
+            self._abandoned_slots.add(ticket.position)
             for request_id in ticket.ids:
                 self._abandoned[request_id] = ticket.position
         self._forget(ticket)
@@ -232,6 +231,7 @@ class Endpoint:
             ticket.fail(error)
             self._forget(ticket)
         self._slots.clear()
+        self._abandoned_slots.clear()
         self._abandoned.clear()
         return tickets
 
@@ -289,15 +289,18 @@ class Endpoint:
             },
         }
 
-    def _open_slot(self, position: int, kind: str) -> None:
-        bisect.insort(self._slots, (position, kind))
-        if len(self._slots) > MAX_OPEN_SLOTS:
-            del self._slots[: len(self._slots) - MAX_OPEN_SLOTS]
+    def _open_slot(self, position: int) -> None:
+        if len(self._slots) >= MAX_OPEN_SLOTS:
+            self._abandoned_slots.discard(self._slots.popleft())
+        if not self._slots or self._slots[-1] < position:
+            self._slots.append(position)  # a notification: the newest message
+        else:
+            self._slots.insert(bisect.bisect(self._slots, position), position)  # a timed-out request
 
     def _passed(self, position: int) -> None:
         """The host answered the message at ``position``: everything sent before it was read."""
-        if self._slots and self._slots[0][0] <= position:
-            del self._slots[: bisect.bisect_right(self._slots, (position, "~"))]
+        while self._slots and self._slots[0] <= position:
+            self._abandoned_slots.discard(self._slots.popleft())
         if self._abandoned:
             for request_id in [rid for rid, pos in self._abandoned.items() if pos <= position]:
                 del self._abandoned[request_id]
@@ -334,10 +337,11 @@ class Endpoint:
             ticket = self._oldest()
             if "error" not in message:
                 return [Unmatched(message)]
-            if self._slots and (ticket is None or self._slots[0][0] < ticket.position):
-                position, kind = self._slots.pop(0)
+            if self._slots and (ticket is None or self._slots[0] < ticket.position):
+                position = self._slots[0]
+                abandoned = position in self._abandoned_slots
                 self._passed(position)
-                if kind == _NOTIFICATION:
+                if not abandoned:
                     return [NotificationRejected(message, error_from_object(message["error"]))]
                 return [Unmatched(message)]
             if ticket is None:
