@@ -1,4 +1,4 @@
-"""Shared fixtures for the client's own tests (the fake host; pytester for the plugin)."""
+"""Shared fixtures for the client's own tests (the fake host)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,9 @@ from collections.abc import Iterator
 import pytest
 from fakehost import FakeHost
 
-pytest_plugins = ["pytester"]
+# pytester (for the plugin tests) is enabled with `-p pytester` in pytest.ini at the
+# repository root and in pyproject.toml: `pytest_plugins` here would be refused by
+# pytest when this folder is collected from above (`pytest clients/`).
 
 
 @pytest.fixture
