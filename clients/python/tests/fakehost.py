@@ -35,6 +35,10 @@ class FakeRPCError(Exception):
         return error
 
 
+class NoReply(Exception):
+    """Raised by a scripting method that wrote (or refused) its own answer."""
+
+
 def encode(message: Any) -> bytes:
     return json.dumps(message, separators=(",", ":")).encode() + b"\n"
 
@@ -129,6 +133,8 @@ class FakeConnection:
             if impl is None:
                 raise FakeRPCError(-32601, "method not found", {"kind": "methodNotFound", "method": method})
             result = impl(self, message.get("params"))
+        except NoReply:
+            return None
         except FakeRPCError as error:
             reply = {"jsonrpc": "2.0", "id": message.get("id"), "error": error.to_json()}
         else:
@@ -158,6 +164,8 @@ class FakeHost:
             "test.fail": self._fail,
             "test.echo": lambda conn, params: params,
             "test.sleep": lambda conn, params: time.sleep(params["s"]) or {},
+            "test.raw": self._raw,
+            "test.hangUp": self._hang_up,
         }
         self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.listener.bind(path)
@@ -255,6 +263,20 @@ class FakeHost:
 
     def _fail(self, conn: FakeConnection, params: Any) -> Any:
         raise FakeRPCError(params["code"], params.get("message", "failed"), params.get("data"))
+
+    def _raw(self, conn: FakeConnection, params: Any) -> Any:
+        """After ``sleep`` seconds, write ``bytes`` as they are instead of a reply (a late or broken line)."""
+        time.sleep(params.get("sleep", 0))
+        conn.send_bytes(params["bytes"].encode())
+        raise NoReply
+
+    def _hang_up(self, conn: FakeConnection, params: Any) -> Any:
+        """Close the connection without answering."""
+        try:
+            conn.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        raise NoReply
 
 
 def main(argv: list[str]) -> int:

@@ -4,8 +4,8 @@ README.md ("From Python"), clients/python/README.md and the docstrings promise
 methods, errors, events, timeouts and fixtures; each test here checks one of
 those promises against the real `greenroom` binary (the `greenroom_host`
 fixture), or, where a real host cannot be made to misbehave (a silent host, a
-late reply, an unknown error code, a line that is not JSON), against a scripted
-stand-in on a Unix socket. Never skips: without a binary the fixture errors.
+late reply, an unknown error code, a line that is not JSON), against the fake
+host of the client's unit tests (fakehost.py), scripted with its test.* methods. Never skips: without a binary the fixture errors.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ import logging
 import os
 import re
 import shutil
-import socket
 import tempfile
 import textwrap
 import threading
@@ -76,92 +75,6 @@ def python_blocks(path: Path) -> list[str]:
 
 def run_async(coroutine, timeout: float = 30):
     return asyncio.run(asyncio.wait_for(coroutine, timeout))
-
-
-# --------------------------------------------------------------------------
-# a scripted stand-in for what a real host will not do on demand
-
-
-class Stub:
-    """A Unix-socket server; ``behaviour(message, conn)`` answers each line."""
-
-    def __init__(self, behaviour, greeting: bytes | None = None) -> None:
-        self.dir = tempfile.mkdtemp(prefix="gra-", dir="/tmp")
-        self.path = os.path.join(self.dir, "stub.sock")
-        self.behaviour = behaviour
-        self.greeting = greeting
-        self.received: list[Any] = []
-        self.server = socket.socket(socket.AF_UNIX)
-        self.server.bind(self.path)
-        self.server.listen()
-        self.conns: list[socket.socket] = []
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self) -> None:
-        while True:
-            try:
-                conn, _ = self.server.accept()
-            except OSError:
-                return
-            self.conns.append(conn)
-            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
-
-    def _serve(self, conn: socket.socket) -> None:
-        try:
-            if self.greeting is not None:
-                conn.sendall(self.greeting)
-            buffer = b""
-            while True:
-                data = conn.recv(65536)
-                if not data:
-                    return
-                buffer += data
-                while b"\n" in buffer:
-                    line, buffer = buffer.split(b"\n", 1)
-                    message = json.loads(line)
-                    self.received.append(message)
-                    self.behaviour(message, conn)
-        except OSError:
-            pass
-
-    def close(self) -> None:
-        self.server.close()
-        for conn in self.conns:
-            with contextlib.suppress(OSError):
-                conn.shutdown(socket.SHUT_RDWR)
-            conn.close()
-        shutil.rmtree(self.dir, ignore_errors=True)
-
-
-def send(conn: socket.socket, message: Any) -> None:
-    data = message if isinstance(message, bytes) else json.dumps(message).encode() + b"\n"
-    conn.sendall(data)
-
-
-@pytest.fixture
-def stub():
-    stubs: list[Stub] = []
-
-    def make(behaviour, greeting: bytes | None = None) -> Stub:
-        made = Stub(behaviour, greeting)
-        stubs.append(made)
-        return made
-
-    yield make
-    for made in stubs:
-        made.close()
-
-
-def pong_or(error_for: dict[str, dict]):
-    """A behaviour: host.ping -> pong; a method in ``error_for`` -> that error object."""
-
-    def behaviour(message, conn):
-        if message.get("method") in error_for:
-            send(conn, {"jsonrpc": "2.0", "id": message["id"], "error": error_for[message["method"]]})
-        elif "id" in message:
-            send(conn, {"jsonrpc": "2.0", "id": message["id"], "result": {"pong": True}})
-
-    return behaviour
 
 
 # --------------------------------------------------------------------------
@@ -329,11 +242,11 @@ def test_virtual_clock_only_on_a_real_clock(greenroom_client):
         ({"code": -32006, "message": "no", "data": {"kind": "unauthorized"}}, Unauthorized),
     ],
 )
-def test_internal_and_unknown_codes(stub, error, cls):
-    host = stub(pong_or({"fail": error}))
+def test_internal_and_unknown_codes(fake_host, error, cls):
+    host = fake_host
     with Client(host.path) as client:
         with pytest.raises(RPCError) as caught:
-            client.call("fail")
+            client.call("test.fail", error)
         assert type(caught.value) is cls
         assert caught.value.code == error["code"]
         assert caught.value.message == error["message"]
@@ -343,7 +256,7 @@ def test_internal_and_unknown_codes(stub, error, cls):
     async def main():
         async with AsyncClient(host.path) as client:
             with pytest.raises(RPCError) as caught:
-                await client.call("fail")
+                await client.call("test.fail", error)
             assert type(caught.value) is cls and caught.value.data == error.get("data")
 
     run_async(main())
@@ -455,76 +368,62 @@ def test_host_going_away_ends_waits_instead_of_hanging(greenroom_host):
     client.close()
 
 
-def test_a_host_that_hangs_up_mid_call_raises_connection_closed(stub):
-    def hang_up(message, conn):
-        conn.shutdown(socket.SHUT_RDWR)
-
-    host = stub(hang_up)
+def test_a_host_that_hangs_up_mid_call_raises_connection_closed(fake_host):
+    host = fake_host
     with Client(host.path, timeout=30) as client:
         started = time.monotonic()
         with pytest.raises(ConnectionClosed):
-            client.call("host.ping")
+            client.call("test.hangUp")
         assert time.monotonic() - started < 5
 
     async def main():
         async with AsyncClient(host.path, timeout=30) as client:
             with pytest.raises(ConnectionClosed):
-                await client.call("host.ping")
+                await client.call("test.hangUp")
 
     run_async(main())
 
 
-def test_timeout_raises_request_timeout_and_the_late_reply_is_dropped(stub):
-    def slow_first(message, conn):
-        if message.get("method") == "slow":
-            time.sleep(0.5)
-        send(conn, {"jsonrpc": "2.0", "id": message["id"], "result": message["method"]})
-
-    host = stub(slow_first)
+def test_timeout_raises_request_timeout_and_the_late_reply_is_dropped(fake_host):
+    host = fake_host
     with Client(host.path, timeout=0.1) as client:
         assert client.timeout == 0.1
         with pytest.raises(RequestTimeout) as caught:
-            client.call("slow")
+            client.call("test.sleep", {"s": 0.5})
         assert isinstance(caught.value, TimeoutError) and isinstance(caught.value, GreenroomError)
-        assert client.call("fast", timeout=5) == "fast"  # not the late "slow"
-        assert client.call("slow", timeout=5) == "slow"  # per-call timeout
+        assert client.call("test.echo", {"v": "fast"}, timeout=5) == {"v": "fast"}  # not the late {}
+        assert client.call("test.sleep", {"s": 0.5}, timeout=5) == {}  # per-call timeout
 
     async def main():
         async with AsyncClient(host.path, timeout=0.1) as client:
             with pytest.raises(RequestTimeout):
-                await client.call("slow")
-            assert await client.call("fast", timeout=5) == "fast"
+                await client.call("test.sleep", {"s": 0.5})
+            assert await client.call("test.echo", {"v": "fast"}, timeout=5) == {"v": "fast"}
 
     run_async(main())
 
 
-def test_a_late_null_id_error_of_a_timed_out_call_does_not_fail_the_next(stub):
-    def behaviour(message, conn):
-        if message.get("method") == "slow":
-            time.sleep(0.4)
-            send(conn, {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "late parse error"}})
-        else:
-            send(conn, {"jsonrpc": "2.0", "id": message["id"], "result": "ok"})
-
-    host = stub(behaviour)
-    with Client(host.path) as client:
+def test_a_late_null_id_error_of_a_timed_out_call_does_not_fail_the_next(fake_host):
+    late = json.dumps({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "late parse error"}})
+    with Client(fake_host.path) as client:
         with pytest.raises(RequestTimeout):
-            client.call("slow", timeout=0.1)
-        assert client.call("next") == "ok"
+            client.call("test.raw", {"sleep": 0.4, "bytes": late + "\n"}, timeout=0.1)
+        assert client.call("test.echo", {"v": "ok"}) == {"v": "ok"}
 
 
-def test_a_line_that_is_not_json_raises_protocol_error_at_once(stub):
-    host = stub(lambda message, conn: send(conn, b"this is not json\n"))
+def test_a_line_that_is_not_json_raises_protocol_error_at_once(fake_host):
+    host = fake_host
+    broken = {"bytes": "this is not json\n"}
     with Client(host.path, timeout=30) as client:
         started = time.monotonic()
         with pytest.raises(ProtocolError):
-            client.call("host.ping")
+            client.call("test.raw", broken)
         assert time.monotonic() - started < 5
 
     async def main():
         async with AsyncClient(host.path, timeout=30) as client:
             with pytest.raises(ProtocolError):
-                await client.call("host.ping")
+                await client.call("test.raw", broken)
 
     run_async(main())
 
