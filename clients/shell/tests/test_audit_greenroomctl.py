@@ -2,8 +2,8 @@
 
 Real-host tests start `greenroom serve --socket PATH --clock virtual`
 ($GREENROOM_BIN, else <repo>/.build/debug/greenroom; a missing binary fails,
-never skips). A scripted stand-in on a Unix socket plays the hosts a real one
-will not be on demand (silent, slow). The README examples run as written.
+never skips). The fake host of ctlharness.py plays the hosts a real one will not
+be on demand (silent, slow). The README examples run as written.
 Runs the script under dash when installed (its target shell), else sh; tests
 of output run with jq and with GREENROOM_NO_JQ=1.
 """
@@ -13,48 +13,43 @@ from __future__ import annotations
 import json
 import os
 import re
-import select
 import shutil
 import signal
 import socket
 import subprocess
 import tempfile
-import threading
 import time
 from pathlib import Path
 
 import pytest
+from ctlharness import (
+    HAVE_JQ,
+    JQ_MODES,
+    REPO,
+    SCRIPT,
+    SHELL,
+    RealHost,
+    clean_env,
+    greenroom_bin,
+    read_line,
+    run,
+    wait_for,
+)
 
-HERE = Path(__file__).resolve().parent
-SCRIPT = HERE.parent / "greenroomctl"
-SHELL_DIR = HERE.parent
-REPO = HERE.parent.parent.parent
-SHELL = os.environ.get("GREENROOM_TEST_SHELL") or shutil.which("dash") or "/bin/sh"
-HAVE_JQ = shutil.which("jq") is not None
-
-JQ_MODES = [
-    pytest.param(False, id="awk"),
-    pytest.param(True, id="jq", marks=pytest.mark.skipif(not HAVE_JQ, reason="jq not installed")),
-]
+SHELL_DIR = SCRIPT.parent
 needs_jq = pytest.mark.skipif(not HAVE_JQ, reason="the README example pipes into jq")
 
 
 def env_for(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("GREENROOM_SOCKET", "GREENROOM_TIMEOUT", "GREENROOM_NO_JQ")}
-    env["PATH"] = f"{SHELL_DIR}:{env.get('PATH', '/usr/bin:/bin')}"
-    env.update(extra)
-    return env
+    """A clean environment with greenroomctl on PATH (README snippets call it by name)."""
+    return clean_env(PATH=f"{SHELL_DIR}:{os.environ.get('PATH', '/usr/bin:/bin')}", **extra)
 
 
 def ctl(*args: str, sock: str | None = None, jq: bool = True, input: str = "", env=None, timeout: float = 30):
     env = env_for() if env is None else env
     if sock is not None:
         env = dict(env, GREENROOM_SOCKET=sock)
-    if not jq:
-        env = dict(env, GREENROOM_NO_JQ="1")
-    return subprocess.run(
-        [SHELL, str(SCRIPT), *args], env=env, input=input, capture_output=True, text=True, timeout=timeout
-    )
+    return run(*args, env=env, input=input, jq=jq, timeout=timeout)
 
 
 def sh(script: str, sock: str, cwd: str, timeout: float = 60):
@@ -78,30 +73,6 @@ def backgrounded(line: str) -> bool:
     return line.split("#")[0].rstrip().endswith("&")
 
 
-def read_line(proc: subprocess.Popen, timeout: float) -> str:
-    deadline = time.monotonic() + timeout
-    fd = proc.stdout.fileno()
-    buf = b""
-    while not buf.endswith(b"\n"):
-        left = deadline - time.monotonic()
-        if left <= 0:
-            raise TimeoutError(f"no line within {timeout}s (got {buf!r})")
-        if select.select([fd], [], [], left)[0]:
-            chunk = os.read(fd, 1)
-            if not chunk:
-                raise EOFError(f"EOF before a full line (got {buf!r})")
-            buf += chunk
-    return buf.decode()
-
-
-def wait_for(cond, timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not cond():
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"timed out waiting for {what}")
-        time.sleep(0.02)
-
-
 def one_json_line(text: str):
     """The output is exactly one line (by any splitting rule) holding one JSON text."""
     assert text.endswith("\n") and text.count("\n") == 1, repr(text)
@@ -113,41 +84,9 @@ def one_json_line(text: str):
 # hosts
 
 
-class RealHost:
-    def __init__(self, *args: str) -> None:
-        binary = os.environ.get("GREENROOM_BIN") or str(REPO / ".build" / "debug" / "greenroom")
-        if not (os.path.isfile(binary) and os.access(binary, os.X_OK)):
-            pytest.fail(f"greenroom binary not found at {binary}: build it or set GREENROOM_BIN", pytrace=False)
-        self.dir = tempfile.mkdtemp(prefix="grs-", dir="/tmp")
-        self.path = os.path.join(self.dir, "host.sock")
-        self.proc = subprocess.Popen(
-            [binary, "serve", "--socket", self.path, "--clock", "virtual", *args],
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-        )
-        try:
-            ready = json.loads(read_line(self.proc, 60))
-        except (TimeoutError, EOFError, ValueError) as error:
-            self.stop()
-            pytest.fail(f"the host printed no ready line: {error}", pytrace=False)
-        assert ready["event"] == "ready"
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.proc.stdout.close()
-        shutil.rmtree(self.dir, ignore_errors=True)
-
-
 @pytest.fixture
-def host():
-    made = RealHost()
-    yield made
-    made.stop()
+def host(real_host):
+    return real_host
 
 
 @pytest.fixture
@@ -157,58 +96,10 @@ def workdir():
     shutil.rmtree(path, ignore_errors=True)
 
 
-class Stub:
-    """A Unix-socket server: ``behaviour(line, conn)`` for each line received."""
-
-    def __init__(self, behaviour) -> None:
-        self.dir = tempfile.mkdtemp(prefix="grt-", dir="/tmp")
-        self.path = os.path.join(self.dir, "s.sock")
-        self.behaviour = behaviour
-        self.lines: list[str] = []
-        self.closed = threading.Event()
-        self.server = socket.socket(socket.AF_UNIX)
-        self.server.bind(self.path)
-        self.server.listen()
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self) -> None:
-        while True:
-            try:
-                conn, _ = self.server.accept()
-            except OSError:
-                return
-            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
-
-    def _serve(self, conn: socket.socket) -> None:
-        with conn:
-            for raw in conn.makefile("rb"):
-                line = raw.decode().rstrip("\r\n")
-                self.lines.append(line)
-                self.behaviour(json.loads(line), conn)
-        self.closed.set()
-
-    def stop(self) -> None:
-        self.server.close()
-        shutil.rmtree(self.dir, ignore_errors=True)
-
-
-@pytest.fixture
-def stub():
-    made: list[Stub] = []
-
-    def make(behaviour) -> Stub:
-        made.append(Stub(behaviour))
-        return made[-1]
-
-    yield make
-    for s in made:
-        s.stop()
-
-
 def silent(message, conn) -> None:
     """Answers events.subscribe, nothing else."""
     if message.get("method") == "events.subscribe":
-        conn.sendall(b'{"jsonrpc":"2.0","id":1,"result":{}}\n')
+        conn.sock.sendall(b'{"jsonrpc":"2.0","id":1,"result":{}}\n')
 
 
 # --------------------------------------------------------------------------
@@ -388,7 +279,7 @@ def test_events_are_ndjson_in_seq_order(host, workdir, jq):
 
 
 def test_events_end_when_the_host_goes_away(workdir):
-    made = RealHost()
+    made = RealHost(greenroom_bin())
     forever = counted = None
     try:
         ready = [os.path.join(workdir, f"ready{i}") for i in (1, 2)]
@@ -461,8 +352,8 @@ def test_transport_failures_exit_1(workdir):
     assert ctl("ping", sock=not_socket).returncode == 1
 
 
-def test_timeout_from_the_environment_and_the_option(stub):
-    host = stub(silent)
+def test_timeout_from_the_environment_and_the_option(fake):
+    host = fake(silent)
     started = time.monotonic()
     r = ctl("call", "host.ping", env=env_for(GREENROOM_SOCKET=host.path, GREENROOM_TIMEOUT="1"))
     assert r.returncode == 1 and "timed out" in r.stderr
@@ -475,31 +366,31 @@ def test_timeout_from_the_environment_and_the_option(stub):
     assert r.returncode == 1
 
 
-def test_events_never_time_out(stub):
+def test_events_never_time_out(fake):
     def late_event(message, conn):
-        conn.sendall(b'{"jsonrpc":"2.0","id":1,"result":{}}\n')
+        conn.sock.sendall(b'{"jsonrpc":"2.0","id":1,"result":{}}\n')
         time.sleep(2.5)
-        conn.sendall(b'{"jsonrpc":"2.0","method":"host","params":{"seq":1,"t":0.0,"kind":"late"}}\n')
+        conn.sock.sendall(b'{"jsonrpc":"2.0","method":"host","params":{"seq":1,"t":0.0,"kind":"late"}}\n')
 
-    host = stub(late_event)
+    host = fake(late_event)
     r = ctl("--timeout", "1", "events", "--count", "1", "host", env=env_for(GREENROOM_SOCKET=host.path, GREENROOM_TIMEOUT="1"))
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["params"]["kind"] == "late"
 
 
 @pytest.mark.parametrize("sig,code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
-def test_call_interrupted_exits_128_plus_signal_and_closes(stub, sig, code):
-    host = stub(lambda message, conn: None)  # never answers
+def test_call_interrupted_exits_128_plus_signal_and_closes(fake, sig, code):
+    host = fake(lambda message, conn: None)  # never answers
     proc = subprocess.Popen(
         [SHELL, str(SCRIPT), "--timeout", "0", "call", "host.ping"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env_for(GREENROOM_SOCKET=host.path),
     )
     try:
-        wait_for(lambda: host.lines, 15, "the request")
+        wait_for(lambda: host.received, 15, "the request")
         proc.send_signal(sig)
         out, _ = proc.communicate(timeout=15)
         assert proc.returncode == code and out == ""
-        assert host.closed.wait(5), "the connection was left open"
+        assert host.wait_closed(5), "the connection was left open"
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -507,7 +398,7 @@ def test_call_interrupted_exits_128_plus_signal_and_closes(stub, sig, code):
 
 
 def test_a_full_host_answers_limit_exceeded_exit_2():
-    made = RealHost("--max-connections", "1")
+    made = RealHost(greenroom_bin(), "--max-connections", "1")
     holder = socket.socket(socket.AF_UNIX)
     try:
         holder.connect(made.path)
