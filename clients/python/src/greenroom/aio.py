@@ -22,7 +22,6 @@ import socket as socketlib
 from collections.abc import AsyncIterator, Iterable
 from typing import Any
 
-from .client import _fresh, _parting_error
 from .endpoint import (
     Call,
     Completed,
@@ -33,8 +32,9 @@ from .endpoint import (
     ServerRequest,
     Ticket,
     Unmatched,
+    null_id_error,
 )
-from .errors import ConnectError, ConnectionClosed, GreenroomError, RequestTimeout, RPCError
+from .errors import ConnectError, ConnectionClosed, GreenroomError, RequestTimeout, RPCError, connection_closed_error
 from .events import Event, EventRouter, Handler, normalize_topics, topic_list
 from .framing import InvalidFrame, LineDecoder, encode_message
 from .transport import Address, TCPSpec, resolve_address
@@ -341,7 +341,7 @@ class AsyncClient:
         if self._closed:
             raise ConnectionClosed("the client is closed")
         if self._eof:
-            raise self._closed_error()
+            raise connection_closed_error(self._parting)
         if self._sock is None:
             raise GreenroomError("not connected: use `await AsyncClient.connect(...)` or `async with`")
         # Queued whole and at once, so messages keep the order they were made
@@ -392,12 +392,6 @@ class AsyncClient:
             asyncio.get_running_loop().remove_writer(self._sock.fileno())
         self._drained.fire()
 
-    def _closed_error(self) -> GreenroomError:
-        """What a call on a connection the host closed raises: its parting error, if it sent one."""
-        if self._parting is not None:
-            return _fresh(self._parting)
-        return ConnectionClosed("the host closed the connection")
-
     async def _send_and_wait(self, ticket: Ticket, message: Any, timeout: float | None) -> Any:
         if timeout is _DEFAULT:
             timeout = self.timeout
@@ -446,7 +440,7 @@ class AsyncClient:
             self._eof = True
             if self._decoder.pending and not self._closed:
                 self._log.warning("greenroom: the host closed the connection inside a message")
-            for ticket in self._endpoint.fail_all(self._closed_error()):
+            for ticket in self._endpoint.fail_all(connection_closed_error(self._parting)):
                 self._settle(ticket)
             self._arrival.fire()
 
@@ -477,7 +471,7 @@ class AsyncClient:
                 if not self._closed:
                     self._write(encode_message(item.reply))
             elif isinstance(item, Unmatched):
-                self._parting = _parting_error(item.message)
+                self._parting = null_id_error(item.message)
                 self._log.debug("greenroom: dropped a reply to no waiting request: %r", item.message)
             elif isinstance(item, Malformed):
                 self._log.error("greenroom: the host sent invalid JSON-RPC (%s): %r", item.reason, item.message)

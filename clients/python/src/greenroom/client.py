@@ -28,8 +28,9 @@ from .endpoint import (
     ServerRequest,
     Ticket,
     Unmatched,
+    null_id_error,
 )
-from .errors import ConnectionClosed, GreenroomError, RequestTimeout, RPCError, error_from_object
+from .errors import ConnectionClosed, RequestTimeout, RPCError, connection_closed_error
 from .events import Event, EventRouter, Handler, normalize_topics, topic_list
 from .framing import InvalidFrame, LineDecoder, encode_message
 from .transport import Address, SocketTransport, TCPSpec, Transport, resolve_address
@@ -248,14 +249,8 @@ class Client:
         if self._closed:
             raise ConnectionClosed("the client is closed")
         if self._eof:
-            raise self._closed_error()
+            raise connection_closed_error(self._parting)
         self._transport.send(encode_message(message))
-
-    def _closed_error(self) -> GreenroomError:
-        """What a call on a connection the host closed raises: its parting error, if it sent one."""
-        if self._parting is not None:
-            return _fresh(self._parting)
-        return ConnectionClosed("the host closed the connection")
 
     def _send_and_wait(self, ticket: Ticket, message: Any, timeout: float | None) -> Any:
         if timeout is _DEFAULT:
@@ -275,7 +270,7 @@ class Client:
                 if ticket.done:
                     return ticket.outcome()
                 if self._parting is not None:
-                    raise self._closed_error() from error
+                    raise connection_closed_error(self._parting) from error
                 raise
             while not ticket.done:
                 incoming = self._next_message(deadline)
@@ -329,7 +324,7 @@ class Client:
                 self._eof = True
                 if self._decoder.pending:
                     self._log.warning("greenroom: the host closed the connection inside a message")
-                self._endpoint.fail_all(self._closed_error())
+                self._endpoint.fail_all(connection_closed_error(self._parting))
                 continue
             self._inbox.extend(self._decoder.feed(data))
         return self._inbox.popleft()
@@ -358,7 +353,7 @@ class Client:
                 except ConnectionClosed:
                     pass
             elif isinstance(item, Unmatched):
-                self._parting = _parting_error(item.message)
+                self._parting = null_id_error(item.message)
                 self._log.debug("greenroom: dropped a reply to no waiting request: %r", item.message)
             elif isinstance(item, Malformed):
                 self._log.error("greenroom: the host sent invalid JSON-RPC (%s): %r", item.reason, item.message)
@@ -390,16 +385,3 @@ class Client:
 def _deadline(timeout: float | None) -> float | None:
     return None if timeout is None else time.monotonic() + timeout
 
-
-def _parting_error(message: Any) -> RPCError | None:
-    """The error of an ``id: null`` error reply (the host could not tell which request it answers)."""
-    if isinstance(message, dict) and message.get("id", 0) is None and "error" in message and "method" not in message:
-        return error_from_object(message["error"])
-    return None
-
-
-def _fresh(error: RPCError) -> RPCError:
-    """A new exception equal to ``error`` (raising one instance twice chains tracebacks)."""
-    fresh = type(error).__new__(type(error))
-    RPCError.__init__(fresh, error.code, error.message, error.data)
-    return fresh

@@ -30,6 +30,7 @@ __all__ = [
     "ServerRequest",
     "Ticket",
     "Unmatched",
+    "null_id_error",
 ]
 
 #: One entry of a batch: ``"method"``, ``("method",)`` or ``("method", params)``.
@@ -165,8 +166,10 @@ class Endpoint:
         # notification, or an abandoned request) not yet passed by a later reply.
         self._positions = itertools.count(1)
         self._slots: deque[int] = deque()  # positions, ascending
-        self._abandoned_slots: set[int] = set()  # which slots are requests given up on
-        self._abandoned: dict[int, int] = {}  # request id -> position, for late replies
+        # Slots that are requests given up on: position -> their request ids, and
+        # request id -> position (a late reply to one passes the slots before it).
+        self._abandoned_at: dict[int, list[int]] = {}
+        self._abandoned: dict[int, int] = {}
 
     @property
     def outstanding(self) -> int:
@@ -219,7 +222,7 @@ class Endpoint:
         """
         if sent and id(ticket) in self._outstanding:
             self._open_slot(ticket.position)
-            self._abandoned_slots.add(ticket.position)
+            self._abandoned_at[ticket.position] = list(ticket.ids)
             for request_id in ticket.ids:
                 self._abandoned[request_id] = ticket.position
         self._forget(ticket)
@@ -231,7 +234,7 @@ class Endpoint:
             ticket.fail(error)
             self._forget(ticket)
         self._slots.clear()
-        self._abandoned_slots.clear()
+        self._abandoned_at.clear()
         self._abandoned.clear()
         return tickets
 
@@ -291,7 +294,7 @@ class Endpoint:
 
     def _open_slot(self, position: int) -> None:
         if len(self._slots) >= MAX_OPEN_SLOTS:
-            self._abandoned_slots.discard(self._slots.popleft())
+            self._close_slot(self._slots.popleft())
         if not self._slots or self._slots[-1] < position:
             self._slots.append(position)  # a notification: the newest message
         else:
@@ -300,10 +303,12 @@ class Endpoint:
     def _passed(self, position: int) -> None:
         """The host answered the message at ``position``: everything sent before it was read."""
         while self._slots and self._slots[0] <= position:
-            self._abandoned_slots.discard(self._slots.popleft())
-        if self._abandoned:
-            for request_id in [rid for rid, pos in self._abandoned.items() if pos <= position]:
-                del self._abandoned[request_id]
+            self._close_slot(self._slots.popleft())
+
+    def _close_slot(self, position: int) -> None:
+        """The slot at ``position`` can get no answer any more; if it was a request, neither can its ids."""
+        for request_id in self._abandoned_at.pop(position, ()):
+            del self._abandoned[request_id]
 
     def _track(self, ticket: Ticket) -> None:
         self._outstanding[id(ticket)] = ticket
@@ -339,7 +344,7 @@ class Endpoint:
                 return [Unmatched(message)]
             if self._slots and (ticket is None or self._slots[0] < ticket.position):
                 position = self._slots[0]
-                abandoned = position in self._abandoned_slots
+                abandoned = position in self._abandoned_at
                 self._passed(position)
                 if not abandoned:
                     return [NotificationRejected(message, error_from_object(message["error"]))]
@@ -410,3 +415,10 @@ def _unpack_call(call: Call) -> tuple[str, Any]:
     if len(call) == 2:
         return call[0], call[1]
     raise ValueError(f"a batch entry is 'method' or (method, params), not {call!r}")
+
+
+def null_id_error(message: Any) -> RPCError | None:
+    """The error of an ``id: null`` error reply (the host could not tell which message it answers)."""
+    if isinstance(message, dict) and message.get("id", 0) is None and "error" in message and "method" not in message:
+        return error_from_object(message["error"])
+    return None

@@ -42,6 +42,7 @@ __all__ = [
     "VirtualClockOnly",
     "error_class_for_code",
     "error_from_object",
+    "connection_closed_error",
 ]
 
 
@@ -218,3 +219,12 @@ def error_from_object(error: Any) -> RPCError:
     if not isinstance(code, int) or isinstance(code, bool):
         return InternalError(-32603, f"error object without an integer code: {message}", error.get("data"))
     return error_class_for_code(code)(code, message, error.get("data"))
+
+
+def connection_closed_error(parting: RPCError | None) -> GreenroomError:
+    """What a call on a connection the host closed raises: the error the host sent as it hung up
+    (an ``id: null`` error: -32005 from a full host, -32006 for a refused peer), else
+    :class:`ConnectionClosed`. A new instance each time: raising one twice chains tracebacks."""
+    if parting is not None:
+        return type(parting)(parting.code, parting.message, parting.data)
+    return ConnectionClosed("the host closed the connection")
