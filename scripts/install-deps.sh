@@ -1,27 +1,45 @@
 #!/bin/sh
-# Installs what Greenroom needs on a fresh Debian machine, and nothing that is already there:
-# apt: libuv1-dev, libjansson-dev, pkg-config, socat (and jq for the shell tour);
-# pip: the Python client (editable) and its test dependencies.
+# Installs what Greenroom needs on a fresh Debian machine, and nothing that is already there.
+#
+#   install-deps.sh build   the C libraries the host links (apt) — all that `make run` needs
+#   install-deps.sh test    the above, plus the test tools (apt) and a project virtual environment
+#                           (.venv/) holding the Python client and its test dependencies
+#
+# Python packages go into .venv/ only, never into the system's or the user's interpreter (Debian's
+# python3 refuses them anyway: PEP 668, "externally-managed-environment").
 set -eu
 cd "$(dirname "$0")/.."
+what=${1:-build}
 
-missing=""
-for pkg in libuv1-dev libjansson-dev pkg-config socat jq; do
-    dpkg -s "$pkg" >/dev/null 2>&1 || missing="$missing $pkg"
-done
-if [ -n "$missing" ]; then
+apt_install() {
+    missing=""
+    for pkg in "$@"; do
+        dpkg -s "$pkg" >/dev/null 2>&1 || missing="$missing $pkg"
+    done
+    [ -n "$missing" ] || return 0
     echo "install-deps: apt-get install$missing" >&2
     SUDO=""
     [ "$(id -u)" -eq 0 ] || SUDO="sudo"
     $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing >/dev/null
-fi
+    # shellcheck disable=SC2086 # one word per package
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
+}
 
+apt_install libuv1-dev libjansson-dev pkg-config
+[ "$what" = build ] && exit 0
+
+apt_install socat jq python3-venv
+VENV=${VENV:-.venv}
 PY=${PYTHON:-python3}
-stamp=.build/.pip-deps-stamp
-if [ ! -f "$stamp" ] || [ clients/python/pyproject.toml -nt "$stamp" ] || [ clients/python/requirements-dev.txt -nt "$stamp" ] \
-   || ! "$PY" -c "import greenroom, jsonschema, pytest" >/dev/null 2>&1; then
-    echo "install-deps: pip install the Python client and test dependencies" >&2
-    "$PY" -m pip install -q --disable-pip-version-check -e clients/python -r clients/python/requirements-dev.txt
-    mkdir -p .build && touch "$stamp"
+stamp="$VENV/.greenroom-deps"
+if [ ! -x "$VENV/bin/python" ]; then
+    echo "install-deps: $PY -m venv $VENV" >&2
+    "$PY" -m venv "$VENV"
+fi
+if [ ! -f "$stamp" ] || [ clients/python/pyproject.toml -nt "$stamp" ] \
+   || [ clients/python/requirements-dev.txt -nt "$stamp" ]; then
+    echo "install-deps: pip install the Python client and test dependencies into $VENV" >&2
+    "$VENV/bin/python" -m pip install -q --disable-pip-version-check \
+        -e clients/python -r clients/python/requirements-dev.txt
+    touch "$stamp"
 fi
