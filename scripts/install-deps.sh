@@ -28,7 +28,7 @@ apt_install() {
 apt_install libuv1-dev libjansson-dev pkg-config
 [ "$what" = build ] && exit 0
 
-apt_install socat jq python3-venv
+apt_install socat jq python3-venv shellcheck
 VENV=${VENV:-.venv}
 PY=${PYTHON:-python3}
 stamp="$VENV/.greenroom-deps"

@@ -8,6 +8,18 @@ public enum JSONDecodeError: Error, Equatable, Sendable {
     case tooDeep(limit: Int)
 }
 
+extension JSONDecodeError: CustomStringConvertible {
+    /// One sentence a person can read: what was wrong and where.
+    public var description: String {
+        switch self {
+        case .syntax(let message, let line, let column, _):
+            return "\(message) at line \(line), column \(column)"
+        case .tooDeep(let limit):
+            return "nested deeper than \(limit) levels"
+        }
+    }
+}
+
 /// Encodes and decodes JSON text with Jansson. All Jansson values are owned and released here; none
 /// escapes.
 public enum JSONCodec {

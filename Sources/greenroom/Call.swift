@@ -30,7 +30,7 @@ struct Call: ParsableCommand {
                 guard parts.count == 2, let port = UInt16(parts[1]) else { throw ValidationError("--tcp takes HOST:PORT") }
                 client = try LineClient(tcpHost: String(parts[0]), port: port)
             } else {
-                let path = socket ?? (getenv("GREENROOM_SOCKET").map { String(cString: $0) }) ?? defaultSocketPath()
+                let path = socket ?? socketPathFromEnvironment() ?? defaultSocketPath()
                 client = try LineClient(unixPath: path)
             }
             if let tokenFile {

@@ -6,7 +6,7 @@ import GreenroomUV
 struct Serve: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Run the host.")
 
-    @Option(help: "Unix socket path (default: $XDG_RUNTIME_DIR/greenroom/host.sock or /tmp/greenroom-$UID/host.sock).")
+    @Option(help: "Unix socket path (default: $GREENROOM_SOCKET, then $XDG_RUNTIME_DIR/greenroom/host.sock or /tmp/greenroom-$UID/host.sock).")
     var socket: String?
 
     @Option(help: "Also listen on TCP: tcp:HOST:PORT (loopback unless --bind-any; port 0 picks one).")
@@ -71,7 +71,8 @@ struct Serve: ParsableCommand {
             do { config.token = try readToken(tokenFile) } catch let e as ValidationError { throw refuse(e.message) }
         }
         var options = ListenOptions()
-        options.socketPath = socket
+        // The same default as every client: --socket, then $GREENROOM_SOCKET, then the per-user default.
+        options.socketPath = socket ?? socketPathFromEnvironment()
         options.tcp = listen.map { String($0.dropFirst(4)) }
         options.bindAny = bindAny
         options.allowedUIDs = allowUid

@@ -76,3 +76,35 @@ def test_call_over_tcp_with_token(start_host, tmp_short):
     assert r.returncode == 2 and json.loads(r.stderr.strip().splitlines()[-1])["code"] == -32006, r
     r = call(start_host.bin, "host.ping", "--tcp", f"{h}:{port}", "--token-file", token, env=base_env(tmp_short))
     assert r.returncode == 0 and json.loads(r.stdout) == {"pong": True}, r
+
+
+def test_call_with_params_that_are_not_json_says_where_in_plain_words(start_host, tmp_short):
+    r = call(start_host.bin, "host.ping", "{bad", "--socket", os.path.join(tmp_short, "unused.sock"),
+             env=base_env(tmp_short))
+    assert r.returncode == 64, r
+    message = r.stderr.strip()
+    assert message.startswith("greenroom call: params are not JSON: "), message
+    assert "line 1, column" in message, message
+    # Not a Swift enum dump such as `syntax(message: "...", line: 1, ...)`.
+    assert "syntax(" not in message and "message:" not in message, message
+
+
+def test_serve_honours_greenroom_socket_as_every_client_does(start_host, tmp_short):
+    path = os.path.join(tmp_short, "from-env.sock")
+    env = base_env(tmp_short)
+    env["GREENROOM_SOCKET"] = path
+    h = start_host(env=env, auto_socket=False)
+    assert h.listen == [f"unix:{path}"], h.listen
+    r = call(start_host.bin, "host.ping", env=env)
+    assert r.returncode == 0 and json.loads(r.stdout) == {"pong": True}, r
+    # --socket still wins over the environment.
+    other = os.path.join(tmp_short, "from-flag.sock")
+    h2 = start_host("--socket", other, env=env, auto_socket=False)
+    assert h2.listen == [f"unix:{other}"], h2.listen
+
+
+def test_version_names_the_release_and_protocol(start_host, host):
+    r = subprocess.run([start_host.bin, "--version"], capture_output=True, text=True, timeout=15)
+    assert r.returncode == 0, r
+    info = host.call("host.info")["result"]
+    assert r.stdout.strip() == f"greenroom {info['version']} (protocol {info['protocol']['version']})", r
