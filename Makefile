@@ -5,7 +5,13 @@ SWIFT ?= sh scripts/swift.sh
 VENV ?= .venv
 BIN := .build/debug/greenroom
 
-.PHONY: deps deps-test build release run test test-swift test-python bench clean
+PREFIX ?= /usr/local
+DESTDIR ?=
+# install takes the release build; CONFIG=debug installs the debug one (the tests do, to avoid a
+# second, optimised build).
+CONFIG ?= release
+
+.PHONY: deps deps-test build release run test test-swift test-python bench install install-files clean
 
 deps:
 	@sh scripts/install-deps.sh build
@@ -37,6 +43,25 @@ test-python:
 
 bench: release
 	.build/release/greenroom bench $(ARGS)
+
+# Installs like a daemon: the host and greenroomctl in bin/, the example plugins in lib/greenroom/plugins/,
+# the plugin header in include/, bash/zsh/fish completions and man pages (argument-parser's generators).
+install: $(CONFIG) install-files
+
+install-files:
+	$(SWIFT) package generate-manual --configuration $(CONFIG) --multi-page >/dev/null
+	rm -f .build/plugins/GenerateManual/outputs/greenroom/greenroom.echo-server.1  # bench's internal baseline
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/greenroom/plugins $(DESTDIR)$(PREFIX)/include \
+	    $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
+	    $(DESTDIR)$(PREFIX)/share/zsh/site-functions $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+	install -m 755 .build/$(CONFIG)/greenroom clients/shell/greenroomctl $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 .build/$(CONFIG)/libArticlePlugin.so .build/$(CONFIG)/libCounterPlugin.so \
+	    $(DESTDIR)$(PREFIX)/lib/greenroom/plugins/
+	install -m 644 Sources/CGreenroomPlugin/include/greenroom_plugin.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 .build/plugins/GenerateManual/outputs/greenroom/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	.build/$(CONFIG)/greenroom --generate-completion-script bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/greenroom
+	.build/$(CONFIG)/greenroom --generate-completion-script zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_greenroom
+	.build/$(CONFIG)/greenroom --generate-completion-script fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/greenroom.fish
 
 clean:
 	rm -rf .build $(VENV)
