@@ -55,7 +55,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--width", type=float, default=375.0, help="stack width (default 375)")
     p.add_argument("--height", type=float, default=667.0, help="stack height (default 667)")
     p.add_argument("--timeout", type=float, default=30.0, help="longest wait for a warm-up, seconds (default 30)")
-    p.add_argument("--json", action="store_true", help="also print the summary as one JSON line")
+    p.add_argument("--json", action="store_true", help="print only the summary, as one JSON line (no table)")
     args = p.parse_args(argv)
     if args.runs < 1:
         p.error("--runs must be at least 1")
@@ -175,6 +175,10 @@ def report(results: dict[str, list[float]], args: argparse.Namespace, where: str
     rows = {mode: summary(samples) for mode, samples in results.items()}
     cold, warm = rows["cold"]["median"], rows["prerendered"]["median"]
     speedup = cold / warm if warm > 0 else math.inf
+    out = {"host": where, "loadMs": args.load_ms, "configureMs": args.configure_ms, "runs": args.runs,
+           "rows": rows, "speedup": speedup, "samples": results}
+    if args.json:
+        return out
     print('Greenroom prerender experiment (seed 000): showRendered -> `configure` event ("navigation start")')
     print(f"host {where}; viewDidLoad {args.load_ms:g} ms, configure {args.configure_ms:g} ms, "
           f"stack {args.width:g}x{args.height:g}, {args.runs} runs each")
@@ -186,7 +190,7 @@ def report(results: dict[str, list[float]], args: argparse.Namespace, where: str
     print()
     print(f"speed-up (median): {speedup:.1f}x, {cold - warm:.1f} ms sooner   "
           f"(seed 000, simulator: 443.14 ms -> 56.13 ms mean, 7.9x)")
-    return {"rows": rows, "speedup": speedup, "samples": results}
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -31,7 +31,7 @@ def rows(stdout: str) -> dict[str, dict]:
 
 
 def test_prerender_experiment_starts_its_own_host(greenroom_bin):
-    done = run("--runs", "3", "--load-ms", "20", "--configure-ms", "1", "--json", env_bin=greenroom_bin)
+    done = run("--runs", "3", "--load-ms", "20", "--configure-ms", "1", env_bin=greenroom_bin)
     assert done.returncode == 0, f"exit {done.returncode}\nstdout:\n{done.stdout}\nstderr:\n{done.stderr}"
     table = rows(done.stdout)
     assert table["cold"]["runs"] == 3 and table["prerendered"]["runs"] == 3
@@ -39,8 +39,16 @@ def test_prerender_experiment_starts_its_own_host(greenroom_bin):
     assert table["prerendered"]["median"] < table["cold"]["median"], done.stdout
     assert table["cold"]["median"] >= 20, done.stdout
     assert "speed-up (median)" in done.stdout
-    summary = json.loads(done.stdout.strip().splitlines()[-1])
-    assert summary["speedup"] > 1 and len(summary["samples"]["prerendered"]) == 3
+
+
+def test_prerender_experiment_json_prints_only_json(greenroom_bin):
+    done = run("--runs", "2", "--load-ms", "20", "--configure-ms", "1", "--json", env_bin=greenroom_bin)
+    assert done.returncode == 0, f"exit {done.returncode}\nstdout:\n{done.stdout}\nstderr:\n{done.stderr}"
+    lines = done.stdout.splitlines()
+    assert len(lines) == 1, f"--json prints one JSON line and nothing else:\n{done.stdout}"
+    summary = json.loads(lines[0])
+    assert summary["speedup"] > 1 and len(summary["samples"]["prerendered"]) == 2
+    assert summary["rows"]["cold"]["median"] >= 20 and summary["loadMs"] == 20
 
 
 def test_prerender_experiment_on_a_running_host(start_host):
