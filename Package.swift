@@ -50,6 +50,7 @@ let package = Package(
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]),
         .testTarget(name: "GreenroomCoreTests", dependencies: ["GreenroomCore"]),
+        .testTarget(name: "GreenroomToolTests", dependencies: ["greenroom"]),
         .testTarget(name: "GreenroomJSONTests", dependencies: ["GreenroomJSON"]),
         .testTarget(name: "GreenroomRPCTests", dependencies: ["GreenroomRPC", "GreenroomJSON"]),
         .testTarget(name: "GreenroomHostTests", dependencies: ["GreenroomHost", "GreenroomRPC", "GreenroomJSON", "GreenroomCore"]),
