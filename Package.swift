@@ -25,6 +25,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
     ],
     targets: [
         .systemLibrary(
@@ -38,16 +39,23 @@ let package = Package(
         .target(name: "GreenroomRPC", dependencies: ["GreenroomJSON"], swiftSettings: optimised),
         .target(
             name: "GreenroomHost",
-            dependencies: ["GreenroomRPC", "GreenroomJSON", "GreenroomCore", "CGreenroomPlugin"],
+            dependencies: [
+                "GreenroomRPC", "GreenroomJSON", "GreenroomCore", "CGreenroomPlugin",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             resources: [.embedInCode("openrpc.json")],
             swiftSettings: optimised),
-        .target(name: "GreenroomUV", dependencies: ["GreenroomHost", "GreenroomJSON", "CLibUV"], swiftSettings: optimised),
+        .target(
+            name: "GreenroomUV",
+            dependencies: ["GreenroomHost", "GreenroomJSON", "CLibUV", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: optimised),
         .executableTarget(
             name: "greenroom",
             dependencies: [
                 "GreenroomUV", "GreenroomHost", "GreenroomRPC", "GreenroomJSON", "CLibUV", "CJansson",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
+                .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(name: "GreenroomCoreTests", dependencies: ["GreenroomCore"]),
         .testTarget(name: "GreenroomToolTests", dependencies: ["greenroom"]),

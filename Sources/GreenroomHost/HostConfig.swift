@@ -1,4 +1,5 @@
 import GreenroomRPC
+import Logging
 
 /// Everything the host is told at start-up. The server fills it from flags; tests build it directly.
 public struct HostConfig {
@@ -18,6 +19,9 @@ public struct HostConfig {
     /// Read pipelined requests ahead of the loop on a second thread (the server enables it when the
     /// machine has more than one CPU).
     public var readAhead = false
+    /// Where the host and its transports log (swift-log). A library takes a logger and never makes
+    /// one: the executable bootstraps logging from `--log-level`; tests and embedders get silence.
+    public var logger = Logger(label: "greenroom", factory: { _ in SwiftLogNoOpLogHandler() })
 
     public init() {}
 }

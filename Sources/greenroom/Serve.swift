@@ -2,6 +2,7 @@ import ArgumentParser
 import Glibc
 import GreenroomHost
 import GreenroomUV
+import Logging
 
 struct Serve: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Run the host.")
@@ -36,7 +37,13 @@ struct Serve: ParsableCommand {
     @Option(help: "Parse pipelined requests ahead of the loop on a second thread: auto (when there is more than one CPU), on or off.")
     var readAhead = "auto"
 
+    @Option(help: "Structured logs on stderr at this level and above: trace, debug, info, notice, warning, error, critical. Tokens and message bodies are never logged at info or above.")
+    var logLevel = "warning"
+
     func validate() throws {
+        guard Logger.Level(rawValue: logLevel) != nil else {
+            throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
+        }
         guard clock == "real" || clock == "virtual" else { throw ValidationError("--clock must be real or virtual") }
         guard taskSliceMs.isFinite, taskSliceMs > 0, taskSliceMs <= 1000 else {
             throw ValidationError("--task-slice-ms must be a number of ms in (0, 1000]")
@@ -59,6 +66,7 @@ struct Serve: ParsableCommand {
         if bindAny && tokenFile == nil { throw refuse("--bind-any requires --token-file") }
         raiseFileLimit()  // up to --max-connections sockets plus listeners
         var config = HostConfig()
+        config.logger = makeLogger(level: Logger.Level(rawValue: logLevel) ?? .warning)
         config.clockMode = clock == "virtual" ? .virtual : .real
         config.limits.maxMessageBytes = maxMessageBytes
         config.limits.maxBatch = maxBatch
@@ -87,6 +95,9 @@ struct Serve: ParsableCommand {
                 throw error
             }
             let listenJSON = server.listenAddresses.map { "\"\($0)\"" }.joined(separator: ",")
+            config.logger.info("listening", metadata: [
+                "listen": .array(server.listenAddresses.map { .string($0) }), "clock": "\(clock)",
+                "plugins": "\(plugins.count)"])
             print("{\"event\":\"ready\",\"listen\":[\(listenJSON)],\"pid\":\(getpid())}")
             fflush(stdout)
             try server.run()
