@@ -562,7 +562,7 @@ def test_greenroom_call_exit_codes(start_host):
                               text=True, env=env, timeout=15, stdin=subprocess.DEVNULL)
 
     r = call("clock.advance", '{"ms": 5}')
-    assert r.returncode == 0 and json.loads(r.stdout) == {"ms": 5.0, "fired": 0}, r
+    assert r.returncode == 0 and json.loads(r.stdout) == {"now": 5.0, "ms": 5.0, "fired": 0}, r
     r = call("clock.advance", "[2.5]")
     assert r.returncode == 0 and json.loads(r.stdout)["ms"] == 7.5, r
     r = call("host.ping", "5")  # params that are not structured: the host answers -32600

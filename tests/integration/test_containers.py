@@ -82,6 +82,7 @@ def test_seed000_miss_then_drain_then_hit_with_exact_lifecycles(vhost):
 
     # Miss (the seed's first call): a fresh container, loaded on the way in, then configured.
     miss = s("showRendered", {"class": "Web", "stack": stack, "data": {"url": "http://m.you.163.com"}})
+    assert "tasks.drain" in miss.pop("note"), miss  # the virtual clock's hint: the warm-up waits for tasks.drain
     assert miss == {"container": "c-1", "class": "Web", "warm": False, "output": {"navigationStart": True}}, miss
     events = s.events()
     assert [tag(e) for e in events] == [
@@ -114,6 +115,7 @@ def test_seed000_miss_then_drain_then_hit_with_exact_lifecycles(vhost):
 
     # Hit: the warm container leaves the green room (offscreen), is pushed without loading, then configured.
     hit = s("showRendered", {"class": "Web", "stack": stack, "data": {"url": "http://m.you.163.com"}})
+    assert "tasks.drain" in hit.pop("note"), hit  # the replacement waits for tasks.drain (virtual clock)
     assert hit == {"container": "c-2", "class": "Web", "warm": True, "output": {"navigationStart": True}}, hit
     events = s.events()
     assert [tag(e) for e in events] == [
@@ -149,6 +151,7 @@ def test_pooled_containers_belong_to_the_host_until_handed_over(vhost):
     assert err["code"] == -32002 and err["data"]["path"] == "container", err
     # Without a stack the warm container leaves the green room and waits, loaded and in no stack, for the caller.
     hit = s("showRendered", {"class": "Card"})
+    assert "tasks.drain" in hit.pop("note"), hit  # the replacement waits for tasks.drain (virtual clock)
     assert hit == {"container": warm, "class": "Card", "warm": True}, hit
     info = s("container.info", {"container": warm})
     assert (info["state"], info["viewLoaded"], info["parent"], info["offscreen"]) == ("disappeared", True, None, False)
@@ -472,7 +475,7 @@ def test_animated_push_and_pop_finish_after_300ms(vhost):
     assert [tag(e) for e in events] == [f"{b}:willMoveToParent", *load_and_appear(b), f"{b}:viewWillAppear",
                                         f"{a}:viewWillDisappear"]
     assert all(e["params"]["animated"] is True for e in events if e["params"]["event"] in APPEARANCE)
-    assert s("clock.advance", {"ms": 299}) == {"ms": 299, "fired": 0}
+    assert s("clock.advance", {"ms": 299}) == {"now": 299, "ms": 299, "fired": 0}
     assert s.tags() == []
     assert s("stack.info", {"stack": stack})["animating"] is True
     assert s("clock.advance", {"ms": 1})["fired"] == 1

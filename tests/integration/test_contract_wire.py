@@ -379,8 +379,8 @@ def test_id_of_a_wrong_type_is_32600_with_id_null(host, bad_id):
 
 def test_params_as_array_and_as_object_are_both_accepted(vhost):
     c = vhost.connect()
-    assert c.result("clock.advance", [2.5]) == {"ms": 2.5, "fired": 0}
-    assert c.result("clock.advance", {"ms": 2.5}) == {"ms": 5.0, "fired": 0}
+    assert c.result("clock.advance", [2.5]) == {"now": 2.5, "ms": 2.5, "fired": 0}
+    assert c.result("clock.advance", {"ms": 2.5}) == {"now": 5.0, "ms": 5.0, "fired": 0}
     assert c.result("events.subscribe", [["pool", "host"], "all"]) == {"topics": ["pool", "host"], "scope": "all"}
     assert c.result("host.memoryWarning", ["critical"])["level"] == "critical"
     assert c.result("host.ping", []) == {"pong": True}
@@ -1019,7 +1019,7 @@ def test_virtual_clock_starts_at_0_and_moves_only_by_advance(vhost):
     time.sleep(0.35)  # longer than the animation in real time: on a virtual clock nothing may happen
     assert c.result("clock.now")["ms"] == 0.0
     assert c.result("stack.info", {"stack": stack})["animating"] is True
-    assert c.result("clock.advance", {"ms": 300}) == {"ms": 300.0, "fired": 1}
+    assert c.result("clock.advance", {"ms": 300}) == {"now": 300.0, "ms": 300.0, "fired": 1}
     assert c.result("stack.info", {"stack": stack})["animating"] is False
 
 
@@ -1036,7 +1036,7 @@ def test_clock_advance_runs_due_timers_in_time_order_each_at_its_deadline(vhost)
         pushed.append(k)
     c.events.clear()
     r = c.result("clock.advance", {"ms": 1000})
-    assert r == {"ms": 1250.0, "fired": 3}, r
+    assert r == {"now": 1250.0, "ms": 1250.0, "fired": 3}, r
     did = [(e["params"]["container"], e["params"]["t"]) for e in c.events if e["params"]["event"] == "viewDidAppear"]
     assert did == [(pushed[0], 300.0), (pushed[1], 400.0), (pushed[2], 550.0)], did
     ts = [e["params"]["t"] for e in c.events]
@@ -1050,14 +1050,14 @@ def test_clock_advance_fires_a_timer_due_exactly_at_the_new_time(vhost):
     c.result("stack.push", {"stack": s, "container": k, "animated": True})
     assert c.result("clock.advance", {"ms": 299.5})["fired"] == 0
     assert c.result("container.info", {"container": k})["appearance"] == "appearing"
-    assert c.result("clock.advance", {"ms": 0.5}) == {"ms": 300.0, "fired": 1}
+    assert c.result("clock.advance", {"ms": 0.5}) == {"now": 300.0, "ms": 300.0, "fired": 1}
     assert c.result("container.info", {"container": k})["appearance"] == "appeared"
 
 
 def test_clock_advance_by_zero_changes_nothing(vhost):
     c = vhost.connect()
     c.result("clock.advance", {"ms": 10})
-    assert c.result("clock.advance", {"ms": 0}) == {"ms": 10.0, "fired": 0}
+    assert c.result("clock.advance", {"ms": 0}) == {"now": 10.0, "ms": 10.0, "fired": 0}
 
 
 @pytest.mark.parametrize("params,path", [
