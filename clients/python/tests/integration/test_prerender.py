@@ -1,4 +1,4 @@
-"""Integration tests: seed 000's prerender flow through the Python client, against the real host.
+"""Integration tests: the prerender flow of docs/pools.md through the Python client, against the real host.
 
 A virtual-clock host (the ``greenroom_host`` / ``greenroom_client`` fixtures): a ``showRendered`` miss
 returns a fresh container and schedules one warm-up, ``tasks.drain`` runs it in the green room
