@@ -223,7 +223,7 @@ final class StalledTransport: ConnectionTransport {
 }
 
 @Suite struct OutboundLimitTests {
-    /// DESIGN §2: past the queued-outbound limit the connection is closed — mid-read, before the host
+    /// docs/protocol.md: past the queued-outbound limit the connection is closed — mid-read, before the host
     /// builds the replies to the rest of the lines it received at once.
     @Test func linesAfterTheOutboundLimitIsPassedAreNotRun() {
         let host = virtualHost { $0.maxOutboundBytes = 4096 }

@@ -39,7 +39,9 @@ extension Host {
     func virtualClockNote(newTasks: Int, scheduledTimers: Bool) -> String? {
         var parts: [String] = []
         if newTasks > 0 {
-            let what = newTasks == 1 ? "1 idle task (a pool warm-up) was queued" : "\(newTasks) idle tasks (pool warm-ups) were queued"
+            let what = newTasks == 1
+                ? "1 idle task (a pool warm-up) was queued"
+                : "\(newTasks) idle tasks (pool warm-ups) were queued"
             let paused = dispatcher.isTracking ? " once no session is dragging, decelerating or animating" : ""
             parts.append("\(what); under the virtual clock it runs only on tasks.drain\(paused)")
         }
