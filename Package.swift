@@ -14,7 +14,7 @@ let package = Package(
     products: [
         .executable(name: "greenroom", targets: ["greenroom"]),
         .library(name: "GreenroomCore", targets: ["GreenroomCore"]),
-        // Native plugins (DESIGN §9): the C ABI, the Swift helpers, and example plugins as shared libraries.
+        // Native plugins (docs/plugins.md): the C ABI, the Swift helpers, and example plugins as shared libraries.
         .library(name: "GreenroomPluginKit", targets: ["GreenroomPluginKit"]),
         .library(name: "ArticlePlugin", type: .dynamic, targets: ["ArticlePlugin"]),
         .library(name: "CounterPlugin", type: .dynamic, targets: ["CounterPlugin"]),

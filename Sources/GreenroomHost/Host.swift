@@ -61,6 +61,7 @@ public final class Host {
         let ranges = RangeSystem(host: self)
         rangeSystem = ranges
         add(ranges)
+        addVirtualClockNotes(to: &processor.registry)
     }
 
     /// Range (prefetch) sessions.
@@ -190,6 +191,7 @@ public final class Host {
     @discardableResult
     public func schedule(at deadline: Double, _ action: @escaping () -> Void) -> TimerID {
         let id = timers.schedule(at: deadline, action)
+        timersScheduled += 1
         onTimersChanged?()
         return id
     }
@@ -200,6 +202,9 @@ public final class Host {
     }
 
     public func nextTimerDeadline() -> Double? { timers.nextDeadline() }
+
+    /// Timers scheduled since start-up (a request that scheduled one left work for the clock).
+    public private(set) var timersScheduled = 0
 
     /// Runs every timer due at the current time, in deadline order. Returns how many ran.
     @discardableResult

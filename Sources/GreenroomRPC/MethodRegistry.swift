@@ -89,6 +89,19 @@ public struct MethodRegistry<Context> {
         register(MethodSpec(name, params: params, encoded: handler))
     }
 
+    /// A handler around another method's: gets the call and the original spec to run.
+    public typealias Wrapper = (Context, Params, MethodSpec<Context>) throws(RPCError) -> JSONValue
+
+    /// Replaces a registered method's handler with `wrapper`, which receives the original spec to call
+    /// (for a concern that spans methods, such as the host's virtual-clock notes). Params, positional
+    /// order and unknown-member checks stay the original's. A name not registered is a programming error.
+    public mutating func wrap(_ name: String, _ wrapper: @escaping Wrapper) {
+        guard let original = methods[name] else { preconditionFailure("method \(name) is not registered") }
+        methods[name] = MethodSpec(name, params: original.params) { (c: Context, p: Params) throws(RPCError) -> JSONValue in
+            try wrapper(c, p, original)
+        }
+    }
+
     public subscript(name: String) -> MethodSpec<Context>? { methods[name] }
     public var names: [String] { methods.keys.sorted() }
 }

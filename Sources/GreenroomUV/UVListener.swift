@@ -1,7 +1,7 @@
 import CLibUV
 import Glibc
 
-/// Where and how to listen (§10).
+/// Where and how to listen (docs/security.md).
 public struct ListenOptions {
     /// The Unix socket path; nil for the default location.
     public var socketPath: String?

@@ -280,7 +280,7 @@ public final class UVServer {
         readBuffer.deallocate()
     }
 
-    /// Graceful shutdown (§10): stop accepting, tear objects down with lifecycle events, finish
+    /// Graceful shutdown (docs/security.md): stop accepting, tear objects down with lifecycle events, finish
     /// in-flight replies, close every connection, remove the socket.
     public func beginShutdown() {
         guard !shuttingDown else { return }

@@ -1,7 +1,7 @@
 import Testing
 @testable import GreenroomCore
 
-/// Every cell of DESIGN §4's table: state x input -> (new state, hook) or unbalanced.
+/// Every cell of docs/lifecycle.md's table: state x input -> (new state, hook) or unbalanced.
 @Suite struct AppearanceMachineTests {
     enum Input: CaseIterable { case beginTrue, beginFalse, end }
 

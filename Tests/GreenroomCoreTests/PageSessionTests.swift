@@ -1,7 +1,8 @@
 import Testing
 @testable import GreenroomCore
 
-/// Children are "p0", "p1", ...; the log keeps appearance hooks as "willAppear 0" etc., like seed 001.
+/// Children are "p0", "p1", ...; the log keeps appearance hooks as "willAppear 0" etc., as the
+/// GYPageViewController article writes them.
 final class PageHarness: PageSessionDelegate {
     let d = RecordingDelegate()
     var session: PageSession!
@@ -33,7 +34,7 @@ final class PageHarness: PageSessionDelegate {
     var failed: [String] = []
     func childFailed(_ session: PageSession, _ failure: ContainerFailure) { failed.append(failure.container) }
 
-    /// Appearance hooks in seed 001's words.
+    /// Appearance hooks in the GYPageViewController article's words.
     func log() -> [String] {
         d.take().compactMap { entry in
             let parts = entry.split(separator: ":")
@@ -56,7 +57,7 @@ final class PageHarness: PageSessionDelegate {
         if decelerate { try session.didEndDecelerating(offset: release) }
     }
 
-    /// §7's invariants at rest.
+    /// docs/pages.md's invariants at rest.
     func checkRest() {
         #expect(d.unbalancedCalls.isEmpty, "unbalanced: \(d.unbalancedCalls)")
         for (i, c) in session.children {
@@ -213,7 +214,7 @@ final class PageHarness: PageSessionDelegate {
 
     @Test func unrelatedEvictionsAreNotHeldBackByDeferredOnes() throws {
         // Limit 1, on page 6: toward 7, then back toward 5. When 5 is attached, 7 (the previous guess)
-        // is still interaction-related: it is deferred, and seed 001's order holds.
+        // is still interaction-related: it is deferred, and the GYPageViewController article's order holds.
         let h = PageHarness(count: 10, initial: 5, cache: .limit(1))
         try h.session.show(6, animated: false)
         #expect(h.released == [5])
@@ -299,7 +300,7 @@ final class PageHarness: PageSessionDelegate {
         h.checkRest()
     }
 
-    // DESIGN §9: a failing hook fails that container and nothing else.
+    // docs/plugins.md: a failing hook fails that container and nothing else.
 
     @Test func aDestinationFailingInViewDidAppearLeavesAndTheOldPageComesBack() throws {
         let h = PageHarness()

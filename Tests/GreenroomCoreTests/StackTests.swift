@@ -120,7 +120,7 @@ import Testing
         #expect(d.unbalancedCalls.isEmpty)
     }
 
-    /// DESIGN §9: a failing hook fails that container and nothing else. The pushed container fails when
+    /// docs/plugins.md: a failing hook fails that container and nothing else. The pushed container fails when
     /// the animation ends; the host tears it down and the one it covered appears again at once (as
     /// `ContainerSystem.fail` does): the push's end call for that one must not run on top of it.
     @Test func aPushedContainerFailingAtTheAnimationEndLeavesTheCoveredOneBalanced() throws {

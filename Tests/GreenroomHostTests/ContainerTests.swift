@@ -109,7 +109,8 @@ func errorOf(_ r: (events: [JSONValue], reply: JSONValue)) -> JSONValue? { r.rep
                                              "c-2:viewDidAppear", "c-2:didMoveToParent", "c-1:viewDidDisappear", "c-2:configure"])
         let status = result(c.call("pool.status", ["class": "Card"]))["pools"]?.arrayValue?.first
         #expect(status?["hits"] == 1 && status?["misses"] == 1 && status?["idle"] == 0)
-        // Seed 000: "use the cached one this time, and reserve the next": a lazy hit warms a replacement.
+        // The prerendering article: "use the cached one this time, and reserve the next": a lazy hit warms a
+        // replacement.
         #expect(result(c.call("tasks.status"))["pending"] == 1, "lazy: a hit schedules one replacement")
         let replaced = c.call("tasks.drain")
         #expect(lifecycleLog(replaced.events).first == "c-3:init~")

@@ -127,7 +127,7 @@ func virtualHost(_ edit: (inout HostConfig) -> Void = { _ in }) -> Host {
         host.schedule(at: 900) { fired.append(("late", host.now)) }
         let c = MemoryClient(host)
         let r = c.call("clock.advance", ["ms": 500]).reply["result"]
-        #expect(r == ["ms": 500.0, "fired": 3])
+        #expect(r == ["now": 500.0, "ms": 500.0, "fired": 3])  // `now` names the new time; `ms` is kept
         #expect(fired.map(\.0) == ["a", "a2", "b"])
         #expect(fired.map(\.1) == [100, 150, 300])
         #expect(c.call("clock.now").reply["result"] == ["ms": 500.0, "mode": "virtual"])
@@ -223,7 +223,7 @@ final class StalledTransport: ConnectionTransport {
 }
 
 @Suite struct OutboundLimitTests {
-    /// DESIGN §2: past the queued-outbound limit the connection is closed — mid-read, before the host
+    /// docs/protocol.md: past the queued-outbound limit the connection is closed — mid-read, before the host
     /// builds the replies to the rest of the lines it received at once.
     @Test func linesAfterTheOutboundLimitIsPassedAreNotRun() {
         let host = virtualHost { $0.maxOutboundBytes = 4096 }

@@ -3,7 +3,7 @@ import GreenroomJSON
 import GreenroomRPC
 @testable import GreenroomHost
 
-/// Seed 001's words for appearance events of page children ("willAppear 2").
+/// The GYPageViewController article's words for appearance events of page children ("willAppear 2").
 func pageLog(_ events: [JSONValue]) -> [String] {
     events.compactMap { e -> String? in
         guard e["method"] == "lifecycle", let p = e["params"], let ev = p["event"]?.stringValue,

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
-"""Seed 004's comparison, measured: which prefetch strategy shows blank rows, and which fetches for nothing?
+"""The ASDK preloading article's comparison, measured: which prefetch strategy shows blank rows, and which fetches for
+nothing?
 
-The seed (an article on ASDK's "smart preloading") compares an infinite list, a static threshold (fetch the
+The article on ASDK's intelligent preloading ("预加载与智能预加载(iOS)"; docs/ranges.md) compares an infinite list, a static
+threshold (fetch the
 next page at 70% of the content), a dynamic threshold (70% of the newest page), lazy loading (only the
 region a fling will stop in) and Texture's working ranges (preload 2.5 screens ahead, 1.5 behind once the
 user scrolls). This script replays recorded scroll traces (examples/traces/*.json, see make_traces.py)
@@ -16,7 +18,8 @@ against Greenroom range sessions, once per strategy, with a simple network:
   a row's data is asked for when the row enters the preload range (`prefetchItems`; a row that is already
   visible when it enters is asked for then too), and a request still on its way when `cancelPrefetching`
   names its row is dropped (a later entry asks again);
-- strategies "threshold" and "dynamicThreshold" (seed 004): a page's rows come with the page, so their
+- strategies "threshold" and "dynamicThreshold" (the ASDK preloading article; docs/ranges.md): a page's rows come with
+the page, so their
   data is asked for when the batch fires (the first page when the list is created).
 
 Between trace events the host's virtual clock is advanced (`clock.advance`, in the same JSON-RPC batch as

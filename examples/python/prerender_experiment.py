@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""Seed 000's experiment with Greenroom: how much sooner does "navigation start" come with prerendering?
+"""The prerendering article's experiment with Greenroom: how much sooner does "navigation start" come with prerendering?
 
-The seed (a UIViewController prerender article) tapped 20-odd times to open a web page, once creating the
+The article on prerendering view controllers (docs/pools.md) tapped 20-odd times to open a web page, once creating the
 view controller fresh each time and once taking a prerendered one, and measured the time from the tap to
 the page's `navigationStart`: 443 ms cold, 56 ms prerendered. Here:
 
 - a scripted class stands in for the view controller: its `viewDidLoad` burns --load-ms of CPU (building
-  the view), its `configure` --configure-ms (the seed's `setUrl`, which starts the navigation);
+  the view), its `configure` --configure-ms (the article's `setUrl`, which starts the navigation);
 - "the tap" is sending `showRendered {class, stack, data}`; "navigation start" is the moment the client
   receives the container's `configure` lifecycle event;
 - cold: the class's pool has depth 0 (and is purged before each run), so every call creates, loads and
@@ -46,7 +46,7 @@ from greenroom.testing import HostProcess
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(description="Cold vs prerendered time to `configure` (seed 000's navigation start).")
+    p = argparse.ArgumentParser(description="Cold vs prerendered time to `configure` (the article's navigation start).")
     p.add_argument("--socket", help="connect to a running host (default: start one with a real clock)")
     p.add_argument("--bin", help="the greenroom binary to start (default: $GREENROOM_BIN, else .build/debug/greenroom)")
     p.add_argument("--runs", type=int, default=20, help="runs per mode (default 20)")
@@ -179,7 +179,7 @@ def report(results: dict[str, list[float]], args: argparse.Namespace, where: str
            "rows": rows, "speedup": speedup, "samples": results}
     if args.json:
         return out
-    print('Greenroom prerender experiment (seed 000): showRendered -> `configure` event ("navigation start")')
+    print('Greenroom prerender experiment (docs/pools.md): showRendered -> `configure` event ("navigation start")')
     print(f"host {where}; viewDidLoad {args.load_ms:g} ms, configure {args.configure_ms:g} ms, "
           f"stack {args.width:g}x{args.height:g}, {args.runs} runs each")
     print()
@@ -189,7 +189,7 @@ def report(results: dict[str, list[float]], args: argparse.Namespace, where: str
               f"{r['min']:>10.2f}{r['max']:>10.2f}")
     print()
     print(f"speed-up (median): {speedup:.1f}x, {cold - warm:.1f} ms sooner   "
-          f"(seed 000, simulator: 443.14 ms -> 56.13 ms mean, 7.9x)")
+          f"(the article, simulator: 443.14 ms -> 56.13 ms mean, 7.9x)")
     return out
 
 

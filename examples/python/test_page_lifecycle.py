@@ -1,8 +1,9 @@
-"""Page sessions, tested the way you would test your own pager: seed 001's lifecycle tables over the socket.
+"""Page sessions, tested the way you would test your own pager: UIPageViewController's lifecycle tables over the socket.
 
-Seed 001 (a replacement for UIPageViewController) wrote down, for each kind of page change, the order in
+The article on replacing UIPageViewController (GYPageViewController; docs/pages.md) wrote down, for each kind of page
+change, the order in
 which UIPageViewController calls its children's appearance methods. Greenroom's page sessions promise
-exactly those orders (DESIGN.md §7). This file checks every table through the JSON-RPC socket, with the
+exactly those orders (docs/pages.md). This file checks every table through the JSON-RPC socket, with the
 fixtures of the Greenroom pytest plugin:
 
 - ``greenroom_client``: a :class:`greenroom.Client` on a fresh ``greenroom serve --clock virtual``;
@@ -33,7 +34,7 @@ import pytest
 W = 375.0  # page width: page i is at offset i * W
 PAGE_SESSION = {"class": "Container", "count": 5, "width": W, "height": 667, "initialIndex": 1}
 
-# Greenroom's hooks carry UIKit's names; the seed writes them short ("Will Appear 0").
+# Greenroom's hooks carry UIKit's names; the article writes them short ("Will Appear 0").
 SHORT = {
     "viewWillAppear": "willAppear",
     "viewDidAppear": "didAppear",
@@ -42,7 +43,7 @@ SHORT = {
 }
 
 # ---------------------------------------------------------------------------------------------------
-# Seed 001's tables, in the seed's own words (its "Did Disppear" typos fixed).
+# The article's tables, in its own words (its "Did Disppear" typos fixed).
 
 # 非交互切换 (a page change by a method call, e.g. tapping a segment): fixed ~0.3 s animation.
 NON_INTERACTIVE_1_TO_0 = ["willAppear 0", "willDisappear 1",  # (about 0.3 s of animation)
@@ -62,7 +63,7 @@ ONE_TWO_ZERO_TWO = ["willAppear 2", "willDisappear 1",                    # towa
 
 
 # ---------------------------------------------------------------------------------------------------
-# A few helpers: a session, its events in the seed's words, and a scroll stream.
+# A few helpers: a session, its events in the article's words, and a scroll stream.
 
 
 @pytest.fixture
@@ -97,7 +98,7 @@ def events(client: greenroom.Client, session: str) -> list[greenroom.Event]:
 
 
 def hooks_of(evts: list[greenroom.Event]) -> list[str]:
-    """The appearance hooks among ``evts``, as the seed writes them: ``"willAppear 0"``,
+    """The appearance hooks among ``evts``, as the article writes them: ``"willAppear 0"``,
     ``"didDisappear 1"``... (other hooks, such as viewDidLoad, are left out)."""
     return [f"{SHORT[e['event']]} {e['page']['index']}" for e in evts if e.topic == "lifecycle" and e["event"] in SHORT]
 
@@ -123,7 +124,7 @@ def scroll(client: greenroom.Client, session: str, method: str, offset: float, *
 
 
 def assert_at_rest_on(client: greenroom.Client, session: str, index: int) -> None:
-    """DESIGN §7 at rest: the current page is `appeared`, every other attached child `disappeared`."""
+    """docs/pages.md at rest: the current page is `appeared`, every other attached child `disappeared`."""
     info = client.call("page.info", {"session": session})
     assert info["phase"] == "idle" and info["index"] == index
     states = {child["index"]: child["state"] for child in info["children"]}
@@ -154,7 +155,7 @@ def test_non_interactive_show_from_1(client: greenroom.Client, to: int) -> None:
     assert_at_rest_on(client, session, to)
 
 
-def test_non_interactive_1_to_0_is_seed_001s_table(client: greenroom.Client) -> None:
+def test_non_interactive_1_to_0_is_the_articles_table(client: greenroom.Client) -> None:
     """The whole table at once, with the host clock stamped on each event (`t`, in ms)."""
     session = new_session(client)
     start = client.call("clock.now")["ms"]  # the virtual clock, in ms
@@ -250,7 +251,7 @@ def test_toward_2_then_back_to_0(client: greenroom.Client) -> None:
     assert_at_rest_on(client, session, 0)
 
 
-def test_toward_2_then_back_to_0_is_seed_001s_table(client: greenroom.Client) -> None:
+def test_toward_2_then_back_to_0_is_the_articles_table(client: greenroom.Client) -> None:
     session = new_session(client)
     assert hooks_of(swipe(client, session, [375, 450, 560, 370, 200], rest=0, velocity=-0.8)) == TOWARD_2_THEN_0
     assert_at_rest_on(client, session, 0)

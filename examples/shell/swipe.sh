@@ -17,7 +17,8 @@
 #   3. swipes from page 1 to page 2, as a scroll view reports it (UIScrollViewDelegate's names):
 #        willBeginDragging 375, didScroll 420 480 560, willEndDragging 560 (velocity 1.6, target 750),
 #        didEndDragging 560 (willDecelerate true), didScroll 700 740, didEndDecelerating 750
-#   4. prints the appearance hooks the pages got during the swipe, one per line, in seed 001's words:
+#   4. prints the appearance hooks the pages got during the swipe, one per line, in the GYPageViewController article's
+# words (docs/pages.md):
 #        willAppear 2
 #        willDisappear 1
 #        didAppear 2

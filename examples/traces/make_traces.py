@@ -15,7 +15,7 @@ A trace is what a UIScrollViewDelegate would see from a user's finger on a phone
 only on willEndDragging) is the finger's speed at release. Offsets are absolute, from the top of an
 endless list: the simulator replays their differences inside the content actually loaded.
 
-Deceleration follows UIScrollView's normal rate, as DESIGN §8 does: every millisecond the velocity is
+Deceleration follows UIScrollView's normal rate, as docs/ranges.md does: every millisecond the velocity is
 multiplied by 0.998 (a release at v points/ms travels v * 0.998 / 0.002 in all); the motion ends below
 0.02 points/ms, or at the top of the list. A drag that begins during a deceleration catches it (no
 didEndDecelerating for the caught one, as on iOS). A tap on the status bar scrolls to the top in 300 ms
@@ -42,7 +42,7 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-SEED = 4  # seed 004
+SEED = 4  # the random generator's seed (4, for the fourth article: preloading)
 FRAME_MS = 16
 DECELERATION = 0.998  # per millisecond (UIScrollView.DecelerationRate.normal)
 STOP_VELOCITY = 0.02  # points per ms

@@ -1,7 +1,7 @@
-"""A reference model of range sessions (DESIGN §8) for the socket tests: geometry, and an event replayer.
+"""A reference model of range sessions (docs/ranges.md) for the socket tests: geometry, and an event replayer.
 
 - `Content`: item lengths per section, with the index path <-> flat index mapping and inserts/deletes.
-- `expected_ranges`: the visible, display and preload index intervals that §8 gives for an offset, a
+- `expected_ranges`: the visible, display and preload index intervals that docs/ranges.md gives for an offset, a
   viewport length, a mode and a direction (Texture's buffers, in screenfuls, leading in the direction).
 - `Replay`: applies `range` / `prefetch` events to sets of paths, checking each against what it holds
   (an item enters a range it is not in, leaves one it is in; prefetch/cancel mirror the preload changes).
@@ -99,7 +99,7 @@ class Content:
 
 def expected_ranges(content: Content, offset: float, L: float, mode: str, forward: bool, visible: bool = True,
                     tuning=TEXTURE) -> dict[str, tuple[int, int]]:
-    """§8: visible = items intersecting [offset, offset + L) (none when the session is invisible); each
+    """docs/ranges.md: visible = items intersecting [offset, offset + L) (none when the session is invisible); each
     range = the viewport grown by leading * L ahead and trailing * L behind (then holding what is visible,
     since a visible item has all three bits); lowMemory has no display range."""
     vis = content.items(offset, offset + L) if visible else EMPTY

@@ -1,18 +1,19 @@
-"""Contract audit, second pass: DESIGN §3-§7 rules the other suites leave open, over the real socket.
+"""Contract audit, second pass: rules of rpc-schema/openrpc.json and docs/ (lifecycle, pools, tasks, pages) that
+the other suites leave open, over the real socket.
 
-Every expected sequence below is worked out by hand from DESIGN.md and the seeds (001: the lifecycle tables
-and the cache rules; 003: the reuse queue; 000: prerender), not from what the host prints. Each test starts
-its own `greenroom serve --clock virtual` (time moves only by `clock.advance`, idle tasks run only on
-`tasks.drain`), so every run is identical; every read is bounded.
+Every expected sequence below is worked out by hand from docs/ and the articles it names (GYPageViewController's
+lifecycle tables and cache rules, MJianshu's reuse queue, the prerendering article's pools), not from what the
+host prints. Each test starts its own `greenroom serve --clock virtual` (time moves only by `clock.advance`, idle
+tasks run only on `tasks.drain`), so every run is identical; every read is bounded.
 
 Tags, in the order events arrive:
 
-    "willAppear 2"            an appearance hook of a page session's child on page 2 (seed 001's notation)
+    "willAppear 2"            an appearance hook of a page session's child on page 2 (the article's notation)
     "c-3:deinit~"             lifecycle event of c-3, offscreen (~)
     "pool:warmed:c-4"         pool event
 
-Every test also feeds each lifecycle event through DESIGN §4's four-state table and requires zero
-`unbalancedAppearanceTransition` (§4: every flow the host drives itself must produce none).
+Every test also feeds each lifecycle event through docs/lifecycle.md's four-state table and requires zero
+`unbalancedAppearanceTransition` (docs/lifecycle.md: every flow the host drives itself must produce none).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ W = 100.0  # page width: page i sits at offset i * W
 APPEARANCE = ("viewWillAppear", "viewDidAppear", "viewWillDisappear", "viewDidDisappear")
 SHORT = {"viewWillAppear": "willAppear", "viewDidAppear": "didAppear",
          "viewWillDisappear": "willDisappear", "viewDidDisappear": "didDisappear"}
-# DESIGN §4: hook -> (states it may run from, state after). Anything else is unbalanced.
+# docs/lifecycle.md: hook -> (states it may run from, state after). Anything else is unbalanced.
 TABLE = {
     "viewWillAppear": ({"disappeared", "disappearing"}, "appearing"),
     "viewWillDisappear": ({"appearing", "appeared"}, "disappearing"),
@@ -37,7 +38,7 @@ TABLE = {
 
 
 class Peer(EventCursor):
-    """A connection with a cursor over its events, checking every appearance hook against §4's table."""
+    """A connection with a cursor over its events, checking every appearance hook against docs/lifecycle.md's table."""
 
     tag = staticmethod(tag)
 
@@ -67,7 +68,7 @@ class Peer(EventCursor):
         self.fed = len(self.conn.events)
 
     def hooks(self, session: str) -> list[str]:
-        """Appearance hooks of `session`'s children since the last look, seed 001's way."""
+        """Appearance hooks of `session`'s children since the last look, the GYPageViewController article's way."""
         return hooks_of(self.events(), session)
 
     def page(self, s: str) -> dict:
@@ -126,7 +127,7 @@ def release(p: Peer, s: str, rest: float, decelerate: bool = True) -> None:
 
 
 def assert_at_rest(p: Peer, s: str, index: int) -> dict:
-    """§7 at rest: exactly the current page is appeared, every other attached child disappeared."""
+    """docs/pages.md at rest: exactly the current page is appeared, every other attached child disappeared."""
     info = p.page(s)
     assert (info["phase"], info["index"], info["guess"]) == ("idle", index, None), info
     states = {c["index"]: c["state"] for c in info["children"]}
@@ -136,7 +137,7 @@ def assert_at_rest(p: Peer, s: str, index: int) -> dict:
 
 
 # ---------------------------------------------------------------------------------------------------
-# §7 / seed 001: the tables in the other direction and at the first and last pages
+# docs/pages.md / the GYPageViewController article: the tables in the other direction and at the first and last pages
 
 
 TABLES = {
@@ -164,7 +165,8 @@ TABLES = {
 @pytest.mark.parametrize("decelerate", [True, False], ids=["decelerating", "no-deceleration"])
 @pytest.mark.parametrize("case", list(TABLES))
 def test_seed001_tables_mirrored_and_at_the_ends(vhost, case, decelerate):
-    """§7's interactive rules, mirrored (toward lower pages first) and at the first / last page: willAppear of each
+    """docs/pages.md's interactive rules, mirrored (toward lower pages first) and at the first / last page: willAppear
+    of each
     new guess, the current page's willDisappear once, a previous guess disappearing entirely, and at rest the new
     page's didAppear then the old page's didDisappear (cancelled: the old page comes back, the guess goes)."""
     init, offsets, rest, table, did = TABLES[case]
@@ -183,7 +185,8 @@ def test_seed001_tables_mirrored_and_at_the_ends(vhost, case, decelerate):
 
 
 def test_page_events_of_a_mirrored_interaction(vhost):
-    """§7 page events: willTransition {from, to} for each new guess (from the current page, then from the previous
+    """docs/pages.md page events: willTransition {from, to} for each new guess (from the current page, then from the
+    previous
     guess), one didTransition {from: the page before, to: where it rested, completed} at rest."""
     p = peer(vhost)
     s = session(p)
@@ -195,7 +198,8 @@ def test_page_events_of_a_mirrored_interaction(vhost):
 
 
 def test_non_interactive_forward_animated_and_not(vhost):
-    """§7 page.show (seed 001's non-interactive table, forward and to a page that is not adjacent): willAppear new,
+    """docs/pages.md page.show (the GYPageViewController article's non-interactive table, forward and to a page that is
+    not adjacent): willAppear new,
     willDisappear old, then after exactly 300 ms didAppear new, didDisappear old; not animated: all four in the
     reply, `animated: false` on each. The index stays the old page while animating."""
     p = peer(vhost)
@@ -229,7 +233,8 @@ def test_non_interactive_forward_animated_and_not(vhost):
 
 @pytest.mark.parametrize("index", [-1, 5, 1.5, "2", None])
 def test_page_show_out_of_range_is_invalid_params_and_changes_nothing(vhost, index):
-    """§3/§2: page.show with an index that is not a page is -32602 naming `index`; nothing moves, no event."""
+    """rpc-schema/openrpc.json, docs/protocol.md: page.show with an index that is not a page is -32602 naming `index`;
+    nothing moves, no event."""
     p = peer(vhost)
     s = session(p)
     before = p.page(s)
@@ -246,11 +251,12 @@ def test_page_show_out_of_range_is_invalid_params_and_changes_nothing(vhost, ind
 
 
 # ---------------------------------------------------------------------------------------------------
-# §7 cache and reuse
+# docs/pages.md cache and reuse
 
 
 def test_a_cached_neighbour_of_the_new_guess_is_deferred_to_rest(vhost):
-    """§7 (seed 001, Step 7): an evicted child that is interaction-related — interactively, the guess and its
+    """docs/pages.md (the GYPageViewController article, Step 7): an evicted child that is interaction-related —
+    interactively, the guess and its
     neighbours — is deferred and released when the session comes to rest. Limit 2, cache [3, 1] on page 1: a drag
     toward 2 attaches page 2 and evicts page 3, a neighbour of the new guess: it stays until rest, then goes
     (willMoveToParent(null), didMoveToParent(null), deinit)."""
@@ -279,7 +285,8 @@ def test_a_cached_neighbour_of_the_new_guess_is_deferred_to_rest(vhost):
 
 
 def test_an_evicted_child_unrelated_to_the_new_guess_goes_at_once(vhost):
-    """§7: "others are released at once". Limit 2, cache [4, 1] on page 1: a drag toward 2 evicts page 4, which
+    """docs/pages.md: "others are released at once". Limit 2, cache [4, 1] on page 1: a drag toward 2 evicts page 4,
+    which
     is neither current, nor the guess (2), nor one of its neighbours (1, 3): released in the didScroll reply."""
     p = peer(vhost)
     s = session(p, count=6, cache={"limit": 2})
@@ -297,7 +304,8 @@ def test_an_evicted_child_unrelated_to_the_new_guess_goes_at_once(vhost):
 
 
 def test_reuse_queue_is_first_in_first_out(vhost):
-    """§7 reuse mode (seed 003: reusableViewControllers.removeFirst()): a page leaving current +- 1 goes to its
+    """docs/pages.md reuse mode (MJianshu: reusableViewControllers.removeFirst()): a page leaving current +- 1 goes to
+    its
     class's reuse queue, and an entering page of that class takes the one parked longest, re-configured with the
     entering page's data. Pages [X, X, Y, Y, Y, X]: page 0's container parks (rest on 2), then page 1's (rest
     on 3); page 5 (X) takes page 0's, page 4 (Y) then takes page 2's."""
@@ -325,7 +333,7 @@ def test_reuse_queue_is_first_in_first_out(vhost):
 
 
 def test_memory_warning_in_reuse_mode_releases_parked_and_idle_children(vhost):
-    """§7: host.memoryWarning: every cached child that is neither current nor interaction-related is released
+    """docs/pages.md: host.memoryWarning: every cached child that is neither current nor interaction-related is released
     (page 1 at rest on 2), the reuse queue too (page 0's container, parked: index -1); the live current page gets
     didReceiveMemoryWarning. The reply counts them."""
     p = peer(vhost)
@@ -352,11 +360,12 @@ def test_memory_warning_in_reuse_mode_releases_parked_and_idle_children(vhost):
 
 
 # ---------------------------------------------------------------------------------------------------
-# §4 / §7: a session in a stack
+# docs/lifecycle.md / docs/pages.md: a session in a stack
 
 
 def test_a_page_swiped_back_onto_while_a_pop_reveals_the_session_appears_only_at_rest(vhost):
-    """§4 (zero unbalanced calls in the host's own flows) and §7 (didAppear only for the page the interaction
+    """docs/lifecycle.md (zero unbalanced calls in the host's own flows) and docs/pages.md (didAppear only for the page
+    the interaction
     rests on, at rest). A session in a stack is revealed by an animated pop (page 1: willAppear, forwarded);
     during the 300 ms a swipe goes to page 2 and comes to rest, and a second drag heads back to page 1 (page 1
     appearing again). When the pop ends, page 1's drag transition is not ended for it: only the session's own
@@ -389,7 +398,8 @@ def test_a_page_swiped_back_onto_while_a_pop_reveals_the_session_appears_only_at
 
 
 def test_a_refused_pop_keeps_the_running_pop_animation(vhost):
-    """§4: an animated pop's end calls come after exactly 300 ms of host clock. A stack.pop refused because the
+    """docs/lifecycle.md: an animated pop's end calls come after exactly 300 ms of host clock. A stack.pop refused
+    because the
     stack is now empty (-32003) changes nothing: no event, the running pop still ends at 300 ms."""
     p = peer(vhost)
     stack = p("stack.create", {"width": 320, "height": 480})["stack"]
@@ -412,7 +422,8 @@ def test_a_refused_pop_keeps_the_running_pop_animation(vhost):
 
 
 def test_show_rendered_hit_onto_a_hidden_stack_shows_nothing_until_unhidden(vhost):
-    """§5 + §4: a hit leaves the green room (offscreen) and is pushed onto `stack`; a hidden stack loads and shows
+    """docs/pools.md + docs/lifecycle.md: a hit leaves the green room (offscreen) and is pushed onto `stack`; a hidden
+    stack loads and shows
     nothing, so only the containment hooks run there (even when animated: no animation). Unhidden, it appears
     without loading again (already loaded, same size: no layout); resized, it lays out with the new size."""
     p = peer(vhost)
@@ -437,11 +448,12 @@ def test_show_rendered_hit_onto_a_hidden_stack_shows_nothing_until_unhidden(vhos
 
 
 # ---------------------------------------------------------------------------------------------------
-# §5 cool-down
+# docs/pools.md cool-down
 
 
 def test_a_pool_made_eager_during_the_cool_down_refills_when_it_ends(vhost):
-    """§5: after a memory warning pools refill only on demand or after the cool-down (5 s of host clock). A pool
+    """docs/pools.md: after a memory warning pools refill only on demand or after the cool-down (5 s of host clock). A
+    pool
     configured eager (depth 2) during the cool-down queues nothing then, and refills to its depth when the
     cool-down ends; the warm-ups' events go to the connection that ordered the purge."""
     p = peer(vhost)
@@ -468,7 +480,7 @@ def test_a_pool_made_eager_during_the_cool_down_refills_when_it_ends(vhost):
 
 
 def test_a_page_hit_does_not_refill_a_lazy_pool_during_the_cool_down(vhost):
-    """§5: during the cool-down pools refill only on demand. A prerendered page session's first page is a hit
+    """docs/pools.md: during the cool-down pools refill only on demand. A prerendered page session's first page is a hit
     (pool event with session and index); the warm-up a hit schedules for the next page is a refill, so it waits;
     the next page's miss is demand and queues one warm-up."""
     p = peer(vhost)
@@ -494,11 +506,11 @@ def test_a_page_hit_does_not_refill_a_lazy_pool_during_the_cool_down(vhost):
 
 
 # ---------------------------------------------------------------------------------------------------
-# §2: scopes and disconnects
+# docs/protocol.md: scopes and disconnects
 
 
 def test_scope_own_sees_only_own_objects_and_all_sees_every_connection_once(vhost):
-    """§2: a connection receives events of its topics for objects it owns; `scope: "all"` observes every
+    """docs/protocol.md: a connection receives events of its topics for objects it owns; `scope: "all"` observes every
     connection's objects (its own once, not twice); `scope: "own"` goes back; unsubscribed topics stay quiet."""
     a = peer(vhost, topics=("lifecycle",))
     b = peer(vhost, topics=("lifecycle",), scope="all")
@@ -520,10 +532,11 @@ def test_scope_own_sees_only_own_objects_and_all_sees_every_connection_once(vhos
 
 
 def test_disconnect_mid_drag_tears_down_balanced_and_ends_the_pause(vhost):
-    """§2: when a connection goes, its objects are torn down with correct lifecycle (disappear, then deinit) and
+    """docs/protocol.md: when a connection goes, its objects are torn down with correct lifecycle (disappear, then
+    deinit) and
     nothing else is affected: an observer sees each child of the dragging session finish disappearing before its
     deinit; another connection's session keeps working, and its `default` idle task, paused while the drag
-    tracked (§6), becomes runnable."""
+    tracked (docs/tasks.md), becomes runnable."""
     a = peer(vhost)
     b = peer(vhost)
     watcher = peer(vhost, scope="all")
@@ -552,12 +565,13 @@ def test_disconnect_mid_drag_tears_down_balanced_and_ends_the_pause(vhost):
 
 
 # ---------------------------------------------------------------------------------------------------
-# §4 + §7: sessions in stacks under a seeded storm of stack operations and gestures
+# docs/lifecycle.md + docs/pages.md: sessions in stacks under a seeded storm of stack operations and gestures
 
 
 @pytest.mark.parametrize("seed", range(4))
 def test_sessions_in_stacks_stay_balanced_under_a_storm(vhost, seed):
-    """§4: zero unbalanced calls in every flow the host drives; §7's rest invariant. Two page sessions (various
+    """docs/lifecycle.md: zero unbalanced calls in every flow the host drives; docs/pages.md's rest invariant. Two page
+    sessions (various
     caches, prerendered or not) sit in two stacks, one hidden at first; random steps push, pop (animated or not),
     move the sessions' containers between the stacks, hide, resize, drag (some left open), show, advance the
     clock, drain, purge and warn. After each step: no unbalanced event, and every session at rest whose own

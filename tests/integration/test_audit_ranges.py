@@ -1,12 +1,13 @@
-"""Audit of range sessions against the contract: DESIGN §2 (errors, events), §3 (the Ranges methods), §8
-(range sessions) and rpc-schema/openrpc.json where DESIGN is silent.
+"""Audit of range sessions against the contract: docs/protocol.md (errors, events), rpc-schema/openrpc.json (the Ranges
+methods), docs/ranges.md
+(range sessions) and rpc-schema/openrpc.json where docs/ranges.md is silent.
 
 These cover what the other range test files leave out: several sections addressed by [section, row] in
 events and range.state, the horizontal axis with left/right, setViewport, inserts and deletes in other
 sections (paths of later items), prepend batches into sections, the seed's threshold tables, prefetch and
 cancel across setVisible, -32002 for every method, -32602 with data.path for every param (nothing changed,
 no event), unknown members, huge values; and a random walk checked against a brute-force model written
-from §8's sentences.
+from docs/ranges.md's sentences.
 
 Every expected value is worked out by hand (in the comments) or by the brute-force model below, never by
 reading what the host prints.
@@ -32,7 +33,7 @@ KINDS = ("preload", "display", "visible")
 INFO_KEYS = {"session", "count", "sections", "contentLength", "offset", "mode", "direction", "phase", "visible",
              "batchInFlight"}
 
-#: Texture's buffers, (leading, trailing) screenfuls; lowMemory has no display range (DESIGN §8).
+#: Texture's buffers, (leading, trailing) screenfuls; lowMemory has no display range (docs/ranges.md).
 TEXTURE = {
     "full": {"display": (1.0, 0.5), "preload": (2.5, 1.5)},
     "minimum": {"display": (0.25, 0.25), "preload": (0.5, 0.25)},
@@ -148,7 +149,8 @@ def make_sections(rc, axis="vertical", L=300, **params):
 
 @pytest.mark.parametrize("axis", ["vertical", "horizontal"])
 def test_sections_ranges_and_events_by_index_path_on_both_axes(rc, axis):
-    """§3: items are addressed by [section, row]; §8's geometry runs across section boundaries (the empty
+    """rpc-schema/openrpc.json: items are addressed by [section, row]; docs/ranges.md's geometry runs across section
+    boundaries (the empty
     section holds nothing); on the horizontal axis the width is L and the directions are left/right."""
     fwd, back = ("down", "up") if axis == "vertical" else ("right", "left")
     layout = Layout(SECTION_LENGTHS)
@@ -203,7 +205,8 @@ def test_sections_ranges_and_events_by_index_path_on_both_axes(rc, axis):
 
 
 def test_insert_into_a_middle_section_shifts_only_that_sections_rows(rc):
-    """§3 insertItems: items go before `at`; the offset does not move, so what follows shifts along the
+    """rpc-schema/openrpc.json insertItems: items go before `at`; the offset does not move, so what follows shifts along
+    the
     axis. Rows of later sections keep their paths (they are per section) but move down in points."""
     s, _, _ = make_sections(rc)
     rc.call("range.didScroll", session=s, offset=420)
@@ -261,7 +264,8 @@ def test_insert_into_a_later_section_leaves_earlier_paths_alone(rc):
 
 
 def test_delete_visible_items_and_items_of_other_sections(rc):
-    """§3 deleteItems: paths address items before the deletion; `removed` lists those that were in a range
+    """rpc-schema/openrpc.json deleteItems: paths address items before the deletion; `removed` lists those that were in
+    a range
     (highest first, they do not exit); items that slide into a range enter it."""
     s, _, _ = make_sections(rc)
     rc.call("range.didScroll", session=s, offset=420)
@@ -311,7 +315,7 @@ def test_delete_across_sections_lists_removed_highest_first(rc):
 
 
 def test_prepend_batch_goes_into_section_zero_and_keeps_the_screen(rc):
-    """§8 / schema batchFetchDone: a prepending batch's items go before the first item of section 0 and the
+    """docs/ranges.md / schema batchFetchDone: a prepending batch's items go before the first item of section 0 and the
     offset moves by their total, so that what is on screen stays; other sections keep their paths."""
     # two sections of 30 rows of 100: content 6000, L 500; leadingScreens 2: 1000 points
     reply, events = rc.call("range.create", sections=[{"count": 30, "itemLength": 100}] * 2,
@@ -455,7 +459,7 @@ def rows_of(paths):
 
 
 def test_lazy_fling_toward_the_head_marks_the_target_not_the_rows_flown_over(rc):
-    """§8 / schema willEndDragging: with `lazy: true` the ranges mark only the target region until
+    """docs/ranges.md / schema willEndDragging: with `lazy: true` the ranges mark only the target region until
     range.didEndDecelerating; a visible item keeps all three bits. 1000 rows of 100, L 1000: a fling up
     from 50000 at -40 points/ms stops at 50000 - 40 * 0.998 / 0.002 = 30040 (rows 300..310 on screen)."""
     reply, _ = rc.call("range.create", count=1000, itemLength=100, viewport={"width": 320, "height": 1000},
@@ -518,7 +522,7 @@ def test_lazy_fling_of_a_hidden_session_marks_only_the_target(rc):
 
 
 def test_hidden_session_prefetches_and_cancels_what_was_never_visible(rc):
-    """§8: an invisible session never marks items visible; prefetchItems are the items entering preload that
+    """docs/ranges.md: an invisible session never marks items visible; prefetchItems are the items entering preload that
     are not visible; cancelPrefetching those leaving preload without having become visible."""
     reply, _ = rc.call("range.create", count=200, itemLength=50, viewport={"width": 320, "height": 400},
                        batch=NO_BATCH)
@@ -585,11 +589,12 @@ def test_memory_warning_and_back_on_a_sectioned_horizontal_session(rc):
 
 
 # --------------------------------------------------------------------------------------------------
-# Seed 004's thresholds
+# The ASDK preloading article's thresholds
 
 
 def test_dynamic_threshold_reproduces_the_seed_table(rc):
-    """Seed 004: itemPerPage 10, threshold 0.7: needRead = 10 * 0.7 + page * 10, totalItem = 10 * (page + 1):
+    """The ASDK preloading article: itemPerPage 10, threshold 0.7: needRead = 10 * 0.7 + page * 10, totalItem = 10 *
+    (page + 1):
     the ratio (offset + L) / contentLength must reach 0.7, then 17/20, then 27/30 — always 7 rows into the
     newest page (the static threshold's "Diff" column drifts instead)."""
     reply, events = rc.call("range.create", count=10, itemLength=100, viewport={"width": 320, "height": 100},
@@ -612,7 +617,8 @@ def test_dynamic_threshold_reproduces_the_seed_table(rc):
 
 
 def test_static_threshold_drifts_as_in_the_seed_table(rc):
-    """Seed 004's static threshold fires at 70% of all content: with 10 rows per page and L one row it fires
+    """The ASDK preloading article's static threshold fires at 70% of all content: with 10 rows per page and L one row
+    it fires
     at rows 7, 14, 21, 28 of 10, 20, 30, 40 (the "Threshold" column), so that after page 4 it fires
     before the newest page is reached."""
     reply, _ = rc.call("range.create", count=10, itemLength=100, viewport={"width": 320, "height": 100},
@@ -896,11 +902,11 @@ def test_a_refused_create_does_not_use_up_a_session_id(rc):
 
 
 # --------------------------------------------------------------------------------------------------
-# A random walk against a brute-force model of §8
+# A random walk against a brute-force model of docs/ranges.md
 
 
 class Model:
-    """§8 by brute force, items identified by ids (so inserts and deletes need no index arithmetic)."""
+    """docs/ranges.md by brute force, items identified by ids (so inserts and deletes need no index arithmetic)."""
 
     def __init__(self, sections, L, prepend, lead=2.0):
         self.next_id = 0

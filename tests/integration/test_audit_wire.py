@@ -1,4 +1,5 @@
-"""Audit of DESIGN §2 (wire), §3 (host and classes methods), §6 (task dispatcher), §9 (plugins) and §10
+"""Audit of docs/protocol.md (wire), rpc-schema/openrpc.json (host and classes methods), docs/tasks.md (task
+dispatcher), docs/plugins.md (plugins) and docs/security.md
 (running it) against the JSON-RPC 2.0 specification, for rules the other suites leave uncovered.
 
 Expectations come from the contract and the specification, never from what the host happens to print.
@@ -220,7 +221,7 @@ def test_notifications_with_every_kind_of_failure_leave_no_trace_on_the_wire(vho
 
 
 # ===================================================================================================
-# §2 framing
+# docs/protocol.md framing
 
 
 def test_requests_written_byte_by_byte_with_crlf_and_blank_lines_between_them(host):
@@ -248,7 +249,7 @@ def test_many_requests_and_a_partial_one_in_one_write(host):
 
 @pytest.mark.parametrize("split", [False, True], ids=["one-write", "byte-by-byte"])
 def test_message_limit_counts_the_line_without_its_crlf(start_host, split):
-    """§2: "message 1 MiB" (here --max-message-bytes 200): a line of exactly the limit is read whether it
+    """docs/protocol.md: "message 1 MiB" (here --max-message-bytes 200): a line of exactly the limit is read whether it
     ends in \\n or \\r\\n; one byte more is -32600 messageTooLarge with id null; the connection goes on."""
     host = start_host("--max-message-bytes", "200")
     c = host.connect()
@@ -297,7 +298,7 @@ def test_half_close_after_pipelined_requests_gets_every_reply_and_event(vhost):
 
 
 # ===================================================================================================
-# §2 limits: each flag at and past its value, the connection staying usable
+# docs/protocol.md limits: each flag at and past its value, the connection staying usable
 
 
 def test_max_batch_flag_at_and_past_the_limit_keeps_the_connection(start_host):
@@ -342,7 +343,7 @@ def test_max_connections_frees_a_slot_when_a_client_leaves(start_host):
 
 
 # ===================================================================================================
-# §2 events
+# docs/protocol.md events
 
 
 def test_seq_is_per_connection_each_from_1(vhost):
@@ -428,7 +429,7 @@ def test_disconnect_tears_down_with_events_to_observers_only_for_that_connection
 
 
 # ===================================================================================================
-# §3 host methods
+# rpc-schema/openrpc.json host methods
 
 
 def test_clock_advance_on_a_real_clock_never_moves_time_backwards_or_fires(host):
@@ -481,7 +482,7 @@ def test_host_shutdown_inside_a_batch_answers_the_whole_batch_then_exits_0(start
 
 
 def test_sigterm_delivers_replies_already_queued_for_a_slow_client(start_host):
-    """§10: SIGTERM "finish in-flight replies": replies the host already produced reach a client that reads
+    """docs/security.md: SIGTERM "finish in-flight replies": replies the host already produced reach a client that reads
     them only after the signal (within the grace period)."""
     host = start_host("--clock", "virtual")
     c = host.connect()
@@ -496,11 +497,11 @@ def test_sigterm_delivers_replies_already_queued_for_a_slow_client(start_host):
 
 
 # ===================================================================================================
-# §6 task dispatcher on a real clock
+# docs/tasks.md task dispatcher on a real clock
 
 
 def test_no_busy_loop_while_default_tasks_wait_for_a_tracking_session(start_host):
-    """§6: default-mode tasks pause while a session tracks, and "an idle handle keeps the loop turning only
+    """docs/tasks.md: default-mode tasks pause while a session tracks, and "an idle handle keeps the loop turning only
     while runnable tasks exist": a paused queue costs no CPU."""
     host = start_host()
     c = host.connect()
@@ -520,7 +521,7 @@ def test_no_busy_loop_while_default_tasks_wait_for_a_tracking_session(start_host
 
 
 def test_tasks_that_do_not_fit_the_slice_wait_for_the_next_pass(start_host):
-    """§6: each pass runs at least one task and stops when the next one's running-average cost will not fit
+    """docs/tasks.md: each pass runs at least one task and stops when the next one's running-average cost will not fit
     in the slice (4 ms): warm-ups costing 20 ms each run one per pass."""
     host = start_host()
     c = host.connect()
@@ -534,7 +535,7 @@ def test_tasks_that_do_not_fit_the_slice_wait_for_the_next_pass(start_host):
 
 
 # ===================================================================================================
-# §10 running it
+# docs/security.md running it
 
 
 def test_tcp_notification_before_auth_gets_no_reply_and_a_batch_can_authenticate_first(start_host, tmp_short):
@@ -562,7 +563,7 @@ def test_greenroom_call_exit_codes(start_host):
                               text=True, env=env, timeout=15, stdin=subprocess.DEVNULL)
 
     r = call("clock.advance", '{"ms": 5}')
-    assert r.returncode == 0 and json.loads(r.stdout) == {"ms": 5.0, "fired": 0}, r
+    assert r.returncode == 0 and json.loads(r.stdout) == {"now": 5.0, "ms": 5.0, "fired": 0}, r
     r = call("clock.advance", "[2.5]")
     assert r.returncode == 0 and json.loads(r.stdout)["ms"] == 7.5, r
     r = call("host.ping", "5")  # params that are not structured: the host answers -32600
@@ -573,13 +574,13 @@ def test_greenroom_call_exit_codes(start_host):
 
 
 # ===================================================================================================
-# §9 a failing hook fails that container (-32004, torn down) and nothing else
+# docs/plugins.md a failing hook fails that container (-32004, torn down) and nothing else
 
 
 @pytest.mark.parametrize("hook", ["viewDidAppear", "didMoveToParent"])
 def test_a_container_failing_at_the_end_of_an_animated_push_leaves_the_covered_one_balanced(vhost, hook):
     """The pushed container fails when the animation ends: it is torn down, the container it was covering
-    is the top again and appears, with no unbalanced call (DESIGN §4: flows the host drives produce none)."""
+    is the top again and appears, with no unbalanced call (docs/lifecycle.md: flows the host drives produce none)."""
     c = vhost.connect()
     c.result("events.subscribe", {"topics": ["lifecycle"]})
     c.result("classes.define", {"name": "Bad", "hooks": {hook: {"fail": True}}})
@@ -679,7 +680,7 @@ def test_a_page_child_failing_on_a_memory_warning_leaves_its_session(vhost):
 
 
 # ===================================================================================================
-# §2 queued outbound bytes: "past it the connection is closed and counted — a slow reader never grows
+# docs/protocol.md queued outbound bytes: "past it the connection is closed and counted — a slow reader never grows
 # the host's memory without bound"
 
 
@@ -716,7 +717,7 @@ def test_a_burst_of_cheap_requests_with_large_replies_is_cut_off_at_the_outbound
 
 
 # ===================================================================================================
-# §10 the lock file
+# docs/security.md the lock file
 
 
 def test_a_lock_file_that_is_a_symlink_is_refused_and_its_target_untouched(start_host, tmp_short):

@@ -1,12 +1,14 @@
-"""Containers, stacks and prerender pools over the real socket (DESIGN §3 classes/containers/stacks/prerender,
-§4 lifecycle, §5 pools, §6 idle tasks), with a virtual-clock host unless said otherwise.
+"""Containers, stacks and prerender pools over the real socket (rpc-schema/openrpc.json
+classes/containers/stacks/prerender,
+docs/lifecycle.md lifecycle, docs/pools.md pools, docs/tasks.md idle tasks), with a virtual-clock host unless said
+otherwise.
 
 Events are written as compact tags, in the order they arrive:
 
     "c-2:viewDidLoad~"   lifecycle event `viewDidLoad` of c-2, offscreen (~), "!" when the hook failed
     "pool:warmed:c-2"    pool event of kind `warmed` about c-2 ("pool:purged" has no container)
 
-Tests named test_violation_* show host behaviour that looks wrong against DESIGN.md: they fail until the
+Tests named test_violation_* show host behaviour that looks wrong against docs/: they fail until the
 host is fixed.
 """
 
@@ -71,7 +73,7 @@ def load_and_appear(c: str, offscreen: bool = False) -> list[str]:
 
 
 # ---------------------------------------------------------------------------------------------------
-# seed 000: showRendered miss, warm-up, hit
+# the prerendering article: showRendered miss, warm-up, hit
 
 
 def test_seed000_miss_then_drain_then_hit_with_exact_lifecycles(vhost):
@@ -80,8 +82,9 @@ def test_seed000_miss_then_drain_then_hit_with_exact_lifecycles(vhost):
                                                   "configure": {"output": {"navigationStart": True}}}})
     stack = s("stack.create", {"width": 375, "height": 667})["stack"]
 
-    # Miss (the seed's first call): a fresh container, loaded on the way in, then configured.
+    # Miss (the prerendering article's first call): a fresh container, loaded on the way in, then configured.
     miss = s("showRendered", {"class": "Web", "stack": stack, "data": {"url": "http://m.you.163.com"}})
+    assert "tasks.drain" in miss.pop("note"), miss  # the virtual clock's hint: the warm-up waits for tasks.drain
     assert miss == {"container": "c-1", "class": "Web", "warm": False, "output": {"navigationStart": True}}, miss
     events = s.events()
     assert [tag(e) for e in events] == [
@@ -114,6 +117,7 @@ def test_seed000_miss_then_drain_then_hit_with_exact_lifecycles(vhost):
 
     # Hit: the warm container leaves the green room (offscreen), is pushed without loading, then configured.
     hit = s("showRendered", {"class": "Web", "stack": stack, "data": {"url": "http://m.you.163.com"}})
+    assert "tasks.drain" in hit.pop("note"), hit  # the replacement waits for tasks.drain (virtual clock)
     assert hit == {"container": "c-2", "class": "Web", "warm": True, "output": {"navigationStart": True}}, hit
     events = s.events()
     assert [tag(e) for e in events] == [
@@ -125,7 +129,7 @@ def test_seed000_miss_then_drain_then_hit_with_exact_lifecycles(vhost):
     leaving = [e["params"] for e in events[:4]]
     assert leaving[0]["parent"] is None and leaving[3]["parent"] is None
 
-    # The lazy pool warms a replacement after the hit (seed 000), as an idle task; the container is now
+    # The lazy pool warms a replacement after the hit (the prerendering article), as an idle task; the container is now
     # this connection's.
     assert s("tasks.status")["pending"] == 1
     pool = s.pool("Web")
@@ -149,6 +153,7 @@ def test_pooled_containers_belong_to_the_host_until_handed_over(vhost):
     assert err["code"] == -32002 and err["data"]["path"] == "container", err
     # Without a stack the warm container leaves the green room and waits, loaded and in no stack, for the caller.
     hit = s("showRendered", {"class": "Card"})
+    assert "tasks.drain" in hit.pop("note"), hit  # the replacement waits for tasks.drain (virtual clock)
     assert hit == {"container": warm, "class": "Card", "warm": True}, hit
     info = s("container.info", {"container": warm})
     assert (info["state"], info["viewLoaded"], info["parent"], info["offscreen"]) == ("disappeared", True, None, False)
@@ -165,7 +170,7 @@ def test_pools_never_mix_classes_or_sizes(vhost):
     s("tasks.drain")
     small = s("stack.create", {"width": 320, "height": 568})["stack"]
     assert s("showRendered", {"class": "B"})["warm"] is False           # another class: never
-    # Another size: the class's warm container, laid out again at the stack's size (DESIGN §5).
+    # Another size: the class's warm container, laid out again at the stack's size (docs/pools.md).
     assert s("showRendered", {"class": "A", "stack": small})["warm"] is True
     assert s("showRendered", {"class": "A"})["warm"] is False           # its replacement is still queued
     sizes = sorted((p["class"], p["width"], p["height"]) for p in s("pool.status")["pools"])
@@ -472,7 +477,7 @@ def test_animated_push_and_pop_finish_after_300ms(vhost):
     assert [tag(e) for e in events] == [f"{b}:willMoveToParent", *load_and_appear(b), f"{b}:viewWillAppear",
                                         f"{a}:viewWillDisappear"]
     assert all(e["params"]["animated"] is True for e in events if e["params"]["event"] in APPEARANCE)
-    assert s("clock.advance", {"ms": 299}) == {"ms": 299, "fired": 0}
+    assert s("clock.advance", {"ms": 299}) == {"now": 299, "ms": 299, "fired": 0}
     assert s.tags() == []
     assert s("stack.info", {"stack": stack})["animating"] is True
     assert s("clock.advance", {"ms": 1})["fired"] == 1
@@ -794,7 +799,7 @@ def test_no_unbalanced_transition_across_a_random_workout(vhost):
 
 
 # ---------------------------------------------------------------------------------------------------
-# violations: behaviour that looks wrong against DESIGN.md (these fail until the host is fixed)
+# violations: behaviour that looks wrong against docs/ (these fail until the host is fixed)
 
 
 LATE_HOOKS = ["viewDidAppear", "didMoveToParent", "configure"]
@@ -802,7 +807,8 @@ LATE_HOOKS = ["viewDidAppear", "didMoveToParent", "configure"]
 
 @pytest.mark.parametrize("hook", LATE_HOOKS)
 def test_failed_top_leaves_the_revealed_container_disappeared(vhost, hook):
-    """§9/§4: a failing hook fails that container and nothing else. When the container that fails is the
+    """docs/plugins.md/docs/lifecycle.md: a failing hook fails that container and nothing else. When the container that
+    fails is the
     new top of a shown stack (its viewDidAppear, didMoveToParent or configure fails, after the container
     below got viewWillDisappear), it is torn down but the container it covered, now the top of a shown
     window, is left `disappeared` — it never gets viewWillAppear/viewDidAppear again."""
@@ -821,7 +827,8 @@ def test_failed_top_leaves_the_revealed_container_disappeared(vhost, hook):
 @pytest.mark.parametrize("method", ["showRendered", "stack.push"])
 @pytest.mark.parametrize("hook", ["viewDidAppear", "didMoveToParent"])
 def test_failing_end_hook_of_a_push_is_not_reported(vhost, method, hook):
-    """§9 (and -32004's contract): a failing hook fails the request with pluginFailed, naming the hook. When
+    """docs/plugins.md (and -32004's contract): a failing hook fails the request with pluginFailed, naming the hook.
+    When
     the hook that fails runs at the end of a non-animated push (viewDidAppear, didMoveToParent), the failure
     goes to the deferred path meant for animation ends: the container is torn down, yet stack.push and
     showRendered reply with success (naming a container that no longer exists), or, with `data`,
@@ -841,7 +848,8 @@ def test_failing_end_hook_of_a_push_is_not_reported(vhost, method, hook):
 
 
 def test_pool_configure_shrink_leaves_more_idle_than_depth(vhost):
-    """§5: an eager pool keeps `depth` warm; pool.configure says shrinking drops the surplus at once. Warm-ups
+    """docs/pools.md: an eager pool keeps `depth` warm; pool.configure says shrinking drops the surplus at once.
+    Warm-ups
     queued before the shrink still run, so the pool ends with more idle containers than its depth."""
     s = session(vhost)
     s("classes.define", {"name": "Card"})
@@ -863,7 +871,7 @@ def test_rejected_pool_warm_creates_a_pool(vhost):
 
 
 def test_failed_warm_up_reports_its_deinit_onscreen(vhost):
-    """§5: warming happens in the green room with `offscreen: true` so that exposure analytics can ignore
+    """docs/pools.md: warming happens in the green room with `offscreen: true` so that exposure analytics can ignore
     it. A container whose warm-up fails never leaves the green room, yet its `deinit` says offscreen: false,
     as if it had been on stage."""
     s = session(vhost)
@@ -877,7 +885,8 @@ def test_failed_warm_up_reports_its_deinit_onscreen(vhost):
 
 
 def test_warm_up_failing_at_its_end_is_reported_as_warmed(vhost):
-    """§5/§9: a warm-up whose hook fails is a `warmFailed`. When the failing hook is the last of the push
+    """docs/pools.md/docs/plugins.md: a warm-up whose hook fails is a `warmFailed`. When the failing hook is the last of
+    the push
     into the green room (viewDidAppear), the container is torn down, yet the pool reports `warmed` for it
     (and counts it in `warmed`), and no `warmFailed` is sent."""
     s = session(vhost)
@@ -891,7 +900,7 @@ def test_warm_up_failing_at_its_end_is_reported_as_warmed(vhost):
 
 
 def test_pools_at_fractional_sizes_collide(vhost):
-    """§5: one pool per class and size. Pools whose sizes differ only in fractions share their green room's
+    """docs/pools.md: one pool per class and size. Pools whose sizes differ only in fractions share their green room's
     id and their warm-up task keys (both built from Int(width) x Int(height)), so the second pool's warm-up
     is dropped as a duplicate and it never warms."""
     s = session(vhost)

@@ -1,5 +1,7 @@
-"""Contract audit: DESIGN.md §3 (containers, stacks, prerender, pages), §4 (lifecycle), §5 (prerender pools),
-§6 (task dispatcher), §7 (page sessions) and seed 001's lifecycle tables, rule by rule, over the real socket.
+"""Contract audit: rpc-schema/openrpc.json (containers, stacks, prerender, pages), docs/lifecycle.md (lifecycle),
+docs/pools.md (prerender pools),
+docs/tasks.md (task dispatcher), docs/pages.md (page sessions) and the GYPageViewController article's lifecycle tables,
+rule by rule, over the real socket.
 
 Every test starts its own `greenroom serve --clock virtual`: time moves only by `clock.advance`, idle tasks run
 only on `tasks.drain`, so every run is identical (no sleeps; every read is bounded).
@@ -8,10 +10,11 @@ Events are written as compact tags, in the order they arrive:
 
     "c-2:viewDidLoad~"     lifecycle event `viewDidLoad` of c-2, offscreen (~)
     "pool:warmed:c-2"      pool event of kind `warmed` about c-2
-    "willAppear 0"         (page sessions) an appearance hook of the child on page 0, as seed 001 writes them
+    "willAppear 0"         (page sessions) an appearance hook of the child on page 0, as the GYPageViewController
+    article writes them
 
 No JSON-RPC method lets a client drive begin/end appearance transitions directly (the methods are listed in
-rpc-schema/openrpc.json; none takes an appearance call), so §4's table is checked through the host's own
+rpc-schema/openrpc.json; none takes an appearance call), so docs/lifecycle.md's table is checked through the host's own
 flows: each balanced cell is reached by a flow and observed (state before, hook, state after), and every
 appearance hook of every test is fed through a model of the table.
 
@@ -37,7 +40,7 @@ SHORT = {"viewWillAppear": "willAppear", "viewDidAppear": "didAppear",
 LAYOUT = ("viewWillLayoutSubviews", "viewDidLayoutSubviews")
 CONTAINMENT = ("willMoveToParent", "didMoveToParent")
 
-# DESIGN §4's table: (state, call) -> (next state, hook). Every other pair is unbalanced.
+# docs/lifecycle.md's table: (state, call) -> (next state, hook). Every other pair is unbalanced.
 TABLE = {
     ("disappeared", "beginAppearance(true)"): ("appearing", "viewWillAppear"),
     ("disappearing", "beginAppearance(true)"): ("appearing", "viewWillAppear"),
@@ -66,7 +69,7 @@ W = 100.0  # page width used by most page tests: page i sits at offset i * W
 
 
 class Model:
-    """DESIGN §4's appearance table, fed with every lifecycle event as it arrives."""
+    """docs/lifecycle.md's appearance table, fed with every lifecycle event as it arrives."""
 
     def __init__(self):
         self.state: dict[str, str] = {}
@@ -83,7 +86,7 @@ class Model:
         elif hook in APPEARANCE:
             before = self.state.get(c)  # None: a container whose earlier events went to another connection
             if before is not None and before not in HOOK_FROM[hook]:
-                self.errors.append(f"{c}:{hook} from {before} is not in DESIGN §4's table")
+                self.errors.append(f"{c}:{hook} from {before} is not in docs/lifecycle.md's table")
             self.state[c] = HOOK_TO[hook]
         elif hook == "unbalancedAppearanceTransition":
             self.unbalanced.append(p)
@@ -111,7 +114,8 @@ class Peer(EventCursor):
         self.fed = len(self.conn.events)
 
     def hooks(self, session: str) -> list[str]:
-        """The appearance hooks of `session`'s children since the last look, seed 001's way ("willAppear 0")."""
+        """The appearance hooks of `session`'s children since the last look, the GYPageViewController article's way
+        ("willAppear 0")."""
         return [f"{SHORT[e['params']['event']]} {e['params']['page']['index']}" for e in self.events()
                 if e["method"] == "lifecycle" and e["params"]["event"] in SHORT
                 and e["params"].get("page", {}).get("session") == session and "index" in e["params"]["page"]]
@@ -181,7 +185,7 @@ def swipe(p: Peer, s: str, offsets: list[float], rest: float, decelerate: bool =
 
 
 def assert_at_rest(p: Peer, s: str, index: int) -> dict:
-    """§7 at rest: exactly the current page is `appeared`, every other attached child `disappeared`."""
+    """docs/pages.md at rest: exactly the current page is `appeared`, every other attached child `disappeared`."""
     info = p.page(s)
     assert info["phase"] == "idle" and info["index"] == index and info["guess"] is None, info
     states = {c["index"]: c["state"] for c in info["children"]}
@@ -191,11 +195,12 @@ def assert_at_rest(p: Peer, s: str, index: int) -> dict:
 
 
 # ---------------------------------------------------------------------------------------------------
-# §4 lifecycle events
+# docs/lifecycle.md lifecycle events
 
 
 def test_lifecycle_events_have_the_documented_shape(vhost):
-    """§4: each hook that runs is one `lifecycle` event {container, class, event, animated?, offscreen, page?}
+    """docs/lifecycle.md: each hook that runs is one `lifecycle` event {container, class, event, animated?, offscreen,
+    page?}
     (+ seq, t; size on layout hooks, parent on containment hooks): checked against the schema and by hand over
     stacks, pools and pages; seq strictly increases from 1 and t is the host clock."""
     p = peer(vhost, topics=("lifecycle", "pool", "page", "host"))
@@ -240,7 +245,8 @@ def test_lifecycle_events_have_the_documented_shape(vhost):
 
 
 def test_view_loads_lazily_just_before_the_first_will_appear(vhost):
-    """§4: loadView then viewDidLoad run just before the first viewWillAppear (the layout at the window's size
+    """docs/lifecycle.md: loadView then viewDidLoad run just before the first viewWillAppear (the layout at the window's
+    size
     between them, rpc-schema stack.push); not on create, configure, a hidden push, or a second appearance."""
     p = peer(vhost)
     p("classes.define", {"name": "Web", "hooks": {"configure": {"output": "bound"}}})
@@ -268,14 +274,15 @@ def test_view_loads_lazily_just_before_the_first_will_appear(vhost):
     p.assert_balanced()
 
 
-# The six balanced cells of §4's table, each reached by one of the host's flows.
+# The six balanced cells of docs/lifecycle.md's table, each reached by one of the host's flows.
 CELLS = ["disappeared-begin(true)", "appearing-end", "appeared-begin(false)", "disappearing-end",
          "appearing-begin(false)", "disappearing-begin(true)"]
 
 
 @pytest.mark.parametrize("cell", CELLS)
 def test_appearance_table_cell(vhost, cell):
-    """§4: state, call -> new state and hook: observed through container.info / page.info before and after."""
+    """docs/lifecycle.md: state, call -> new state and hook: observed through container.info / page.info before and
+    after."""
     p = peer(vhost)
     if cell in CELLS[:4]:
         stack = p("stack.create", {"width": 375, "height": 667})["stack"]
@@ -331,8 +338,10 @@ def unbalanced_flow(p: Peer) -> None:
 
 
 def test_unbalanced_calls_are_refused_cells_run_no_hook_and_are_counted(vhost):
-    """§4: an unbalanced call runs no hook; it emits `unbalancedAppearanceTransition` (with the refused call and
-    the state that refused it: a cell §4's table calls unbalanced) and is counted in host.stats. No method lets
+    """docs/lifecycle.md: an unbalanced call runs no hook; it emits `unbalancedAppearanceTransition` (with the refused
+    call and
+    the state that refused it: a cell docs/lifecycle.md's table calls unbalanced) and is counted in host.stats. No
+    method lets
     a client make such a call, so this checks whatever the host's own flows produce (ideally nothing)."""
     p = peer(vhost)
     unbalanced_flow(p)
@@ -348,11 +357,11 @@ def test_unbalanced_calls_are_refused_cells_run_no_hook_and_are_counted(vhost):
 
 
 # ---------------------------------------------------------------------------------------------------
-# §4 stacks
+# docs/lifecycle.md stacks
 
 
 def test_push_order_new_top_will_appear_old_will_disappear_then_did(vhost):
-    """§4: push: the new top gets willAppear, the old top willDisappear, then didAppear / didDisappear;
+    """docs/lifecycle.md: push: the new top gets willAppear, the old top willDisappear, then didAppear / didDisappear;
     not animated: all at once, with animated: false."""
     p = peer(vhost)
     stack = p("stack.create", {"width": 375, "height": 667})["stack"]
@@ -372,7 +381,8 @@ def test_push_order_new_top_will_appear_old_will_disappear_then_did(vhost):
 
 
 def test_animated_pop_ends_exactly_300ms_after_it_started(vhost):
-    """§4: after 300 ms on the host clock when animated: not one ms before, exactly at (t of the events)."""
+    """docs/lifecycle.md: after 300 ms on the host clock when animated: not one ms before, exactly at (t of the
+    events)."""
     p = peer(vhost)
     stack = p("stack.create", {"width": 375, "height": 667})["stack"]
     a = p("container.create", {"class": "Container"})["container"]
@@ -398,7 +408,8 @@ def test_animated_pop_ends_exactly_300ms_after_it_started(vhost):
 
 
 def test_clock_advance_ends_overlapping_animations_each_at_its_own_deadline(vhost):
-    """§3 clock.advance runs due timers and animations in time order: a stack push (t=0) and a page.show (t=100),
+    """rpc-schema/openrpc.json clock.advance runs due timers and animations in time order: a stack push (t=0) and a
+    page.show (t=100),
     both animated, end at 300 and 400, in that order, within one clock.advance."""
     p = peer(vhost)
     stack = p("stack.create", {"width": 375, "height": 667})["stack"]
@@ -408,7 +419,7 @@ def test_clock_advance_ends_overlapping_animations_each_at_its_own_deadline(vhos
     p("clock.advance", {"ms": 100})
     p("page.show", {"session": s, "index": 2})
     p.skip()
-    assert p("clock.advance", {"ms": 1000}) == {"ms": 1100, "fired": 2}
+    assert p("clock.advance", {"ms": 1000}) == {"now": 1100, "ms": 1100, "fired": 2}
     ends = [(e["params"]["t"], e["params"].get("event") or e["params"].get("kind")) for e in p.events()]
     assert ends == [(300, "viewDidAppear"), (300, "didMoveToParent"), (400, "viewDidAppear"),
                     (400, "viewDidDisappear"), (400, "didTransition")], ends
@@ -416,7 +427,8 @@ def test_clock_advance_ends_overlapping_animations_each_at_its_own_deadline(vhos
 
 
 def test_pushing_a_container_lower_in_the_same_stack_is_invalid_state(vhost):
-    """§4: a container is in at most one stack; pushing one already in the same stack (not only its top) is
+    """docs/lifecycle.md: a container is in at most one stack; pushing one already in the same stack (not only its top)
+    is
     invalidState, and nothing changes."""
     p = peer(vhost)
     stack = p("stack.create", {"width": 375, "height": 667})["stack"]
@@ -436,7 +448,8 @@ def test_pushing_a_container_lower_in_the_same_stack_is_invalid_state(vhost):
 
 
 def test_push_from_another_stack_mid_animation_completes_it_then_moves(vhost):
-    """§4: pushing a container that sits in another stack moves it: it disappears there first. That stack's
+    """docs/lifecycle.md: pushing a container that sits in another stack moves it: it disappears there first. That
+    stack's
     running animation is delivered before (rpc-schema: a running transition completes first)."""
     p = peer(vhost)
     s1 = p("stack.create", {"width": 375, "height": 667})["stack"]
@@ -460,7 +473,8 @@ def test_push_from_another_stack_mid_animation_completes_it_then_moves(vhost):
 
 
 def test_hidden_stack_is_unhidden_by_set_hidden_and_lays_out_at_its_current_size(vhost):
-    """§4 + rpc-schema stack.setHidden: a hidden stack loads and shows nothing (an animated push there has no
+    """docs/lifecycle.md + rpc-schema stack.setHidden: a hidden stack loads and shows nothing (an animated push there
+    has no
     animation); `stack.setHidden false` unhides it: the top loads, lays out at the stack's size (as resized while
     hidden) and appears."""
     p = peer(vhost)
@@ -501,7 +515,8 @@ def test_pop_reveals_the_one_below_laid_out_at_the_new_size(vhost):
 
 
 def test_container_configure_returns_the_hook_output(vhost):
-    """§3: container.configure {container, data} -> {container, output} (null when the hook returns none),
+    """rpc-schema/openrpc.json: container.configure {container, data} -> {container, output} (null when the hook returns
+    none),
     binding data after display; it neither loads nor shows the view."""
     p = peer(vhost)
     p("classes.define", {"name": "Bound", "hooks": {"configure": {"output": {"rendered": [1, 2]}}}})
@@ -516,7 +531,8 @@ def test_container_configure_returns_the_hook_output(vhost):
 
 
 def test_container_release_disappears_then_deinits(vhost):
-    """§3/§2: container.release takes it out of its stack (the top disappears, the one below appears), then
+    """rpc-schema/openrpc.json, docs/protocol.md: container.release takes it out of its stack (the top disappears, the
+    one below appears), then
     deinit; a container covered in the stack or fresh just deinits; a page child is invalidState."""
     p = peer(vhost)
     stack = p("stack.create", {"width": 375, "height": 667})["stack"]
@@ -545,11 +561,11 @@ def test_container_release_disappears_then_deinits(vhost):
 
 
 # ---------------------------------------------------------------------------------------------------
-# §5 prerender pools
+# docs/pools.md prerender pools
 
 
 def test_show_rendered_hit_animated_event_order_and_reply(vhost):
-    """§5: hit: the warm container leaves the green room (willDisappear/didDisappear offscreen), is pushed to
+    """docs/pools.md: hit: the warm container leaves the green room (willDisappear/didDisappear offscreen), is pushed to
     `stack` (willAppear/didAppear, didAppear exactly 300 ms later when animated), then `data` is configured;
     reply {container, class, warm: true} (+ output with data). No loadView on a hit."""
     p = peer(vhost)
@@ -563,6 +579,8 @@ def test_show_rendered_hit_animated_event_order_and_reply(vhost):
     assert len(warm) == 1
     w = warm[0]
     reply = p("showRendered", {"class": "Web", "stack": stack, "animated": True})
+    note = reply.pop("note")  # the virtual clock's hint: the replacement's warm-up and the animation's end wait
+    assert "tasks.drain" in note and 'clock.advance {"ms": 300}' in note, note
     assert reply == {"container": w, "class": "Web", "warm": True}, reply
     events = p.events()
     assert [tag(e) for e in events] == [f"{w}:willMoveToParent~", f"{w}:viewWillDisappear~", f"{w}:viewDidDisappear~",
@@ -580,8 +598,10 @@ def test_show_rendered_hit_animated_event_order_and_reply(vhost):
 
 
 def test_hit_into_a_stack_of_another_size_lays_out_there_without_loading(vhost):
-    """§5: a hit is pushed to `stack` "with a layout event if the size differs": a warm container of the class
-    serves a stack of another size (seed 000: the prerendered view takes its real size in the stack it joins),
+    """docs/pools.md: a hit is pushed to `stack` "with a layout event if the size differs": a warm container of the
+    class
+    serves a stack of another size (the prerendering article: the prerendered view takes its real size in the stack it
+    joins),
     laid out at the stack's size and never loaded again; the pool it came from warms its replacement."""
     p = peer(vhost)
     p("classes.define", {"name": "Card"})
@@ -606,7 +626,8 @@ def test_hit_into_a_stack_of_another_size_lays_out_there_without_loading(vhost):
 
 
 def test_hit_prefers_the_pool_at_the_stacks_size_and_any_warm_one_to_a_miss(vhost):
-    """§5: with warm containers at the stack's size and at another, the stack's size serves; with none anywhere
+    """docs/pools.md: with warm containers at the stack's size and at another, the stack's size serves; with none
+    anywhere
     it is a miss at the stack's size; without `stack`, a pool holding a warm container serves before an empty
     one."""
     p = peer(vhost)
@@ -639,7 +660,7 @@ def test_hit_prefers_the_pool_at_the_stacks_size_and_any_warm_one_to_a_miss(vhos
 
 
 def test_hit_without_stack_is_loaded_and_lays_out_when_pushed_at_another_size(vhost):
-    """§5: a hit without `stack` hands over a loaded container; pushed later to a stack of another size it
+    """docs/pools.md: a hit without `stack` hands over a loaded container; pushed later to a stack of another size it
     lays out there (layout event because the size differs) without loading again."""
     p = peer(vhost)
     p("classes.define", {"name": "Card"})
@@ -658,11 +679,13 @@ def test_hit_without_stack_is_loaded_and_lays_out_when_pushed_at_another_size(vh
 
 
 def test_lazy_miss_schedules_exactly_one_warm_up_run_by_drain_after_the_reply(vhost):
-    """§5/§6: a lazy miss replies with a fresh container (warm: false) and schedules one warm-up, an idle task in
+    """docs/pools.md/docs/tasks.md: a lazy miss replies with a fresh container (warm: false) and schedules one warm-up,
+    an idle task in
     `default` mode; with a virtual clock it runs only on tasks.drain, never before the reply; next time: a hit."""
     p = peer(vhost)
     p("classes.define", {"name": "Web"})
     miss = p("showRendered", {"class": "Web"})
+    assert "tasks.drain" in miss.pop("note"), miss  # the virtual clock's hint
     assert miss == {"container": miss["container"], "class": "Web", "warm": False}
     assert p.tags() == [f"{miss['container']}:init", f"pool:miss:{miss['container']}"]
     status = p("tasks.status")
@@ -675,8 +698,11 @@ def test_lazy_miss_schedules_exactly_one_warm_up_run_by_drain_after_the_reply(vh
     tags = p.tags()
     assert tags[-1].startswith("pool:warmed:") and all(t.endswith("~") for t in tags[:-1]), tags
     warm = tags[-1].split(":")[2]
-    assert p("showRendered", {"class": "Web"}) == {"container": warm, "class": "Web", "warm": True}
-    # Seed 000 ("use the cache this time, reserve the next"): a lazy hit schedules one replacement, after the reply.
+    hit = p("showRendered", {"class": "Web"})
+    assert "tasks.drain" in hit.pop("note"), hit  # the virtual clock's hint: the replacement waits for a drain
+    assert hit == {"container": warm, "class": "Web", "warm": True}
+    # The prerendering article ("use the cache this time, reserve the next"): a lazy hit schedules one replacement,
+    # after the reply.
     assert p("tasks.status")["pending"] == 1
     pool = p.pool("Web")
     assert (pool["hits"], pool["misses"], pool["idle"], pool["warming"]) == (1, 1, 0, 1), pool
@@ -687,7 +713,7 @@ def test_lazy_miss_schedules_exactly_one_warm_up_run_by_drain_after_the_reply(vh
 
 
 def test_eager_pool_does_not_over_queue_and_keeps_depth(vhost):
-    """§5: eager keeps `depth` warm: a miss while the warm-ups are still queued queues nothing more."""
+    """docs/pools.md: eager keeps `depth` warm: a miss while the warm-ups are still queued queues nothing more."""
     p = peer(vhost)
     p("classes.define", {"name": "Feed"})
     p("pool.configure", {"class": "Feed", "depth": 2, "policy": "eager"})
@@ -705,7 +731,8 @@ def test_eager_pool_does_not_over_queue_and_keeps_depth(vhost):
 
 
 def test_pool_status_shape_and_counts_per_class_and_size(vhost):
-    """§3/§5: pool.status {class?} -> {pools: [{class, depth, idle, warming, hits, misses, ...}]}, one pool per
+    """rpc-schema/openrpc.json/docs/pools.md: pool.status {class?} -> {pools: [{class, depth, idle, warming, hits,
+    misses, ...}]}, one pool per
     class and size, in creation order, counting its own hits and misses."""
     p = peer(vhost)
     for n in ("A", "B"):
@@ -731,7 +758,7 @@ def test_pool_status_shape_and_counts_per_class_and_size(vhost):
 
 
 def test_pool_purge_of_one_class_releases_only_its_idle_containers(vhost):
-    """§5: pool.purge {class} releases every idle container of that class's pools (the green room's top
+    """docs/pools.md: pool.purge {class} releases every idle container of that class's pools (the green room's top
     disappears, all deinit, offscreen); other classes are untouched; no cool-down follows."""
     p = peer(vhost)
     for n in ("A", "B"):
@@ -756,7 +783,7 @@ def test_pool_purge_of_one_class_releases_only_its_idle_containers(vhost):
 
 
 def test_memory_warning_purge_events_go_to_the_caller_and_eager_take_does_not_refill_while_cooling(vhost):
-    """§5: host.memoryWarning releases every idle pooled container; its events go to the connection that
+    """docs/pools.md: host.memoryWarning releases every idle pooled container; its events go to the connection that
     ordered it (and observers), not the one that warmed them. After it, an eager pool refills only after the
     5 s cool-down (rpc-schema PoolPolicy: refilling after every take except during the cool-down)."""
     a, b = peer(vhost), peer(vhost)
@@ -783,7 +810,8 @@ def test_memory_warning_purge_events_go_to_the_caller_and_eager_take_does_not_re
 
 
 def test_warm_up_events_go_to_the_cause_and_a_hit_belongs_to_the_taker(vhost):
-    """§5: events about pooled containers go to the connection that caused them; once handed over, the container
+    """docs/pools.md: events about pooled containers go to the connection that caused them; once handed over, the
+    container
     (and its leaving events) belong to the connection that asked for it; observers see everything."""
     a, b = peer(vhost), peer(vhost)
     observer = peer(vhost, scope="all")
@@ -807,7 +835,7 @@ def test_warm_up_events_go_to_the_cause_and_a_hit_belongs_to_the_taker(vhost):
 
 
 # ---------------------------------------------------------------------------------------------------
-# §6 task dispatcher
+# docs/tasks.md task dispatcher
 
 
 def bring(p: Peer, s: str, phase: str) -> None:
@@ -836,7 +864,7 @@ def end(p: Peer, s: str, phase: str) -> None:
 
 @pytest.mark.parametrize("phase", ["dragging", "decelerating", "animating"])
 def test_default_tasks_pause_while_any_page_session_tracks(vhost, phase):
-    """§6: `default` tasks are paused while any page session (of any connection) is dragging, decelerating or
+    """docs/tasks.md: `default` tasks are paused while any page session (of any connection) is dragging, decelerating or
     animating; tasks.drain leaves them queued; they run once it is at rest."""
     p, other = peer(vhost), peer(vhost)
     s, _ = sessions(other)
@@ -855,7 +883,7 @@ def test_default_tasks_pause_while_any_page_session_tracks(vhost, phase):
 
 
 def test_default_tasks_pause_while_a_range_session_tracks(vhost):
-    """§6: a tracking range session (dragging, decelerating) pauses `default` tasks too."""
+    """docs/tasks.md: a tracking range session (dragging, decelerating) pauses `default` tasks too."""
     p = peer(vhost)
     p("classes.define", {"name": "Web"})
     r = p("range.create", {"count": 100, "viewport": {"width": 320, "height": 480}})["session"]
@@ -870,7 +898,7 @@ def test_default_tasks_pause_while_a_range_session_tracks(vhost):
 
 
 def test_tasks_are_fifo_keyed_and_averaged(vhost):
-    """§6: idle tasks are keyed (distinct keys), FIFO, in `default` mode for warming; a task kind's running
+    """docs/tasks.md: idle tasks are keyed (distinct keys), FIFO, in `default` mode for warming; a task kind's running
     average cost is null before it first ran, a number after."""
     p = peer(vhost)
     for n in ("A", "B"):
@@ -889,7 +917,8 @@ def test_tasks_are_fifo_keyed_and_averaged(vhost):
 
 
 def test_template_preloading_is_keyed_a_duplicate_is_queued_once(vhost):
-    """§6: idle work (warming, template preloading) is keyed: a duplicate is ignored. Two sections, and then a
+    """docs/tasks.md: idle work (warming, template preloading) is keyed: a duplicate is ignored. Two sections, and then
+    a
     second session, asking for the same template class queue one warm-up in all; it waits for tasks.drain."""
     p = peer(vhost)
     p("classes.define", {"name": "Cell"})
@@ -904,11 +933,12 @@ def test_template_preloading_is_keyed_a_duplicate_is_queued_once(vhost):
 
 
 # ---------------------------------------------------------------------------------------------------
-# §7 page sessions: creation
+# docs/pages.md page sessions: creation
 
 
 def test_page_create_without_stack_shows_the_initial_page_during_create(vhost):
-    """§7: a session created without `stack` is on screen at once: its initial page is created, attached, loads,
+    """docs/pages.md: a session created without `stack` is on screen at once: its initial page is created, attached,
+    loads,
     lays out at the page size and appears (not animated) before the reply."""
     p = peer(vhost)
     s, info = sessions(p, initialIndex=2, width=320, height=480)
@@ -927,7 +957,8 @@ def test_page_create_without_stack_shows_the_initial_page_during_create(vhost):
 
 
 def test_page_create_with_pages_or_data_sizes_the_session(vhost):
-    """§3: page.create {pages: [{class, data?}]} gives each page its class; with `class`, count defaults to
+    """rpc-schema/openrpc.json: page.create {pages: [{class, data?}]} gives each page its class; with `class`, count
+    defaults to
     data's length."""
     p = peer(vhost)
     p("classes.define", {"name": "Cover"})
@@ -942,7 +973,8 @@ def test_page_create_with_pages_or_data_sizes_the_session(vhost):
 
 
 def test_session_in_a_stack_forwards_its_appearance_to_the_current_page_only(vhost):
-    """§7: with `stack` the session is a container pushed onto it; its appearance (animated) is forwarded to the
+    """docs/pages.md: with `stack` the session is a container pushed onto it; its appearance (animated) is forwarded to
+    the
     current page only; covered, it is not visible."""
     p = peer(vhost)
     stack = p("stack.create", {"width": W, "height": 200})["stack"]
@@ -973,7 +1005,8 @@ def test_session_in_a_stack_forwards_its_appearance_to_the_current_page_only(vho
 
 
 def test_session_on_a_hidden_stack_shows_nothing_until_the_stack_is_shown(vhost):
-    """§7/§4: a session pushed onto a hidden stack is not on screen: no child loads or appears, drags are
+    """docs/pages.md/docs/lifecycle.md: a session pushed onto a hidden stack is not on screen: no child loads or
+    appears, drags are
     -32003 (phase offscreen), page.show changes the page with no appearance calls; shown, the current page
     loads and appears."""
     p = peer(vhost)
@@ -994,11 +1027,12 @@ def test_session_on_a_hidden_stack_shows_nothing_until_the_stack_is_shown(vhost)
 
 
 # ---------------------------------------------------------------------------------------------------
-# §7: seed 001's tables
+# docs/pages.md: the GYPageViewController article's tables
 
 
 def test_seed001_non_interactive_1_to_0_with_300ms(vhost):
-    """Seed 001 / §7: willAppear 0, willDisappear 1, (300 ms), didAppear 0, didDisappear 1; page events
+    """The GYPageViewController article / docs/pages.md: willAppear 0, willDisappear 1, (300 ms), didAppear 0,
+    didDisappear 1; page events
     willTransition {1, 0} then didTransition {1, 0, completed}; index stays 1 while animating."""
     p = peer(vhost)
     s, _ = sessions(p)
@@ -1037,7 +1071,8 @@ SEED001 = {
 @pytest.mark.parametrize("decelerate", [True, False], ids=["decelerating", "no-deceleration"])
 @pytest.mark.parametrize("case", list(SEED001))
 def test_seed001_interactive_table(vhost, case, decelerate, cache):
-    """Seed 001's interactive tables, exactly (§7: "These rules reproduce seed 001's tables exactly"), whether
+    """The GYPageViewController article's interactive tables, exactly (docs/pages.md: "These rules reproduce the
+    GYPageViewController article's tables exactly"), whether
     the session comes to rest by didEndDecelerating or by didEndDragging {willDecelerate: false}, whatever the
     cache policy."""
     p = peer(vhost)
@@ -1051,7 +1086,8 @@ def test_seed001_interactive_table(vhost, case, decelerate, cache):
 
 
 def test_page_events_of_an_interaction_announce_every_guess(vhost):
-    """§7 + rpc-schema PageEvent: willTransition {from, to} for each new guess (from the previous guess, or the
+    """docs/pages.md + rpc-schema PageEvent: willTransition {from, to} for each new guess (from the previous guess, or
+    the
     current page), didTransition {from, to, completed} at rest; shapes as documented."""
     p = peer(vhost)
     s, _ = sessions(p)
@@ -1070,7 +1106,8 @@ def test_page_events_of_an_interaction_announce_every_guess(vhost):
 
 
 def test_a_drag_caught_while_decelerating_backwards_is_one_interaction(vhost):
-    """§7 (seed 001 case 4 made regular): a drag that begins while decelerating continues the interaction, the
+    """docs/pages.md (the GYPageViewController article case 4 made regular): a drag that begins while decelerating
+    continues the interaction, the
     origin re-anchored to the page boundary behind the motion; no unbalanced call, one didAppear, every
     willDisappear answered, at rest exactly the current page appeared."""
     p = peer(vhost)
@@ -1096,7 +1133,8 @@ def test_a_drag_caught_while_decelerating_backwards_is_one_interaction(vhost):
 
 
 def test_edge_bounces_call_nothing(vhost):
-    """§7: a guess out of range makes no call: bouncing before page 0 or past the last page changes nothing."""
+    """docs/pages.md: a guess out of range makes no call: bouncing before page 0 or past the last page changes
+    nothing."""
     p = peer(vhost)
     s, _ = sessions(p, initialIndex=0, count=3)
     p.skip()
@@ -1110,7 +1148,7 @@ def test_edge_bounces_call_nothing(vhost):
 
 
 def test_show_during_an_animation_to_the_same_page_completes_it_and_does_nothing_more(vhost):
-    """§7: a new page.show during an animation first completes the running one (its end calls are delivered);
+    """docs/pages.md: a new page.show during an animation first completes the running one (its end calls are delivered);
     showing the current page then does nothing."""
     p = peer(vhost)
     s, _ = sessions(p)
@@ -1141,11 +1179,12 @@ def test_show_during_a_drag_or_deceleration_is_invalid_state(vhost, phase):
 
 
 # ---------------------------------------------------------------------------------------------------
-# §7: cache, reuse, memory warnings
+# docs/pages.md: cache, reuse, memory warnings
 
 
 def test_cache_limit_releases_the_least_recently_used_child(vhost):
-    """§7: cache {limit} is an LRU of attached children: past it, the least recently used one (not interaction
+    """docs/pages.md: cache {limit} is an LRU of attached children: past it, the least recently used one (not
+    interaction
     related) is released at once: willMoveToParent(null), didMoveToParent(null), deinit."""
     p = peer(vhost)
     s, info = sessions(p, initialIndex=0, count=6, cache={"limit": 3})
@@ -1166,8 +1205,9 @@ def test_cache_limit_releases_the_least_recently_used_child(vhost):
 
 
 def test_interaction_related_eviction_is_deferred_to_rest(vhost):
-    """§7: an evicted child that is interaction-related (interactive: the guess and its neighbours) is deferred
-    and released when the session comes to rest; the seed's table is unchanged."""
+    """docs/pages.md: an evicted child that is interaction-related (interactive: the guess and its neighbours) is
+    deferred
+    and released when the session comes to rest; the GYPageViewController article's table is unchanged."""
     p = peer(vhost)
     s, _ = sessions(p, cache={"limit": 2})
     S = {"session": s}
@@ -1190,7 +1230,8 @@ def test_interaction_related_eviction_is_deferred_to_rest(vhost):
 
 
 def test_a_deferred_page_that_becomes_the_final_page_is_kept(vhost):
-    """§7: deferred children are released at rest "except the final page": 1 -> 2 -> 0 -> 2 with limit 1 ends on
+    """docs/pages.md: deferred children are released at rest "except the final page": 1 -> 2 -> 0 -> 2 with limit 1 ends
+    on
     page 2's original container, appeared, nothing deferred, the others released."""
     p = peer(vhost)
     s, _ = sessions(p, cache={"limit": 1})
@@ -1207,7 +1248,8 @@ def test_a_deferred_page_that_becomes_the_final_page_is_kept(vhost):
 
 
 def test_reuse_mode_keeps_current_neighbours_and_reconfigures_parked_containers(vhost):
-    """§7 (seed 003): reuse mode: at rest only current +- 1 are attached; a page leaving goes to a per-class reuse
+    """docs/pages.md (MJianshu): reuse mode: at rest only current +- 1 are attached; a page leaving goes to a per-class
+    reuse
     queue (page index -1) and is re-configured when it takes an entering page; instances stay bounded."""
     p = peer(vhost)
     s, info = sessions(p, initialIndex=0, count=8, cache={"mode": "reuse"}, data=[f"d{i}" for i in range(8)])
@@ -1234,7 +1276,8 @@ def test_reuse_mode_keeps_current_neighbours_and_reconfigures_parked_containers(
 
 
 def test_memory_warning_mid_drag_releases_unrelated_children_and_notifies_live_ones(vhost):
-    """§7: host.memoryWarning releases every cached child that is neither current nor interaction-related (the
+    """docs/pages.md: host.memoryWarning releases every cached child that is neither current nor interaction-related
+    (the
     guess and its neighbours) and live ones get didReceiveMemoryWarning; the drag goes on balanced."""
     p = peer(vhost)
     s, _ = sessions(p, initialIndex=0, count=6, cache={"limit": 4})
@@ -1260,7 +1303,8 @@ def test_memory_warning_mid_drag_releases_unrelated_children_and_notifies_live_o
 
 
 def test_prerendered_children_come_from_the_pool_and_refill_after_the_animation(vhost):
-    """§7 + rpc-schema page.create: with prerender: true children come from their class's pool at the page size
+    """docs/pages.md + rpc-schema page.create: with prerender: true children come from their class's pool at the page
+    size
     (pool hit/miss with session and index); a hit is configured with the page's data and does not load again;
     the refill is an idle task, paused while the session animates."""
     p = peer(vhost)
@@ -1285,11 +1329,12 @@ def test_prerendered_children_come_from_the_pool_and_refill_after_the_animation(
 
 
 # ---------------------------------------------------------------------------------------------------
-# §7: info, bad input, destroy
+# docs/pages.md: info, bad input, destroy
 
 
 def test_page_info_shape(vhost):
-    """§3: page.info -> {index, count, children: [{index, container, state}], ...} (rpc-schema PageInfo)."""
+    """rpc-schema/openrpc.json: page.info -> {index, count, children: [{index, container, state}], ...} (rpc-schema
+    PageInfo)."""
     p = peer(vhost)
     s, _ = sessions(p)
     p("page.show", {"session": s, "index": 3})
@@ -1304,7 +1349,8 @@ def test_page_info_shape(vhost):
 
 
 def test_bad_page_inputs_are_rejected_with_data_and_change_nothing(vhost):
-    """§2/§3: bad params -> -32602 naming the field (offset bounds are -w and count*w inclusive), an unknown or
+    """docs/protocol.md/rpc-schema/openrpc.json: bad params -> -32602 naming the field (offset bounds are -w and count*w
+    inclusive), an unknown or
     another connection's session -> -32002, NaN is not JSON (-32700); nothing is created or changed."""
     p, other = peer(vhost), peer(vhost)
     s, _ = sessions(p)
@@ -1397,7 +1443,8 @@ def test_page_destroy_mid_animation_delivers_the_animation_first(vhost):
 
 
 def test_disconnect_tears_a_session_in_a_stack_down_balanced(vhost):
-    """§2: when the owner disconnects its objects are torn down with correct lifecycle (disappear, then deinit),
+    """docs/protocol.md: when the owner disconnects its objects are torn down with correct lifecycle (disappear, then
+    deinit),
     a page session in a stack mid-drag included; observers see it; nothing is left."""
     observer = peer(vhost, scope="all")
     owner = peer(vhost)
@@ -1423,7 +1470,7 @@ def test_disconnect_tears_a_session_in_a_stack_down_balanced(vhost):
 
 
 def test_memory_warning_mid_animation_keeps_origin_and_destination(vhost):
-    """§7: during a page.show animation the interaction-related pages are the origin and the destination: a
+    """docs/pages.md: during a page.show animation the interaction-related pages are the origin and the destination: a
     memory warning releases the other cached children only; the animation then ends balanced."""
     p = peer(vhost)
     s, _ = sessions(p, initialIndex=0, count=6, cache={"limit": 4})
@@ -1444,8 +1491,10 @@ def test_memory_warning_mid_animation_keeps_origin_and_destination(vhost):
 
 
 def test_a_guess_back_on_the_current_page_is_kept_balanced(vhost):
-    """§7/§4: a drag whose origin is mid-page crosses back onto the current page's side and out again: the
-    seed's code would begin the same transitions twice (unbalanced); the host must make no unbalanced call and
+    """docs/pages.md/docs/lifecycle.md: a drag whose origin is mid-page crosses back onto the current page's side and
+    out again: the
+    GYPageViewController's code would begin the same transitions twice (unbalanced); the host must make no unbalanced
+    call and
     settle cleanly, cancelled or not."""
     p = peer(vhost)
     s, _ = sessions(p)
@@ -1461,7 +1510,8 @@ def test_a_guess_back_on_the_current_page_is_kept_balanced(vhost):
 
 
 def test_reuse_mode_swipes_park_what_leaves_the_window_at_rest(vhost):
-    """§7 (seed 003): in reuse mode, after each swipe comes to rest only current +- 1 stay attached; the guess
+    """docs/pages.md (MJianshu): in reuse mode, after each swipe comes to rest only current +- 1 stay attached; the
+    guess
     page is taken from the reuse queue (re-configured with its data) rather than created."""
     p = peer(vhost)
     s, _ = sessions(p, initialIndex=0, count=10, cache={"mode": "reuse"}, data=list(range(10)))
@@ -1476,7 +1526,8 @@ def test_reuse_mode_swipes_park_what_leaves_the_window_at_rest(vhost):
 
 
 def test_page_events_go_to_the_owner_and_observers_only(vhost):
-    """§2/§7: page events go to the session's owner (subscribed) and `scope: all` observers, not to other
+    """docs/protocol.md/docs/pages.md: page events go to the session's owner (subscribed) and `scope: all` observers,
+    not to other
     connections."""
     owner, stranger = peer(vhost), peer(vhost)
     observer = peer(vhost, scope="all")
@@ -1492,7 +1543,8 @@ def test_page_events_go_to_the_owner_and_observers_only(vhost):
 
 
 def test_container_info_reports_state_appearance_and_parent(vhost):
-    """§3 container.info: fresh (view not loaded) or the appearance state, viewLoaded, last layout size, parent
+    """rpc-schema/openrpc.json container.info: fresh (view not loaded) or the appearance state, viewLoaded, last layout
+    size, parent
     (null, a stack, a page session at an index), offscreen false for the caller's containers."""
     p = peer(vhost)
     stack = p("stack.create", {"width": 320, "height": 480})["stack"]
@@ -1515,7 +1567,7 @@ def test_container_info_reports_state_appearance_and_parent(vhost):
 
 
 # ---------------------------------------------------------------------------------------------------
-# §6 with a real clock: the dispatcher runs by itself, before the loop waits
+# docs/tasks.md with a real clock: the dispatcher runs by itself, before the loop waits
 
 
 def cpu_seconds(pid: int) -> float:
@@ -1525,7 +1577,8 @@ def cpu_seconds(pid: int) -> float:
 
 
 def test_real_clock_paused_tasks_wait_without_a_busy_loop_then_run_at_rest(start_host):
-    """§6: with a real clock idle tasks run by themselves; `default` ones pause while a session tracks, and the
+    """docs/tasks.md: with a real clock idle tasks run by themselves; `default` ones pause while a session tracks, and
+    the
     idle handle keeps the loop turning only while runnable tasks exist (no busy loop when they are paused);
     at rest the paused warm-up runs without any further request."""
     host = start_host()
@@ -1551,7 +1604,7 @@ def test_real_clock_paused_tasks_wait_without_a_busy_loop_then_run_at_rest(start
 
 
 def test_real_clock_costly_tasks_run_one_per_pass_cheap_ones_share_passes(start_host):
-    """§6: each pass runs tasks until the 4 ms slice is spent, always at least one; a task whose average cost
+    """docs/tasks.md: each pass runs tasks until the 4 ms slice is spent, always at least one; a task whose average cost
     will not fit waits for the next pass: 3 ms warm-ups run one per pass, cheap ones share passes."""
     host = start_host()
     p = peer(host, topics=("pool",))
@@ -1579,7 +1632,8 @@ def test_real_clock_costly_tasks_run_one_per_pass_cheap_ones_share_passes(start_
 
 
 def test_page_show_while_the_session_is_being_covered_settles_the_old_page(vhost):
-    """§4 "Every flow the host drives itself must produce zero [unbalanced calls]" and §7's rest invariant
+    """docs/lifecycle.md "Every flow the host drives itself must produce zero [unbalanced calls]" and docs/pages.md's
+    rest invariant
     (every child but the current one `disappeared`). A session in a stack is covered by an animated push (its
     container and current page get viewWillDisappear), and during those 300 ms the client calls page.show.
     When the push animation ends, no unbalanced call is made (no `unbalancedAppearanceTransition`) and the old
@@ -1598,7 +1652,8 @@ def test_page_show_while_the_session_is_being_covered_settles_the_old_page(vhost
 
 
 def test_page_show_while_the_session_is_being_revealed_is_balanced(vhost):
-    """§4: the host's own flows must make no unbalanced call. A session in a stack is revealed by an animated
+    """docs/lifecycle.md: the host's own flows must make no unbalanced call. A session in a stack is revealed by an
+    animated
     pop (its current page gets viewWillAppear, forwarded); during those 300 ms page.show {animated: false} moves
     to another page (the old page: willDisappear/didDisappear, the new one willAppear/didAppear). When the pop
     ends, no unbalanced call is made (unbalancedTransitions stays 0) and the session is at rest on the new
@@ -1618,7 +1673,8 @@ def test_page_show_while_the_session_is_being_revealed_is_balanced(vhost):
 
 
 def test_a_swipe_while_the_session_is_being_revealed_is_balanced(vhost):
-    """§4/§7: same as above with a drag: a swipe from page 1 to 2 during the 300 ms of the pop that reveals the
+    """docs/lifecycle.md/docs/pages.md: same as above with a drag: a swipe from page 1 to 2 during the 300 ms of the pop
+    that reveals the
     session settles (didAppear 2); when the pop ends, no unbalanced call is made (unbalancedTransitions stays 0)
     and the session is at rest on page 2."""
     p = peer(vhost)
@@ -1652,7 +1708,8 @@ def test_session_container_events_all_name_their_session(vhost):
 
 
 def test_rest_on_a_page_other_than_the_guess_is_announced(vhost):
-    """§7 + rpc-schema PageEvent: willTransition {from, to} "when a page starts coming in"; didTransition {from,
+    """docs/pages.md + rpc-schema PageEvent: willTransition {from, to} "when a page starts coming in"; didTransition
+    {from,
     to, completed}: "`to` the page the transition headed for, `completed` whether the session ended on `to`".
     A drag from 1 toward 2 (willTransition 1->2) released so that it comes to rest on page 0 (round(offset / w) is
     neither the old page nor the guess): page 0 coming in is announced by a willTransition naming it, as when no
@@ -1676,8 +1733,10 @@ def test_rest_on_a_page_other_than_the_guess_is_announced(vhost):
 
 
 def test_every_hit_leaves_the_green_room_from_on_screen(vhost):
-    """§5: "showRendered hit: the warm container leaves the green room (willDisappear/didDisappear, offscreen)"; the
-    green room is a shown window with a stack (§4: the one below appears when the top leaves). With two idle
+    """docs/pools.md: "showRendered hit: the warm container leaves the green room (willDisappear/didDisappear,
+    offscreen)"; the
+    green room is a shown window with a stack (docs/lifecycle.md: the one below appears when the top leaves). With two
+    idle
     containers, the second warm-up covers the first; the first hit takes the top and uncovers the first, which
     appears again offscreen, so the second hit leaves with the same documented sequence as the first."""
     p = peer(vhost)
@@ -1703,7 +1762,8 @@ def test_every_hit_leaves_the_green_room_from_on_screen(vhost):
 
 
 def test_depth0_lazy_pool_misses_agree_between_show_rendered_and_pages(vhost):
-    """§5/§7: a lazy pool's miss schedules one warm-up for next time, whoever misses (showRendered or a
+    """docs/pools.md/docs/pages.md: a lazy pool's miss schedules one warm-up for next time, whoever misses (showRendered
+    or a
     `prerender: true` page child). The contract is silent on depth 0, but the two paths agree: on a lazy pool
     of depth 0 a showRendered miss and a page child's miss on the very same pool queue the same number of
     warm-ups (so the pool never ends with more idle containers than its depth, which pool.configure never

@@ -1,8 +1,9 @@
-"""Contract audit of range sessions: DESIGN §3 (the Ranges methods) and §8 (Texture's ASRangeController and
-batch fetching), with rpc-schema/openrpc.json where §8 is terse.
+"""Contract audit of range sessions: rpc-schema/openrpc.json (the Ranges methods) and docs/ranges.md (Texture's
+ASRangeController and
+batch fetching), with rpc-schema/openrpc.json where docs/ranges.md is terse.
 
 Every expectation here is worked out by hand from the contract (or by the brute-force `grown` helper
-below, a direct transcription of §8's sentences), never from `rangemodel.py`. One focused test per rule.
+below, a direct transcription of docs/ranges.md's sentences), never from `rangemodel.py`. One focused test per rule.
 
 Where a rule is easy to get wrong, the docstring quotes the contract's sentence and states the expected
 behaviour.
@@ -84,7 +85,7 @@ def items(lengths, a, b):
 
 
 def grown(lengths, offset, L, mode, forward, visible=True, tuning=TEXTURE):
-    """§8 literally: visible = items intersecting [offset, offset + L); each range is the viewport grown by
+    """docs/ranges.md literally: visible = items intersecting [offset, offset + L); each range is the viewport grown by
     leading * L in the scroll direction and trailing * L behind; a visible item has all three bits and
     display items are in preload (schema RangeRanges)."""
     vis = items(lengths, offset, offset + L) if visible else []
@@ -130,7 +131,7 @@ def setup_b(rc, count=100, L=1000, **params):
 
 
 # --------------------------------------------------------------------------------------------------
-# §3 range.create: count + itemLength, lengths, sections
+# rpc-schema/openrpc.json range.create: count + itemLength, lengths, sections
 
 
 def test_create_from_count_and_item_length_replies_the_session_summary(rc):
@@ -183,7 +184,7 @@ def test_create_count_must_equal_the_length_of_lengths(rc):
 
 
 # --------------------------------------------------------------------------------------------------
-# §8 geometry: visible, default tunings, direction, axis
+# docs/ranges.md geometry: visible, default tunings, direction, axis
 
 
 def test_visible_is_the_items_intersecting_the_half_open_viewport(rc):
@@ -200,7 +201,7 @@ def test_visible_is_the_items_intersecting_the_half_open_viewport(rc):
 
 
 def test_zero_length_item_at_the_viewport_end_is_not_visible(rc):
-    """§8: "the viewport covers [offset, offset + L). An item is visible when it intersects the viewport"
+    """docs/ranges.md: "the viewport covers [offset, offset + L). An item is visible when it intersects the viewport"
     (so an item starting at offset + L is not visible). Lengths may be 0 (schema RangeLength: >= 0). With
     lengths [0, 100, 0, 100, ...] and L 100 at offset 0, row 2 is the empty span [100, 100): it starts at
     offset + L and intersects nothing, so it is not visible (row 1 is, row 3 is not)."""
@@ -336,7 +337,7 @@ def test_display_items_are_always_in_preload(rc):
 
 
 # --------------------------------------------------------------------------------------------------
-# §8 modes
+# docs/ranges.md modes
 
 
 def test_mode_is_minimum_until_the_first_drag_while_visible_then_full(rc):
@@ -431,7 +432,8 @@ def test_tuning_override_of_the_visible_only_mode(rc):
 
 
 def test_low_memory_display_tuning_is_applied_or_refused(rc):
-    """§3/§8 tuning: "Buffer overrides per mode and range type"; the schema's RangeTuning accepts
+    """rpc-schema/openrpc.json/docs/ranges.md tuning: "Buffer overrides per mode and range type"; the schema's
+    RangeTuning accepts
     `lowMemory.display` like any other mode and type (only `visible` is refused). The contract calls
     lowMemory's display "empty" among the defaults; it does not say an override is ignored. So
     `{lowMemory: {display: {leading: 1, trailing: 1}}}` is either applied (display [1600, 2800) -> rows
@@ -453,7 +455,7 @@ def test_low_memory_display_tuning_is_applied_or_refused(rc):
 
 
 # --------------------------------------------------------------------------------------------------
-# §8 range and prefetch events
+# docs/ranges.md range and prefetch events
 
 
 def test_range_event_lists_only_the_changes_with_its_shape(rc):
@@ -509,7 +511,7 @@ def test_event_paths_come_nearest_the_viewport_first(rc):
 
 
 def test_event_order_is_nearest_in_points_not_in_rows(rc):
-    """§8: the range event lists paths "nearest the viewport first" and prefetchItems "nearest first". The
+    """docs/ranges.md: the range event lists paths "nearest the viewport first" and prefetchItems "nearest first". The
     distance is measured in points, as the ranges themselves are, not in rows: with rows of 10 points above
     the viewport and rows of 100 below, at offset 2000 (L 100; preload 3 screens ahead, 1 behind) row 198
     (10 points away) comes before row 202 (100 points away), and 197 (20 points away) before 203 (200 points
@@ -578,7 +580,7 @@ def test_events_go_to_subscribers_and_scope_all_observers_only(host, rc):
 
 
 # --------------------------------------------------------------------------------------------------
-# §8 visibility
+# docs/ranges.md visibility
 
 
 def test_an_invisible_session_never_marks_items_visible(rc):
@@ -608,7 +610,7 @@ def test_an_invisible_session_never_marks_items_visible(rc):
 
 
 # --------------------------------------------------------------------------------------------------
-# §3 range.setViewport
+# rpc-schema/openrpc.json range.setViewport
 
 
 def test_set_viewport_gives_the_new_screenful(rc):
@@ -642,7 +644,7 @@ def test_set_viewport_moves_the_offset_bounds(rc):
 
 
 # --------------------------------------------------------------------------------------------------
-# §8 batch fetching
+# docs/ranges.md batch fetching
 
 
 def test_batch_on_create_when_content_is_shorter_than_the_viewport_even_when_invisible(rc):
@@ -898,7 +900,8 @@ def test_threshold_strategy_fires_at_ratio_of_all_content(rc):
 
 
 def test_dynamic_threshold_strategy_follows_the_seed_formula(rc):
-    """Seed 004: needRead = perPage * ratio + page * perPage, totalItem = perPage * (page + 1); fetch when
+    """The ASDK preloading article: needRead = perPage * ratio + page * perPage, totalItem = perPage * (page + 1); fetch
+    when
     (offset + L) / contentLength >= needRead / totalItem. Ratio 0.5: 0.5, then 0.75, then 5/6."""
     reply, _ = rc.call("range.create", count=10, itemLength=100, viewport={"width": 1, "height": 200},
                        strategy={"name": "dynamicThreshold", "ratio": 0.5})
@@ -914,7 +917,7 @@ def test_dynamic_threshold_strategy_follows_the_seed_formula(rc):
 
 
 # --------------------------------------------------------------------------------------------------
-# §8 willEndDragging: target offset, lazy
+# docs/ranges.md willEndDragging: target offset, lazy
 
 
 def test_will_end_dragging_predicts_and_clamps_the_target_offset(rc):
@@ -989,7 +992,7 @@ def test_without_lazy_a_fling_keeps_the_ranges_at_the_offset(rc):
 
 
 # --------------------------------------------------------------------------------------------------
-# §3 insertItems / deleteItems
+# rpc-schema/openrpc.json insertItems / deleteItems
 
 
 def test_insert_before_everything_keeps_the_offset_and_shifts_the_items(rc):
@@ -1076,7 +1079,7 @@ def test_delete_removed_is_highest_first_and_absent_when_nothing_in_a_range_goes
 
 def test_inserts_and_deletes_keep_events_and_state_equal_to_a_fresh_computation(rc):
     """After every edit: the events, applied to the client's own sets (shifted for its edits), equal
-    range.state, and range.state equals §8's ranges for the new lengths at the same offset."""
+    range.state, and range.state equals docs/ranges.md's ranges for the new lengths at the same offset."""
     lengths = [float(x) for x in [37, 90, 61, 150, 44] * 40]
     L = 500.0
     reply, _ = rc.call("range.create", lengths=lengths, viewport={"width": 320, "height": L},
@@ -1126,7 +1129,7 @@ def test_inserts_and_deletes_keep_events_and_state_equal_to_a_fresh_computation(
 
 
 # --------------------------------------------------------------------------------------------------
-# §3 range.state
+# rpc-schema/openrpc.json range.state
 
 
 def test_state_shape_and_the_paths_filter(rc):
@@ -1273,7 +1276,7 @@ def test_unknown_or_foreign_sessions_are_unknown_objects(host, rc):
 
 
 # --------------------------------------------------------------------------------------------------
-# §3 range.destroy
+# rpc-schema/openrpc.json range.destroy
 
 
 def test_destroy_forgets_the_session_and_its_batch(rc):

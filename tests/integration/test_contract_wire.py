@@ -1,4 +1,5 @@
-"""DESIGN.md §2 (wire protocol), §3 (host, events, clock, tasks, classes methods) and §10 (running it),
+"""docs/protocol.md (wire protocol), rpc-schema/openrpc.json (host, events, clock, tasks, classes methods) and
+docs/security.md (running it),
 rule by rule, over the real socket.
 
 One focused test per rule; where the contract is silent, a test checks what a user of a serious JSON-RPC
@@ -110,7 +111,7 @@ def read_events_until(c: LineConn, pred, timeout: float = 5.0) -> list[dict]:
 
 
 # ===================================================================================================
-# §2 Transport and framing
+# docs/protocol.md Transport and framing
 
 
 def test_crlf_and_lf_terminated_requests_in_one_write_are_all_answered(host):
@@ -146,7 +147,7 @@ def test_strings_with_control_characters_are_escaped_one_line_per_message(host):
 
 
 def test_output_escapes_unicode_line_separators(host):
-    """§2 "Output is compact JSON, never containing a raw newline." U+2028 / U+2029 / U+0085 are Unicode
+    """docs/protocol.md "Output is compact JSON, never containing a raw newline." U+2028 / U+2029 / U+0085 are Unicode
     line terminators: Python's str.splitlines(), and many editors and log shippers, split a line there.
     The host escapes them (\\u2028 ...), as ensure-ascii or JS-safe JSON encoders do, so a reply whose id
     contains them is still exactly one line and round-trips to the same id."""
@@ -244,7 +245,7 @@ def test_tcp_uses_the_same_framing(start_host):
 
 
 # ===================================================================================================
-# §2 JSON-RPC 2.0: batches
+# docs/protocol.md JSON-RPC 2.0: batches
 
 
 def test_empty_batch_is_one_error_object_not_an_array(host):
@@ -334,7 +335,7 @@ def test_events_caused_by_batch_entries_come_before_the_batch_reply(vhost):
 
 
 # ===================================================================================================
-# §2 JSON-RPC 2.0: ids, params, request validation
+# docs/protocol.md JSON-RPC 2.0: ids, params, request validation
 
 
 @pytest.mark.parametrize("rid", [
@@ -356,7 +357,8 @@ def test_float_ids_keep_their_value(host):
 
 @pytest.mark.parametrize("big", [12345678901234567890, -9223372036854775809])
 def test_integer_beyond_int64_is_a_parse_error_that_says_so(host, big):
-    """§2: ids are string/number/null. Jansson reads integers as signed 64-bit (RFC 8259 §6 lets a parser limit
+    """docs/protocol.md: ids are string/number/null. Jansson reads integers as signed 64-bit (RFC 8259 §6 lets a parser
+    limit
     the range), so a longer one cannot be read at all: -32700 with id null, `data.kind` numberOutOfRange and the
     position, and the connection keeps working. Ids up to the 64-bit limits are echoed exactly."""
     c = host.connect()
@@ -379,8 +381,8 @@ def test_id_of_a_wrong_type_is_32600_with_id_null(host, bad_id):
 
 def test_params_as_array_and_as_object_are_both_accepted(vhost):
     c = vhost.connect()
-    assert c.result("clock.advance", [2.5]) == {"ms": 2.5, "fired": 0}
-    assert c.result("clock.advance", {"ms": 2.5}) == {"ms": 5.0, "fired": 0}
+    assert c.result("clock.advance", [2.5]) == {"now": 2.5, "ms": 2.5, "fired": 0}
+    assert c.result("clock.advance", {"ms": 2.5}) == {"now": 5.0, "ms": 5.0, "fired": 0}
     assert c.result("events.subscribe", [["pool", "host"], "all"]) == {"topics": ["pool", "host"], "scope": "all"}
     assert c.result("host.memoryWarning", ["critical"])["level"] == "critical"
     assert c.result("host.ping", []) == {"pong": True}
@@ -496,7 +498,7 @@ def test_every_error_reply_carries_a_known_code_a_message_and_data_kind(vhost):
 
 
 # ===================================================================================================
-# §2 Limits: depth
+# docs/protocol.md Limits: depth
 
 
 def test_depth_64_is_accepted_and_65_is_32600_id_null(host):
@@ -519,7 +521,7 @@ def test_depth_counts_the_batch_array(host):
 
 
 # ===================================================================================================
-# §2 Events
+# docs/protocol.md Events
 
 
 def test_event_seq_starts_at_1_and_increases_by_one_across_topics(vhost):
@@ -722,7 +724,7 @@ def test_host_connection_events_go_to_all_scope_observers_only(host):
 
 
 # ===================================================================================================
-# §2 Object ids and ownership
+# docs/protocol.md Object ids and ownership
 
 
 def test_object_ids_have_their_documented_formats(vhost):
@@ -807,7 +809,7 @@ def test_disconnect_tears_down_only_that_connections_objects(vhost):
 
 
 # ===================================================================================================
-# §3 Host methods
+# rpc-schema/openrpc.json Host methods
 
 
 def test_host_ping_is_exactly_pong_true(host):
@@ -909,7 +911,7 @@ def test_host_stats_counts_requests_notifications_batches_errors_and_events(vhos
 
 
 def test_stats_errors_count_failed_notifications(vhost):
-    """host.stats (§3; rpc-schema HostStats.errors: "Error replies (and errors in notifications) so
+    """host.stats (rpc-schema/openrpc.json; rpc-schema HostStats.errors: "Error replies (and errors in notifications) so
     far"). A notification to an unknown method or with bad params fails silently on the wire, so the
     counter is the only trace of it: two failed notifications add 2 to errors."""
     c = vhost.connect()
@@ -990,7 +992,7 @@ def test_host_shutdown_tears_containers_down_with_lifecycle_then_exits_0(start_h
 
 
 # ===================================================================================================
-# §3 Clock
+# rpc-schema/openrpc.json Clock
 
 
 def test_clock_now_on_a_real_clock_is_a_nondecreasing_ms_float(host):
@@ -1019,7 +1021,7 @@ def test_virtual_clock_starts_at_0_and_moves_only_by_advance(vhost):
     time.sleep(0.35)  # longer than the animation in real time: on a virtual clock nothing may happen
     assert c.result("clock.now")["ms"] == 0.0
     assert c.result("stack.info", {"stack": stack})["animating"] is True
-    assert c.result("clock.advance", {"ms": 300}) == {"ms": 300.0, "fired": 1}
+    assert c.result("clock.advance", {"ms": 300}) == {"now": 300.0, "ms": 300.0, "fired": 1}
     assert c.result("stack.info", {"stack": stack})["animating"] is False
 
 
@@ -1036,7 +1038,7 @@ def test_clock_advance_runs_due_timers_in_time_order_each_at_its_deadline(vhost)
         pushed.append(k)
     c.events.clear()
     r = c.result("clock.advance", {"ms": 1000})
-    assert r == {"ms": 1250.0, "fired": 3}, r
+    assert r == {"now": 1250.0, "ms": 1250.0, "fired": 3}, r
     did = [(e["params"]["container"], e["params"]["t"]) for e in c.events if e["params"]["event"] == "viewDidAppear"]
     assert did == [(pushed[0], 300.0), (pushed[1], 400.0), (pushed[2], 550.0)], did
     ts = [e["params"]["t"] for e in c.events]
@@ -1050,14 +1052,14 @@ def test_clock_advance_fires_a_timer_due_exactly_at_the_new_time(vhost):
     c.result("stack.push", {"stack": s, "container": k, "animated": True})
     assert c.result("clock.advance", {"ms": 299.5})["fired"] == 0
     assert c.result("container.info", {"container": k})["appearance"] == "appearing"
-    assert c.result("clock.advance", {"ms": 0.5}) == {"ms": 300.0, "fired": 1}
+    assert c.result("clock.advance", {"ms": 0.5}) == {"now": 300.0, "ms": 300.0, "fired": 1}
     assert c.result("container.info", {"container": k})["appearance"] == "appeared"
 
 
 def test_clock_advance_by_zero_changes_nothing(vhost):
     c = vhost.connect()
     c.result("clock.advance", {"ms": 10})
-    assert c.result("clock.advance", {"ms": 0}) == {"ms": 10.0, "fired": 0}
+    assert c.result("clock.advance", {"ms": 0}) == {"now": 10.0, "ms": 10.0, "fired": 0}
 
 
 @pytest.mark.parametrize("params,path", [
@@ -1083,7 +1085,7 @@ def test_clock_advance_with_nan_literal_is_a_parse_error(vhost):
 
 
 def test_clock_advance_keeps_the_clock_a_finite_number(vhost):
-    """§3 `clock.advance {ms}` and the schema: `clock.now` -> `{ms: number >= 0}`, events carry `t`
+    """rpc-schema/openrpc.json `clock.advance {ms}` and the schema: `clock.now` -> `{ms: number >= 0}`, events carry `t`
     (host clock, float). JSON cannot carry +infinity, so the clock always stays a finite number: an advance
     whose result would not be finite is refused with -32602 (path `ms`), and after two advances of 1e308 ms
     clock.now still answers a finite float."""
@@ -1095,7 +1097,7 @@ def test_clock_advance_keeps_the_clock_a_finite_number(vhost):
 
 
 # ===================================================================================================
-# §3 Tasks
+# rpc-schema/openrpc.json Tasks
 
 
 def test_tasks_status_shape_on_a_virtual_clock(vhost):
@@ -1113,7 +1115,8 @@ def test_tasks_status_is_automatic_on_a_real_clock_and_honours_the_slice_flag(st
 
 @pytest.mark.parametrize("value", ["nan", "inf"])
 def test_task_slice_ms_never_becomes_nan_or_inf(start_host, value):
-    """§3 `tasks.status` (schema TasksStatus.sliceMs: number >= 0) and §6's time slice. Like every other
+    """rpc-schema/openrpc.json `tasks.status` (schema TasksStatus.sliceMs: number >= 0) and docs/tasks.md's time slice.
+    Like every other
     bad limit flag (exit 64, "must be positive"), `--task-slice-ms nan|inf` is refused at start-up; at the
     very least, a host that starts reports a finite float sliceMs in tasks.status, never `null`."""
     try:
@@ -1180,7 +1183,7 @@ def test_tasks_drain_leaves_default_tasks_queued_while_a_session_tracks(vhost):
 
 
 # ===================================================================================================
-# §3 Classes
+# rpc-schema/openrpc.json Classes
 
 
 def test_classes_list_has_the_builtins_with_plugin_null(host):
@@ -1281,7 +1284,7 @@ def test_rpc_discover_returns_the_embedded_openrpc_document(host):
 
 
 # ===================================================================================================
-# §10 Running it
+# docs/security.md Running it
 
 
 def test_default_socket_is_0600_in_a_0700_dir_even_with_umask_0(start_host, tmp_short):

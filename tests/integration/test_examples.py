@@ -1,4 +1,5 @@
-"""The examples run as a user runs them: examples/python/prerender_experiment.py (seed 000's experiment)."""
+"""The examples run as a user runs them: examples/python/prerender_experiment.py (the prerendering article's
+experiment)."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 The script streams lifecycle events with `greenroomctl events` in the background, creates a page session
 on page 1 and swipes to page 2 through the scroll stream; it prints the appearance hooks of the swipe in
-seed 001's words. Run under dash when installed (the shell greenroomctl targets), else sh.
+the GYPageViewController article's words. Run under dash when installed (the shell greenroomctl targets), else sh.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ GREENROOMCTL = REPO / "clients" / "shell" / "greenroomctl"
 SHELL = shutil.which("dash") or "/bin/sh"
 HAVE_JQ = shutil.which("jq") is not None
 
-# Seed 001: a swipe to the adjacent page (交互切换), here from page 1 to page 2.
+# The GYPageViewController article: a swipe to the adjacent page (交互切换), here from page 1 to page 2.
 SWIPE_1_TO_2 = ["willAppear 2", "willDisappear 1", "didAppear 2", "didDisappear 1"]
 
 JQ_MODES = [

@@ -1,4 +1,4 @@
-"""§2 events: notifications with `seq` (per connection, from 1, strictly increasing) and `t`; events a
+"""docs/protocol.md events: notifications with `seq` (per connection, from 1, strictly increasing) and `t`; events a
 request causes are written before its reply."""
 
 from __future__ import annotations

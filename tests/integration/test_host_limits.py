@@ -1,4 +1,4 @@
-"""§2 limits over the real socket: message size, batch size, JSON depth, connection count."""
+"""docs/protocol.md limits over the real socket: message size, batch size, JSON depth, connection count."""
 
 from __future__ import annotations
 

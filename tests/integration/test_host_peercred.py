@@ -1,4 +1,4 @@
-"""§10: Unix peers must share the host's uid (SO_PEERCRED) unless allowed with --allow-uid."""
+"""docs/security.md: Unix peers must share the host's uid (SO_PEERCRED) unless allowed with --allow-uid."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""§10: SIGINT/SIGTERM and host.shutdown shut down gracefully: stop accepting, finish in-flight replies,
+"""docs/security.md: SIGINT/SIGTERM and host.shutdown shut down gracefully: stop accepting, finish in-flight replies,
 tear down with events, remove the socket (and its lock file), exit 0."""
 
 from __future__ import annotations
@@ -104,7 +104,8 @@ def test_subscriber_receives_pending_events_before_close(start_host):
 
 
 def test_observer_sees_teardown_of_later_connections_at_shutdown(start_host):
-    """§10 "tear containers down with lifecycle events" + §2 `scope: "all"` observes every connection's
+    """docs/security.md "tear containers down with lifecycle events" + docs/protocol.md `scope: "all"` observes every
+    connection's
     objects: an observer must still be connected while the others are torn down, whatever the order in
     which they connected. Here on the `host` topic: each other connection's connectionClosed
     (reason "shutdown") reaches an observer that connected first."""

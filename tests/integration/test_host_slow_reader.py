@@ -1,4 +1,4 @@
-"""§2: a connection that does not read its replies is closed past the outbound limit, and counted; the
+"""docs/protocol.md: a connection that does not read its replies is closed past the outbound limit, and counted; the
 host's memory stays bounded and nobody else notices."""
 
 from __future__ import annotations

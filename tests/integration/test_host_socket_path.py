@@ -1,4 +1,4 @@
-"""§10: where the socket lives, who may touch it, and that a live one is never stolen."""
+"""docs/security.md: where the socket lives, who may touch it, and that a live one is never stolen."""
 
 from __future__ import annotations
 
@@ -109,7 +109,7 @@ def test_live_socket_is_never_stolen(start_host, tmp_short):
 
 
 def test_live_socket_never_stolen_even_without_its_lock_file(start_host, tmp_short):
-    """DESIGN §10 "a live socket is never stolen". Lock files under /tmp get removed by tmp cleaners
+    """docs/security.md "a live socket is never stolen". Lock files under /tmp get removed by tmp cleaners
     (and by hand); a live host still answers on the socket, so a second host must not unlink it."""
     path = os.path.join(tmp_short, "h.sock")
     first = start_host("--socket", path)

@@ -1,4 +1,4 @@
-"""§10: optional TCP, loopback unless --bind-any (which needs --token-file); host.auth for TCP clients."""
+"""docs/security.md: optional TCP, loopback unless --bind-any (which needs --token-file); host.auth for TCP clients."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Page sessions under seeded random gesture storms, through the socket (DESIGN §7, seed 001).
+"""Page sessions under seeded random gesture storms, through the socket (docs/pages.md, the GYPageViewController
+article).
 
 Each seed starts a virtual-clock host, opens one connection with two page sessions (cache `{limit: 2..4}`
 or `{mode: "reuse"}`, 3 to 7 pages, various widths and start pages) and drives STEPS random interactions on
@@ -6,8 +7,8 @@ them, one JSON-RPC batch per step: `page.show` (animated or not, with or without
 with random `didScroll` offsets in [0, (count-1)*w], releases with and without deceleration, scrolls while
 decelerating, drags that begin while decelerating or during an animation, memory warnings, and calls that
 do not fit the scroll stream (which must fail with the right error and change nothing). Every lifecycle and
-page event goes through a model of DESIGN §4's appearance table; after every step, each session at rest is
-checked against §7's invariants:
+page event goes through a model of docs/lifecycle.md's appearance table; after every step, each session at rest is
+checked against docs/pages.md's invariants:
 
 - no `unbalancedAppearanceTransition` event, and `host.stats` counts none;
 - exactly the current page is `appeared`, every other attached child `disappeared`, as tracked from the
@@ -22,7 +23,8 @@ checked against §7's invariants:
 At the end a session is destroyed (sometimes mid-gesture) or the connection is closed with everything alive
 and a second connection observes the teardown (`scope: "all"`).
 
-Tests named test_violation_* show host behaviour that contradicts DESIGN §7 or seed 001: they fail until
+Tests named test_violation_* show host behaviour that contradicts docs/ docs/pages.md or the GYPageViewController
+article: they fail until
 the host (or the contract) is fixed.
 """
 
@@ -55,7 +57,7 @@ def test_the_storms_are_big_enough():
 
 
 # ---------------------------------------------------------------------------------------------------
-# The model: DESIGN §4's appearance table, fed with the events as they arrive
+# The model: docs/lifecycle.md's appearance table, fed with the events as they arrive
 
 
 # From-state -> allowed hook -> to-state. A child that never appeared is `fresh` (or `disappeared`).
@@ -132,7 +134,7 @@ class Model:
             allowed, to = TABLE[kind]
             self.log.append(f"  {SHORT[kind]} {c.index} ({c.container}, {c.session})")
             if c.state not in allowed:
-                self.fail(f"{c.container} (page {c.index}) got {kind} while {c.state}: not in §4's table")
+                self.fail(f"{c.container} (page {c.index}) got {kind} while {c.state}: not in docs/lifecycle.md's table")
             if kind == "viewWillAppear" and c.state == "disappearing":
                 c.reversed = True
             c.state = to
@@ -172,7 +174,7 @@ class Model:
         return [c for c in self.children.values() if c.session == session and c.alive]
 
     def check_rest(self, s: SessionModel, info: dict, stats: dict) -> None:
-        """DESIGN §7's invariants for a session at rest."""
+        """docs/pages.md's invariants for a session at rest."""
         where = f"{s.id} at rest on page {info['index']} ({s.cache}, {s.count} pages)"
         if stats["unbalancedTransitions"] != 0:
             self.fail(f"host.stats counts {stats['unbalancedTransitions']} unbalanced transitions")
@@ -681,7 +683,7 @@ def test_out_of_order_calls_in_one_batch_leave_the_rest_of_the_batch_working(sta
 
 
 def test_a_show_during_an_animation_completes_the_running_one_first(start_host):
-    """DESIGN §7: a new page.show during an animation first delivers the running one's end calls."""
+    """docs/pages.md: a new page.show during an animation first delivers the running one's end calls."""
     host = start_host("--clock", "virtual")
     client = client_for(host)
     session = client.call("page.create", {"class": "Container", "count": 5, "width": W, "height": 667,
@@ -716,7 +718,8 @@ def test_a_drag_during_an_animation_completes_it_first(start_host):
 
 
 def test_a_drag_beginning_while_decelerating_continues_the_interaction(start_host):
-    """Seed 001's case 4 made regular (DESIGN §7): one interaction, one didAppear, nothing left half way."""
+    """The GYPageViewController article's case 4 made regular (docs/pages.md): one interaction, one didAppear, nothing
+    left half way."""
     host = start_host("--clock", "virtual")
     client = client_for(host)
     session = client.call("page.create", {"class": "Container", "count": 5, "width": W, "height": 667,
@@ -747,7 +750,7 @@ def hooks_of(client, session: str) -> list[str]:
 
 
 # ---------------------------------------------------------------------------------------------------
-# Violations of DESIGN §7 / seed 001
+# Violations of docs/pages.md / the GYPageViewController article
 
 
 TOWARD_2_THEN_0 = ["willAppear 2", "willDisappear 1", "willAppear 0", "willDisappear 2", "didDisappear 2",
@@ -778,8 +781,10 @@ def swipe_hooks(client, cache, offsets, rest) -> list[str]:
 @pytest.mark.parametrize("limit", [2, 1])
 @pytest.mark.parametrize("table", ["toward 2 then 0", "1-2-0-2"])
 def test_small_caches_keep_seed_001s_interactive_tables(start_host, limit, table):
-    """Seed 001's interactive tables must come out the same whatever the cache (DESIGN §7: "These rules
-    reproduce seed 001's tables exactly"; the cache only defers releases of interaction-related pages).
+    """The GYPageViewController article's interactive tables must come out the same whatever the cache (docs/pages.md:
+    "These rules
+    reproduce the GYPageViewController article's tables exactly"; the cache only defers releases of interaction-related
+    pages).
 
     With `cache: {limit: 2}` (or 1) the host releases the previous guess (page 2, `appearing`) the moment
     the drag turns toward page 0 and page 0 is attached: page 2 gets willDisappear/didDisappear/deinit
@@ -797,13 +802,13 @@ def test_small_caches_keep_seed_001s_interactive_tables(start_host, limit, table
         offsets, rest, expected = [375, 450, 560, 370, 200], 0, TOWARD_2_THEN_0
     else:
         offsets, rest, expected = [375, 450, 300, 450, 600], 750, ONE_TWO_ZERO_TWO
-    # The same swipe with the default cache is the seed's table (the host gets it right there).
+    # The same swipe with the default cache is the GYPageViewController article's table (the host gets it right there).
     assert swipe_hooks(client, {"limit": 3}, offsets, rest) == expected
     assert swipe_hooks(client, {"limit": limit}, offsets, rest) == expected
 
 
 def test_cancelled_swipe_reverses_willDisappear_as_design_7_says(start_host):  # noqa: N802
-    """A swipe toward page 2 that springs back to page 1: DESIGN §7's cancel rule (old.begin(true),
+    """A swipe toward page 2 that springs back to page 1: docs/pages.md's cancel rule (old.begin(true),
     old.end(), guess.begin(false), guess.end()) reverses page 1's willDisappear with willAppear and
     didAppear, as UIKit does for a cancelled interactive transition. The invariant "every willDisappear
     gets its didDisappear before rest" is read with that reversal: every willDisappear is answered by

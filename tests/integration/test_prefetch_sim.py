@@ -1,4 +1,5 @@
-"""examples/python/prefetch_sim.py (seed 004's strategies replayed on recorded traces) runs as a user runs it,
+"""examples/python/prefetch_sim.py (the ASDK preloading article's strategies replayed on recorded traces) runs as a user
+runs it,
 and its traces are what examples/traces/make_traces.py makes."""
 
 from __future__ import annotations
@@ -59,7 +60,8 @@ def test_simulator_prints_every_row_and_static_threshold_overfetches(greenroom_b
     assert len(results) == 16 and all(r["requests"] > 0 and r["batches"] > 0 for r in results)
     for trace in TRACES:
         r = {s: rows[(trace, s)] for s in STRATEGIES}
-        # Seed 004's complaint, measured: 70% of ALL content comes ever earlier as the list grows, so the
+        # The ASDK preloading article's complaint, measured: 70% of ALL content comes ever earlier as the list grows, so
+        # the
         # static threshold fetches pages nobody reaches — more rows never shown than any other strategy.
         assert r["threshold"]["never"] > max(r[s]["never"] for s in STRATEGIES if s != "threshold"), (trace, r)
         assert r["threshold"]["requests"] > r["ranges"]["requests"], (trace, r)

@@ -1,11 +1,11 @@
-"""§8 range sessions over the socket: Texture's working ranges, prefetch diffs and batch fetching.
+"""docs/ranges.md range sessions over the socket: Texture's working ranges, prefetch diffs and batch fetching.
 
 Every test talks raw JSON lines to a virtual-clock `greenroom serve`. Expected index intervals come from
-`rangemodel` (DESIGN §8's geometry written independently of the host), and events are replayed into a
+`rangemodel` (docs/ranges.md's geometry written independently of the host), and events are replayed into a
 client-side model that must always agree with `range.state`.
 
-Tests named `test_violation_*` pin host behaviour that contradicts DESIGN §8; they fail until the host
-is fixed (each docstring says which sentence of §8 it breaks and what the host does instead).
+Tests named `test_violation_*` pin host behaviour that contradicts docs/ docs/ranges.md; they fail until the host
+is fixed (each docstring says which sentence of docs/ranges.md it breaks and what the host does instead).
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ def assert_geometry(rc, session, content, offset, L, mode, forward, visible=True
     for k in KINDS:
         assert got[k] == content.paths(exp[k]), (
             f"{k} at offset {offset} ({mode}, {'forward' if forward else 'backward'}): "
-            f"host {got[k][:1]}..{got[k][-1:]} ({len(got[k])}), §8 {exp[k]}")
+            f"host {got[k][:1]}..{got[k][-1:]} ({len(got[k])}), docs/ranges.md {exp[k]}")
     return st
 
 
@@ -368,7 +368,8 @@ def test_threshold_strategy_fires_at_the_ratio_of_content(rc):
 
 
 def test_dynamic_threshold_grows_with_the_pages_loaded(rc):
-    """Seed 004: needRead = perPage * 0.7 + page * perPage, of perPage * (page + 1). With 10 rows per page
+    """The ASDK preloading article: needRead = perPage * 0.7 + page * perPage, of perPage * (page + 1). With 10 rows per
+    page
     the ratio is 0.7, then 0.85, then 0.9 — where the static threshold stays at 0.7 of all content."""
     s = new_session(rc, count=10, L=300, strategy="dynamicThreshold")[0]["session"]
     [b] = batches_of(rc.call("range.didScroll", session=s, offset=400)[1])  # 700/1000 = 0.7
@@ -519,7 +520,7 @@ def random_sections(rng: random.Random, shape: str) -> list[list[float]]:
 def test_random_scroll_sequences_replay_into_range_state(rc, seed, shape):
     """A few hundred random steps (scrolls, drags, flings, visibility, memory warnings, inserts, deletes,
     viewport changes, finished batches). After each: the events replayed into a model equal range.state,
-    range.state equals §8's geometry for the reported mode (outside a lazy fling), and each batch follows
+    range.state equals docs/ranges.md's geometry for the reported mode (outside a lazy fling), and each batch follows
     Texture's rule."""
     rng = random.Random(seed)
     axis = "horizontal" if shape == "horizontal" else "vertical"
@@ -546,7 +547,7 @@ def test_random_scroll_sequences_replay_into_range_state(rc, seed, shape):
     for step in range(400):
         event_batches: list = []
         removed: list = []
-        must_fetch_at = None  # an offset where §8 requires a check (create, willEndDragging, ...)
+        must_fetch_at = None  # an offset where docs/ranges.md requires a check (create, willEndDragging, ...)
         judged_at = offset
         if step == 0:
             op = "create"
@@ -639,7 +640,7 @@ def test_random_scroll_sequences_replay_into_range_state(rc, seed, shape):
         if not (shape == "lazy" and phase == "decelerating"):  # a lazy fling marks its target region
             exp = expected_ranges(content, offset, L, st["mode"], forward, visible)
             assert got == {k: content.paths(exp[k]) for k in KINDS}, where
-        # Batches: never two in flight, only when the rule holds; always when §8 says it is checked.
+        # Batches: never two in flight, only when the rule holds; always when docs/ranges.md says it is checked.
         assert len(event_batches) <= 1, where
         if event_batches:
             assert in_flight is None and batch_due(judged_at), f"{where}: a batch against the rule"
@@ -784,7 +785,7 @@ def test_json_without_nan_or_infinity_is_a_parse_error_and_the_connection_stays(
 
 
 def test_a_million_items_are_created_and_scrolled(rc):
-    """§8: one update is O(log n + changes). Replies come within the usual timeouts (tests never time
+    """docs/ranges.md: one update is O(log n + changes). Replies come within the usual timeouts (tests never time
     things; the benchmark reports the cost) and events stay the size of the change."""
     n, length, L = 1_000_000, 44.0, 667.0
     content = Content.uniform(n, length)
@@ -821,11 +822,11 @@ def test_a_million_items_are_created_and_scrolled(rc):
 
 
 # --------------------------------------------------------------------------------------------------
-# Where the host contradicts DESIGN §8
+# Where the host contradicts docs/ docs/ranges.md
 
 
 def test_lazy_fling_keeps_visible_items_in_display_and_preload_only_target_beyond(rc):
-    """§8: "a visible item has all three" bits. With `lazy: true` the host marks the fling's target
+    """docs/ranges.md: "a visible item has all three" bits. With `lazy: true` the host marks the fling's target
     region and drops display and preload from the items on screen during the fling: range.state lists
     rows 1-10 visible but display/preload only around the target (rows 85-135)."""
     s = rc.call("range.create", count=1000, itemLength=100, viewport={"width": 400, "height": 1000},
@@ -843,7 +844,7 @@ def test_lazy_fling_keeps_visible_items_in_display_and_preload_only_target_beyon
 
 
 def test_invisible_session_keeps_its_mode_without_a_memory_warning(rc):
-    """§8: "Mode is `minimum` until the first `willBeginDragging` while the session is visible"; only
+    """docs/ranges.md: "Mode is `minimum` until the first `willBeginDragging` while the session is visible"; only
     `host.memoryWarning` puts sessions that are not visible into `lowMemory`. A session created with
     `visible: false` (no memory warning) is reported as `lowMemory` with an empty display range instead
     of `minimum` (Texture's rangeModeForInterfaceState also answers Minimum for a hidden view)."""
@@ -855,7 +856,7 @@ def test_invisible_session_keeps_its_mode_without_a_memory_warning(rc):
 
 
 def test_insert_at_the_start_of_a_range_lists_entering_paths_once(rc):
-    """§8: "one `range` event lists only the changes". Inserting rows at the first index of a range
+    """docs/ranges.md: "one `range` event lists only the changes". Inserting rows at the first index of a range
     (here row 0, which starts every range at offset 0; a prepend batch does the same) lists each new
     path twice in `enter` and in `prefetchItems`."""
     s = new_session(rc)[0]["session"]
@@ -876,7 +877,8 @@ def test_insert_at_the_start_of_a_range_lists_entering_paths_once(rc):
 
 
 def test_dynamic_threshold_uses_the_seeds_content_ratio(rc):
-    """§8: `dynamicThreshold` is "seed 004's per-page formula": ratio = (offset + L) / contentLength
+    """docs/ranges.md: `dynamicThreshold` is "the ASDK preloading article's per-page formula": ratio = (offset + L) /
+    contentLength
     compared with needRead / totalItem. At offset 350 of 10 rows of 100 with L = 300 the ratio is
     650 / 1000 = 0.65 < 0.7, so no fetch; the host counts the row under the viewport's edge (row 6, 600-700)
     as read (7 of 10 = 0.7) and fetches a row early."""
@@ -886,7 +888,8 @@ def test_dynamic_threshold_uses_the_seeds_content_ratio(rc):
 
 @pytest.mark.parametrize("how", ["create-lengths", "create-itemLength", "insertItems", "batchFetchDone"])
 def test_lengths_that_overflow_the_content_are_invalid_params(rc, how):
-    """§2/§8 bad input: lengths whose sum is not a finite number must be -32602 with data.path, and change
+    """docs/protocol.md/docs/ranges.md bad input: lengths whose sum is not a finite number must be -32602 with
+    data.path, and change
     nothing. The host accepts them: contentLength becomes infinite (encoded as null in the reply) and the
     geometry breaks (row 0 then covers every viewport)."""
     vp = {"width": 400, "height": 1000}

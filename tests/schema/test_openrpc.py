@@ -867,7 +867,8 @@ def test_shutdown_result_and_exit() -> None:
 
 
 def test_container_and_pool_events_match_x_notifications(schema_host: Host) -> None:
-    """Seed 000's flow (miss, warm-up, hit), an animated pop, purges, a failing class, a budget eviction, an
+    """The prerendering article's flow (miss, warm-up, hit), an animated pop, purges, a failing class, a budget
+    eviction, an
     eviction by a shrinking pool.configure and a memory warning: every `lifecycle` and `pool` event they cause
     matches x-notifications, every pool kind and every hook shows up, and none is an unbalanced appearance
     transition."""
@@ -895,7 +896,7 @@ def test_container_and_pool_events_match_x_notifications(schema_host: Host) -> N
         c.call("pool.warm", {"class": cls, "width": 390, "height": 844, "count": 2})
         c.call("tasks.drain")
         purged = c.call("pool.purge", {"class": cls})
-        # The two asked for and the replacement the lazy pool warmed after the hit (seed 000).
+        # The two asked for and the replacement the lazy pool warmed after the hit (the prerendering article).
         assert purged == {"purged": 3, "bytes": 3 * 65536}, purged
 
         # A warm-up whose viewDidLoad fails, and a showRendered whose does.
@@ -1322,13 +1323,13 @@ def test_page_events_match_x_notifications(schema_host: Host) -> None:
         c.close()
 
 
-# ---------------------------------------------------------------- host behaviour that contradicts DESIGN
+# ---------------------------------------------------------------- host behaviour that contradicts docs/
 # Each test_violation_* documents a contradiction found while describing the page methods. They fail until the
 # host is fixed; do not weaken them.
 
 
 def test_cancelled_swipe_did_transition_names_the_abandoned_page(conn: Conn) -> None:
-    """DESIGN §7: `didTransition {from, to, completed}`, `completed` saying whether the session ended on `to`
+    """docs/pages.md: `didTransition {from, to, completed}`, `completed` saying whether the session ended on `to`
     (UIPageViewController: transitionCompleted false for the pending page). A swipe 1 -> toward 2 that comes back
     to rest on 1 announces `willTransition {1, 2}`; its `didTransition` must be `{from: 1, to: 2, completed:
     false}`. The host sends `{from: 1, to: 1, completed: false}`: a transition to the page it never left, which
@@ -1347,7 +1348,8 @@ def test_cancelled_swipe_did_transition_names_the_abandoned_page(conn: Conn) -> 
 
 
 def test_failed_page_child_leaves_the_session(conn: Conn) -> None:
-    """DESIGN §9 (and §7's children): a failing hook fails that container (-32004, torn down) and nothing else.
+    """docs/plugins.md (and docs/pages.md's children): a failing hook fails that container (-32004, torn down) and
+    nothing else.
     When the page `page.show` brings in fails in viewDidLoad, the host tears its container down (deinit) but keeps
     it as the page's child: page.info lists the dead container, and showing the page again fails with a `loadView`
     error about that dead container instead of trying a new one (and emits another unmatched willTransition)."""
@@ -1369,7 +1371,7 @@ def test_failed_page_child_leaves_the_session(conn: Conn) -> None:
 
 
 def test_memory_warning_releases_parked_pages_with_containment_hooks(conn: Conn) -> None:
-    """DESIGN §7: a released child gets willMoveToParent(nil), didMoveToParent(nil), deinit. A container parked
+    """docs/pages.md: a released child gets willMoveToParent(nil), didMoveToParent(nil), deinit. A container parked
     in a reuse queue is still the session's (it got willMoveToParent / didMoveToParent with the session id and
     never nil; page.destroy releases parked ones with both nil hooks), but host.memoryWarning releases it with a
     bare `deinit`."""
@@ -1389,7 +1391,7 @@ def test_memory_warning_releases_parked_pages_with_containment_hooks(conn: Conn)
 
 @pytest.mark.parametrize("count", [-1, 10**15])
 def test_page_create_count_out_of_range_is_invalid_params(count: int) -> None:
-    """DESIGN §2: invalid params are -32602 naming the field, and one bad request affects nothing else.
+    """docs/protocol.md: invalid params are -32602 naming the field, and one bad request affects nothing else.
     `page.create {class, count}` with a negative count (or an enormous one) crashes the whole host: the pages
     array is built (`Array(repeating:count:)`) before the 1...1000000 range check, and every connection is lost."""
     params = {"class": "Container", "count": count, "width": 100, "height": 200}
@@ -1421,7 +1423,7 @@ RANGE_TYPES = ("visible", "display", "preload")
 
 
 def check_ranges_invariants(state: dict[str, Any], what: str) -> None:
-    """DESIGN §8: a visible item has all three bits, so visible ⊆ display ⊆ preload; lists ascending."""
+    """docs/ranges.md: a visible item has all three bits, so visible ⊆ display ⊆ preload; lists ascending."""
     sets = {t: {tuple(p) for p in state[t]} for t in RANGE_TYPES}
     assert sets["visible"] <= sets["display"] <= sets["preload"], f"{what}: visible ⊆ display ⊆ preload: {state}"
     for t in RANGE_TYPES:
@@ -1660,7 +1662,7 @@ def test_range_events_match_x_notifications(schema_host: Host) -> None:
         assert d.call("range.didScroll", {"session": sb, "offset": 1500})["direction"] == "left"
         d.call("range.didEndDecelerating", {"session": sb, "offset": 1400})
 
-        # D: content shorter than the viewport, not visible: a batch all the same (DESIGN §8).
+        # D: content shorter than the viewport, not visible: a batch all the same (docs/ranges.md).
         mark = len(d.batches)
         small = d.create({"count": 2, "itemLength": 100, "viewport": {"width": 375, "height": 667}, "visible": False},
                          starts=[0])
@@ -1909,13 +1911,13 @@ def test_positional_params_of_range_methods(conn: Conn) -> None:
     assert call("range.destroy", [s]) == {"session": s, "destroyed": True}
 
 
-# ---------------------------------------------------------------- range host behaviour that contradicts DESIGN
+# ---------------------------------------------------------------- range host behaviour that contradicts docs/
 # Each test_violation_* documents a contradiction found while describing the range methods. They fail until the
 # host is fixed; do not weaken them.
 
 
 def test_range_events_list_each_path_once(conn: Conn) -> None:
-    """DESIGN §8: after each update one `range` event lists only the changes (and `RangeChanges` / `PrefetchEvent`
+    """docs/ranges.md: after each update one `range` event lists only the changes (and `RangeChanges` / `PrefetchEvent`
     say each path at most once). New items that land at the edge of a range are listed twice: the items a
     `range.batchFetchDone` appends to a short list come as `enter.visible [[0,3],[0,3]]`, `enter.preload
     [[0,3],[0,3],[0,4],[0,4]]` and `prefetchItems [[0,4],[0,4]]`; an item inserted before the first visible one comes
@@ -1942,7 +1944,7 @@ def test_range_events_list_each_path_once(conn: Conn) -> None:
 
 
 def test_lazy_fling_keeps_visible_items_in_display_and_preload(conn: Conn) -> None:
-    """DESIGN §8: "a visible item has all three" states; `lazy: true` marks only the target region during a fling —
+    """docs/ranges.md: "a visible item has all three" states; `lazy: true` marks only the target region during a fling —
     rather than everything between here and there, not instead of what is on screen. On `range.willEndDragging` a
     lazy session's visible items leave display and preload (the `range` event lists them in `exit.display` /
     `exit.preload` while they stay visible), and items that scroll into view during the fling are visible without
@@ -1962,7 +1964,7 @@ def test_lazy_fling_keeps_visible_items_in_display_and_preload(conn: Conn) -> No
 
 
 def test_invisible_session_starts_in_minimum_mode(conn: Conn) -> None:
-    """DESIGN §8: the mode is `minimum` until the first `willBeginDragging` while the session is visible, `full`
+    """docs/ranges.md: the mode is `minimum` until the first `willBeginDragging` while the session is visible, `full`
     after; `lowMemory` is what `host.memoryWarning` gives a session that is not visible (Texture likewise:
     ASRangeController gives `minimum` to a range controller that is not visible; `lowMemory` comes only from its
     memory-warning handler). A session created with `visible: false` reports `lowMemory`, with an empty display
@@ -1973,9 +1975,10 @@ def test_invisible_session_starts_in_minimum_mode(conn: Conn) -> None:
 
 
 def test_hiding_a_session_is_not_a_memory_warning(conn: Conn) -> None:
-    """DESIGN §8 (see test_violation_invisible_session_starts_in_minimum_mode): a session dragged while visible is in
-    `full` mode; `range.setVisible false` turns it to `lowMemory` (display emptied), which DESIGN reserves for
-    memory warnings. DESIGN's rule keeps `full` (Texture's would give `minimum`); either, not `lowMemory`."""
+    """docs/ranges.md (see test_violation_invisible_session_starts_in_minimum_mode): a session dragged while visible is
+    in
+    `full` mode; `range.setVisible false` turns it to `lowMemory` (display emptied), which docs/ranges.md reserves for
+    memory warnings. docs/ranges.md's rule keeps `full` (Texture's would give `minimum`); either, not `lowMemory`."""
     s = conn.call("range.create", {"count": 100, "itemLength": 50, "viewport": VP})["session"]
     assert conn.call("range.willBeginDragging", {"session": s, "offset": 0})["mode"] == "full"
     conn.call("range.didEndDecelerating", {"session": s, "offset": 500})
@@ -1984,7 +1987,8 @@ def test_hiding_a_session_is_not_a_memory_warning(conn: Conn) -> None:
 
 
 def test_invisible_session_lists_paths_nearest_the_viewport(conn: Conn) -> None:
-    """DESIGN §8: a `range` event lists paths "nearest the viewport first", by distance in points from the viewport,
+    """docs/ranges.md: a `range` event lists paths "nearest the viewport first", by distance in points from the
+    viewport,
     visible or not: hiding a session at rest on [1000, 1480) (items 20..29 under it) lists what leaves nearest first,
     the items under the viewport (distance 0) before those 1, 2, ... items away on either side."""
     conn.call("events.subscribe", {"topics": ["range"]})
@@ -2009,7 +2013,7 @@ def test_invisible_session_lists_paths_nearest_the_viewport(conn: Conn) -> None:
 
 @pytest.mark.parametrize("member", ["leading", "trailing"])
 def test_negative_tuning_buffer_names_the_member(conn: Conn, member: str) -> None:
-    """DESIGN §2: -32602's `data.path` names the bad field. A negative tuning buffer is reported at the buffer
+    """docs/protocol.md: -32602's `data.path` names the bad field. A negative tuning buffer is reported at the buffer
     object, `tuning.full.display`, instead of `tuning.full.display.leading` / `.trailing` (a non-number there is
     named right, see BAD_PARAMS)."""
     params = {"count": 3, "viewport": VP, "tuning": {"full": {"display": {member: -1}}}}
@@ -2023,7 +2027,8 @@ def test_negative_tuning_buffer_names_the_member(conn: Conn, member: str) -> Non
     ({"count": 3, "viewport": VP, "strategy": {"name": "threshold", "ration": 0.5}}, "strategy.ration"),
 ], ids=["viewport", "strategy"])
 def test_unknown_members_of_range_create_are_rejected(conn: Conn, params: dict[str, Any], path: str) -> None:
-    """DESIGN §2: invalid params are -32602 naming the field. range.create rejects unknown members of `sections[i]`,
+    """docs/protocol.md: invalid params are -32602 naming the field. range.create rejects unknown members of
+    `sections[i]`,
     `tuning`, `batch` (and every method rejects unknown params), but silently ignores them in `viewport` and in a
     `strategy` object: a misspelt `ration` leaves the threshold at its default 0.7 without a word."""
     assert check_params("range.create", params), "the document rejects the member"

@@ -3,7 +3,7 @@ public enum Appearance: String, Sendable, CaseIterable {
     case disappeared, appearing, appeared, disappearing
 }
 
-/// The four-state appearance machine of DESIGN §4. Each input returns the hook to run, or
+/// The four-state appearance machine of docs/lifecycle.md. Each input returns the hook to run, or
 /// `.unbalanced` — a call UIKit would warn about ("Unbalanced calls to begin/end appearance
 /// transitions"), which runs no hook and changes no state.
 public struct AppearanceMachine: Equatable, Sendable {

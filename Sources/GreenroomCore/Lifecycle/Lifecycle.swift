@@ -33,7 +33,7 @@ public struct ContainerFailure: Error, Equatable, Sendable {
     }
 }
 
-/// The lifecycle rules of DESIGN §4 over `ContainerRecord`s: lazy view loading, layout at a size,
+/// The lifecycle rules of docs/lifecycle.md over `ContainerRecord`s: lazy view loading, layout at a size,
 /// the appearance machine, containment, teardown.
 public struct Lifecycle {
     public unowned let delegate: LifecycleDelegate

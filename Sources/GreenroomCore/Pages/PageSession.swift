@@ -13,7 +13,7 @@ public protocol PageSessionDelegate: AnyObject {
     /// The session started or stopped tracking (dragging, decelerating, animating).
     func trackingChanged(_ session: PageSession)
     /// A child's hook failed where no reply carries the error (an animation's end, a hide mid-gesture):
-    /// the session has let it go; the host tears it down (DESIGN §9).
+    /// the session has let it go; the host tears it down (docs/plugins.md).
     func childFailed(_ session: PageSession, _ failure: ContainerFailure)
 }
 
@@ -29,8 +29,8 @@ public enum PageError: Error, Equatable, Sendable {
     case child(ContainerFailure)
 }
 
-/// A page session (DESIGN §7, seeds 001 and 003): UIPageViewController-exact child lifecycles from a
-/// scroll stream named after UIScrollViewDelegate, regular where UIPageViewController is not.
+/// A page session (docs/pages.md; the GYPageViewController and MJianshu articles): UIPageViewController-exact
+/// child lifecycles from a scroll stream named after UIScrollViewDelegate, regular where UIPageViewController is not.
 ///
 /// Interactive rules: willBeginDragging (not decelerating) sets origin = offset, guess = current.
 /// didScroll while dragging: lastGuess = guess; guess = ceil(offset / w) when offset > origin,
@@ -284,7 +284,7 @@ public final class PageSession {
             delegate.pageEvent(self, "didTransition", from: from, to: index, completed: false)
             throw .child(error)
         }
-        // A failing hook fails its container and nothing else (DESIGN §9): the other page's calls
+        // A failing hook fails its container and nothing else (docs/plugins.md): the other page's calls
         // still run, balanced, and the failed one leaves the session (the host tears it down).
         var leaving = old
         var beginFailure: ContainerFailure?
@@ -397,10 +397,10 @@ public final class PageSession {
         if x > origin { next = Int((x / width).rounded(.up)) } else if x < origin { next = Int((x / width).rounded(.down)) }
         // Back on the current page mid-gesture, the guess is kept: it settles at rest.
         guard next != lastGuess, next != current, (0..<count).contains(next) else { return }
-        // The new guess and its neighbours are interaction-related from now on (DESIGN §7, seed 001:
+        // The new guess and its neighbours are interaction-related from now on (docs/pages.md; GYPageViewController:
         // the guess is set before its page is attached, so the cache keeps them). The previous guess
         // still is until its end calls ran: a small cache must not release it before the new page
-        // appears (seed 001's order).
+        // appears (the GYPageViewController article's order).
         let previousGuess = guess
         guess = next
         let incoming: ContainerRecord
@@ -525,7 +525,7 @@ public final class PageSession {
     }
 
     /// A child failed while the session came to rest: it leaves the session, and every other child
-    /// comes to rest balanced (DESIGN §9: the failure is that container's alone). The session rests on
+    /// comes to rest balanced (docs/plugins.md: the failure is that container's alone). The session rests on
     /// `new` when its page still has a child, else back on `old`.
     private func restAfterFailure(_ failure: ContainerFailure, old: Int, new: Int) {
         if let failed = children.values.first(where: { $0.id == failure.container }) { forget(failed) }

@@ -1,6 +1,6 @@
-/// How a pool refills (DESIGN §5).
+/// How a pool refills (docs/pools.md).
 public enum PoolPolicy: String, Sendable, CaseIterable {
-    /// The seed's: a miss returns a fresh container and schedules one warm-up for next time.
+    /// The prerendering article's: a miss returns a fresh container and schedules one warm-up for next time.
     case lazy
     /// Keeps `depth` containers warm, refilling after every take.
     case eager

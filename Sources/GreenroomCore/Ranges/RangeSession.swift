@@ -67,7 +67,8 @@ public enum RangeError: Error, Equatable, Sendable {
     case outOfOrder(call: String, phase: String)
 }
 
-/// A range (prefetch) session (DESIGN §8; Texture's ASRangeController and batch fetching; seed 004).
+/// A range (prefetch) session (docs/ranges.md; Texture's ASRangeController and batch fetching;
+/// the ASDK preloading article).
 /// Items are stacked along the axis; each update is O(log n + changes): lengths live in a
 /// `LengthTree`, ranges are index intervals, and events are interval differences.
 public final class RangeSession {
@@ -504,7 +505,7 @@ public final class RangeSession {
     // MARK: Batch fetching
 
     /// Texture's ASDisplayShouldFetchBatchForContext, with `prepend` for lists that grow at the head,
-    /// and the seed's threshold strategies for comparison. `at`: the offset to judge (the target
+    /// and the ASDK preloading article's threshold strategies for comparison. `at`: the offset to judge (the target
     /// offset on willEndDragging).
     public func shouldBeginBatch(at x: Double? = nil) -> Bool {
         guard batchInFlight == nil, leadingScreens > 0, viewportLength > 0 else { return false }
@@ -526,7 +527,7 @@ public final class RangeSession {
             let page = Double(batchesDone)
             let needRead = perPage * ratio + page * perPage
             let totalItems = perPage * (page + 1)
-            // The seed's ratio: how far down the content the viewport's end is.
+            // The article's ratio: how far down the content the viewport's end is.
             return (o + L) / total >= needRead / totalItems
         }
     }

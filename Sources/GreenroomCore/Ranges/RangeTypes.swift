@@ -104,9 +104,9 @@ public struct IndexInterval: Equatable, Sendable, CustomStringConvertible {
 public enum BatchStrategy: Equatable, Sendable {
     /// Texture's: fetch when the remaining content is within `leadingScreens` viewports.
     case ranges
-    /// Seed 004's static threshold: fetch when (offset + L) / content >= ratio.
+    /// The ASDK preloading article's static threshold: fetch when (offset + L) / content >= ratio.
     case threshold(Double)
-    /// Seed 004's dynamic threshold: the ratio grows with the pages loaded.
+    /// The ASDK preloading article's dynamic threshold: the ratio grows with the pages loaded.
     case dynamicThreshold(Double)
 }
 

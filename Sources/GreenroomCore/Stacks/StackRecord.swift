@@ -1,5 +1,5 @@
-/// A window with a navigation stack (DESIGN §4 "Stacks"). Only the top container is on screen, and
-/// only while the window is shown: a hidden window loads and shows nothing (seed 000: rendering
+/// A window with a navigation stack (docs/lifecycle.md "Stacks"). Only the top container is on screen, and
+/// only while the window is shown: a hidden window loads and shows nothing (the prerendering article: rendering
 /// depends on the window being shown, not on being on screen).
 public final class StackRecord {
     public let id: String

@@ -1,4 +1,4 @@
-/// When an idle task may run (seed 002's run-loop modes).
+/// When an idle task may run (MDTable's run-loop modes).
 public enum TaskMode: String, Sendable, CaseIterable {
     /// Paused while any page or range session is tracking (dragging, decelerating, animating).
     case `default`

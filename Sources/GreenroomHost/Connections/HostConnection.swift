@@ -29,7 +29,7 @@ public final class HostConnection {
     public let out = OutboundBuffer()
     /// `out` past this many bytes mid-read is written (or the connection closed) before the next line
     /// runs: one read of cheap requests with large replies (`rpc.discover`) from a client that does not
-    /// read them must not make the host build hundreds of MiB it will drop (DESIGN §2's 8 MiB limit).
+    /// read them must not make the host build hundreds of MiB it will drop (docs/protocol.md's 8 MiB limit).
     private let outboundLimit: Int
     var framer: LineFramer
     /// Complete lines of the chunk being received (pointers into it; empty between chunks).

@@ -91,7 +91,7 @@ extension ContainerSystem {
         return Size(width: w, height: h)
     }
 
-    /// Pushes with DESIGN §4's rules: already in this stack -> invalidState (UIKit crashes); in another
+    /// Pushes with docs/lifecycle.md's rules: already in this stack -> invalidState (UIKit crashes); in another
     /// stack -> moved (it disappears there first); a page session's child cannot be pushed.
     func push(_ c: ContainerRecord, onto s: StackRecord, animated: Bool) throws(RPCError) {
         if s.contains(c) {

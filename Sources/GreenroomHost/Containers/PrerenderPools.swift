@@ -2,8 +2,8 @@ import GreenroomCore
 import GreenroomJSON
 import GreenroomRPC
 
-/// Prerender pools and `showRendered` (DESIGN §5, seed 000 improved): one pool per class and size, an
-/// off-screen but shown green room, warm-ups as idle tasks after the reply, real purges.
+/// Prerender pools and `showRendered` (docs/pools.md: the prerendering article, improved): one pool per class
+/// and size, an off-screen but shown green room, warm-ups as idle tasks after the reply, real purges.
 extension ContainerSystem {
     func pool(for key: PoolKey, create: Bool = true) -> PoolRecord? {
         if let p = pools[key] { return p }
@@ -18,7 +18,7 @@ extension ContainerSystem {
     /// The pool a take uses: the class's pool at `size`, else the class's first pool, else a new lazy
     /// pool at `size` (or the default size). With `anySize` (showRendered), a pool holding a warm
     /// container is preferred to one without: the one at `size` first, then the class's others in the
-    /// order they were made. A warm container of another size is laid out again when pushed (seed 000:
+    /// order they were made. A warm container of another size is laid out again when pushed (the prerendering article:
     /// a prerendered view takes its real size in the stack it joins), which costs far less than a
     /// cold load.
     func poolForShow(className: String, size: Size?, anySize: Bool = false) -> PoolRecord {
@@ -147,7 +147,7 @@ extension ContainerSystem {
     }
 
     /// Queues the warm-ups a take from `pool` calls for: an eager pool refills to its depth; a lazy
-    /// one (the seed's) warms one container for next time after a miss, and a replacement after a hit
+    /// one (the prerendering article's) warms one container for next time after a miss, and a replacement after a hit
     /// ("use the cached one this time and reserve the next"), never past its depth (depth 0: never).
     /// During a memory warning's cool-down only a miss (demand) warms: refills after a hit wait for
     /// its end.

@@ -17,7 +17,9 @@ extension Host {
                 throw .invalidParams(path: "ms", "would move the clock past 2^53 ms (it must stay exact)")
             }
             let fired = c.host.advanceVirtualClock(by: ms)
-            return ["ms": .double(c.host.now), "fired": .int(fired)]
+            // `now` names the new time; `ms` (the same value) stays for clients written before `now`
+            // existed, though beside the `ms` param (a duration) it read like the time advanced.
+            return ["now": .double(c.host.now), "ms": .double(c.host.now), "fired": .int(fired)]
         }
     }
 

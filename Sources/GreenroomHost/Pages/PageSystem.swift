@@ -8,7 +8,7 @@ final class PageSessionEntry {
     var isDestroying = false
     let session: PageSession
     let owner: String
-    /// Class and business data per page index (data is cached per index, seed 003).
+    /// Class and business data per page index (data is cached per index, MJianshu).
     let classes: [String]
     var data: [Int: JSONValue]
     let prerender: Bool
@@ -26,7 +26,7 @@ final class PageSessionEntry {
     }
 }
 
-/// Page sessions (DESIGN §7): binds Core's `PageSession` to containers, pools, events and methods.
+/// Page sessions (docs/pages.md): binds Core's `PageSession` to containers, pools, events and methods.
 public final class PageSystem: HostComponent, PageSessionDelegate {
     unowned let host: Host
     var containers: ContainerSystem { host.containerSystem }
@@ -75,7 +75,7 @@ public final class PageSystem: HostComponent, PageSessionDelegate {
         var needsConfigure = false
         // Reuse mode: a parked child of the same class is re-configured with this page's data.
         if var queue = e.reuseQueue[cls], !queue.isEmpty {
-            c = queue.removeFirst()  // a queue: the longest parked goes first (seed 003)
+            c = queue.removeFirst()  // a queue: the longest parked goes first (MJianshu)
             e.reuseQueue[cls] = queue
             needsConfigure = true
         } else if e.prerender, let conn = host.connection(id: e.owner) {

@@ -1,7 +1,7 @@
 import CGreenroomPlugin
 import Glibc
 
-/// Loads native plugins (DESIGN §9): a shared library exporting `greenroom_plugin_init`, which registers
+/// Loads native plugins (docs/plugins.md): a shared library exporting `greenroom_plugin_init`, which registers
 /// container classes through the C ABI in `greenroom_plugin.h`. Call on the loop thread (or before the
 /// loop runs). Libraries are never unloaded — their classes, and the pointers the plugin kept, live as
 /// long as the process — so a refused library also stays mapped.

@@ -7,7 +7,7 @@ final class RangeEntry {
     let owner: String
     /// The owning connection (its sessions are destroyed when it closes; weak all the same).
     weak var connection: HostConnection?
-    /// Reuse identifiers per section (seed 002's templates), when given.
+    /// Reuse identifiers per section (MDTable's templates), when given.
     var reuseIdentifiers: [String]
     /// The scroll stream's reply, encoded once per (mode, direction): it rarely changes.
     var streamReply: (mode: RangeMode, forward: Bool, json: EncodedJSON)?
@@ -19,7 +19,7 @@ final class RangeEntry {
     }
 }
 
-/// Range (prefetch) sessions (DESIGN §8): binds Core's `RangeSession` to methods and events.
+/// Range (prefetch) sessions (docs/ranges.md): binds Core's `RangeSession` to methods and events.
 public final class RangeSystem: HostComponent {
     unowned let host: Host
     var sessions: [String: RangeEntry] = [:] {
@@ -149,7 +149,7 @@ public final class RangeSystem: HostComponent {
         return "r-\(nextSession)"
     }
 
-    /// Seed 002's template preloading: one warm container per reuse identifier that names a class,
+    /// The MDTable article's template preloading: one warm container per reuse identifier that names a class,
     /// as default-mode idle tasks (they wait while any session tracks).
     func queueTemplates(_ e: RangeEntry, cause: HostConnection) -> Int {
         var queued = 0

@@ -89,7 +89,7 @@ struct Bench: ParsableCommand {
             table.add("Jansson parse only, no I/O", unit: "msg/s", values: ["json_loadb": floor],
                       ratio: ("json_loadb / raw echo", floor / rate["raw echo"]!), budget: nil)
         }
-        // Prerender, page and range rows (DESIGN §11), against a real-clock host of their own.
+        // Prerender, page and range rows, against a real-clock host of their own.
         let child = try ChildProcess(arguments: ["serve", "--socket", "\(dir)/prerender.sock"])
         defer { child.stop() }
         let client = try LineClient(unixPath: "\(dir)/prerender.sock")
@@ -156,7 +156,7 @@ struct Bench: ParsableCommand {
             let handling1M = inProcessDidScroll(items: 1_000_000, samples: quick ? 2_000 : 20_000)
             table.add("range.didScroll host handling, median", unit: "us", values: ["1k items": handling1k, "1M items": handling1M],
                       ratio: ("1M items, us", handling1M), budget: .atMost(5))
-            // DESIGN §8: O(log n + changes) per update, inserts and deletes included.
+            // docs/ranges.md: O(log n + changes) per update, inserts and deletes included.
             let edits1k = inProcessEdits(items: 1_000, samples: quick ? 2_000 : 20_000)
             let edits1M = inProcessEdits(items: 1_000_000, samples: quick ? 2_000 : 20_000)
             table.add("range.insertItems/deleteItems on screen, median", unit: "us", values: ["1k items": edits1k, "1M items": edits1M],

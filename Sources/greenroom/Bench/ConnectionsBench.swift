@@ -2,7 +2,7 @@ import Glibc
 import GreenroomJSON
 import Histogram
 
-/// DESIGN §11's connections row: many connections, each with a range session, each streaming
+/// The connections row: many connections, each with a range session, each streaming
 /// `range.didScroll` at a fixed rate for a bounded time. One poll-driven client thread; sends are
 /// staggered evenly; every reply's round trip goes into a histogram.
 struct ConnectionsBench {

@@ -1,6 +1,6 @@
 import GreenroomJSON
 
-/// DESIGN §11-style rows for page sessions, against a real-clock host.
+/// Rows with budgets for page sessions, against a real-clock host.
 struct PageBench {
     let client: LineClient
 

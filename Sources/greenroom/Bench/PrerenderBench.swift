@@ -2,7 +2,7 @@ import Glibc
 import GreenroomJSON
 import Histogram
 
-/// Benchmarks of DESIGN §11's prerender rows, run against a real-clock host process.
+/// Benchmarks of the prerender rows, run against a real-clock host process.
 struct PrerenderBench {
     let client: LineClient
 

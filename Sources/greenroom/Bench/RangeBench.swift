@@ -1,7 +1,7 @@
 import GreenroomHost
 import GreenroomJSON
 
-/// DESIGN §11's range rows.
+/// The range rows, with their budgets.
 struct RangeBench {
     let client: LineClient
 

@@ -1,6 +1,6 @@
 """A small in-process stand-in for the Greenroom host, for the client's unit tests.
 
-It speaks the wire protocol of DESIGN.md §2 on a Unix socket (one thread per
+It speaks the wire protocol of docs/protocol.md on a Unix socket (one thread per
 connection): batches, null-id errors, per-connection ``seq``, events written
 before the reply of the request that caused them, ``scope: "all"`` host
 events. It implements only what the client tests need, plus ``test.*``

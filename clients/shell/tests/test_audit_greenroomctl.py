@@ -116,7 +116,7 @@ def test_main_readme_shell_tour(host, workdir):
     assert r.returncode == 0, r.stderr
     out = r.stdout
     assert '{"pong":true}\n' in out
-    assert '{"ms":300.0,"fired":0}\n' in out  # as the comment says, byte for byte
+    assert '{"now":300.0,"ms":300.0,"fired":0}\n' in out  # as the comment says, byte for byte
     assert '"maxBatch": 256' in out  # jq .limits
     warning = json.loads(out.strip().splitlines()[-1])
     assert warning["level"] == "critical" and "purged" in warning
@@ -192,7 +192,7 @@ def test_shell_readme_batch_example(host, workdir):
     replies = [json.loads(line) for line in r.stdout.splitlines()]
     assert replies == [
         {"id": 1, "result": {"pong": True}, "error": None},
-        {"id": 2, "result": {"ms": 16, "fired": 0}, "error": None},
+        {"id": 2, "result": {"now": 16, "ms": 16, "fired": 0}, "error": None},
     ]
 
 
@@ -213,7 +213,7 @@ def test_results_are_the_hosts_bytes(host, jq):
     assert "\\u2028" in r.stdout and "\u2028" not in r.stdout  # still escaped, as the host wrote it
     assert '"f":1.0' in r.stdout.replace(" ", "")
     r = ctl("call", "clock.advance", '{"ms":300}', sock=host.path, jq=jq)
-    assert r.stdout == '{"ms":300.0,"fired":0}\n'
+    assert r.stdout == '{"now":300.0,"ms":300.0,"fired":0}\n'
 
 
 @pytest.mark.parametrize("jq", JQ_MODES)

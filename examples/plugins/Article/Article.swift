@@ -1,6 +1,7 @@
 import GreenroomPluginKit
 
-/// The seed's WebView page as a container class: `viewDidLoad` parses the page template (the costly
+/// The web page of the article on prerendering view controllers (docs/pools.md) as a container class: `viewDidLoad`
+/// parses the page template (the costly
 /// part a prerender pool hides), `configure` renders the business data into HTML, the layout hooks
 /// record the size the page is laid out at, and a memory warning drops the rendered page.
 final class Article: PluginContainer {

@@ -1,4 +1,4 @@
-/// The article page the Article class renders: what the seed's WebView loaded before `setUrl` bound
+/// The article page the Article class renders: what the prerendering article's WebView loaded before `setUrl` bound
 /// the business data. Parsed in `viewDidLoad`, rendered in `configure`.
 let articleTemplate = """
 <!DOCTYPE html>

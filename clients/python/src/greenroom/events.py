@@ -15,7 +15,7 @@ from typing import Any
 
 __all__ = ["Event", "EventRouter", "Handler", "TOPICS", "normalize_topics", "topic_list"]
 
-#: The topics the host publishes (DESIGN.md §2).
+#: The topics the host publishes (docs/protocol.md, "Events").
 TOPICS = ("lifecycle", "pool", "page", "range", "prefetch", "batch", "host")
 
 #: A handler receives the notification's ``params`` (sync client: a plain

@@ -4,7 +4,7 @@ The bottom layer of the client stack, with no I/O. :class:`LineDecoder` keeps
 the unfinished tail between reads so that a caller may feed it any slicing of
 the stream (one byte at a time, a whole megabyte at once) and get the same
 messages out. ``\\r\\n`` is accepted as a terminator and blank lines
-are skipped, as the host does (DESIGN.md §2).
+are skipped, as the host does (docs/protocol.md, "Framing").
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ TCPSpec = str | tuple[str, int] | int
 
 
 def default_socket_path(environ: Mapping[str, str] | None = None) -> str:
-    """The socket the host listens on by default (DESIGN.md §10).
+    """The socket the host listens on by default (docs/security.md).
 
     ``$GREENROOM_SOCKET`` if set, else ``$XDG_RUNTIME_DIR/greenroom/host.sock``
     if ``XDG_RUNTIME_DIR`` is set, else ``/tmp/greenroom-$UID/host.sock``.

@@ -1,4 +1,4 @@
-"""Integration tests: seed 000's prerender flow through the Python client, against the real host.
+"""Integration tests: the prerender flow of docs/pools.md through the Python client, against the real host.
 
 A virtual-clock host (the ``greenroom_host`` / ``greenroom_client`` fixtures): a ``showRendered`` miss
 returns a fresh container and schedules one warm-up, ``tasks.drain`` runs it in the green room
@@ -57,6 +57,7 @@ def test_miss_drain_hit(greenroom_client):
     assert all(p["offscreen"] is True for topic, p in events if topic == "lifecycle")
 
     hit = client.call("showRendered", {"class": "Web", "stack": stack, "data": {"url": "https://m.you.163.com"}})
+    assert "tasks.drain" in hit.pop("note")  # the virtual clock's hint: the replacement waits for tasks.drain
     assert hit == {"container": warm, "class": "Web", "warm": True, "output": {"loaded": True}}
     events = drained(client)
     assert hooks(events, warm) == ["willMoveToParent", "viewWillDisappear", "viewDidDisappear", "didMoveToParent",

@@ -1,4 +1,4 @@
-"""Integration tests: a range session (DESIGN §8) driven through the Python client, sync and asyncio.
+"""Integration tests: a range session (docs/ranges.md) driven through the Python client, sync and asyncio.
 
 A short flow on the ``greenroom_host`` / ``greenroom_client`` fixtures (virtual clock): create a list,
 drag, fling, get the batch fetch, answer it with ``range.batchFetchDone``. Events arrive through
