@@ -4,8 +4,8 @@ import Glibc
 import Histogram
 
 /// `greenroom bench`: measures the host and, in the same run with the same load generator, the
-/// baselines it is judged against; prints a table of values, ratios and the budgets (README's
-/// performance section). `--repeat N` runs the table N times and reports each ratio's spread.
+/// baselines it is judged against; prints a table of values, ratios and the budgets
+/// (docs/performance.md). `--repeat N` runs the table N times and reports each ratio's spread.
 struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Measure the host against baselines and print ratios.")
 
