@@ -448,27 +448,25 @@ def test_tuning_override_of_the_visible_only_mode(rc):
     assert rc.lists(s) == {"visible": span(40, 47), "display": span(40, 47), "preload": span(40, 55)}
 
 
-def test_low_memory_display_tuning_is_applied_or_refused(rc):
-    """rpc-schema/openrpc.json/docs/ranges.md tuning: "Buffer overrides per mode and range type"; the schema's
-    RangeTuning accepts
-    `lowMemory.display` like any other mode and type (only `visible` is refused). The contract calls
-    lowMemory's display "empty" among the defaults; it does not say an override is ignored. So
-    `{lowMemory: {display: {leading: 1, trailing: 1}}}` is either applied (display [1600, 2800) -> rows
-    32..55 at offset 2000, L 400, held in preload too) or refused with -32602 `tuning.lowMemory.display`;
-    it is never accepted and silently ignored."""
+def test_low_memory_display_tuning_is_accepted_and_has_no_effect(rc):
+    """Texture's ASRangeController: in lowMemory "Display is not supposed to contain *any* paths -- not even
+    the visible bounds", whatever the tuning says (setTuningParameters accepts the buffers; the range
+    controller never asks for them). So `{lowMemory: {display: {leading: 1, trailing: 1}}}` is accepted
+    and the display set stays empty; the preload override (1 screen ahead) applies: at 2000, L 400, down,
+    an invisible session preloads the display range (none) plus the viewport's items 40..47."""
     tuning = {"lowMemory": {"display": {"leading": 1, "trailing": 1}, "preload": {"leading": 1}}}
-    reply = rc.c.call("range.create", {"count": 200, "itemLength": 50, "viewport": {"width": 320, "height": 400},
-                                       "visible": False, "tuning": tuning, "batch": {"leadingScreens": 0}})
-    if "error" in reply:
-        assert reply["error"]["code"] == -32602
-        assert reply["error"]["data"]["path"] == "tuning.lowMemory.display", reply
-        return
-    s = reply["result"]["session"]
+    reply, _ = rc.call("range.create", count=200, itemLength=50, viewport={"width": 320, "height": 400},
+                       visible=False, tuning=tuning, batch={"leadingScreens": 0})
+    s = reply["session"]
     rc.call("range.didScroll", session=s, offset=2000)
     rc.call("host.memoryWarning")
     st = rc.lists(s)
-    assert st["display"] == span(32, 55), f"lowMemory display override ignored: display {st['display']}"
-    assert st["preload"] == span(32, 55)  # display [1600, 2800) held in preload
+    assert rc.state(s)["mode"] == "lowMemory"
+    assert st["display"] == [], f"lowMemory display override applied: display {st['display']}"
+    assert st["preload"] == span(40, 47)
+    # shown (never dragged, so still lowMemory): visible items have all three bits; preload 1 screen ahead
+    rc.call("range.setVisible", session=s, visible=True)
+    assert rc.lists(s) == {"visible": span(40, 47), "display": span(40, 47), "preload": span(40, 55)}
 
 
 # --------------------------------------------------------------------------------------------------

@@ -42,11 +42,6 @@ extension RangeSystem {
                     throw .invalidParams(path: "tuning.\(modeName).\(typeName)", "unknown range type (display, preload)")
                 }
                 guard case .object(let bo) = b else { throw .invalidParams(path: "tuning.\(modeName).\(typeName)", "expected object") }
-                // Texture's lowMemory has no display range at all (not even the viewport): a buffer for
-                // it would be ignored, so it is refused rather than silently dropped.
-                if mode == .lowMemory && type == .display {
-                    throw .invalidParams(path: "tuning.lowMemory.display", "lowMemory has no display range; it cannot be tuned")
-                }
                 var buffer = t.buffer(mode, type)
                 for key in bo.keys where key != "leading" && key != "trailing" {
                     throw .invalidParams(path: "tuning.\(modeName).\(typeName).\(key)", "unknown member (leading, trailing)")
