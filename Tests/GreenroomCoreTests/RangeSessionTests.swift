@@ -38,10 +38,12 @@ import Testing
         let u = s.update()
         #expect(s.mode == .minimum, "hiding is not a memory warning: the mode stays")
         #expect(u.enterVisible.isEmpty && s.visible.isEmpty)
-        #expect(s.display == IndexInterval(0, 13) && s.preload == IndexInterval(0, 15))
+        // Texture: the viewport's items preload and display, the display range's (minimum, 0.25
+        // screens down: rows 10..12) preload only, the preload range's alone nothing.
+        #expect(s.display == IndexInterval(0, 10) && s.preload == IndexInterval(0, 13))
         s.willBeginDragging()
-        #expect(s.mode == .minimum, "a drag on an invisible session does not switch to full")
-        // A memory warning puts an invisible session in lowMemory: preload 0 screens, display empty.
+        #expect(s.mode == .full, "willBeginDragging sets full, visible or not (Texture)")
+        // A memory warning puts an invisible session in lowMemory: the viewport's items preload only.
         s.memoryWarning()
         _ = s.update()
         #expect(s.mode == .lowMemory)
@@ -102,8 +104,9 @@ import Testing
         #expect(!s.shouldBeginBatch(), "at the top: 9000 points remain > 2 screens")
         try s.didScroll(to: 7000)
         #expect(s.shouldBeginBatch(), "remaining 2000 <= 2 screens")
+        s.willBeginDragging()
         try s.didScroll(to: 6999)
-        #expect(!s.shouldBeginBatch(), "moving toward the head: no")
+        #expect(!s.shouldBeginBatch(), "dragging toward the head: no")
         s.beginBatch(context: "b-1")
         try s.didScroll(to: 8000)
         #expect(!s.shouldBeginBatch(), "one batch in flight at a time")
@@ -117,9 +120,10 @@ import Testing
     @Test func prependFetchesTowardTheHead() throws {
         let s = session(prepend: true)
         try s.didScroll(to: 3000)
+        s.willBeginDragging()
         try s.didScroll(to: 1500)
-        #expect(s.shouldBeginBatch(), "moving up within 2 screens of the head")
-        s.beginBatch(context: "b-1")
+        #expect(s.batchDecision() == true, "dragging up within 2 screens of the head: a batch for the head")
+        s.beginBatch(context: "b-1", prepends: true)
         _ = s.update()
         let visibleBefore = s.visible
         _ = try s.finishBatch(context: "b-1", lengths: [100, 100, 100])
@@ -353,8 +357,8 @@ import Testing
         _ = s.update()
         #expect(try s.willEndDragging(velocity: -10, target: nil) == 10)
         _ = s.update()
-        #expect(s.shouldBeginBatch(at: 10))
-        s.beginBatch(context: "b-1")
+        #expect(s.batchDecision(at: 10) == true, "decelerating toward the head")
+        s.beginBatch(context: "b-1", prepends: true)
         #expect(s.batchPrepends)
         _ = try s.finishBatch(context: "b-1", lengths: Array(repeating: 100, count: 20))
         _ = s.update()

@@ -30,9 +30,10 @@ the list waits there ("end waits": the time spent pushing against the end while 
 --sample-ms sends fewer didScroll frames (a quicker, coarser run).
 
 Per trace and strategy it prints: blank shows (rows that became visible before their data had arrived),
-never shown (rows whose data was asked for and which never became visible), requests (row fetches,
-repeats included; for the page strategies, the rows of every page fetched), batches (page fetches), and
-end waits.
+never shown (rows whose data was asked for and which never became visible: wasted), churn (rows named in
+`cancelPrefetching` that entered the preload range again later: prefetch/cancel churn, counted from the
+host's events for every strategy), requests (row fetches, repeats included; for the page strategies, the
+rows of every page fetched), batches (page fetches), and end waits.
 
 What the model favours, so that the table is read right: page strategies pay the latency once (the rows
 come with their data), per-row strategies twice at the end of the list (the page, then each row's data)
@@ -119,6 +120,7 @@ class Result:
     strategy: str
     blank_shows: int = 0
     never_shown: int = 0
+    churn: int = 0
     requests: int = 0
     batches: int = 0
     end_wait_ms: float = 0.0
@@ -150,6 +152,7 @@ class Run:
     early: list = field(default_factory=list)
     content: float = 0.0
     host_now: float = 0.0  # what the host's clock has been advanced to, since the run began
+    cancelled: set = field(default_factory=set)  # rows cancelled and not back in preload since
 
     def __post_init__(self) -> None:
         self.result = Result(self.trace, self.strategy)
@@ -197,16 +200,21 @@ class Run:
     def on_range(self, p: dict) -> None:
         if p.get("session") != self.session:
             return
-        if self.per_row:
-            for path in p["enter"]["preload"]:
+        for path in p["enter"]["preload"]:
+            if path[1] in self.cancelled:
+                self.cancelled.discard(path[1])
+                self.result.churn += 1
+            if self.per_row:
                 self.request(path[1])
         for path in p["enter"]["visible"]:
             self.show(path[1])
 
     def on_prefetch(self, p: dict) -> None:
-        if p.get("session") == self.session and self.per_row and p["kind"] == "cancelPrefetching":
+        if p.get("session") == self.session and p["kind"] == "cancelPrefetching":
             for path in p["paths"]:
-                self.cancel(path[1])
+                self.cancelled.add(path[1])
+                if self.per_row:
+                    self.cancel(path[1])
 
     def on_batch(self, p: dict) -> None:
         if p.get("session") != self.session:
@@ -315,8 +323,8 @@ def run_all(client: Client, args: argparse.Namespace) -> list[Result]:
     return results
 
 
-HEADER = f"{'trace':<13}{'strategy':<18}{'blank shows':>12}{'never shown':>13}{'requests':>10}{'batches':>9}" \
-         f"{'end waits ms':>14}"
+HEADER = f"{'trace':<13}{'strategy':<18}{'blank shows':>12}{'never shown':>13}{'churn':>7}{'requests':>10}" \
+         f"{'batches':>9}{'end waits ms':>14}"
 
 
 def print_table(results: list[Result], args: argparse.Namespace) -> None:
@@ -324,8 +332,8 @@ def print_table(results: list[Result], args: argparse.Namespace) -> None:
           f"budget {args.budget} rows, viewport {args.width:g}x{args.height:g}")
     print(HEADER)
     for r in results:
-        print(f"{r.trace:<13}{r.strategy:<18}{r.blank_shows:>12}{r.never_shown:>13}{r.requests:>10}{r.batches:>9}"
-              f"{r.end_wait_ms:>14.0f}")
+        print(f"{r.trace:<13}{r.strategy:<18}{r.blank_shows:>12}{r.never_shown:>13}{r.churn:>7}{r.requests:>10}"
+              f"{r.batches:>9}{r.end_wait_ms:>14.0f}")
 
 
 def find_binary(explicit: str | None) -> str:

@@ -1,4 +1,4 @@
-"""A reference model of range sessions (docs/ranges.md) for the socket tests: geometry, and an event replayer.
+"""A reference model of range sessions (Texture's rules, TextureGroup/Texture be0b74b4) for the socket tests: geometry, and an event replayer.
 
 - `Content`: item lengths per section, with the index path <-> flat index mapping and inserts/deletes.
 - `expected_ranges`: the visible, display and preload index intervals that docs/ranges.md gives for an offset, a
@@ -99,10 +99,12 @@ class Content:
 
 def expected_ranges(content: Content, offset: float, L: float, mode: str, forward: bool, visible: bool = True,
                     tuning=TEXTURE) -> dict[str, tuple[int, int]]:
-    """docs/ranges.md: visible = items intersecting [offset, offset + L) (none when the session is invisible); each
-    range = the viewport grown by leading * L ahead and trailing * L behind (then holding what is visible,
-    since a visible item has all three bits); lowMemory has no display range."""
-    vis = content.items(offset, offset + L) if visible else EMPTY
+    """Texture's sets at a recompute (ASRangeController `_updateVisibleNodeIndexPaths`): on = items
+    intersecting [offset, offset + L); each range = the viewport grown by leading * L ahead and
+    trailing * L behind; lowMemory has no display range. A visible session: visible = on, display =
+    display range + on, preload = preload range + on (independent sets). An invisible one: nothing
+    visible, display = on (none in lowMemory), preload = display range + on."""
+    on = content.items(offset, offset + L)
 
     def grown(kind):
         lead, trail = tuning[mode][kind]
@@ -110,9 +112,210 @@ def expected_ranges(content: Content, offset: float, L: float, mode: str, forwar
         return content.items(offset - behind, offset + L + ahead) if forward else \
             content.items(offset - ahead, offset + L + behind)
 
-    display = hull(EMPTY if mode == "lowMemory" else grown("display"), vis)
-    preload = hull(grown("preload"), display)
-    return {"visible": vis, "display": display, "preload": preload}
+    display = EMPTY if mode == "lowMemory" else grown("display")
+    if visible:
+        return {"visible": on, "display": hull(display, on), "preload": hull(grown("preload"), on)}
+    return {"visible": EMPTY, "display": EMPTY if mode == "lowMemory" else on, "preload": hull(display, on)}
+
+
+class TextureModel:
+    """Texture's range controller by brute force (TextureGroup/Texture be0b74b4: ASRangeController.mm,
+    ASTableView.mm, ASBatchFetching.mm), items identified by ids (so inserts and deletes need no index
+    arithmetic). Ranges are recomputed only when the items on screen, the mode or the visibility changed."""
+
+    def __init__(self, sections, L, prepend=False, lead=2.0, lazy=False, visible=True):
+        self.next_id = 0
+        self.sections = [[self._new(x) for x in s] for s in sections]
+        self.L = L
+        self.offset = 0.0
+        self.forward = True  # _previousScrollDirection
+        self.visible = visible
+        self.lazy = lazy  # Greenroom's option: during a fling, ranges around the target
+        self.target = None
+        self.scrolled = False  # contentHasBeenScrolled
+        self.current = None  # _currentRangeMode (None: unspecified)
+        self.preserve = False  # _preserveCurrentRangeMode
+        self.needs_update = True
+        self.phase = "idle"
+        self.tracking_sign = 0  # the drag's motion (offset deltas: the walk sends no velocity)
+        self.decel_sign = 0  # toward the target (_deceleratingVelocity)
+        self.on_screen = set()  # the items on the viewport at the last layout
+        self.prepend = prepend
+        self.lead = lead
+        self.in_flight = None
+        self.in_flight_prepends = False
+        self.sets = {k: set() for k in KINDS}
+        self.seen = set()
+
+    def _new(self, length):
+        self.next_id += 1
+        return (self.next_id, float(length))
+
+    # geometry
+
+    def flat(self):
+        out, pos = [], 0.0
+        for s, rows in enumerate(self.sections):
+            for r, (iid, length) in enumerate(rows):
+                out.append((iid, (s, r), pos, pos + length))
+                pos += length
+        return out
+
+    @property
+    def total(self):
+        return sum(x[1] for s in self.sections for x in s)
+
+    @property
+    def count(self):
+        return sum(len(s) for s in self.sections)
+
+    def path_of(self):
+        return {iid: p for iid, p, _, _ in self.flat()}
+
+    def gap(self, iid):
+        for i, _, a, b in self.flat():
+            if i == iid:
+                if b <= self.offset:
+                    return self.offset - b
+                if a >= self.offset + self.L:
+                    return a - (self.offset + self.L)
+                return 0.0
+        raise KeyError(iid)
+
+    def hits(self, a, b):
+        return {iid for iid, _, x, y in self.flat() if x < b and y > a}
+
+    @property
+    def mode(self):
+        return self.current or "minimum"
+
+    def scroll_sign(self):
+        return self.tracking_sign if self.phase == "dragging" else self.decel_sign if self.phase == "decelerating" else 0
+
+    def grown(self, mode, kind, at=None):
+        if mode == "lowMemory" and kind == "display":
+            return set()
+        lead, trail = TEXTURE[mode][kind]
+        L, o = self.L, (self.offset if at is None else at)
+        if self.forward:
+            return self.hits(o - trail * L, o + L + lead * L)
+        return self.hits(o - lead * L, o + L + trail * L)
+
+    # what the host does
+
+    def layout(self):
+        now = self.hits(self.offset, self.offset + self.L)
+        if now != self.on_screen:
+            self.on_screen = now
+            self.needs_update = True
+
+    def set_mode(self, mode):
+        """updateCurrentRangeWithMode:"""
+        self.preserve = True
+        if self.current != mode:
+            self.current = mode
+            self.needs_update = True
+
+    def ranges(self):
+        """The sets after this call: recomputed when needed (updating the model's mode and direction)."""
+        if not self.needs_update:
+            return dict(self.sets)
+        self.needs_update = False
+        sign = self.scroll_sign()
+        if sign:
+            self.forward = sign > 0
+        vp = self.hits(self.offset, self.offset + self.L)
+        self.on_screen = set(vp)  # its own set: the ranges' sets are edited in place
+        if not vp:  # nothing on screen: keep the ranges, take the visible bit
+            return {"visible": set(), "display": set(self.sets["display"]), "preload": set(self.sets["preload"])}
+        m = self.mode
+        if self.current is None or (not self.preserve and self.scrolled and self.visible):
+            m = "minimum" if (self.current is None or not self.visible) else "full"
+        self.current, self.preserve = m, False
+        at = self.target if self.lazy and self.phase == "decelerating" else None
+        display, preload = self.grown(m, "display", at), self.grown(m, "preload", at)
+        if self.visible:
+            return {"visible": vp, "display": display | vp, "preload": preload | vp}
+        return {"visible": set(), "display": set() if m == "lowMemory" else vp, "preload": display | vp}
+
+    def scroll(self, x):
+        if self.phase == "dragging":
+            self.tracking_sign = (x > self.offset) - (x < self.offset)
+        self.offset = x
+        self.layout()
+
+    # the scroll stream and edits, as the host applies them (batch decisions: None, False, True)
+
+    def will_begin_dragging(self, x=None):
+        self.phase, self.tracking_sign, self.decel_sign, self.target = "dragging", 0, 0, None
+        self.scrolled = True
+        self.set_mode("full")
+        if x is not None:
+            self.offset = x  # where the drag starts: no motion yet
+            self.layout()
+
+    def did_scroll(self, x):
+        """Returns the batch decision (judged when visible and not dragging)."""
+        self.scroll(x)
+        return self.batch_due(x) if self.phase != "dragging" and self.visible else None
+
+    def will_end_dragging(self, target):
+        """`target`: the host's clamped target offset."""
+        self.phase = "decelerating"
+        self.target = target
+        self.decel_sign = (target > self.offset) - (target < self.offset)
+        if self.lazy:
+            self.needs_update = True
+        return self.batch_due(target)
+
+    def did_end_decelerating(self, x=None):
+        decision = self.did_scroll(x) if x is not None else None
+        if self.lazy and self.phase == "decelerating":
+            self.needs_update = True
+        was_dragging = self.phase == "dragging"
+        self.phase, self.tracking_sign, self.decel_sign, self.target = "idle", 0, 0, None
+        # a drag ended without willEndDragging: judged as a release at rest
+        return self.batch_due() if was_dragging else decision
+
+    def set_visible(self, v):
+        changed = v != self.visible
+        self.visible = v
+        if changed:
+            self.needs_update = True
+        return self.batch_due() if changed and v and self.phase != "dragging" else None
+
+    def memory_warning(self):
+        self.set_mode("visibleOnly" if self.visible else "lowMemory")
+
+    def deleted(self, gone):
+        """Items deleted (already out of the sections): they leave every set; one on screen is a change."""
+        for k in KINDS:
+            self.sets[k] -= gone
+        self.seen -= gone
+        if self.on_screen & gone:
+            self.needs_update = True
+        self.on_screen -= gone
+        return self.edited()
+
+    def edited(self):
+        """After an insert or delete (the model's sections already changed)."""
+        self.layout()
+        return self.batch_due() if self.phase != "dragging" else None
+
+    def batch_due(self, at=None):
+        """ASDisplayShouldFetchBatchForContext with the scroll direction now: None (no batch), False
+        (append), True (prepend)."""
+        if self.in_flight is not None or self.lead <= 0:
+            return None
+        L, total = self.L, self.total
+        if total < L:
+            return False
+        if not self.visible:
+            return None
+        o = self.offset if at is None else at
+        if self.scroll_sign() < 0:
+            return True if self.prepend and o <= self.lead * L else None
+        return False if total - L - o <= self.lead * L else None
 
 
 def state_paths(state: dict) -> dict[str, list[tuple[int, int]]]:

@@ -19,8 +19,8 @@ SIM = REPO / "examples" / "python" / "prefetch_sim.py"
 MAKE = REPO / "examples" / "traces" / "make_traces.py"
 TRACES = ["steady", "fling", "reversal", "jump_to_top"]
 STRATEGIES = ["ranges", "threshold", "dynamicThreshold", "lazy"]
-ROW = re.compile(r"^(\w+)\s+(ranges|threshold|dynamicThreshold|lazy)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$",
-                 re.MULTILINE)
+ROW = re.compile(r"^(\w+)\s+(ranges|threshold|dynamicThreshold|lazy)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)"
+                 r"\s+(\d+)\s*$", re.MULTILINE)
 
 
 def run(*args, env_bin=None, timeout=120):
@@ -33,8 +33,8 @@ def run(*args, env_bin=None, timeout=120):
 
 
 def table(stdout: str) -> dict[tuple[str, str], dict]:
-    return {(m[1], m[2]): {"blank": int(m[3]), "never": int(m[4]), "requests": int(m[5]), "batches": int(m[6]),
-                           "waits": int(m[7])} for m in ROW.finditer(stdout)}
+    return {(m[1], m[2]): {"blank": int(m[3]), "never": int(m[4]), "churn": int(m[5]), "requests": int(m[6]),
+                           "batches": int(m[7]), "waits": int(m[8])} for m in ROW.finditer(stdout)}
 
 
 def test_traces_are_up_to_date_and_modest():

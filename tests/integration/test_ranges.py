@@ -14,7 +14,8 @@ import collections
 import random
 
 import pytest
-from rangemodel import KINDS, TEXTURE, Content, RangeConn, Replay, assert_refused, expected_ranges, snapshot, split, state_paths
+from rangemodel import (KINDS, TEXTURE, Content, RangeConn, Replay, TextureModel, assert_refused, expected_ranges,
+                        snapshot, split, state_paths)
 
 pytestmark = pytest.mark.integration
 
@@ -85,16 +86,22 @@ def test_default_tuning_geometry_at_many_offsets_both_directions(rc, axis):
     assert_geometry(rc, s, content, 0.0, L, "minimum", True, direction=names[0])
     rc.call("range.willBeginDragging", session=s)
     assert_geometry(rc, s, content, 0.0, L, "full", True, direction=names[0])
-    offset, forward = 0.0, True
+    # Dragging: the direction is the offsets' delta, taken when the items on screen change (Texture
+    # recomputes then, not for every offset); the ranges are those of that recompute.
+    offset, forward, at = 0.0, True, 0.0
+    on_screen = content.items(0, L)
     end = content.total - L
     for x in [1000.0, 5000.5, 12345.0, 11000.0, 3000.25, 10.0, 20000.0, 20000.0, end, end + 50, end - 3,
               -100.0, 0.0, 7777.0, 7776.0]:
-        if x != offset:
-            forward = x > offset
+        sign = (x > offset) - (x < offset)
         offset = x
+        if content.items(x, x + L) != on_screen:
+            on_screen = content.items(x, x + L)
+            forward = sign > 0 if sign else forward
+            at = x
         reply, _ = rc.call("range.didScroll", session=s, offset=x)
         assert reply["direction"] == names[0 if forward else 1], (x, reply)
-        assert_geometry(rc, s, content, offset, L, "full", forward, direction=names[0 if forward else 1])
+        assert_geometry(rc, s, content, at, L, "full", forward, direction=names[0 if forward else 1])
 
 
 def test_custom_tuning_replaces_only_the_given_buffers(rc):
@@ -157,19 +164,19 @@ def test_mode_is_minimum_until_the_first_drag_while_visible_then_full(rc):
     assert rc.state(s)["mode"] == "full"
 
 
-def test_a_drag_while_invisible_does_not_leave_minimum(rc):
+def test_a_drag_while_invisible_sets_full(rc):
+    """Texture's scrollViewWillBeginDragging sets full whether or not the list is visible."""
     content = Content.uniform(100, 100)
     s = rc.call("range.create", count=100, itemLength=100, viewport={"width": 400, "height": 1000},
                 visible=False)[0]["session"]
-    rc.call("range.willBeginDragging", session=s)
+    reply, _ = rc.call("range.willBeginDragging", session=s)
+    assert reply["mode"] == "full", reply
     rc.call("range.didScroll", session=s, offset=800)
     rc.call("range.willEndDragging", session=s, velocity=0.5)
     rc.call("range.didEndDecelerating", session=s, offset=1049.5)
+    assert_geometry(rc, s, content, 1049.5, 1000, "full", True, visible=False)
     reply, _ = rc.call("range.setVisible", session=s, visible=True)
-    assert reply["mode"] == "minimum", reply
-    assert_geometry(rc, s, content, 1049.5, 1000, "minimum", True)
-    reply, _ = rc.call("range.willBeginDragging", session=s)
-    assert reply["mode"] == "full"
+    assert reply["mode"] == "full", reply
     assert_geometry(rc, s, content, 1049.5, 1000, "full", True)
 
 
@@ -326,12 +333,18 @@ def test_batch_not_judged_while_dragging_but_at_the_target_on_will_end_dragging(
     assert len(batches_of(events)) == 1  # judged at the target, 1999 left, although the offset is 5000
 
 
-def test_batch_rechecked_after_insert_items(rc):
+def test_batch_rechecked_after_insert_items_outside_a_drag(rc):
     s = new_session(rc)[0]["session"]
     rc.call("range.willBeginDragging", session=s)
     assert batches_of(rc.call("range.didScroll", session=s, offset=8000)[1]) == []  # dragging
     _, events = rc.call("range.insertItems", session=s, at=[0, 0], lengths=[100])
-    assert len(batches_of(events)) == 1  # 1100 left: judged after the insert
+    assert batches_of(events) == []  # dragging: Texture judges at the release
+    _, events = rc.call("range.willEndDragging", session=s, velocity=0)
+    assert len(batches_of(events)) == 1  # 1100 left at the release
+    s = new_session(rc)[0]["session"]
+    rc.call("range.didScroll", session=s, offset=6900)  # 2100 left
+    _, events = rc.call("range.deleteItems", session=s, paths=[[0, 99]])
+    assert len(batches_of(events)) == 1  # 2000 left: judged after the delete
 
 
 @pytest.mark.parametrize("leading", [0, -1])
@@ -356,10 +369,10 @@ def test_threshold_strategy_fires_at_the_ratio_of_content(rc):
     assert batches_of(rc.call("range.didScroll", session=s, offset=1099)[1]) == []
     [b] = batches_of(rc.call("range.didScroll", session=s, offset=1100)[1])  # 1400/2000: 0.7 of ALL content
     rc.call("range.batchFetchDone", session=s, context=b["context"], lengths=[100] * 10)
-    # Moving up past the ratio never fetches.
+    # Moving up past the ratio never fetches (a release toward a target above, then decelerating).
     rc.call("range.willBeginDragging", session=s, offset=2600)
     rc.call("range.didScroll", session=s, offset=2500)
-    assert batches_of(rc.call("range.willEndDragging", session=s, velocity=0)[1]) == []
+    assert batches_of(rc.call("range.willEndDragging", session=s, velocity=-0.5, targetOffset=2300)[1]) == []
     assert batches_of(rc.call("range.didScroll", session=s, offset=2400)[1]) == []
 
     s = new_session(rc, count=10, L=300, strategy={"name": "threshold", "ratio": 0.5})[0]["session"]
@@ -415,8 +428,10 @@ def check_step(rc, s, replay, content, events, offset, L, forward, removed=()):
     st = rc.state(s)
     got = state_paths(st)
     assert replay.as_lists() == {k: sorted(v) for k, v in got.items()}
-    exp = expected_ranges(content, offset, L, st["mode"], forward)
-    assert got == {k: content.paths(exp[k]) for k in KINDS}
+    # Recomputed when the items on screen changed (Texture); otherwise the shifted sets stay as they were.
+    if event is not None and any(event[part][k] for part in ("enter", "exit") for k in KINDS):
+        exp = expected_ranges(content, offset, L, st["mode"], forward)
+        assert got == {k: content.paths(exp[k]) for k in KINDS}
 
 
 def test_inserts_and_deletes_keep_events_and_state_consistent(rc):
@@ -481,13 +496,16 @@ def test_sections_are_addressed_by_index_paths(rc):
     content.insert(1, 0, [10])
     replay.insert(1, 0, 1)
     check_step(rc, s, replay, content, events, 0, L, True)
-    assert [1, 0] in rc.state(s)["display"]
+    # [300, 310) is below the viewport: the items on screen did not change, so nothing is recomputed and
+    # the new item is unmarked until the next update (as Texture); the others keep their bits
+    assert [1, 0] not in rc.state(s)["display"]
     items = rc.call("range.state", session=s, paths=[[1, 0], [3, 4], [2, 1]])[0]["items"]
-    assert items == [{"path": [1, 0], "preload": True, "display": True, "visible": False},
+    assert items == [{"path": [1, 0], "preload": False, "display": False, "visible": False},
                      {"path": [3, 4], "preload": False, "display": False, "visible": False},
                      {"path": [2, 1], "preload": True, "display": True, "visible": False}]
-    _, events = rc.call("range.willBeginDragging", session=s)
+    _, events = rc.call("range.willBeginDragging", session=s)  # full: a mode change recomputes
     check_step(rc, s, replay, content, events, 0, L, True)
+    assert [1, 0] in rc.state(s)["display"]
     offset = 0.0
     for x in (350.0, 900.0, 1300.0, 120.0):
         forward = x > offset
@@ -520,8 +538,8 @@ def random_sections(rng: random.Random, shape: str) -> list[list[float]]:
 def test_random_scroll_sequences_replay_into_range_state(rc, seed, shape):
     """A few hundred random steps (scrolls, drags, flings, visibility, memory warnings, inserts, deletes,
     viewport changes, finished batches). After each: the events replayed into a model equal range.state,
-    range.state equals docs/ranges.md's geometry for the reported mode (outside a lazy fling), and each batch follows
-    Texture's rule."""
+    range.state equals what Texture's rules give (`TextureModel`: recomputed only when the items on screen,
+    the mode or the visibility changed), and each batch is the one Texture's rule asks for."""
     rng = random.Random(seed)
     axis = "horizontal" if shape == "horizontal" else "vertical"
     L = 600.0
@@ -534,93 +552,101 @@ def test_random_scroll_sequences_replay_into_range_state(rc, seed, shape):
     reply, events = rc.call("range.create", **params)
     s = reply["session"]
     replay = Replay()
-    offset, forward, visible, phase, in_flight = 0.0, True, True, "idle", None
-    lead = 2.0
+    m = TextureModel(content.sections, L, lazy=shape == "lazy")
+    ids = [iid for sec in m.sections for iid, _ in sec]  # flat index -> id, kept beside `content`
+    names = ("down", "up") if axis == "vertical" else ("right", "left")
     ran: collections.Counter = collections.Counter()
 
-    def batch_due(at: float) -> bool:
-        """Texture's rule for a non-prepend session (in flight is checked by the caller)."""
-        if content.total < L:
-            return True
-        return visible and forward and content.total - L - at <= lead * L
+    def model_paths():
+        by_id = m.path_of()
+        return {k: sorted(by_id[i] for i in m.sets[k]) for k in KINDS}
 
     for step in range(400):
-        event_batches: list = []
         removed: list = []
-        must_fetch_at = None  # an offset where docs/ranges.md requires a check (create, willEndDragging, ...)
-        judged_at = offset
+        decision = None
         if step == 0:
             op = "create"
-            must_fetch_at = 0.0
+            decision = m.batch_due(0.0)
         else:
-            op = rng.choices(["scroll", "jump", "drag", "fling", "stop", "visible", "memory", "insert", "delete",
-                              "viewport", "done"], [30, 6, 8, 8, 6, 3, 1, 6, 5, 2, 6])[0]
-            if op in ("scroll", "jump"):
+            op = rng.choices(["scroll", "jump", "tail", "drag", "fling", "stop", "visible", "memory", "insert",
+                              "delete", "viewport", "done"], [30, 6, 4, 8, 8, 6, 3, 1, 6, 5, 2, 6])[0]
+            if op in ("scroll", "jump", "tail"):
                 top = max(0.0, content.total - L)
-                x = offset + rng.uniform(-L, L) if op == "scroll" else rng.uniform(0, top)
+                x = m.offset + rng.uniform(-L, L) if op == "scroll" else \
+                    rng.uniform(0, top) if op == "jump" else top - rng.uniform(0, 3 * L)  # near the end
                 x = round(min(max(x, -0.4 * L), top + 0.4 * L), 2)
                 reply, events = rc.call("range.didScroll", session=s, offset=x)
-                if x != offset:
-                    forward = x > offset
-                offset = judged_at = x
-                if phase != "dragging":
-                    must_fetch_at = x
+                decision = m.did_scroll(x)
             elif op == "drag":
                 reply, events = rc.call("range.willBeginDragging", session=s)
-                phase = "dragging"
+                m.will_begin_dragging()
             elif op == "fling":
-                if phase != "dragging":
+                if m.phase != "dragging":
                     continue
                 v = round(rng.uniform(-3, 3), 3)
                 reply, events = rc.call("range.willEndDragging", session=s, velocity=v)
-                target = min(max(offset + v * 499, 0.0), max(0.0, content.total - L))
+                target = min(max(m.offset + v * 499, 0.0), max(0.0, content.total - L))
                 assert reply["targetOffset"] == pytest.approx(target)
-                if v:
-                    forward = v > 0
-                judged_at = must_fetch_at = reply["targetOffset"]
-                phase = "decelerating"
+                decision = m.will_end_dragging(reply["targetOffset"])
             elif op == "stop":
-                if phase == "idle":
+                if m.phase == "idle":
                     continue
                 reply, events = rc.call("range.didEndDecelerating", session=s)
-                phase = "idle"
+                decision = m.did_end_decelerating()
             elif op == "visible":
-                visible = rng.random() < 0.6
-                reply, events = rc.call("range.setVisible", session=s, visible=visible)
+                v = rng.random() < 0.6
+                reply, events = rc.call("range.setVisible", session=s, visible=v)
+                decision = m.set_visible(v)
             elif op == "memory":
                 reply, events = rc.call("host.memoryWarning")
+                m.memory_warning()
             elif op == "insert":
                 sec = rng.randrange(len(content.sections))
                 row = rng.randint(0, len(content.sections[sec]))
                 lengths = [float(rng.choice([20, 50, 120])) for _ in range(rng.randint(1, 4))]
                 reply, events = rc.call("range.insertItems", session=s, at=[sec, row], lengths=lengths)
+                new = [m._new(x) for x in lengths]
+                m.sections[sec][row:row] = new
+                ids[content.flat((sec, row)):content.flat((sec, row))] = [iid for iid, _ in new]
                 content.insert(sec, row, lengths)
                 replay.insert(sec, row, len(lengths))
-                must_fetch_at = offset
+                decision = m.edited()
             elif op == "delete":
                 if content.count < 10:
                     continue
                 paths = {content.path(i) for i in rng.sample(range(content.count), rng.randint(1, 3))}
                 reply, events = rc.call("range.deleteItems", session=s, paths=[list(p) for p in paths])
+                gone = set()
                 for p in sorted(paths, key=content.flat, reverse=True):
                     if replay.delete(p):
                         removed.append(p)
+                    gone.add(ids.pop(content.flat(p)))
                     content.delete(p)
+                for sec in m.sections:
+                    sec[:] = [x for x in sec if x[0] not in gone]
+                decision = m.deleted(gone)
             elif op == "viewport":
                 L = float(rng.choice([400, 600, 900]))
                 reply, events = rc.call("range.setViewport", session=s, viewport=viewport(axis, L))
+                m.L = L
+                m.layout()
             elif op == "done":
-                if in_flight is None:
+                if m.in_flight is None:
                     continue
                 lengths = [float(rng.choice([44, 90])) for _ in range(rng.randint(0, 6))]
-                reply, events = rc.call("range.batchFetchDone", session=s, context=in_flight, lengths=lengths)
+                reply, events = rc.call("range.batchFetchDone", session=s, context=m.in_flight, lengths=lengths)
                 last = len(content.sections) - 1
                 size = len(content.sections[last])
+                new = [m._new(x) for x in lengths]
+                m.sections[last].extend(new)
+                ids.extend(iid for iid, _ in new)
                 content.insert(last, size, lengths)
                 replay.insert(last, size, len(lengths))
-                in_flight = None
+                m.in_flight = None
+                decision = m.edited() if lengths else None
         ran[op] += 1
         where = f"step {step} ({op}, seed {seed})"
+        assert ids == [iid for sec in m.sections for iid, _ in sec], where
         event, prefetch, event_batches = split(events)
         if event is not None:
             assert sorted(tuple(p) for p in event.get("removed", [])) == sorted(removed), where
@@ -633,24 +659,24 @@ def test_random_scroll_sequences_replay_into_range_state(rc, seed, shape):
         assert replay.as_lists() == {k: sorted(v) for k, v in got.items()}, where
         if event is not None:
             assert event["mode"] == st["mode"] and event["direction"] == st["direction"], where
-        names = ("down", "up") if axis == "vertical" else ("right", "left")
-        assert st["direction"] == names[0 if forward else 1], where
-        if not visible:
+        m.sets = m.ranges()
+        want = model_paths()
+        for k in KINDS:
+            assert sorted(got[k]) == want[k], (where, k, sorted(set(got[k]) - set(want[k])), sorted(set(want[k]) - set(got[k])))
+        assert (st["mode"], st["direction"]) == (m.mode, names[0 if m.forward else 1]), where
+        if not m.visible:
             assert got["visible"] == [], where
-        if not (shape == "lazy" and phase == "decelerating"):  # a lazy fling marks its target region
-            exp = expected_ranges(content, offset, L, st["mode"], forward, visible)
-            assert got == {k: content.paths(exp[k]) for k in KINDS}, where
-        # Batches: never two in flight, only when the rule holds; always when docs/ranges.md says it is checked.
+        # Batches: never two in flight, exactly when Texture's rule asks for one.
         assert len(event_batches) <= 1, where
-        if event_batches:
-            assert in_flight is None and batch_due(judged_at), f"{where}: a batch against the rule"
-            in_flight = event_batches[0]["context"]
+        if decision is not None:
+            assert len(event_batches) == 1 and event_batches[0]["prepend"] is decision, f"{where}: no batch"
+            m.in_flight = event_batches[0]["context"]
             ran["batch"] += 1
-        elif must_fetch_at is not None and in_flight is None:
-            assert not batch_due(must_fetch_at), f"{where}: the rule holds at {must_fetch_at} but no batch"
+        else:
+            assert event_batches == [], f"{where}: a batch against the rule"
     # The walk went everywhere it should (a seed that skipped something would prove little).
-    assert all(ran[op] >= 2 for op in ["scroll", "jump", "drag", "fling", "stop", "visible", "insert", "delete",
-                                       "viewport", "done", "batch"]), ran
+    assert all(ran[op] >= 2 for op in ["scroll", "jump", "tail", "drag", "fling", "stop", "visible", "insert",
+                                       "delete", "viewport", "done", "batch"]), ran
 
 
 # --------------------------------------------------------------------------------------------------
@@ -868,12 +894,15 @@ def test_insert_at_the_start_of_a_range_lists_entering_paths_once(rc):
     rc.call("range.didScroll", session=s, offset=2000)
     first = rc.state(s)["preload"][0]
     _, events = rc.call("range.insertItems", session=s, at=first, lengths=[30, 30])
-    event, prefetch, _ = split(events)
+    assert split(events)[0] is None  # above the screen: nothing on it changed, nothing recomputed yet
+    _, more = rc.call("range.didScroll", session=s, offset=1500)  # the next update lists the new rows
+    event, prefetch, _ = split(more)
     for e in prefetch:
         assert len(e["paths"]) == len({tuple(p) for p in e["paths"]}), f"{e['kind']} lists a path twice: {e}"
     for k in KINDS:
         got = event["enter"][k]
         assert len(got) == len({tuple(p) for p in got}), f"enter.{k} lists a path twice: {got}"
+    assert [first[0], first[1]] in event["enter"]["preload"]
 
 
 def test_dynamic_threshold_uses_the_seeds_content_ratio(rc):

@@ -87,15 +87,34 @@ public final class RangeSession {
     public var lazy: Bool
 
     public private(set) var offset: Double = 0
+    /// The direction the ranges lean toward: Texture's `_previousScrollDirection`, taken from the scroll
+    /// direction at each range update and kept when there is none (initially down/right).
     public private(set) var forward = true
     public private(set) var isVisible: Bool
-    public private(set) var hasInteracted = false
-    /// Set by a memory warning until the next drag.
-    public private(set) var memoryMode: RangeMode?
+    /// Texture's `contentHasBeenScrolled`: set by the first `willBeginDragging`, visible or not.
+    public private(set) var contentHasBeenScrolled = false
+    /// Texture's `_currentRangeMode`; nil before the first range update (unspecified).
+    private var currentMode: RangeMode?
+    /// Texture's `_preserveCurrentRangeMode`: a mode set from outside (a drag's full, a memory
+    /// warning's) holds for the next range update, then the session manages its mode again.
+    private var preserveMode = false
+    /// Texture's `_needsRangeUpdate`: the ranges are recomputed only when the items on screen, the mode
+    /// or the visibility changed.
+    public private(set) var needsUpdate = true
     public private(set) var dragging = false
     public private(set) var decelerating = false
+    /// The sign of the motion while dragging: from the client's velocity, else from the offset delta of
+    /// the last `didScroll` (Texture reads the pan gesture's velocity while tracking).
+    private var trackingSign = 0
+    /// The sign of (target - offset) at release, until `didEndDecelerating` (Texture's
+    /// `_deceleratingVelocity`).
+    private var deceleratingSign = 0
     /// During a fling (lazy): where the motion will stop.
     public private(set) var target: Double?
+    /// The items on the viewport at the last layout (Texture's visible elements, whether or not the
+    /// session is visible), kept by identity across inserts and deletes: when the items on screen
+    /// differ from these, the ranges need an update.
+    public private(set) var onScreen = IndexInterval.empty
 
     public private(set) var visible = IndexInterval.empty
     public private(set) var display = RangeSpan.empty
@@ -151,17 +170,19 @@ public final class RangeSession {
     public var contentLength: Double { tree.total }
     public var sectionCount: Int { sectionStarts.count - 1 }
 
-    /// Minimum until the first drag while visible, full after; a memory warning sets visibleOnly
-    /// (visible sessions) or lowMemory (others) until the next drag. Hiding a session is not a memory
-    /// warning: it keeps its mode and only stops marking items visible.
-    public var mode: RangeMode {
-        if let m = memoryMode { return m }
-        return hasInteracted ? .full : .minimum
-    }
+    /// Texture's range mode: `minimum` at the first update; `full` from `willBeginDragging` (visible or
+    /// not); after that `full` at every update while the session is visible and has been scrolled,
+    /// otherwise the mode it had. A memory warning's mode holds for one update (see `memoryWarning`).
+    public var mode: RangeMode { currentMode ?? .minimum }
 
     public var directionName: String {
         horizontal ? (forward ? "right" : "left") : (forward ? "down" : "up")
     }
+
+    /// The scroll direction now (+1 toward the tail, -1 toward the head, 0 none): Texture's
+    /// `scrollDirection` — the motion's while dragging, toward the target while decelerating, none at
+    /// rest (a programmatic scroll has no direction).
+    public var scrollSign: Int { dragging ? trackingSign : decelerating ? deceleratingSign : 0 }
 
     public var phase: String { dragging ? "dragging" : decelerating ? "decelerating" : "idle" }
     public var isTracking: Bool { dragging || decelerating }
@@ -237,9 +258,12 @@ public final class RangeSession {
         return IndexInterval(from, max(from, to))
     }
 
-    /// The interval of a range type around `at` moving in `fwd`.
+    /// The interval of a range type around `at` moving in `fwd`: the viewport grown by the mode's
+    /// buffers (Texture's `CGRectExpandToRangeWithScrollableDirections`). `lowMemory`'s display range is
+    /// empty whatever its tuning (Texture's `emptyDisplayRange`: a zero buffer would still hold the
+    /// viewport).
     func interval(_ type: RangeType, mode: RangeMode, at: Double, fwd: Bool) -> IndexInterval {
-        if mode == .lowMemory && type == .display && !tuning.lowMemoryDisplayTuned { return .empty }
+        if mode == .lowMemory && type == .display { return .empty }
         let b = tuning.buffer(mode, type)
         let L = viewportLength
         let ahead = b.leading * L, behind = b.trailing * L
@@ -247,20 +271,68 @@ public final class RangeSession {
         return fwd ? items(at - behind, at + L + ahead, probe) : items(at - ahead, at + L + behind, probe)
     }
 
-    /// Recomputes the three ranges and returns what changed.
-    public func update() -> RangeUpdate {
-        let m = mode
-        let newVisible = isVisible ? items(offset, offset + viewportLength) : .empty
-        if lazy && decelerating, let t = target {
-            // Lazy: during a fling only the target region is marked, plus what is on screen (a visible
-            // item has all three states); the rows flown over in between stay unmarked.
-            let d = interval(.display, mode: m, at: t, fwd: forward)
-            let p = interval(.preload, mode: m, at: t, fwd: forward).hull(d)
-            return apply(visible: newVisible, display: RangeSpan(d, newVisible), preload: RangeSpan(p, newVisible))
+    /// Texture's `updateCurrentRangeWithMode:`: a mode set from outside, held for the next update.
+    private func setModeFromOutside(_ m: RangeMode) {
+        preserveMode = true
+        if currentMode != m {
+            currentMode = m
+            needsUpdate = true
         }
-        let d = interval(.display, mode: m, at: offset, fwd: forward).hull(newVisible)
-        let p = interval(.preload, mode: m, at: offset, fwd: forward).hull(d)
-        return apply(visible: newVisible, display: RangeSpan(d), preload: RangeSpan(p))
+    }
+
+    /// Notes where the viewport is now (a layout pass): when the items on it changed, the ranges need
+    /// an update (Texture: `willDisplayCell` / `didEndDisplayingCell` -> `setNeedsUpdate`).
+    private func layout() {
+        let now = items(offset, offset + viewportLength)
+        if now != onScreen {
+            onScreen = now
+            needsUpdate = true
+        }
+    }
+
+    /// Recomputes the ranges when something they depend on changed (Texture's `updateIfNeeded`);
+    /// otherwise returns no change at once.
+    public func updateIfNeeded() -> RangeUpdate {
+        needsUpdate ? update() : RangeUpdate()
+    }
+
+    /// Recomputes the three ranges and returns what changed: Texture's
+    /// `-[ASRangeController _updateVisibleNodeIndexPaths]`.
+    public func update() -> RangeUpdate {
+        needsUpdate = false
+        // The direction: the scroll's, else the one kept from before.
+        let sign = scrollSign
+        if sign != 0 { forward = sign > 0 }
+        let viewport = items(offset, offset + viewportLength)
+        onScreen = viewport
+        if viewport.isEmpty {
+            // Nothing on screen (overscroll past the head or tail, or no items): Texture keeps the
+            // ranges and the mode as they were and only takes the visible bit from what left the screen.
+            return apply(visible: .empty, display: display, preload: preload)
+        }
+        // The mode: managed by the session unless one was set from outside for this update.
+        var m = currentMode ?? .minimum
+        if currentMode == nil || (!preserveMode && contentHasBeenScrolled && isVisible) {
+            m = (currentMode == nil || !isVisible) ? .minimum : .full
+        }
+        currentMode = m
+        preserveMode = false
+        let at: Double
+        if lazy && decelerating, let t = target { at = t } else { at = offset }
+        let displayRange = interval(.display, mode: m, at: at, fwd: forward)
+        let preloadRange = interval(.preload, mode: m, at: at, fwd: forward)
+        // A lazy fling marks the target region plus what is on screen; the rows flown over in between
+        // stay unmarked (two disjoint parts).
+        func span(_ range: IndexInterval) -> RangeSpan { at == offset ? RangeSpan(range.hull(viewport)) : RangeSpan(range, viewport) }
+        if isVisible {
+            // Visible items have all three bits; others those of the ranges they are in. Display and
+            // preload are independent sets.
+            return apply(visible: viewport, display: span(displayRange), preload: span(preloadRange))
+        }
+        // An invisible session: the viewport's items get preload (and display unless lowMemory), the
+        // display range's preload only, the preload range's nothing; none is visible.
+        return apply(visible: .empty, display: m == .lowMemory ? .empty : RangeSpan(viewport),
+                     preload: span(displayRange))
     }
 
     /// Forces the general diff (the one inserts need) on every update; tests compare it with the
@@ -443,28 +515,35 @@ public final class RangeSession {
         }
     }
 
-    private func move(to x: Double) {
-        if x > offset { forward = true } else if x < offset { forward = false }
-        offset = x
-    }
+    @inline(__always) private static func sign(_ x: Double) -> Int { x > 0 ? 1 : x < 0 ? -1 : 0 }
 
-    public func willBeginDragging() {
+    /// Texture's `scrollViewWillBeginDragging:`: the content has been scrolled and the mode is `full`
+    /// from the next update, whether or not the session is visible. `velocity` (points/ms, positive
+    /// toward the tail), when given, is the motion's direction; otherwise the next offsets give it.
+    public func willBeginDragging(velocity: Double? = nil) {
         dragging = true
         decelerating = false
         target = nil
-        if isVisible {
-            hasInteracted = true
-            memoryMode = nil
-        }
+        deceleratingSign = 0
+        trackingSign = velocity.map(Self.sign) ?? 0
+        contentHasBeenScrolled = true
+        setModeFromOutside(.full)
     }
 
-    public func didScroll(to x: Double) throws(RangeError) {
+    /// A new offset. While dragging the direction is the velocity's sign when the client sends one,
+    /// else the sign of the offset's change (Texture reads the pan gesture's velocity); decelerating
+    /// it stays toward the target; at rest there is none. Velocity outside a drag is ignored.
+    public func didScroll(to x: Double, velocity: Double? = nil) throws(RangeError) {
         try checkOffset(x)
-        move(to: x)
+        if let velocity, !velocity.isFinite { throw .invalid(path: "velocity", reason: "must be a finite number") }
+        if dragging { trackingSign = velocity.map(Self.sign) ?? Self.sign(x - offset) }
+        offset = x
+        layout()
     }
 
     /// Predicts where a fling stops (deceleration 0.998 per ms: distance = v * 0.998 / 0.002) unless
-    /// the caller gives the target; returns it.
+    /// the caller gives the target; returns it. From here until `didEndDecelerating` the direction is
+    /// toward the target (none when it is the offset: a release at rest), whatever the velocity says.
     public func willEndDragging(velocity: Double, target t: Double?) throws(RangeError) -> Double {
         guard dragging else { throw .outOfOrder(call: "range.willEndDragging", phase: phase) }
         guard velocity.isFinite else { throw .invalid(path: "velocity", reason: "must be a finite number") }
@@ -472,12 +551,13 @@ public final class RangeSession {
         let predicted = t ?? (offset + velocity * 0.998 / 0.002)
         let clamped = min(max(predicted, 0), max(0, contentLength - viewportLength))
         target = clamped
-        if velocity > 0 { forward = true } else if velocity < 0 { forward = false }
+        deceleratingSign = Self.sign(clamped - offset)
         dragging = false
         decelerating = true
+        // A lazy session marks the target region now (Greenroom's option; Texture has none).
+        if lazy { needsUpdate = true }
         return clamped
     }
-
 
     /// Whether `didEndDecelerating` is in order now (checked before anything moves).
     public func checkCanEndDecelerating() throws(RangeError) {
@@ -486,55 +566,76 @@ public final class RangeSession {
 
     public func didEndDecelerating() throws(RangeError) {
         try checkCanEndDecelerating()
+        if lazy && decelerating { needsUpdate = true }
         dragging = false
         decelerating = false
         target = nil
+        trackingSign = 0
+        deceleratingSign = 0
     }
 
-    public func setVisible(_ v: Bool) { isVisible = v }
+    /// Texture's `didMoveToWindow`: a change of visibility recomputes the ranges at once. Returns
+    /// whether it changed.
+    @discardableResult
+    public func setVisible(_ v: Bool) -> Bool {
+        guard v != isVisible else { return false }
+        isVisible = v
+        needsUpdate = true
+        return true
+    }
 
     public func setViewport(length: Double, cross: Double) {
         viewportLength = length
         viewportCross = cross
+        layout()
     }
 
+    /// Texture's `+[ASRangeController didReceiveMemoryWarning:]`: `visibleOnly` for a visible session,
+    /// `lowMemory` for others, held for the next update (run at once by the caller); after it the
+    /// session manages its mode again (`full` at the next update while visible and scrolled).
     public func memoryWarning() {
-        memoryMode = isVisible ? .visibleOnly : .lowMemory
+        setModeFromOutside(isVisible ? .visibleOnly : .lowMemory)
     }
 
     // MARK: Batch fetching
 
-    /// Texture's ASDisplayShouldFetchBatchForContext, with `prepend` for lists that grow at the head,
+    /// Texture's `ASDisplayShouldFetchBatchForContext`, with `prepend` for lists that grow at the head,
     /// and the ASDK preloading article's threshold strategies for comparison. `at`: the offset to judge (the target
-    /// offset on willEndDragging).
-    public func shouldBeginBatch(at x: Double? = nil) -> Bool {
-        guard batchInFlight == nil, leadingScreens > 0, viewportLength > 0 else { return false }
+    /// offset on willEndDragging). The direction is the scroll's now (`scrollSign`), not the one the
+    /// ranges keep: at rest there is none, so a batch is never refused for pointing at the head.
+    public func shouldBeginBatch(at x: Double? = nil) -> Bool { batchDecision(at: x) != nil }
+
+    /// Which batch to begin now, if any: `false` appends (Texture's), `true` prepends (moving toward
+    /// the head within `leadingScreens` of it, when the session was made with `prepend`).
+    public func batchDecision(at x: Double? = nil) -> Bool? {
+        guard batchInFlight == nil, leadingScreens > 0, viewportLength > 0 else { return nil }
         let L = viewportLength
         let total = contentLength
-        if total < L { return true }
-        guard isVisible else { return false }
+        if total < L { return false }
+        guard isVisible else { return nil }
         let o = x ?? offset
+        let towardHead = scrollSign < 0
         switch strategy {
         case .ranges:
-            if !forward { return prepend && o <= leadingScreens * L }
-            return total - L - o <= leadingScreens * L
+            if towardHead { return prepend && o <= leadingScreens * L ? true : nil }
+            return total - L - o <= leadingScreens * L ? false : nil
         case .threshold(let ratio):
-            guard forward else { return false }
-            return (o + L) / total >= ratio
+            if towardHead { return nil }
+            return (o + L) / total >= ratio ? false : nil
         case .dynamicThreshold(let ratio):
-            guard forward else { return false }
+            if towardHead { return nil }
             let perPage = Double(firstPageItems)
             let page = Double(batchesDone)
             let needRead = perPage * ratio + page * perPage
             let totalItems = perPage * (page + 1)
             // The article's ratio: how far down the content the viewport's end is.
-            return (o + L) / total >= needRead / totalItems
+            return (o + L) / total >= needRead / totalItems ? false : nil
         }
     }
 
-    public func beginBatch(context: String) {
+    public func beginBatch(context: String, prepends: Bool = false) {
         batchInFlight = context
-        batchPrepends = !forward && prepend
+        batchPrepends = prepends && prepend
     }
 
     /// Completes the batch in flight; its new items are appended (or prepended). Returns their
@@ -547,7 +648,7 @@ public final class RangeSession {
         let section = batchPrepends ? 0 : max(0, sectionCount - 1)
         if !lengths.isEmpty {
             // Inserted first: lengths it refuses leave the batch in flight and nothing changed.
-            _ = try insert(section: section, row: batchPrepends ? 0 : sectionStarts[section + 1] - sectionStarts[section], lengths: lengths)
+            _ = try insertWithoutLayout(section: section, row: batchPrepends ? 0 : sectionStarts[section + 1] - sectionStarts[section], lengths: lengths)
             if batchPrepends {
                 // Content grew above: keep what is on screen, and where a fling will stop (a lazy fling
                 // marks the same rows as before, not the new ones that now sit at the old target).
@@ -555,6 +656,7 @@ public final class RangeSession {
                 offset += added
                 if let t = target { target = t + added }
             }
+            layout()
         }
         batchInFlight = nil
         batchesDone += 1
@@ -564,9 +666,15 @@ public final class RangeSession {
     // MARK: Inserts and deletes
 
     /// Inserts items before (section, row); returns the flat index. Ranges are shifted, not recomputed:
-    /// call `update()` after.
+    /// call `updateIfNeeded()` after (they need an update when the items on screen changed).
     @discardableResult
     public func insert(section: Int, row: Int, lengths: [Double]) throws(RangeError) -> Int {
+        let at = try insertWithoutLayout(section: section, row: row, lengths: lengths)
+        layout()
+        return at
+    }
+
+    private func insertWithoutLayout(section: Int, row: Int, lengths: [Double]) throws(RangeError) -> Int {
         guard section >= 0, section < sectionCount else { throw .invalid(path: "at[0]", reason: "section \(section) does not exist") }
         let size = sectionStarts[section + 1] - sectionStarts[section]
         guard row >= 0, row <= size else { throw .invalid(path: "at[1]", reason: "row \(row) is outside 0...\(size)") }
@@ -592,20 +700,34 @@ public final class RangeSession {
         tree.remove(at: at)
         while s + 1 < sectionStarts.count { sectionStarts[s + 1] -= 1; s += 1 }
         shift(insertingAt: at, count: -1)
+        layout()
         return wasInRange
     }
 
     private func shift(insertingAt at: Int, count k: Int) {
-        fresh = fresh.map { $0.shifted(insertingAt: at, count: k) }.filter { !$0.isEmpty }
-        if k > 0 { fresh.append(IndexInterval(at, at + k)) }
         visible = visible.shifted(insertingAt: at, count: k)
         display = display.shifted(insertingAt: at, count: k)
         preload = preload.shifted(insertingAt: at, count: k)
+        // Items appearing between those on screen, or an item on screen deleted, change the set on
+        // screen even when its bounds stay (UIKit's willDisplayCell / didEndDisplayingCell).
+        if (k > 0 && at > onScreen.lo && at < onScreen.hi) || (k < 0 && onScreen.contains(at)) { needsUpdate = true }
+        onScreen = onScreen.shifted(insertingAt: at, count: k)
+        // New items inside a range are holes in it until the next update; those outside every range
+        // are unmarked anyway and need no note (an idle feed's appends do not pile up here).
+        let marked = preload.a.hull(preload.b).hull(display.a).hull(display.b).hull(visible)
+        fresh = fresh.map { $0.shifted(insertingAt: at, count: k) }.filter { !$0.intersection(marked).isEmpty }
+        if k > 0, !IndexInterval(at, at + k).intersection(marked).isEmpty { fresh.append(IndexInterval(at, at + k)) }
         var moved = Set<Int>()
         for i in seen {
             if k >= 0 { moved.insert(i >= at ? i + k : i) } else if i != at { moved.insert(i > at ? i - 1 : i) }
         }
         seen = moved
+    }
+
+    /// The flat indices a span holds now, ascending: items inserted inside it since the last update
+    /// are not in it yet.
+    public func members(_ span: RangeSpan) -> [Int] {
+        fresh.isEmpty ? span.indices : span.indices.filter { !isFresh($0) }
     }
 
     /// The state bits of a flat index.

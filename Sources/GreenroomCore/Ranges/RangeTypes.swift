@@ -30,9 +30,6 @@ public struct RangeTuning: Equatable, Sendable {
         return mi * 2 + (t == .display ? 0 : 1)
     }
 
-    /// `lowMemory`'s display range is empty (Texture's) unless it was tuned explicitly.
-    public var lowMemoryDisplayTuned = false
-
     public init(buffers: [RangeMode: [RangeType: RangeBuffer]]) { self.buffers = buffers }
 
     public var buffers: [RangeMode: [RangeType: RangeBuffer]] {

@@ -54,7 +54,6 @@ extension RangeSystem {
                     if side == "leading" { buffer.leading = screens } else { buffer.trailing = screens }
                 }
                 t.buffers[mode, default: [:]][type] = buffer
-                if mode == .lowMemory && type == .display { t.lowMemoryDisplayTuned = true }
             }
         }
         return t
@@ -74,6 +73,13 @@ extension RangeSystem {
         guard let x: Double = try p.optional("offset") else { return nil }
         do throws(RangeError) { try e.session.checkOffset(x) } catch { throw Self.rpc(error) }
         return x
+    }
+
+    /// An optional `velocity` (points/ms, positive toward the tail), finite.
+    func velocity(_ p: Params) throws(RPCError) -> Double? {
+        guard let v: Double = try p.optional("velocity") else { return nil }
+        guard v.isFinite else { throw .invalidParams(path: "velocity", "must be a finite number") }
+        return v
     }
 
     func registerRangeMethods(into r: inout MethodRegistry<HostConnection>) {
@@ -150,21 +156,25 @@ extension RangeSystem {
             if templates { reply["templatesQueued"] = .int(queueTemplates(e, cause: conn)) }
             return .object(reply)
         }
-        r.register("range.willBeginDragging", params: ["session", "offset"]) { [unowned self] conn, p throws(RPCError) in
+        r.register("range.willBeginDragging", params: ["session", "offset", "velocity"]) { [unowned self] conn, p throws(RPCError) in
             let e = try entry(p, owner: conn)
             let x = try offset(p, e)
-            e.session.willBeginDragging()
-            if let x { do throws(RangeError) { try e.session.didScroll(to: x) } catch { throw Self.rpc(error) } }
+            let v = try velocity(p)
+            e.session.willBeginDragging(velocity: v)
+            // Where the drag starts: a layout, no motion yet (the velocity's, when sent).
+            if let x { do throws(RangeError) { try e.session.didScroll(to: x, velocity: v ?? 0) } catch { throw Self.rpc(error) } }
             host.updateTracking()
             refresh(e, checkBatch: false)
             return .object(summary(e))
         }
-        r.registerEncoded("range.didScroll", params: ["session", "offset"]) { [unowned self] conn, p throws(RPCError) in
+        r.registerEncoded("range.didScroll", params: ["session", "offset", "velocity"]) { [unowned self] conn, p throws(RPCError) in
             let e = try entry(p, owner: conn)
             let x: Double = try p.require("offset")
-            do throws(RangeError) { try e.session.didScroll(to: x) } catch { throw Self.rpc(error) }
-            // Batch fetching is judged here only when not dragging (decelerating or programmatic).
-            refresh(e, checkBatch: !e.session.dragging)
+            let v = try velocity(p)
+            do throws(RangeError) { try e.session.didScroll(to: x, velocity: v) } catch { throw Self.rpc(error) }
+            // Texture's scrollViewDidScroll: batch fetching is judged only when visible and not dragging
+            // (decelerating or programmatic).
+            refresh(e, checkBatch: !e.session.dragging && e.session.isVisible)
             return streamReply(e)
         }
         r.register("range.willEndDragging", params: ["session", "velocity", "targetOffset", "offset"]) { [unowned self] conn, p throws(RPCError) in
@@ -181,25 +191,36 @@ extension RangeSystem {
             let target: Double
             do throws(RangeError) { target = try e.session.willEndDragging(velocity: v, target: t) } catch { throw Self.rpc(error) }
             host.updateTracking()
+            // Judged at the target, toward it (Texture's scrollViewWillEndDragging).
             refresh(e, checkBatch: true, batchOffset: target)
             return ["session": .string(e.session.id), "targetOffset": .double(target)]
         }
         r.register("range.didEndDecelerating", params: ["session", "offset"]) { [unowned self] conn, p throws(RPCError) in
             let e = try entry(p, owner: conn)
             let x = try offset(p, e)
+            var decided: Bool?
             do throws(RangeError) {
                 try e.session.checkCanEndDecelerating()  // out of order: nothing moves
-                if let x { try e.session.didScroll(to: x) }
+                if let x {
+                    // The motion's last step: a didScroll while still decelerating (judged toward the target).
+                    try e.session.didScroll(to: x)
+                    if !e.session.dragging && e.session.isVisible { decided = e.session.batchDecision() }
+                }
+                let wasDragging = e.session.dragging
                 try e.session.didEndDecelerating()
+                // A drag ended here without range.willEndDragging: judged as a release at rest (UIKit
+                // always calls willEndDragging, where Texture judges).
+                if wasDragging { decided = e.session.batchDecision() }
             } catch { throw Self.rpc(error) }
             host.updateTracking()
-            refresh(e, checkBatch: true)
+            refresh(e, checkBatch: false, decided: decided)
             return .object(summary(e))
         }
         r.register("range.setVisible", params: ["session", "visible"]) { [unowned self] conn, p throws(RPCError) in
             let e = try entry(p, owner: conn)
-            e.session.setVisible(try p.require("visible"))
-            refresh(e, checkBatch: true)
+            let changed = e.session.setVisible(try p.require("visible"))
+            // Texture's didMoveToWindow: once on screen, a batch is judged with the leading screens.
+            refresh(e, checkBatch: changed && e.session.isVisible && !e.session.dragging)
             return .object(summary(e))
         }
         r.register("range.setViewport", params: ["session", "viewport", "width", "height"]) { [unowned self] conn, p throws(RPCError) in
@@ -211,7 +232,7 @@ extension RangeSystem {
             }
             let h = e.session.horizontal
             e.session.setViewport(length: h ? vp.width : vp.height, cross: h ? vp.height : vp.width)
-            refresh(e, checkBatch: true)
+            refresh(e, checkBatch: false)
             return .object(summary(e))
         }
         r.register("range.insertItems", params: ["session", "at", "lengths"]) { [unowned self] conn, p throws(RPCError) in
@@ -221,7 +242,8 @@ extension RangeSystem {
             let lengths = try Self.lengths(["lengths": p.value("lengths") ?? .null], path: "")
             guard !lengths.isEmpty else { throw .invalidParams(path: "lengths", "is required (at least one length)") }
             do throws(RangeError) { try e.session.insert(section: at[0], row: at[1], lengths: lengths) } catch { throw Self.rpc(error) }
-            refresh(e, checkBatch: true)
+            // Texture re-checks after a data change with changes, unless dragging.
+            refresh(e, checkBatch: !e.session.dragging)
             return .object(summary(e))
         }
         r.register("range.deleteItems", params: ["session", "paths"]) { [unowned self] conn, p throws(RPCError) in
@@ -241,7 +263,7 @@ extension RangeSystem {
                 let path = pathJSON(e.session, f)
                 if e.session.remove(flat: f) { removed.append(path) }
             }
-            refresh(e, checkBatch: true, removed: removed)
+            refresh(e, checkBatch: !e.session.dragging, removed: removed)
             return .object(summary(e))
         }
         r.register("range.batchFetchDone", params: ["session", "context", "lengths"]) { [unowned self] conn, p throws(RPCError) in
@@ -249,7 +271,9 @@ extension RangeSystem {
             let context: String = try p.require("context")
             let lengths = try Self.lengths(["lengths": p.value("lengths") ?? .array([])], path: "")
             do throws(RangeError) { _ = try e.session.finishBatch(context: context, lengths: lengths) } catch { throw Self.rpc(error) }
-            refresh(e, checkBatch: true)
+            // An exhausted backend (no items) gets no re-check: Texture runs none after a change with
+            // zero changes, so a finished list does not ask again and again.
+            refresh(e, checkBatch: !lengths.isEmpty && !e.session.dragging)
             return .object(summary(e))
         }
         r.register("range.state", params: ["session", "paths"]) { [unowned self] conn, p throws(RPCError) in
@@ -267,9 +291,9 @@ extension RangeSystem {
                 return ["mode": .string(s.mode.rawValue), "direction": .string(s.directionName), "items": .array(items)]
             }
             return ["mode": .string(s.mode.rawValue), "direction": .string(s.directionName),
-                    "visible": paths(s, Array(s.visible.lo..<s.visible.hi)),
-                    "display": paths(s, s.display.indices),
-                    "preload": paths(s, s.preload.indices)]
+                    "visible": paths(s, s.members(RangeSpan(s.visible))),
+                    "display": paths(s, s.members(s.display)),
+                    "preload": paths(s, s.members(s.preload))]
         }
         r.register("range.destroy", params: ["session"]) { [unowned self] conn, p throws(RPCError) in
             let e = try entry(p, owner: conn)

@@ -61,13 +61,15 @@ public final class RangeSystem: HostComponent {
 
     func paths(_ s: RangeSession, _ flats: [Int]) -> JSONValue { .array(flats.map { pathJSON(s, $0) }) }
 
-    /// Recomputes the ranges and sends what changed: one `range` event, `prefetch` events, and a
-    /// `batch` event when a fetch should begin (`checkBatch`, judged at `batchOffset`).
-    func refresh(_ e: RangeEntry, checkBatch: Bool, batchOffset: Double? = nil, removed: [JSONValue] = []) {
+    /// Recomputes the ranges if they need it (the items on screen, the mode or the visibility changed)
+    /// and sends what changed: one `range` event and `prefetch` events; then a `batch` event when a
+    /// fetch should begin (`checkBatch`, judged at `batchOffset`; `decided`: judged earlier in the call).
+    func refresh(_ e: RangeEntry, checkBatch: Bool, batchOffset: Double? = nil, decided: Bool? = nil,
+                 removed: [JSONValue] = []) {
         let s = e.session
-        let u = s.update()
+        let u = s.updateIfNeeded()
         // Most scroll steps change nothing: no event to route, no batch to judge.
-        if u.isEmpty && removed.isEmpty && !checkBatch { return }
+        if u.isEmpty && removed.isEmpty && !checkBatch && decided == nil { return }
         let target = e.connection
         if (!u.isEmpty || !removed.isEmpty), host.wantsEvents(mask: Self.rangeTopic, owner: target) {
             var f: JSONObject = [
@@ -86,10 +88,10 @@ public final class RangeSystem: HostComponent {
                 host.emit("prefetch", owner: target, ["session": .string(s.id), "kind": "cancelPrefetching", "paths": paths(s, u.cancelPrefetch)])
             }
         }
-        if checkBatch && s.shouldBeginBatch(at: batchOffset) {
+        if let prepends = decided ?? (checkBatch ? s.batchDecision(at: batchOffset) : nil) {
             let context = "b-\(nextBatch)"
             nextBatch += 1
-            s.beginBatch(context: context)
+            s.beginBatch(context: context, prepends: prepends)
             host.emit("batch", owner: target, ["session": .string(s.id), "context": .string(context),
                                                "kind": "willBeginBatchFetch", "prepend": .bool(s.batchPrepends)])
         }
