@@ -142,7 +142,8 @@ def test_a_bad_line_then_a_good_one(jq, fake, session):
 
 @pytest.mark.parametrize("jq", JQ_MODES)
 def test_every_kind_of_bad_line(jq, fake):
-    """Each bad line, then a good one, piped in at once: each gets its own numbered error line."""
+    """Each bad line, then a good one, piped in at once: each gets its own numbered error line. The
+    same with and without jq: greenroomctl checks the JSON itself."""
     host = fake()
     bad = [
         ('{"params":{}}', -32600, '"method"'),
@@ -151,10 +152,17 @@ def test_every_kind_of_bad_line(jq, fake):
         ("echo 7", -32600, "PARAMS"),
         ('ec"ho {}', -32600, "METHOD"),
         ("[1,2]", -32600, "one request per line"),
-        ('{"method":"echo"} trailing', -32700, "Invalid literal" if jq else "not one JSON object"),
+        ('{"method":"echo"} trailing', -32700, "more after the JSON value at column 19"),
+        ("echo {nope}", -32700, "PARAMS: expected a member name at column 2"),
+        ('echo {"a":01}', -32700, "PARAMS: expected a comma or } at column 7"),
+        ('{"method":"echo",}', -32700, "expected a member name at column 18"),
+        ('{"method":"echo","params":["x\\qy"]}', -32700, "bad escape"),
+        ('{"method":"echo","params":["\t"]}', -32700, "control character"),
+        ('{"method":"echo","params":[tru]}', -32700, "unexpected character t"),
+        ('{"method" "echo"}', -32700, "expected a colon"),
+        ("[" * 600 + "]" * 600, -32600, "batch"),
+        ("echo " + "[" * 600 + "]" * 600, -32700, "nested too deep"),
     ]
-    if jq:  # without jq only the shape is checked; the host reports the rest
-        bad += [("echo {nope}", -32700, "line 1"), ('{"method":"echo",}', -32700, "line 1")]
     lines = []
     for i, (line, _, _) in enumerate(bad):
         lines += [line, 'echo {"after":%d}' % i]
@@ -170,6 +178,18 @@ def test_every_kind_of_bad_line(jq, fake):
         assert err["message"].endswith(err["data"]["reason"])
         assert out[2 * i + 2]["result"] == {"after": i}
     assert [r["params"] for r in user_requests(host)] == [{"after": i} for i in range(len(bad))]
+
+
+def test_good_json_of_every_kind_is_sent_as_written(fake):
+    params = ('{"a":[1,2.5,-3e+2,0.5E-1,true,false,null,{},[]],"s":"x\\"y\\\\z\\/\\u00e9\\n",'
+              '"u":"\u00e9 \u4e2d","big":9007199254740993, "sp" : [ 1 , { "k" : "v" } ] }')
+    host = fake()
+    r = run("--socket", host.path, "session", input=f"echo {params}\n" + '{"method":"echo","params":%s}\n' % params)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert [json.loads(x)["result"] for x in r.stdout.splitlines()] == [json.loads(params)] * 2
+    sent = [line for line in host.received if '"greenroomctl:' not in line]
+    assert sent == ['{"jsonrpc":"2.0","id":1,"method":"echo","params":%s}' % params,
+                    '{"jsonrpc":"2.0","id":2,"method":"echo","params":%s}' % params]
 
 
 @pytest.mark.parametrize("jq", JQ_MODES)
