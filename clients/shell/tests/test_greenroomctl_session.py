@@ -9,6 +9,8 @@ requests. Every test runs the script under dash when installed (ctlharness.SHELL
 from __future__ import annotations
 
 import json
+import os
+import pty
 import signal
 import subprocess
 import threading
@@ -333,3 +335,46 @@ def test_real_person_typing(real_host):
     first, second = r.stdout.splitlines()
     assert first == '{"jsonrpc":"2.0","id":1,"result":{"pong":true}}'
     assert json.loads(second)["id"] == 2
+
+
+def test_an_event_while_idle_is_printed_at_once(fake, session):
+    """Nothing is buffered: an event the host sends on its own, with no request in flight, can be read."""
+    later = threading.Event()
+
+    def behaviour(req, conn):
+        default_behaviour(req, conn)
+        if req["method"] == "events.subscribe":
+            def send():
+                later.wait(10)
+                conn.event("host", seq=1, t=5.0, kind="memoryWarning")
+            threading.Thread(target=send, daemon=True).start()
+
+    host = fake(behaviour)
+    s = session(host.path)
+    assert s.call('events.subscribe {"topics":["host"]}')[0]["id"] == 1
+    later.set()
+    assert s.line() == {"jsonrpc": "2.0", "method": "host", "params": {"seq": 1, "t": 5.0, "kind": "memoryWarning"}}
+    assert s.call("host.ping")[0]["id"] == 2
+
+
+def test_a_person_at_a_terminal(fake):
+    """stdin is a terminal: each line typed is sent when typed; Ctrl-D (EOF) ends the session."""
+    host = fake()
+    leader, follower = pty.openpty()
+    p = subprocess.Popen(
+        [SHELL, str(SCRIPT), "--socket", host.path, "session"],
+        stdin=follower, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=clean_env(),
+    )
+    os.close(follower)
+    try:
+        os.write(leader, b"host.ping\n")
+        assert json.loads(read_line(p, 10)) == {"jsonrpc": "2.0", "id": 1, "result": {"pong": True}}
+        os.write(leader, b'echo {"typed": true}\n')
+        assert json.loads(read_line(p, 10))["result"] == {"typed": True}
+        os.write(leader, b"\x04")  # Ctrl-D at the start of a line: EOF
+        assert p.wait(timeout=10) == 0
+    finally:
+        os.close(leader)
+        if p.poll() is None:
+            p.kill()
+            p.wait()
