@@ -2,8 +2,8 @@
 
 The script keeps one `greenroomctl session` as a coprocess, subscribes to its own lifecycle and page events,
 creates a page session on page 1 and swipes to page 2 through the scroll stream; it prints the appearance
-hooks of the swipe in the GYPageViewController article's words. Run under dash when installed (the shell greenroomctl targets),
-else sh.
+hooks of the swipe in the GYPageViewController article's words. Run under dash when installed (the shell
+greenroomctl targets), else sh.
 """
 
 from __future__ import annotations
