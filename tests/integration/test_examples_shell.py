@@ -1,8 +1,9 @@
 """examples/shell/swipe.sh run as a user runs it, against a real virtual-clock host.
 
-The script streams lifecycle events with `greenroomctl events` in the background, creates a page session
-on page 1 and swipes to page 2 through the scroll stream; it prints the appearance hooks of the swipe in
-the GYPageViewController article's words. Run under dash when installed (the shell greenroomctl targets), else sh.
+The script keeps one `greenroomctl session` as a coprocess, subscribes to its own lifecycle and page events,
+creates a page session on page 1 and swipes to page 2 through the scroll stream; it prints the appearance
+hooks of the swipe in the GYPageViewController article's words. Run under dash when installed (the shell
+greenroomctl targets), else sh.
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ def ok(done: subprocess.CompletedProcess[str]) -> list[str]:
 
 
 @pytest.mark.parametrize("jq", JQ_MODES)
-def test_swipe_prints_seed_001s_sequence(start_host, jq):
+def test_swipe_prints_the_interactive_order(start_host, jq):
     host = start_host("--clock", "virtual")
     done = run_swipe("--socket", host.socket_path, jq=jq)
     assert ok(done) == SWIPE_1_TO_2, done.stderr
@@ -70,8 +71,8 @@ def test_swipe_takes_the_socket_from_the_environment(start_host):
 
 
 def test_swipe_on_a_busy_host_reports_only_its_own_session(start_host):
-    """Another client's session, with its own events, is on the same host: the monitor sees its events
-    too (--scope all), but the script prints only its own session's swipe."""
+    """Another client's session, mid-animation, is on the same host and took the first session id: the
+    script reads its own session's id from the reply and sees only its own objects' events."""
     host = start_host("--clock", "virtual")
     other = host.connect()
     created = other.result("page.create", {"class": "Container", "count": 3, "width": 375, "height": 667})
@@ -84,35 +85,36 @@ def test_swipe_on_a_busy_host_reports_only_its_own_session(start_host):
     check_host_clean(host)
 
 
-def test_swipe_tries_again_when_its_session_id_is_taken(start_host, tmp_short):
-    """The script predicts its session's id; when another client takes that id first, it tries again.
-
-    A wrapper around greenroomctl takes the id once: right after the script's probe page.create, it makes
-    one more session (which, like the probe's, goes away with its connection but uses up the id)."""
+def test_swipe_is_one_connection(start_host):
+    """One `greenroomctl session` does it all: no second monitor process, no probe connection."""
     host = start_host("--clock", "virtual")
-    marker = Path(tmp_short) / "taken"
-    wrapper = Path(tmp_short) / "greenroomctl"
-    wrapper.write_text(
-        "#!/bin/sh\n"
-        f'real="{GREENROOMCTL}"\n'
-        'sh "$real" "$@" || exit $?\n'
-        'case " $* " in\n'
-        f'*" call page.create "*) [ -e "{marker}" ] || {{ : >"{marker}"; sh "$real" "$@" >/dev/null; }} ;;\n'
-        "esac\n"
-    )
-    wrapper.chmod(0o755)
-    done = run_swipe("--socket", host.socket_path, extra_env={"GREENROOMCTL": str(wrapper)})
+    monitor = host.connect()
+    assert monitor.call("events.subscribe", {"topics": ["host"], "scope": "all"})["result"]
+    done = run_swipe("--socket", host.socket_path)
     assert ok(done) == SWIPE_1_TO_2, done.stderr
-    assert marker.exists()
-    assert "trying again" in done.stderr, done.stderr
+    monitor.ping()  # the script's connection opened long before this reply
+    kinds = [e["params"]["kind"] for e in monitor.events if e["method"] == "host"]
+    assert kinds.count("connectionOpened") == 1, kinds
+    monitor.close()
     check_host_clean(host)
 
 
-def test_swipe_without_a_socket_is_a_usage_error():
-    done = run_swipe()
-    assert done.returncode == 64, done
+def test_swipe_takes_the_default_socket_as_greenroomctl_does(start_host, tmp_short):
+    """No --socket, no GREENROOM_SOCKET: $XDG_RUNTIME_DIR/greenroom/host.sock, where the host listens."""
+    env = {k: v for k, v in os.environ.items() if k != "GREENROOM_SOCKET"}
+    env["XDG_RUNTIME_DIR"] = tmp_short
+    host = start_host("--clock", "virtual", env=env, auto_socket=False)
+    assert host.socket_path == os.path.join(tmp_short, "greenroom", "host.sock")
+    done = run_swipe(extra_env={"XDG_RUNTIME_DIR": tmp_short})
+    assert ok(done) == SWIPE_1_TO_2, done.stderr
+    check_host_clean(host)
+
+
+def test_swipe_without_a_host_at_the_default_socket_names_it(tmp_short):
+    done = run_swipe(extra_env={"XDG_RUNTIME_DIR": tmp_short})
+    assert done.returncode == 1, done
     assert done.stdout == ""
-    assert "--socket" in done.stderr and "GREENROOM_SOCKET" in done.stderr
+    assert os.path.join(tmp_short, "greenroom", "host.sock") in done.stderr, done.stderr
 
 
 def test_swipe_without_a_host_fails_clearly(tmp_short):
@@ -120,3 +122,27 @@ def test_swipe_without_a_host_fails_clearly(tmp_short):
     assert done.returncode == 1, done
     assert done.stdout == ""
     assert "nobody.sock" in done.stderr, done.stderr
+
+
+def test_swipe_stops_at_a_failed_call(start_host, tmp_short):
+    """A host without the `Container` class: page.create's error reply is named and the script stops."""
+    host = start_host("--clock", "virtual")
+    wrapper = Path(tmp_short) / "greenroomctl"
+    # a greenroomctl whose session turns the class name into one the host does not know
+    wrapper.write_text(
+        "#!/bin/sh\n"
+        """sed -u 's/"Container"/"NoSuchClass"/' | sh "$REAL" "$@"\n"""
+    )
+    wrapper.chmod(0o755)
+    done = run_swipe("--socket", host.socket_path, extra_env={"GREENROOMCTL": str(wrapper), "REAL": str(GREENROOMCTL)})
+    assert done.returncode == 1, done
+    assert done.stdout == ""
+    assert "page.create failed" in done.stderr and "-32001" in done.stderr, done.stderr
+    check_host_clean(host)
+
+
+def test_swipe_passes_shellcheck():
+    shellcheck = shutil.which("shellcheck")
+    assert shellcheck, "shellcheck is not installed (scripts/install-deps.sh test installs it)"
+    r = subprocess.run([shellcheck, "-s", "sh", str(SCRIPT)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr

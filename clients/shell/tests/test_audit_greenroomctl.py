@@ -196,6 +196,38 @@ def test_shell_readme_batch_example(host, workdir):
     ]
 
 
+@needs_jq
+def test_shell_readme_session_example(host, workdir):
+    block = block_with(SHELL_DIR / "README.md", "greenroomctl session <<")
+    r = sh(block, host.path, workdir)
+    assert r.returncode == 0, r.stderr  # jq's status: the pipeline ends with jq
+    lines = [json.loads(line) for line in r.stdout.splitlines()]
+    assert lines[0] == {"id": 1, "result": {"topics": ["lifecycle"], "scope": "own"}, "error": None}
+    assert lines[1]["id"] == 2 and lines[1]["result"]["name"] == "Card"
+    assert lines[2] == "init"  # an event, told apart from the replies
+    assert lines[3]["id"] == 3 and lines[3]["result"]["class"] == "Card"
+    assert lines[4]["id"] == 4 and lines[4]["error"]["code"] == -32601
+    assert len(lines) == 5
+
+
+@needs_jq
+def test_shell_readme_bash_coprocess_example(host, workdir):
+    bash = shutil.which("bash")
+    assert bash, "bash is needed for the README's coproc example"
+    [block] = re.findall(r"```bash\n(.*?)```", (SHELL_DIR / "README.md").read_text(), flags=re.S)
+    assert "coproc GR { greenroomctl session; }" in block
+    r = subprocess.run(
+        [bash, "-c", block], env=env_for(GREENROOM_SOCKET=host.path), cwd=workdir,
+        capture_output=True, text=True, timeout=60,
+    )
+    assert r.returncode == 0, r.stderr
+    container = json.loads(r.stdout)
+    assert container["state"] == "fresh" and re.fullmatch(r"c-\d+", container["container"])
+    events = [json.loads(line) for line in r.stderr.splitlines()]
+    assert [e["params"]["event"] for e in events] == ["init"]  # the events went to stderr
+    assert events[0]["params"]["container"] == container["container"]
+
+
 # --------------------------------------------------------------------------
 # output: one JSON text per line, as the host wrote it
 

@@ -54,11 +54,10 @@ def test_sh_syntax():
         assert r.returncode == 0, r.stderr
 
 
-@pytest.mark.skipif(shutil.which("shellcheck") is None, reason="shellcheck not installed")
 def test_shellcheck():
-    r = subprocess.run(
-        ["shellcheck", "-s", "sh", str(SCRIPT)], capture_output=True, text=True
-    )
+    shellcheck = shutil.which("shellcheck")
+    assert shellcheck, "shellcheck is not installed (scripts/install-deps.sh test installs it)"
+    r = subprocess.run([shellcheck, "-s", "sh", str(SCRIPT)], capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
 
 
