@@ -16,6 +16,8 @@ public final class UVServer {
     private var tcpListener: UnsafeMutablePointer<uv_tcp_t>?
     private var socketPath: String?
     private var lockFD: Int32 = -1
+    /// The lock file this host holds (removed with the socket, also when start-up fails after it).
+    private var lockPath: String?
     public private(set) var listenAddresses: [String] = []
 
     private var connections: [ObjectIdentifier: UVConnection] = [:]
@@ -151,6 +153,7 @@ public final class UVServer {
         let isDefault = options.socketPath == nil
         let path = options.socketPath ?? defaultSocketPath()
         lockFD = try prepareSocketPath(path, isDefault: isDefault)
+        lockPath = path + ".lock"
         let pipe = allocateZeroed(uv_pipe_t.self)
         try uvCheck(uv_pipe_init(loop, pipe, 0), "uv_pipe_init")
         unixListener = pipe
@@ -318,8 +321,11 @@ public final class UVServer {
     private func removeSocketFiles() {
         if let path = socketPath {
             unlink(path)
-            unlink(path + ".lock")
             socketPath = nil
+        }
+        if let path = lockPath {
+            unlink(path)
+            lockPath = nil
         }
         if lockFD >= 0 { close(lockFD); lockFD = -1 }
     }
