@@ -157,3 +157,21 @@ def test_a_peer_that_never_reads_is_closed_after_the_grace_period(start_host):
     assert stats["connections"]["open"] == 1, stats
     slow.read_until_closed(timeout=10)
     monitor.ping()
+
+
+def test_events_for_a_paused_connection_are_queued_not_lost(host):
+    """Events keep flowing to a connection paused by backpressure (they are queued with its replies);
+    once its peer reads, it gets every reply and every event, in seq order."""
+    paused = host.connect()
+    paused.result("events.subscribe", {"topics": ["lifecycle"], "scope": "all"})
+    paused.send_raw(b"".join(encode(req("rpc.discover", id=i)) for i in range(100)))
+    other = host.connect()
+    host.wait_stats(lambda s: s["connections"]["paused"] == 1, conn=other)
+    for _ in range(20):
+        other.result("container.create", {"class": "Container"})
+    msgs = [json.loads(paused.read_line(60)) for _ in range(100 + 20)]
+    assert [m["id"] for m in msgs if "id" in m] == list(range(100))
+    seqs = [m["params"]["seq"] for m in msgs if m.get("method") == "lifecycle"]
+    assert len(seqs) == 20 and seqs == sorted(seqs), seqs
+    paused.ping()
+    assert host.stats(other)["connections"]["closedSlowReader"] == 0
