@@ -93,6 +93,7 @@ public final class Host {
         let needsAuth = kind == .tcp && config.token != nil
         let c = HostConnection(id: "conn-\(nextConnection)", kind: kind, host: self, authenticated: !needsAuth)
         nextConnection += 1
+        if needsAuth { unauthenticatedCount += 1 }
         c.transport = transport
         connections.append(c)
         connectionsByID[c.id] = c
@@ -107,6 +108,8 @@ public final class Host {
         guard !c.isClosed else { return }
         for component in components { component.connectionClosed(c) }
         c.isClosed = true
+        if !c.isAuthenticated { unauthenticatedCount -= 1 }
+        bufferedInputBytes -= c.bufferedInputBytes
         refreshObserver(c)
         connections.removeAll { $0 === c }
         connectionsByID[c.id] = nil
@@ -119,8 +122,67 @@ public final class Host {
         if limit { stats.rejectedLimit += 1 } else { stats.rejectedPeer += 1 }
     }
 
+    // MARK: Unauthenticated connections and the input budget
+
+    /// Open connections that still have to call `host.auth`.
+    public internal(set) var unauthenticatedCount = 0
+
+    /// How many unauthenticated connections may be open at once: `maxUnauthenticated`, at most half of
+    /// `maxConnections` (at least 1), so they can never fill the slots of authenticated or Unix clients.
+    public var unauthenticatedShare: Int {
+        max(1, min(config.maxUnauthenticated, config.maxConnections / 2))
+    }
+
+    /// Whether a new connection of `kind` would have to authenticate and finds the share full.
+    public func unauthenticatedShareFull(kind: HostConnection.Kind) -> Bool {
+        kind == .tcp && config.token != nil && unauthenticatedCount >= unauthenticatedShare
+    }
+
+    /// Counts a TCP connection refused because the unauthenticated share was full.
+    public func countRefusedUnauthenticated() { stats.rejectedUnauthenticated += 1 }
+
+    /// The authentication deadline passed: the connection is refused with a -32006 line.
+    public func authDeadlinePassed(_ c: HostConnection) {
+        guard !c.isClosed, !c.isAuthenticated else { return }
+        stats.closedAuthTimeout += 1
+        c.refuse(RPCError(.unauthorized, "Unauthorized: host.auth did not succeed within \(config.authTimeoutMs) ms",
+                          kind: "authTimeout", ["limit": "authTimeoutMs", "max": .int(config.authTimeoutMs)]))
+    }
+
+    /// Bytes held in partial input lines across all connections.
+    public internal(set) var bufferedInputBytes = 0
+
+    /// A connection's partial line grew or shrank by `delta`; past the budget, the connections holding
+    /// the most are refused (their partial lines dropped) until the total is within it again.
+    func inputBuffered(_ delta: Int) {
+        bufferedInputBytes += delta
+        guard delta > 0, bufferedInputBytes > config.maxBufferedInputBytes else { return }
+        let budget = config.maxBufferedInputBytes
+        for c in connections.sorted(by: { $0.bufferedInputBytes > $1.bufferedInputBytes }) {
+            guard bufferedInputBytes > budget, c.bufferedInputBytes > 0 else { break }
+            stats.refusedInputBudget += 1
+            c.refuse(RPCError(.limitExceeded,
+                "Too many bytes buffered in partial input lines host-wide (budget \(budget)); this connection held the most",
+                ["limit": "bufferedInputBytes", "max": .int(budget), "held": .int(c.bufferedInputBytes)]))
+        }
+    }
+
+    func countAuthFailuresClosed() { stats.closedAuthFailures += 1 }
+
+    /// Counts a connection paused by backpressure.
+    public func countPause() { stats.pauses += 1 }
+
     /// Counts a connection closed because it did not read its replies fast enough.
     public func countSlowReaderClosed() { stats.closedSlow += 1 }
+
+    /// Backpressure's marks for a per-connection outbound limit: past `high` queued bytes a connection
+    /// stops taking requests, below `low` it resumes. Half the limit, at most 1 MiB (enough for any
+    /// pipelined window of small replies), so replies alone stay under the limit except one that is
+    /// larger than it; `low` is a quarter of `high`, so a reader that resumes has room for a burst.
+    public static func waterMarks(outboundLimit: Int) -> (high: Int, low: Int) {
+        let high = max(1, min(outboundLimit / 2, 1 << 20))
+        return (high, high / 4)
+    }
 
     public func connection(id: String) -> HostConnection? { connectionsByID[id] }
 
@@ -287,6 +349,11 @@ public struct HostCounters: Sendable {
     public var closedSlow = 0
     public var rejectedLimit = 0
     public var rejectedPeer = 0
+    public var rejectedUnauthenticated = 0
+    public var closedAuthTimeout = 0
+    public var closedAuthFailures = 0
+    public var refusedInputBudget = 0
+    public var pauses = 0
     public var eventsSent = 0
     public var memoryWarnings = 0
 }

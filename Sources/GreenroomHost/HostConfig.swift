@@ -9,6 +9,19 @@ public struct HostConfig {
     public var limits = RPCLimits()
     public var maxConnections = 1024
     public var maxOutboundBytes = 8 << 20
+    /// A peer paused by backpressure, or with more than `maxOutboundBytes` queued, that takes no bytes
+    /// for this long is closed as a slow reader (the server's watchdog).
+    public var slowReaderGraceMs = 5000
+    /// Before `host.auth` succeeds (TCP with a token): the longest message, the time allowed to
+    /// authenticate, the wrong tokens allowed, and how many such connections may be open at once
+    /// (capped at half of `maxConnections`, so they never lock out authenticated or Unix clients).
+    public var maxUnauthenticatedMessageBytes = 4096
+    public var authTimeoutMs = 10_000
+    public var maxAuthFailures = 3
+    public var maxUnauthenticated = 64
+    /// Host-wide budget for bytes held in partial (not yet newline-terminated) input lines across all
+    /// connections; past it, the connections holding the most are refused first.
+    public var maxBufferedInputBytes = 64 << 20
     /// When set, TCP clients must call `host.auth` with this token before anything else.
     public var token: String?
     public var pid = 0

@@ -13,7 +13,8 @@ public struct LineFramer {
         case oversized
     }
 
-    public let maxLineBytes: Int
+    /// Settable between feeds: a connection's limit grows once it authenticates.
+    public var maxLineBytes: Int
     private var pending: [UInt8] = []
     private var discarding = false
 

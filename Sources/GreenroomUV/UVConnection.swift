@@ -11,10 +11,26 @@ final class UVConnection: ConnectionTransport {
     var hostConnection: HostConnection!
     /// Bytes handed to uv_write and not yet completed.
     var queuedBytes = 0
+    /// Loop time (ms) of the last write the peer took, or of when the server started watching it.
+    var lastProgress: UInt64 = 0
+    /// In the server's watch list (paused or past the outbound limit: closed if it takes nothing for
+    /// the slow-reader grace period).
+    var isWatched = false
+    /// In the server's list of connections to resume after this loop pass's I/O.
+    var resumeQueued = false
+    /// Loop time (ms) by which `host.auth` must succeed (0: none).
+    var authDeadline: UInt64 = 0
+    /// Loop time (ms) by which a refused peer must have closed its side (0: not refused).
+    var drainDeadline: UInt64 = 0
     var isDirty = false
     private(set) var isClosing = false
     /// Set when the host asked to close once writes finish.
     var closeWhenFlushed = false
+    /// Set once `uv_shutdown` was issued: the stream takes no more writes (libuv would fail them, and a
+    /// failed write closes at once, dropping what is queued), so later output is dropped.
+    private(set) var isShuttingDown = false
+    /// The reason the graceful close reports ("eof" when the peer finished first).
+    private var shutdownReason = "closed"
 
     init(server: UVServer, stream: UnsafeMutablePointer<uv_stream_t>) {
         self.server = server
@@ -34,10 +50,22 @@ final class UVConnection: ConnectionTransport {
             guard let c = UVConnection.from(stream) else { return }
             if nread > 0 {
                 c.hostConnection.receive(UnsafeRawBufferPointer(start: c.server.readBuffer, count: nread))
+            } else if nread == Int(UV_EOF.rawValue) {
+                c.peerFinished()
             } else if nread < 0 {
-                c.close(reason: nread == Int(UV_EOF.rawValue) ? "eof" : String(cString: uv_strerror(Int32(nread))))
+                c.close(reason: String(cString: uv_strerror(Int32(nread))))
             }
         }), "uv_read_start")
+    }
+
+    /// The peer shut down its writing side (EOF): it sends no more requests but may still be reading.
+    /// EOF means "no more requests", not "stop answering": everything read before it is answered and
+    /// its events written, then the stream is shut down gracefully and only then closed (which tears
+    /// the connection's objects down).
+    func peerFinished() {
+        uv_read_stop(stream)
+        shutdownReason = "eof"
+        hostConnection.finishInput()
     }
 
     // MARK: ConnectionTransport
@@ -58,14 +86,32 @@ final class UVConnection: ConnectionTransport {
         flush()
     }
 
+    var supportsBackpressure: Bool { true }
+
+    func pauseReading(_ connection: HostConnection) {
+        uv_read_stop(stream)
+        server.watch(self)
+    }
+
+    func resumeReading(_ connection: HostConnection) {
+        guard !isClosing, !isShuttingDown else { return }
+        do { try startReading() } catch { close(reason: "read failed") }
+    }
+
     // MARK: Writing
 
-    /// Writes everything the host queued. Past the outbound limit the connection is closed: a slow
-    /// reader never grows the host's memory without bound.
+    /// Writes everything the host queued. Backpressure keeps the queue near the high-water mark for
+    /// replies (the host stops running requests past it); what goes past the outbound limit (one reply
+    /// larger than it, or events for a paused connection) is still queued whole, and the server closes
+    /// the connection only if its peer then takes nothing for the slow-reader grace period.
     func flush() {
         isDirty = false
         guard !isClosing else { return }
         let out = hostConnection.out
+        if isShuttingDown {
+            out.removeAll()  // events after our shutdown: the stream takes no more writes
+            return
+        }
         if !out.isEmpty {
             var written = 0
             let total = out.count
@@ -75,14 +121,8 @@ final class UVConnection: ConnectionTransport {
                 written = n > 0 ? Int(n) : 0
             }
             if written < total {
-                let rest = total - written
-                if queuedBytes + rest > server.host.config.maxOutboundBytes {
-                    out.removeAll()
-                    server.host.countSlowReaderClosed()
-                    close(reason: "outbound limit exceeded")
-                    return
-                }
-                enqueueWrite(UnsafeRawBufferPointer(start: out.base + written, count: rest))
+                enqueueWrite(UnsafeRawBufferPointer(start: out.base + written, count: total - written))
+                if queuedBytes > server.outboundLimit { server.watch(self) }
             }
             out.removeAll()
         }
@@ -110,6 +150,10 @@ final class UVConnection: ConnectionTransport {
             if let data = req.pointee.data {
                 let c = Unmanaged<UVConnection>.fromOpaque(data).takeUnretainedValue()
                 c.queuedBytes -= count
+                c.lastProgress = uv_now(c.server.loop)
+                if let hc = c.hostConnection, hc.isPaused, c.queuedBytes + hc.out.count <= hc.lowWater {
+                    c.server.queueResume(c)
+                }
                 if status < 0 && status != Int32(UV_ECANCELED.rawValue) { c.close(reason: "write failed") }
             }
             raw.deallocate()
@@ -123,21 +167,45 @@ final class UVConnection: ConnectionTransport {
 
     // MARK: Closing
 
+    /// Closes a refused connection gracefully: after the refusal line (already written), our side is
+    /// shut down (FIN), and what the peer sends is read and dropped until it closes its side or
+    /// `deadline` (loop ms) passes; only then is the handle closed. Closing with the peer's bytes
+    /// unread would reset the connection, and the peer might never read why it was refused.
+    func drainAndClose(deadline: UInt64) {
+        guard !isClosing, !isShuttingDown else { return }
+        isShuttingDown = true
+        drainDeadline = deadline
+        server.watch(self)
+        let req = allocateZeroed(uv_shutdown_t.self)
+        if uv_shutdown(req, stream, { req, _ in req.map { UnsafeMutableRawPointer($0).deallocate() } }) < 0 {
+            UnsafeMutableRawPointer(req).deallocate()
+        }
+        let rc = uv_read_start(stream, { handle, _, buf in
+            guard let handle, let buf, let c = UVConnection.from(asStream(handle)) else { return }
+            buf.pointee = uv_buf_init(c.server.readBuffer.assumingMemoryBound(to: CChar.self), UInt32(c.server.readBufferSize))
+        }, { stream, nread, _ in
+            if nread < 0, let c = UVConnection.from(stream) { c.close(reason: "refused") }
+        })
+        if rc < 0 { close(reason: "refused") }
+    }
+
     /// Finishes queued writes, then closes (graceful: used at shutdown and for refused peers).
     func shutdownAndClose() {
-        guard !isClosing else { return }
+        guard !isClosing, !isShuttingDown else { return }
+        isShuttingDown = true
         let req = allocateZeroed(uv_shutdown_t.self)
         req.pointee.data = Unmanaged.passUnretained(self).toOpaque()
         let rc = uv_shutdown(req, stream) { req, _ in
             guard let req else { return }
             if let data = req.pointee.data {
-                Unmanaged<UVConnection>.fromOpaque(data).takeUnretainedValue().close(reason: "closed")
+                let c = Unmanaged<UVConnection>.fromOpaque(data).takeUnretainedValue()
+                c.close(reason: c.shutdownReason)
             }
             UnsafeMutableRawPointer(req).deallocate()
         }
         if rc < 0 {
             UnsafeMutableRawPointer(req).deallocate()
-            close(reason: "closed")
+            close(reason: shutdownReason)
         }
     }
 

@@ -50,19 +50,33 @@ func prepareSocketPath(_ path: String, isDefault: Bool) throws -> Int32 {
     let lockPath = path + ".lock"
     // Never through a symlink, and only a regular file: the lock file is truncated and rewritten below, and
     // in a shared directory another user could plant `host.sock.lock` pointing at a file of ours.
-    let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+    // O_EXCL first, to know whether the file is ours: a start-up refused after creating it removes it.
+    var created = true
+    var fd = open(lockPath, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+    if fd < 0 && errno == EEXIST {
+        created = false
+        fd = open(lockPath, O_RDWR | O_CLOEXEC | O_NOFOLLOW)
+    }
     guard fd >= 0 else { throw ServerSetupError("cannot open lock file \(lockPath): \(String(cString: strerror(errno)))") }
+    /// Refuses start-up, leaving no lock file behind that this host created (or holds the lock of).
+    func refuse(_ message: String, ours: Bool) -> ServerSetupError {
+        if ours { unlink(lockPath) }
+        close(fd)
+        return ServerSetupError(message)
+    }
     var lockStat = stat()
     guard fstat(fd, &lockStat) == 0, (lockStat.st_mode & S_IFMT) == S_IFREG else {
-        close(fd)
-        throw ServerSetupError("lock file \(lockPath) is not a regular file; not using it")
+        throw refuse("lock file \(lockPath) is not a regular file; not using it", ours: created)
+    }
+    // A hard link is another name for someone else's file: truncating and rewriting it would write there.
+    guard lockStat.st_nlink == 1 else {
+        throw refuse("lock file \(lockPath) has \(lockStat.st_nlink) hard links (another name for a file elsewhere); not using it", ours: created)
     }
     if flock(fd, LOCK_EX | LOCK_NB) != 0 {
         var buf = [CChar](repeating: 0, count: 32)
         let n = read(fd, &buf, 31)
         let pid = n > 0 ? String(cString: buf).trimmingWhitespace() : "?"
-        close(fd)
-        throw ServerSetupError("another greenroom host (pid \(pid)) is serving \(path); not stealing its socket")
+        throw refuse("another greenroom host (pid \(pid)) is serving \(path); not stealing its socket", ours: false)
     }
     ftruncate(fd, 0)
     let pidText = "\(getpid())\n"
@@ -70,14 +84,12 @@ func prepareSocketPath(_ path: String, isDefault: Bool) throws -> Int32 {
     var st = stat()
     if lstat(path, &st) == 0 {
         guard (st.st_mode & S_IFMT) == S_IFSOCK else {
-            close(fd)
-            throw ServerSetupError("\(path) exists and is not a socket; not removing it")
+            throw refuse("\(path) exists and is not a socket; not removing it", ours: true)
         }
         // We hold the lock, but a lock file can be deleted by hand or by a tmp cleaner: make sure no
         // live host answers on the socket before replacing it.
         if socketAcceptsConnections(path) {
-            close(fd)
-            throw ServerSetupError("another greenroom host is serving \(path) (its lock file was missing); not stealing its socket")
+            throw refuse("another greenroom host is serving \(path) (its lock file was missing); not stealing its socket", ours: true)
         }
         unlink(path)  // stale
     }

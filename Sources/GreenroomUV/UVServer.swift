@@ -16,10 +16,25 @@ public final class UVServer {
     private var tcpListener: UnsafeMutablePointer<uv_tcp_t>?
     private var socketPath: String?
     private var lockFD: Int32 = -1
+    /// The lock file this host holds (removed with the socket, also when start-up fails after it).
+    private var lockPath: String?
     public private(set) var listenAddresses: [String] = []
 
     private var connections: [ObjectIdentifier: UVConnection] = [:]
     private var dirty: [UVConnection] = []
+    /// Paused connections whose queue drained below the low-water mark: resumed after this pass's I/O.
+    private var resumable: [UVConnection] = []
+    /// Connections the watchdog looks at: paused or past the outbound limit (slow-reader grace).
+    private var watched: [UVConnection] = []
+    private var watchdog: UnsafeMutablePointer<uv_timer_t>?
+    let outboundLimit: Int
+    /// A peer whose queue is past the outbound limit, or that is paused by backpressure, and that
+    /// takes no bytes for this long is closed as a slow reader.
+    let slowReaderGraceMs: UInt64
+    /// Unauthenticated connections are refused (-32006) when `host.auth` has not succeeded by then.
+    let authTimeoutMs: UInt64
+    /// How long a refused peer has to close its side after reading the refusal.
+    let refusalDrainMs: UInt64 = 2000
     private var prepare: UnsafeMutablePointer<uv_prepare_t>!
     private var check: UnsafeMutablePointer<uv_check_t>!
     private var idle: UnsafeMutablePointer<uv_idle_t>!
@@ -36,6 +51,9 @@ public final class UVServer {
     /// Creates the loop and the host. `configure` finishes the host config (limits, clock mode...).
     public init(config: HostConfig, options: ListenOptions) throws {
         self.options = options
+        outboundLimit = config.maxOutboundBytes
+        slowReaderGraceMs = UInt64(max(1, config.slowReaderGraceMs))
+        authTimeoutMs = UInt64(max(1, config.authTimeoutMs))
         JSONCodec.useArenaOnThisThread()
         loop = allocateZeroed(uv_loop_t.self)
         try uvCheck(uv_loop_init(loop), "uv_loop_init")
@@ -102,6 +120,7 @@ public final class UVServer {
     }
 
     private func afterIO() {
+        resumeDrained()
         flushDirty()
         if shutdownPending && !shuttingDown { beginShutdown() }
         updateIdle()
@@ -137,6 +156,86 @@ public final class UVServer {
 
     func markDirty(_ c: UVConnection) { dirty.append(c) }
 
+    // MARK: Backpressure and slow readers
+
+    func queueResume(_ c: UVConnection) {
+        guard !c.resumeQueued else { return }
+        c.resumeQueued = true
+        resumable.append(c)
+    }
+
+    /// Runs the held lines of connections whose queue drained (not from inside a write callback).
+    private func resumeDrained() {
+        while !resumable.isEmpty {
+            let batch = resumable
+            resumable.removeAll()
+            for c in batch {
+                c.resumeQueued = false
+                if !c.isClosing, let hc = c.hostConnection { hc.resume() }
+            }
+        }
+    }
+
+    /// Puts a connection under the watchdog: the slow-reader clock (paused or past the outbound
+    /// limit), the authentication deadline, or a refused peer's drain deadline.
+    func watch(_ c: UVConnection) {
+        guard !c.isWatched, !c.isClosing else { return }
+        c.isWatched = true
+        c.lastProgress = uv_now(loop)
+        watched.append(c)
+        armWatchdog()
+    }
+
+    private var watchdogPeriod: UInt64 { max(5, min(slowReaderGraceMs, authTimeoutMs, refusalDrainMs) / 4) }
+
+    private func armWatchdog() {
+        guard !shuttingDown else { return }
+        if watchdog == nil {
+            let t = allocateZeroed(uv_timer_t.self)
+            uv_timer_init(loop, t)
+            uv_unref(asHandle(t))
+            watchdog = t
+        }
+        guard let t = watchdog, uv_is_active(asHandle(t)) == 0 else { return }
+        uv_timer_start(t, { h in UVServer.from(h).watchdogTick() }, watchdogPeriod, watchdogPeriod)
+    }
+
+    /// Closes (counted) every watched connection that took no bytes for the grace period while still
+    /// paused or past the outbound limit; refuses those whose authentication deadline passed; closes
+    /// refused peers that did not close their side in time; forgets those that recovered.
+    private func watchdogTick() {
+        let now = uv_now(loop)
+        var keep: [UVConnection] = []
+        for c in watched {
+            guard !c.isClosing else { c.isWatched = false; continue }
+            if c.drainDeadline != 0 {
+                if now >= c.drainDeadline { c.isWatched = false; c.close(reason: "refused") } else { keep.append(c) }
+                continue
+            }
+            if c.authDeadline != 0, let hc = c.hostConnection {
+                if hc.isAuthenticated {
+                    c.authDeadline = 0
+                } else if now >= c.authDeadline {
+                    c.authDeadline = 0
+                    host.authDeadlinePassed(hc)
+                }
+            }
+            let stalled = (c.hostConnection?.isPaused ?? false) || c.queuedBytes > outboundLimit
+            if !stalled {
+                if c.authDeadline != 0 { keep.append(c) } else { c.isWatched = false }
+            } else if now &- c.lastProgress >= slowReaderGraceMs {
+                c.isWatched = false
+                host.countSlowReaderClosed()
+                c.close(reason: "slow reader")
+            } else {
+                keep.append(c)
+            }
+        }
+        watched = keep
+        if watched.isEmpty, let t = watchdog { uv_timer_stop(t) }
+        flushDirty()
+    }
+
     func flushDirty() {
         while !dirty.isEmpty {
             let batch = dirty
@@ -151,6 +250,7 @@ public final class UVServer {
         let isDefault = options.socketPath == nil
         let path = options.socketPath ?? defaultSocketPath()
         lockFD = try prepareSocketPath(path, isDefault: isDefault)
+        lockPath = path + ".lock"
         let pipe = allocateZeroed(uv_pipe_t.self)
         try uvCheck(uv_pipe_init(loop, pipe, 0), "uv_pipe_init")
         unixListener = pipe
@@ -237,7 +337,19 @@ public final class UVServer {
             refuse(conn, refusal)
             return
         }
-        conn.hostConnection = host.openConnection(kind: kind, transport: conn)
+        // Connections that must authenticate have their own share of the limit, so that they can never
+        // take the slots of authenticated or Unix clients.
+        if host.unauthenticatedShareFull(kind: kind) {
+            host.countRefusedUnauthenticated()
+            refuse(conn, RPCRefusal.unauthenticatedLimit(host.unauthenticatedShare))
+            return
+        }
+        let hc = host.openConnection(kind: kind, transport: conn)
+        conn.hostConnection = hc
+        if !hc.isAuthenticated {
+            conn.authDeadline = uv_now(loop) + authTimeoutMs
+            watch(conn)
+        }
         do { try conn.startReading() } catch { conn.close(reason: "read failed") }
     }
 
@@ -252,14 +364,15 @@ public final class UVServer {
         return RPCRefusal.peer(uid: uid)
     }
 
-    /// Writes one error line to a connection that is not admitted, then closes it.
+    /// Writes one error line to a connection that is not admitted (a fresh socket has room for it),
+    /// then closes it gracefully so that the peer can read why.
     private func refuse(_ conn: UVConnection, _ line: String) {
         var bytes = Array(line.utf8)
         bytes.withUnsafeMutableBytes { raw in
             var buf = uv_buf_init(raw.baseAddress!.assumingMemoryBound(to: CChar.self), UInt32(raw.count))
             _ = uv_try_write(conn.stream, &buf, 1)
         }
-        conn.close(reason: "refused")
+        conn.drainAndClose(deadline: uv_now(loop) + refusalDrainMs)
     }
 
     func connectionClosing(_ c: UVConnection) {
@@ -290,6 +403,9 @@ public final class UVServer {
         removeSocketFiles()
         host.teardownAll()
         flushDirty()
+        if let t = watchdog { closeAndFree(asHandle(t)); watchdog = nil }
+        for c in watched { c.isWatched = false }
+        watched.removeAll()
         for c in connections.values { c.shutdownAndClose() }
         if !connections.isEmpty {
             // A client that stopped reading must not keep the host alive: after the grace period,
@@ -318,8 +434,11 @@ public final class UVServer {
     private func removeSocketFiles() {
         if let path = socketPath {
             unlink(path)
-            unlink(path + ".lock")
             socketPath = nil
+        }
+        if let path = lockPath {
+            unlink(path)
+            lockPath = nil
         }
         if lockFD >= 0 { close(lockFD); lockFD = -1 }
     }
@@ -329,6 +448,9 @@ public final class UVServer {
 enum RPCRefusal {
     static func limit(_ max: Int) -> String {
         "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32005,\"message\":\"Too many connections (limit \(max))\",\"data\":{\"kind\":\"limitExceeded\",\"limit\":\"connections\",\"max\":\(max)}}}\n"
+    }
+    static func unauthenticatedLimit(_ max: Int) -> String {
+        "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32005,\"message\":\"Too many connections waiting to authenticate (limit \(max))\",\"data\":{\"kind\":\"limitExceeded\",\"limit\":\"unauthenticatedConnections\",\"max\":\(max)}}}\n"
     }
     static func peer(uid: UInt32?) -> String {
         let u = uid.map { String($0) } ?? "null"

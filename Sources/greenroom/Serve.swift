@@ -32,7 +32,16 @@ struct Serve: ParsableCommand {
     @Option(help: "Most entries in a batch.") var maxBatch = 256
     @Option(help: "Deepest JSON nesting.") var maxDepth = 64
     @Option(help: "Most concurrent connections.") var maxConnections = 1024
-    @Option(help: "Most queued outbound bytes per connection before it is closed.") var maxOutboundBytes = 8 << 20
+    @Option(help: "Queued outbound bytes per connection past which a peer that takes nothing for --slow-reader-grace-ms is closed (a reading peer never is; requests pause well before it).")
+    var maxOutboundBytes = 8 << 20
+    @Option(help: "How long a peer that is paused by backpressure, or past --max-outbound-bytes, may take no bytes before it is closed as a slow reader, in ms.")
+    var slowReaderGraceMs = 5000
+    @Option(help: "With --token-file: how long a TCP connection has to succeed at host.auth before it is refused (-32006) and closed, in ms.")
+    var authTimeoutMs = 10_000
+    @Option(help: "With --token-file: most TCP connections open at once that have not authenticated yet (at most half of --max-connections).")
+    var maxUnauthenticated = 64
+    @Option(help: "Host-wide budget for bytes held in partial (unterminated) input lines; past it the connections holding the most are refused first.")
+    var maxBufferedInputBytes = 64 << 20
     @Option(help: "Idle-task time slice per loop pass, in ms.") var taskSliceMs = 4.0
     @Option(help: "Parse pipelined requests ahead of the loop on a second thread: auto (when there is more than one CPU), on or off.")
     var readAhead = "auto"
@@ -51,7 +60,9 @@ struct Serve: ParsableCommand {
         guard ["auto", "on", "off"].contains(readAhead) else { throw ValidationError("--read-ahead must be auto, on or off") }
         if let l = listen, !l.hasPrefix("tcp:") { throw ValidationError("--listen takes tcp:HOST:PORT") }
         for (name, v) in [("max-message-bytes", maxMessageBytes), ("max-batch", maxBatch), ("max-depth", maxDepth),
-                          ("max-connections", maxConnections), ("max-outbound-bytes", maxOutboundBytes)] where v <= 0 {
+                          ("max-connections", maxConnections), ("max-outbound-bytes", maxOutboundBytes),
+                          ("slow-reader-grace-ms", slowReaderGraceMs), ("auth-timeout-ms", authTimeoutMs),
+                          ("max-unauthenticated", maxUnauthenticated), ("max-buffered-input-bytes", maxBufferedInputBytes)] where v <= 0 {
             throw ValidationError("--\(name) must be positive")
         }
     }
@@ -73,6 +84,10 @@ struct Serve: ParsableCommand {
         config.limits.maxDepth = maxDepth
         config.maxConnections = maxConnections
         config.maxOutboundBytes = maxOutboundBytes
+        config.slowReaderGraceMs = slowReaderGraceMs
+        config.authTimeoutMs = authTimeoutMs
+        config.maxUnauthenticated = maxUnauthenticated
+        config.maxBufferedInputBytes = maxBufferedInputBytes
         config.taskSliceMs = taskSliceMs
         config.readAhead = readAhead == "on" || (readAhead == "auto" && sysconf(Int32(_SC_NPROCESSORS_ONLN)) > 1)
         if let tokenFile {
@@ -111,23 +126,40 @@ struct Serve: ParsableCommand {
     }
 }
 
-/// Reads a token file, refusing one that others can read.
+/// The shortest token accepted: a shorter one is guessable through the wrong-token allowance.
+let minimumTokenBytes = 16
+
+/// Reads a token file, refusing one that is a symlink (another user could point it anywhere), that
+/// belongs to another user or that others can read, and a token shorter than `minimumTokenBytes`.
 func readToken(_ path: String) throws -> String {
     var st = stat()
-    guard stat(path, &st) == 0 else { throw ValidationError("cannot read token file \(path)") }
+    guard lstat(path, &st) == 0 else { throw ValidationError("cannot read token file \(path): \(String(cString: strerror(errno)))") }
+    guard (st.st_mode & S_IFMT) != S_IFLNK else {
+        throw ValidationError("token file \(path) is a symbolic link; give the path of the file itself")
+    }
+    let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+    guard fd >= 0 else { throw ValidationError("cannot open token file \(path): \(String(cString: strerror(errno)))") }
+    defer { close(fd) }
+    guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
+        throw ValidationError("token file \(path) is not a regular file")
+    }
+    guard st.st_uid == getuid() else {
+        throw ValidationError("token file \(path) belongs to uid \(st.st_uid), not to this host's user (\(getuid())); it must be our own file")
+    }
     guard st.st_mode & 0o077 == 0 else {
         throw ValidationError("token file \(path) is readable by others (mode \(String(st.st_mode & 0o777, radix: 8))); chmod 600 it")
     }
-    guard let f = fopen(path, "r") else { throw ValidationError("cannot open token file \(path)") }
-    defer { fclose(f) }
     var bytes: [UInt8] = []
     var buf = [UInt8](repeating: 0, count: 4096)
-    while true {
-        let n = fread(&buf, 1, buf.count, f)
+    while bytes.count <= 1 << 20 {
+        let n = read(fd, &buf, buf.count)
         if n <= 0 { break }
         bytes.append(contentsOf: buf[0..<n])
     }
     let token = String(decoding: bytes, as: UTF8.self).trimmingWhitespace()
     guard !token.isEmpty else { throw ValidationError("token file \(path) is empty") }
+    guard token.utf8.count >= minimumTokenBytes else {
+        throw ValidationError("token in \(path) is \(token.utf8.count) bytes, shorter than the \(minimumTokenBytes) required; use a longer random token")
+    }
     return token
 }

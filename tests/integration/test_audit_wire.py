@@ -539,14 +539,14 @@ def test_tasks_that_do_not_fit_the_slice_wait_for_the_next_pass(start_host):
 
 
 def test_tcp_notification_before_auth_gets_no_reply_and_a_batch_can_authenticate_first(start_host, tmp_short):
-    token = write_token(tmp_short, "tok")
+    token = write_token(tmp_short, "tok-0123456789abcdef")
     host = start_host("--listen", "tcp:127.0.0.1:0", "--token-file", token)
     c = host.connect_tcp()
     c.send(note("host.ping"))
     c.send(note("classes.define", {"name": "Sneaky"}))
     r = c.call("host.ping")
     assert_error(r, -32006, kind="unauthorized")
-    c.send([req("host.auth", {"token": "tok"}, id=1), req("host.ping", id=2)])
+    c.send([req("host.auth", {"token": "tok-0123456789abcdef"}, id=1), req("host.ping", id=2)])
     r = c.read_json()
     assert r == [{"jsonrpc": "2.0", "id": 1, "result": {"authenticated": True}},
                  {"jsonrpc": "2.0", "id": 2, "result": {"pong": True}}], r

@@ -830,7 +830,10 @@ def test_host_info_reports_version_protocol_clock_classes_plugins_limits(vhost):
     assert info["classes"][:1] == ["Container"] and len(set(info["classes"])) == len(info["classes"])
     assert info["plugins"] == []
     assert info["limits"] == {"maxMessageBytes": MiB, "maxBatch": 256, "maxDepth": 64, "maxConnections": 1024,
-                              "maxOutboundBytes": 8 * MiB}
+                              "maxOutboundBytes": 8 * MiB, "slowReaderGraceMs": 5000,
+                              "outboundHighWaterBytes": MiB, "outboundLowWaterBytes": MiB // 4,
+                              "maxUnauthenticated": 64, "maxUnauthenticatedMessageBytes": 4096,
+                              "authTimeoutMs": 10000, "maxAuthFailures": 3, "maxBufferedInputBytes": 64 * MiB}
     assert info["methods"] == sorted(info["methods"]) and set(SCOPE_METHODS) <= set(info["methods"])
     assert info["topics"] == TOPICS
 
@@ -841,10 +844,16 @@ def test_host_info_clock_is_real_by_default(host):
 
 def test_host_info_limits_follow_the_flags(start_host):
     host = start_host("--max-message-bytes", "4096", "--max-batch", "7", "--max-depth", "9",
-                      "--max-connections", "11", "--max-outbound-bytes", "65536")
+                      "--max-connections", "11", "--max-outbound-bytes", "65536", "--slow-reader-grace-ms", "700",
+                      "--max-unauthenticated", "20", "--auth-timeout-ms", "900", "--max-buffered-input-bytes", "50000")
     c = host.connect()
     assert c.result("host.info")["limits"] == {"maxMessageBytes": 4096, "maxBatch": 7, "maxDepth": 9,
-                                               "maxConnections": 11, "maxOutboundBytes": 65536}
+                                               "maxConnections": 11, "maxOutboundBytes": 65536,
+                                               "slowReaderGraceMs": 700, "outboundHighWaterBytes": 32768,
+                                               "outboundLowWaterBytes": 8192,
+                                               "maxUnauthenticated": 5,  # at most half of --max-connections
+                                               "maxUnauthenticatedMessageBytes": 4096, "authTimeoutMs": 900,
+                                               "maxAuthFailures": 3, "maxBufferedInputBytes": 50000}
     assert_error(roundtrip(c, encode([req("host.ping", id=i) for i in range(8)])), -32600, id=None, kind="batchTooLarge")
     assert_error(roundtrip(c, nested_ping(10, "d") + b"\n"), -32600, id=None, kind="tooDeep")
 

@@ -69,7 +69,7 @@ def test_call_uses_the_default_socket(start_host, tmp_short):
 
 
 def test_call_over_tcp_with_token(start_host, tmp_short):
-    token = write_token(tmp_short, "t0k")
+    token = write_token(tmp_short, "t0k-0123456789abcdef")
     host = start_host("--listen", "tcp:127.0.0.1:0", "--token-file", token)
     h, port = host.tcp_address
     r = call(start_host.bin, "host.ping", "--tcp", f"{h}:{port}", env=base_env(tmp_short))

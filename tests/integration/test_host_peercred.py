@@ -11,6 +11,7 @@ import time
 import pytest
 
 NOBODY = 65534
+PING = b'{"jsonrpc":"2.0","id":1,"method":"host.ping"}\n'
 
 pytestmark = pytest.mark.skipif(
     os.geteuid() != 0,
@@ -25,9 +26,9 @@ def open_up(path: str) -> None:
     os.chmod(path, 0o666)
 
 
-def connect_as(uid: int, path: str, timeout: float = 5.0) -> dict:
-    """Forks a child that drops to `uid`, connects, sends a ping and reads until the host closes or the
-    timeout passes. Returns {"uid", "lines", "closed"} or {"error"}."""
+def connect_as(uid: int, path: str, timeout: float = 5.0, payload: bytes = PING) -> dict:
+    """Forks a child that drops to `uid`, connects, sends `payload` (a ping) and reads until the host
+    closes or the timeout passes. Returns {"uid", "lines", "closed", "reset"} or {"error"}."""
     r, w = os.pipe()
     pid = os.fork()
     if pid == 0:  # child: never returns into pytest
@@ -37,12 +38,12 @@ def connect_as(uid: int, path: str, timeout: float = 5.0) -> dict:
             os.setgroups([])
             os.setgid(uid)
             os.setuid(uid)
-            out = {"uid": os.getuid(), "lines": [], "closed": False}
+            out = {"uid": os.getuid(), "lines": [], "closed": False, "reset": False}
             s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             s.settimeout(timeout)
             s.connect(path)
             try:
-                s.sendall(b'{"jsonrpc":"2.0","id":1,"method":"host.ping"}\n')
+                s.sendall(payload)
             except OSError:
                 pass
             buf = b""
@@ -53,6 +54,7 @@ def connect_as(uid: int, path: str, timeout: float = 5.0) -> dict:
                 except socket.timeout:
                     break
                 except ConnectionResetError:
+                    out["reset"] = True
                     chunk = b""
                 if not chunk:
                     out["closed"] = True
@@ -132,3 +134,18 @@ def test_allow_uid_admits_only_that_uid(start_host):
     assert out["closed"] and len(out["lines"]) == 1, out
     assert json.loads(out["lines"][0])["error"]["code"] == -32006
     assert host.stats()["connections"]["rejectedPeer"] == 1
+
+
+def test_refused_peer_that_writes_first_reads_why(start_host):
+    """A refused peer that has already written (here 64 KiB of requests, still unread by the host) gets
+    its -32006 line and an orderly close, not a connection reset."""
+    host = start_host()
+    open_up(host.socket_path)
+    tries = 8  # whether the host refuses before or after the peer's write is a race: try several times
+    for _ in range(tries):
+        out = connect_as(NOBODY, host.socket_path, payload=PING * (65536 // len(PING)))
+        assert "error" not in out, out
+        assert out["closed"] and not out["reset"], f"the refused peer was reset: {out}"
+        assert len(out["lines"]) == 1, out
+        assert json.loads(out["lines"][0])["error"]["code"] == -32006
+    assert host.stats()["connections"]["rejectedPeer"] == tries

@@ -204,3 +204,48 @@ def test_socket_path_of_107_bytes_fits(start_host, tmp_short):
     host = start_host("--socket", path)
     assert host.listen == [f"unix:{path}"]
     host.connect().ping()
+
+
+# ------------------------------------------------------------------------------------------------
+# The lock file
+
+
+def test_lock_file_with_a_second_hard_link_is_refused(start_host, tmp_short):
+    """A hard link is another name for a file elsewhere: the host would truncate and rewrite it."""
+    path = os.path.join(tmp_short, "h.sock")
+    elsewhere = os.path.join(tmp_short, "precious")
+    with open(elsewhere, "w") as f:
+        f.write("precious\n")
+    os.link(elsewhere, path + ".lock")
+    err = start_host.fail("--socket", path)
+    assert err.returncode == 2, err
+    assert "hard link" in err.stderr, err.stderr
+    with open(elsewhere) as f:
+        assert f.read() == "precious\n"
+    assert not os.path.exists(path)
+
+
+@pytest.mark.parametrize("occupant", ["file", "directory"])
+def test_refused_start_leaves_no_lock_file(start_host, tmp_short, occupant):
+    path = os.path.join(tmp_short, "h.sock")
+    if occupant == "file":
+        with open(path, "w") as f:
+            f.write("precious\n")
+    else:
+        os.mkdir(path)
+    err = start_host.fail("--socket", path)
+    assert err.returncode == 2, err
+    assert not os.path.exists(path + ".lock"), "a refused start-up left its lock file behind"
+
+
+def test_refused_tcp_listener_leaves_no_socket_or_lock_file(start_host, tmp_short):
+    busy = socket.socket()
+    busy.bind(("127.0.0.1", 0))
+    busy.listen()
+    try:
+        path = os.path.join(tmp_short, "h.sock")
+        err = start_host.fail("--socket", path, "--listen", f"tcp:127.0.0.1:{busy.getsockname()[1]}")
+        assert err.returncode == 2, err
+        assert not os.path.exists(path) and not os.path.exists(path + ".lock"), os.listdir(tmp_short)
+    finally:
+        busy.close()

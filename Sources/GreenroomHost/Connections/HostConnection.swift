@@ -7,14 +7,25 @@ public protocol ConnectionTransport: AnyObject {
     func outputReady(_ connection: HostConnection)
     /// The host wants the connection closed (after what is queued has been written).
     func closeRequested(_ connection: HostConnection)
-    /// More than the outbound limit is waiting in `out` in the middle of a read: write what the peer
-    /// takes now, and close the connection (counted) if what is left is past the limit, as a flush
-    /// at the end of the loop pass would.
+    /// More than the high-water mark is waiting in `out` in the middle of a read: write what the peer
+    /// takes now (backpressure then decides on what is still queued).
     func flushNow(_ connection: HostConnection)
+    /// Backpressure: whether this transport can stop delivering bytes (`pauseReading`) and resume
+    /// (`connection.resume()` once its queue drained). An in-memory transport cannot: it never pauses.
+    var supportsBackpressure: Bool { get }
+    /// Bytes handed to the peer's stream but not yet taken by it (queued writes).
+    var queuedBytes: Int { get }
+    /// Stop delivering received bytes until `resumeReading`; the connection has paused.
+    func pauseReading(_ connection: HostConnection)
+    func resumeReading(_ connection: HostConnection)
 }
 
 extension ConnectionTransport {
     public func flushNow(_ connection: HostConnection) {}
+    public var supportsBackpressure: Bool { false }
+    public var queuedBytes: Int { 0 }
+    public func pauseReading(_ connection: HostConnection) {}
+    public func resumeReading(_ connection: HostConnection) {}
 }
 
 /// One client connection as the host sees it: its framing state, outbound buffer, subscriptions and
@@ -27,10 +38,23 @@ public final class HostConnection {
     public unowned let host: Host
     public weak var transport: ConnectionTransport?
     public let out = OutboundBuffer()
-    /// `out` past this many bytes mid-read is written (or the connection closed) before the next line
-    /// runs: one read of cheap requests with large replies (`rpc.discover`) from a client that does not
-    /// read them must not make the host build hundreds of MiB it will drop (docs/protocol.md's 8 MiB limit).
-    private let outboundLimit: Int
+    /// Backpressure's high-water mark: `out` past this many bytes mid-read is written before the next
+    /// line runs, and if what the peer has not taken (`out` plus the transport's queued writes) is still
+    /// past it, the connection pauses: no further line runs and the transport stops reading until the
+    /// queue drains below `lowWater`. One read of cheap requests with large replies (`rpc.discover`)
+    /// never makes the host build more than one reply past the mark. See `Host.waterMarks(outboundLimit:)`.
+    public let highWater: Int
+    public let lowWater: Int
+    /// Paused by backpressure: lines already read wait in `held` (in order) until `resume()`.
+    public private(set) var isPaused = false
+    /// Lines read but not run while paused, each as [Int32 length][bytes]; length -1 is an oversized line.
+    private var held: [UInt8] = []
+    private var heldStart = 0
+    /// The peer sent EOF: once nothing is held back, the connection is closed gracefully.
+    private var peerFinished = false
+    /// True when no further line may run: closed, paused, or finishing (after EOF or a refusal). One
+    /// load per line on the hot path.
+    private var halted = false
     var framer: LineFramer
     /// Complete lines of the chunk being received (pointers into it; empty between chunks).
     private var run: [UnsafeRawBufferPointer] = []
@@ -43,25 +67,144 @@ public final class HostConnection {
     public internal(set) var observesAll = false
     /// The last event sequence number sent; the next event carries seq + 1.
     public internal(set) var seq = 0
-    public internal(set) var isClosed = false
+    public internal(set) var isClosed = false {
+        didSet { halted = halted || isClosed }
+    }
 
     init(id: String, kind: Kind, host: Host, authenticated: Bool) {
         self.id = id
         self.kind = kind
         self.host = host
         self.isAuthenticated = authenticated
-        self.framer = LineFramer(maxLineBytes: host.config.limits.maxMessageBytes)
-        self.outboundLimit = host.config.maxOutboundBytes
+        self.framer = LineFramer(maxLineBytes: authenticated ? host.config.limits.maxMessageBytes
+            : min(host.config.limits.maxMessageBytes, host.config.maxUnauthenticatedMessageBytes))
+        (self.highWater, self.lowWater) = Host.waterMarks(outboundLimit: host.config.maxOutboundBytes)
     }
 
-    /// Asked before each line of a read is run: true once the connection is closed, which it may be
-    /// now if `out` grew past the outbound limit and the peer does not take it.
+    /// Asked before each line of a read is run: true once no further line may run (closed, or paused
+    /// now because `out` grew past the high-water mark and the peer does not take it).
     @inline(__always)
     private func stopsReading() -> Bool {
-        if isClosed { return true }
-        guard out.count > outboundLimit else { return false }
-        transport?.flushNow(self)
-        return isClosed
+        if halted { return true }
+        guard out.count > highWater else { return false }
+        return backpressure()
+    }
+
+    private func backpressure() -> Bool {
+        guard let t = transport else { return false }
+        t.flushNow(self)
+        if halted { return true }
+        guard t.supportsBackpressure, out.count + t.queuedBytes > highWater else { return false }
+        isPaused = true
+        halted = true
+        host.countPause()
+        t.pauseReading(self)
+        return true
+    }
+
+    /// The transport's queue drained below the low-water mark: runs the held lines (until the next
+    /// pause), then reading resumes; after the peer's EOF, the connection closes once none is held.
+    public func resume() {
+        guard isPaused, !isClosed, !refused else { return }
+        isPaused = false
+        halted = false
+        let processor = host.processor
+        while heldStart < held.count, !stopsReading() {
+            let length = held.withUnsafeBytes { Int($0.loadUnaligned(fromByteOffset: heldStart, as: Int32.self)) }
+            heldStart += 4
+            if length < 0 {
+                oversized()
+                continue
+            }
+            held.withUnsafeBytes { raw in
+                processor.handle(line: UnsafeRawBufferPointer(rebasing: raw[heldStart..<heldStart + length]), context: self, out: out)
+            }
+            heldStart += length
+        }
+        if heldStart == held.count {
+            held.removeAll(keepingCapacity: false)
+            heldStart = 0
+        }
+        if !out.isEmpty { transport?.outputReady(self) }
+        guard !isPaused, !isClosed else { return }
+        if peerFinished {
+            halted = true
+            transport?.closeRequested(self)
+        } else {
+            transport?.resumeReading(self)
+        }
+    }
+
+    /// Wrong tokens given to `host.auth` so far.
+    var authFailures = 0
+    /// Set when `host.auth` succeeded mid-read: the message limit grows once the read is done.
+    private var limitGrows = false
+
+    func authenticated() {
+        guard !isAuthenticated else { return }
+        isAuthenticated = true
+        host.unauthenticatedCount -= 1
+        limitGrows = true
+    }
+
+    /// Refuses the connection: `error` is written as an id-null line after what is queued, no further
+    /// line runs, and the connection is closed gracefully so the peer can read why.
+    public func refuse(_ error: RPCError) {
+        guard !isClosed else { return }
+        out.writeError(id: .null, error)
+        out.append(0x0A)
+        dropInput()
+        closeAfterReplies()
+    }
+
+    /// No further line runs (held ones included); what is queued is written, then the connection is
+    /// closed gracefully.
+    func closeAfterReplies() {
+        halted = true
+        refused = true
+        transport?.closeRequested(self)
+    }
+
+    /// Refused (`refuse`, too many wrong tokens): never resumes.
+    private var refused = false
+
+    /// Forgets a partial input line (counted in the host's input budget).
+    private func dropInput() {
+        guard framer.bufferedCount > 0 || framer.isDiscarding else { return }
+        host.bufferedInputBytes -= framer.bufferedCount
+        framer = LineFramer(maxLineBytes: framer.maxLineBytes)
+    }
+
+    /// Bytes of a partial input line held for this connection.
+    public var bufferedInputBytes: Int { framer.bufferedCount }
+
+    /// The peer sent EOF: no more requests. Lines already read are still run (held ones on resume);
+    /// then the transport is asked to close (after writing what is queued).
+    public func finishInput() {
+        guard !isClosed, !peerFinished, !refused else { return }
+        peerFinished = true
+        if isPaused { return }
+        halted = true
+        transport?.closeRequested(self)
+    }
+
+    /// The reply to a line over the message limit (a smaller one before `host.auth`).
+    private func oversized() {
+        if isAuthenticated { host.processor.handleOversized(out: out); return }
+        // Not `framer.maxLineBytes`: this runs inside the framer's feed (exclusive access).
+        let max = min(host.config.limits.maxMessageBytes, host.config.maxUnauthenticatedMessageBytes)
+        host.processor.counters.errors += 1
+        out.writeError(id: .null, RPCError(.invalidRequest,
+            "Invalid request: message longer than \(max) bytes before host.auth",
+            kind: "messageTooLarge", ["limit": "unauthenticatedMessageBytes", "max": .int(max)]))
+        out.append(0x0A)
+    }
+
+    /// Keeps a line that was read while paused, to run on `resume()`.
+    private func hold(_ line: UnsafeRawBufferPointer?) {
+        var length = Int32(line?.count ?? -1)
+        withUnsafeBytes(of: &length) { held.append(contentsOf: $0) }
+        if let line { held.append(contentsOf: line) }
     }
 
     /// Feeds received bytes: every complete line is handled, and its replies and events are appended
@@ -73,24 +216,41 @@ public final class HostConnection {
         let processor = host.processor
         func flush() {
             guard !run.isEmpty else { return }
+            // Lines run in order; `ran` counts those let through, so a pause keeps the rest.
+            var ran = 0
             run.withUnsafeBufferPointer { lines in
-                processor.handle(lines: lines, context: self, out: out) { stopsReading() }
+                processor.handle(lines: lines, context: self, out: out) {
+                    if stopsReading() { return true }
+                    ran += 1
+                    return false
+                }
             }
+            if isPaused { for line in run[ran...] { hold(line) } }
             run.removeAll(keepingCapacity: true)
         }
+        let buffered = framer.bufferedCount
         framer.feed(bytes) { frame in
+            if isPaused {
+                if case .line(let line) = frame { hold(line) } else { hold(nil) }
+                return
+            }
             switch frame {
             case .line(let line) where line.baseAddress! >= chunk && line.baseAddress! < chunk + bytes.count:
                 run.append(line)
             case .line(let line):
                 flush()
-                if !stopsReading() { processor.handle(line: line, context: self, out: out) }
+                if !stopsReading() { processor.handle(line: line, context: self, out: out) } else if isPaused { hold(line) }
             case .oversized:
                 flush()
-                if !stopsReading() { processor.handleOversized(out: out) }
+                if !stopsReading() { oversized() } else if isPaused { hold(nil) }
             }
         }
         flush()
+        if limitGrows {
+            limitGrows = false
+            framer.maxLineBytes = host.config.limits.maxMessageBytes
+        }
+        if framer.bufferedCount != buffered { host.inputBuffered(framer.bufferedCount - buffered) }
         // `out` may have been written mid-read (stopsReading): what matters is whether any is left.
         if !out.isEmpty { transport?.outputReady(self) }
     }

@@ -24,12 +24,21 @@ extension Host {
         }
         r.register("host.auth", params: ["token"]) { c, p throws(RPCError) in
             let token: String = try p.require("token")
-            if let expected = c.host.config.token, c.kind == .tcp {
+            if let expected = c.host.config.token, c.kind == .tcp, !c.isAuthenticated {
                 guard constantTimeEqual(token, expected) else {
-                    throw RPCError(.unauthorized, "Unauthorized: wrong token", ["path": "token"])
+                    // A few tries, then the connection is closed after this reply.
+                    c.authFailures += 1
+                    let left = max(0, c.host.config.maxAuthFailures - c.authFailures)
+                    if left == 0 {
+                        c.host.countAuthFailuresClosed()
+                        c.closeAfterReplies()
+                    }
+                    throw RPCError(.unauthorized, left == 0 ? "Unauthorized: wrong token; too many wrong tokens, closing the connection"
+                                                            : "Unauthorized: wrong token",
+                                   ["path": "token", "triesLeft": .int(left)])
                 }
             }
-            c.isAuthenticated = true
+            c.authenticated()
             return ["authenticated": true]
         }
         registerEventMethods(into: &r)
@@ -65,6 +74,14 @@ extension Host {
                 "maxDepth": .int(l.maxDepth),
                 "maxConnections": .int(config.maxConnections),
                 "maxOutboundBytes": .int(config.maxOutboundBytes),
+                "slowReaderGraceMs": .int(config.slowReaderGraceMs),
+                "outboundHighWaterBytes": .int(Host.waterMarks(outboundLimit: config.maxOutboundBytes).high),
+                "outboundLowWaterBytes": .int(Host.waterMarks(outboundLimit: config.maxOutboundBytes).low),
+                "maxUnauthenticated": .int(unauthenticatedShare),
+                "maxUnauthenticatedMessageBytes": .int(config.maxUnauthenticatedMessageBytes),
+                "authTimeoutMs": .int(config.authTimeoutMs),
+                "maxAuthFailures": .int(config.maxAuthFailures),
+                "maxBufferedInputBytes": .int(config.maxBufferedInputBytes),
             ],
             "methods": .array(processor.registry.names.map { .string($0) }),
             "topics": .array(Host.topics.map { .string($0) }),
@@ -83,6 +100,14 @@ extension Host {
                 "closedSlowReader": .int(stats.closedSlow),
                 "rejectedLimit": .int(stats.rejectedLimit),
                 "rejectedPeer": .int(stats.rejectedPeer),
+                "rejectedUnauthenticated": .int(stats.rejectedUnauthenticated),
+                "unauthenticated": .int(unauthenticatedCount),
+                "closedAuthTimeout": .int(stats.closedAuthTimeout),
+                "closedAuthFailures": .int(stats.closedAuthFailures),
+                "refusedInputBudget": .int(stats.refusedInputBudget),
+                "paused": .int(connections.reduce(0) { $0 + ($1.isPaused ? 1 : 0) }),
+                "pauses": .int(stats.pauses),
+                "bufferedInputBytes": .int(bufferedInputBytes),
             ],
             "requests": .int(counters.requests),
             "notifications": .int(counters.notifications),

@@ -17,7 +17,7 @@ struct Bench: ParsableCommand {
     var runs: Int?
     @Flag(help: "A short run (for smoke tests).") var quick = false
     @Flag(help: "Only the in-process range.didScroll handling row (for profilers).") var rangeHandlingOnly = false
-    @Option(help: "Only these groups of rows, comma-separated: wire, prerender, pages, ranges, memory, connections.")
+    @Option(help: "Only these groups of rows, comma-separated: wire, prerender, pages, ranges, memory, connections, auth.")
     var only: String?
 
     func wants(_ group: String) -> Bool {
@@ -171,6 +171,15 @@ struct Bench: ParsableCommand {
             table.add("\(quick ? 200 : 1000) connections x 60 didScroll/s", unit: "us",
                       values: ["p50": crowd.p50us, "p99": crowd.p99us, "errors": Double(crowd.errors), "replies": Double(crowd.received)],
                       ratio: ("p99 ms", crowd.p99us / 1000), budget: .atMost(5))
+        }
+        if wants("auth") {
+            // A well-behaved client's ping p99 while 1,000 unauthenticated TCP connections sit idle,
+            // against its p99 on the same host without them.
+            let idle = quick ? 200 : 1_000
+            let r = try IdleAuthBench(dir: dir).run(idle: idle, roundTrips: rt, repeats: reps)
+            table.add("ping p99 with \(idle) idle unauthenticated TCP peers", unit: "us",
+                      values: ["alone": r.p99Alone, "idle peers": r.p99Idle, "admitted": Double(r.idleAdmitted)],
+                      ratio: ("with / without", r.p99Idle / r.p99Alone), budget: .atMost(1.5))
         }
         return table
     }

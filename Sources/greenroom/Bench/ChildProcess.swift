@@ -4,6 +4,15 @@ import Glibc
 final class ChildProcess {
     let pid: pid_t
     private let stdoutFD: Int32
+    /// The server's ready line.
+    let readyLine: String
+    /// The port of a `tcp:HOST:PORT` address in the ready line, if any.
+    var tcpPort: UInt16? {
+        // The ready line lists addresses as "unix:PATH" and "tcp:HOST:PORT" strings.
+        let quoted = readyLine.split(separator: "\"")
+        guard let address = quoted.first(where: { $0.hasPrefix("tcp:") }) else { return nil }
+        return address.split(separator: ":").last.flatMap { UInt16($0) }
+    }
 
     struct Failure: Error, CustomStringConvertible { let description: String }
 
@@ -32,7 +41,8 @@ final class ChildProcess {
             if byte == 0x0A { break }
             line.append(byte)
         }
-        guard String(decoding: line, as: UTF8.self).contains("\"ready\"") else {
+        readyLine = String(decoding: line, as: UTF8.self)
+        guard readyLine.contains("\"ready\"") else {
             throw Failure(description: "\(arguments.joined(separator: " ")) did not become ready")
         }
     }

@@ -234,7 +234,7 @@ def test_tcp_on_loopback(greenroom_host):
 @pytest.fixture
 def token_file(tmp_path):
     path = tmp_path / "token"
-    path.write_text("s3cret")
+    path.write_text("s3cret-0123456789abcdef")
     path.chmod(0o600)
     return path
 
@@ -252,11 +252,11 @@ def test_tcp_with_a_token(tcp_host_with_token):
             anonymous.ping()
     with pytest.raises(Unauthorized):
         Client(tcp=address, token="wrong")
-    with Client(tcp=address, token="s3cret") as client:
+    with Client(tcp=address, token="s3cret-0123456789abcdef") as client:
         assert client.ping()
 
     async def main():
-        async with AsyncClient(tcp=address, token="s3cret") as client:
+        async with AsyncClient(tcp=address, token="s3cret-0123456789abcdef") as client:
             assert await client.ping()
 
     asyncio.run(asyncio.wait_for(main(), 30))
