@@ -1,6 +1,7 @@
 import GreenroomCore
 import GreenroomJSON
 import GreenroomRPC
+import Logging
 
 /// The host: connections, the method registry, the event router, the clock and timers, the idle-task
 /// dispatcher and the components. It does no I/O itself: a transport feeds it bytes and writes what it
@@ -89,7 +90,8 @@ public final class Host {
     // MARK: Connections
 
     /// Opens a connection. TCP connections need `host.auth` first when the host has a token.
-    public func openConnection(kind: HostConnection.Kind, transport: ConnectionTransport?) -> HostConnection {
+    /// `peer` describes the other end for the logs (a TCP address, a Unix peer's uid and pid).
+    public func openConnection(kind: HostConnection.Kind, transport: ConnectionTransport?, peer: String? = nil) -> HostConnection {
         let needsAuth = kind == .tcp && config.token != nil
         let c = HostConnection(id: "conn-\(nextConnection)", kind: kind, host: self, authenticated: !needsAuth)
         nextConnection += 1
@@ -99,6 +101,9 @@ public final class Host {
         connectionsByID[c.id] = c
         stats.accepted += 1
         emit("host", owner: c, ["kind": "connectionOpened", "connection": .string(c.id), "transport": .string(kind.rawValue)])
+        config.logger.info("connection opened", metadata: [
+            "connection": "\(c.id)", "transport": "\(kind.rawValue)", "peer": "\(peer ?? "-")",
+            "authenticated": "\(!needsAuth)"])
         return c
     }
 
@@ -115,6 +120,7 @@ public final class Host {
         connectionsByID[c.id] = nil
         stats.closed += 1
         emit("host", owner: c, ["kind": "connectionClosed", "connection": .string(c.id), "reason": .string(reason)])
+        config.logger.info("connection closed", metadata: ["connection": "\(c.id)", "reason": "\(reason)"])
     }
 
     /// Counts a connection refused before it was opened (limit reached, wrong peer uid).
@@ -145,6 +151,8 @@ public final class Host {
     public func authDeadlinePassed(_ c: HostConnection) {
         guard !c.isClosed, !c.isAuthenticated else { return }
         stats.closedAuthTimeout += 1
+        config.logger.warning("refused: host.auth did not succeed in time", metadata: [
+            "connection": "\(c.id)", "authTimeoutMs": "\(config.authTimeoutMs)"])
         c.refuse(RPCError(.unauthorized, "Unauthorized: host.auth did not succeed within \(config.authTimeoutMs) ms",
                           kind: "authTimeout", ["limit": "authTimeoutMs", "max": .int(config.authTimeoutMs)]))
     }
@@ -161,6 +169,8 @@ public final class Host {
         for c in connections.sorted(by: { $0.bufferedInputBytes > $1.bufferedInputBytes }) {
             guard bufferedInputBytes > budget, c.bufferedInputBytes > 0 else { break }
             stats.refusedInputBudget += 1
+            config.logger.warning("refused: partial input lines past the host-wide budget", metadata: [
+                "connection": "\(c.id)", "held": "\(c.bufferedInputBytes)", "budget": "\(budget)"])
             c.refuse(RPCError(.limitExceeded,
                 "Too many bytes buffered in partial input lines host-wide (budget \(budget)); this connection held the most",
                 ["limit": "bufferedInputBytes", "max": .int(budget), "held": .int(c.bufferedInputBytes)]))
@@ -173,7 +183,16 @@ public final class Host {
     public func countPause() { stats.pauses += 1 }
 
     /// Counts a connection closed because it did not read its replies fast enough.
-    public func countSlowReaderClosed() { stats.closedSlow += 1 }
+    public func countSlowReaderClosed(_ c: HostConnection? = nil) {
+        stats.closedSlow += 1
+        config.logger.warning("closing a slow reader: no reading progress for the grace period", metadata: [
+            "connection": "\(c?.id ?? "-")", "graceMs": "\(config.slowReaderGraceMs)"])
+    }
+
+    /// Logs a connection refused before it was admitted (the transport writes the refusal line).
+    public func logRefusal(_ reason: String, peer: String?) {
+        config.logger.warning("refused a connection", metadata: ["reason": "\(reason)", "peer": "\(peer ?? "-")"])
+    }
 
     /// Backpressure's marks for a per-connection outbound limit: past `high` queued bytes a connection
     /// stops taking requests, below `low` it resumes. Half the limit, at most 1 MiB (enough for any

@@ -2,6 +2,7 @@ import CLibUV
 import Glibc
 import GreenroomHost
 import GreenroomJSON
+import Logging
 
 /// The libuv side of the host: listeners, connections, write coalescing, the prepare/check/idle hooks
 /// that drive idle tasks and flushes, the real-clock timer, signals and graceful shutdown.
@@ -225,7 +226,7 @@ public final class UVServer {
                 if c.authDeadline != 0 { keep.append(c) } else { c.isWatched = false }
             } else if now &- c.lastProgress >= slowReaderGraceMs {
                 c.isWatched = false
-                host.countSlowReaderClosed()
+                host.countSlowReaderClosed(c.hostConnection)
                 c.close(reason: "slow reader")
             } else {
                 keep.append(c)
@@ -327,13 +328,16 @@ public final class UVServer {
             return
         }
         if kind == .tcp { uv_tcp_nodelay(UnsafeMutableRawPointer(stream).assumingMemoryBound(to: uv_tcp_t.self), 1) }
+        let peer = peerDescription(stream, kind: kind)
         if host.connections.count >= host.config.maxConnections {
             host.countRefused(limit: true)
+            host.logRefusal("connection limit (\(host.config.maxConnections)) reached", peer: peer)
             refuse(conn, RPCRefusal.limit(host.config.maxConnections))
             return
         }
         if kind == .unix, let refusal = checkPeer(stream) {
             host.countRefused(limit: false)
+            host.logRefusal("peer uid is not the host's", peer: peer)
             refuse(conn, refusal)
             return
         }
@@ -341,16 +345,51 @@ public final class UVServer {
         // take the slots of authenticated or Unix clients.
         if host.unauthenticatedShareFull(kind: kind) {
             host.countRefusedUnauthenticated()
+            host.logRefusal("unauthenticated share (\(host.unauthenticatedShare)) full", peer: peer)
             refuse(conn, RPCRefusal.unauthenticatedLimit(host.unauthenticatedShare))
             return
         }
-        let hc = host.openConnection(kind: kind, transport: conn)
+        let hc = host.openConnection(kind: kind, transport: conn, peer: peer)
         conn.hostConnection = hc
         if !hc.isAuthenticated {
             conn.authDeadline = uv_now(loop) + authTimeoutMs
             watch(conn)
         }
         do { try conn.startReading() } catch { conn.close(reason: "read failed") }
+    }
+
+    /// Who is at the other end, for the logs: `HOST:PORT` for TCP, `uid=N pid=M` for a Unix peer.
+    private func peerDescription(_ stream: UnsafeMutablePointer<uv_stream_t>, kind: HostConnection.Kind) -> String? {
+        guard host.config.logger.logLevel <= .warning else { return nil }
+        if kind == .tcp {
+            var storage = sockaddr_storage()
+            var len = Int32(MemoryLayout<sockaddr_storage>.size)
+            let tcp = UnsafeMutableRawPointer(stream).assumingMemoryBound(to: uv_tcp_t.self)
+            let ok = withUnsafeMutablePointer(to: &storage) { p in
+                p.withMemoryRebound(to: sockaddr.self, capacity: 1) { uv_tcp_getpeername(tcp, $0, &len) == 0 }
+            }
+            guard ok else { return nil }
+            var name = [CChar](repeating: 0, count: 64)
+            let family = storage.ss_family
+            return withUnsafePointer(to: &storage) { p -> String? in
+                if family == sa_family_t(AF_INET6) {
+                    return p.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { a in
+                        uv_ip6_name(a, &name, name.count)
+                        return "[\(String(cString: name))]:\(UInt16(bigEndian: a.pointee.sin6_port))"
+                    }
+                }
+                return p.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { a in
+                    uv_ip4_name(a, &name, name.count)
+                    return "\(String(cString: name)):\(UInt16(bigEndian: a.pointee.sin_port))"
+                }
+            }
+        }
+        var fd: uv_os_fd_t = -1
+        guard uv_fileno(asHandle(stream), &fd) == 0 else { return nil }
+        var uid: UInt32 = 0
+        var pid: Int32 = 0
+        guard greenroom_peer_uid(fd, &uid, &pid) == 0 else { return nil }
+        return "uid=\(uid) pid=\(pid)"
     }
 
     /// Same-uid peers only, unless allowed (SO_PEERCRED).

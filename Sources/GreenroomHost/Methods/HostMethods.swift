@@ -1,5 +1,6 @@
 import GreenroomJSON
 import GreenroomRPC
+import Logging
 
 extension Host {
     /// The host's own methods: discovery, liveness, info, stats, memory, shutdown, auth, events, clock
@@ -29,6 +30,9 @@ extension Host {
                     // A few tries, then the connection is closed after this reply.
                     c.authFailures += 1
                     let left = max(0, c.host.config.maxAuthFailures - c.authFailures)
+                    // Never the token itself, at any level.
+                    c.host.config.logger.warning("refused: wrong token", metadata: [
+                        "connection": "\(c.id)", "triesLeft": "\(left)"])
                     if left == 0 {
                         c.host.countAuthFailuresClosed()
                         c.closeAfterReplies()
