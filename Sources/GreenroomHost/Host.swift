@@ -333,6 +333,38 @@ public final class Host {
         return purged
     }
 
+    /// `host.reset`: tears down every connection's objects with their lifecycle (each owner sees its
+    /// objects go, as when it disconnects, but every connection stays open), then each component goes
+    /// back to how the host started. Returns what was removed.
+    public func reset(caller: HostConnection) -> JSONObject {
+        var result = JSONObject()
+        var before = JSONObject()
+        addCountsForReset(to: &before)
+        for c in connections {
+            for component in components { component.connectionClosed(c) }
+        }
+        for component in components {
+            for m in component.reset(caller: caller).members { result[m.key] = m.value }
+        }
+        for m in before.members { result[m.key] = m.value }
+        stats.resets += 1
+        emit("host", owner: caller, broadcast: true, ["kind": "reset", "connection": .string(caller.id)])
+        return result
+    }
+
+    /// Objects alive before a reset, from the counts `host.stats` reports.
+    private func addCountsForReset(to out: inout JSONObject) {
+        var stats = JSONObject()
+        for component in components { component.addStats(to: &stats) }
+        let sessions = stats["sessions"]?.objectValue
+        out["tornDown"] = [
+            "containers": stats["containers"]?.objectValue?["total"] ?? 0,
+            "stacks": stats["stacks"] ?? 0,
+            "pageSessions": sessions?["page"] ?? 0,
+            "rangeSessions": sessions?["range"] ?? 0,
+        ]
+    }
+
     /// Asks the server to shut down gracefully once the current replies are written.
     public func requestShutdown() {
         guard !isShuttingDown else { return }
@@ -375,4 +407,5 @@ public struct HostCounters: Sendable {
     public var pauses = 0
     public var eventsSent = 0
     public var memoryWarnings = 0
+    public var resets = 0
 }

@@ -12,10 +12,14 @@ public protocol HostComponent: AnyObject {
     func memoryWarning(level: String, caller: HostConnection?) -> JSONObject
     /// Adds its counters to `host.stats`.
     func addStats(to stats: inout JSONObject)
+    /// `host.reset`: every connection's objects were torn down (`connectionClosed`); go back to how the
+    /// host started (no pools, no scripted classes, ids from 1). Returns what it removed.
+    func reset(caller: HostConnection) -> JSONObject
 }
 
 extension HostComponent {
     public func connectionClosed(_ connection: HostConnection) {}
     public func memoryWarning(level: String, caller: HostConnection?) -> JSONObject { [:] }
     public func addStats(to stats: inout JSONObject) {}
+    public func reset(caller: HostConnection) -> JSONObject { [:] }
 }

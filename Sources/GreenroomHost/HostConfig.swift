@@ -34,6 +34,8 @@ public struct HostConfig {
     public var readAhead = false
     /// Where the host and its transports log (swift-log). A library takes a logger and never makes
     /// one: the executable bootstraps logging from `--log-level`; tests and embedders get silence.
+    /// `host.reset` under a real clock too (it is always allowed under the virtual clock).
+    public var allowReset = false
     public var logger = Logger(label: "greenroom", factory: { _ in SwiftLogNoOpLogHandler() })
 
     public init() {}

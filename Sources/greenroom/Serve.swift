@@ -46,6 +46,9 @@ struct Serve: ParsableCommand {
     @Option(help: "Parse pipelined requests ahead of the loop on a second thread: auto (when there is more than one CPU), on or off.")
     var readAhead = "auto"
 
+    @Flag(help: "Allow host.reset under the real clock (it tears down every connection's objects; under --clock virtual it is always allowed).")
+    var allowReset = false
+
     @Option(help: "Structured logs on stderr at this level and above: trace, debug, info, notice, warning, error, critical. Tokens and message bodies are never logged at info or above.")
     var logLevel = "warning"
 
@@ -77,6 +80,7 @@ struct Serve: ParsableCommand {
         if bindAny && tokenFile == nil { throw refuse("--bind-any requires --token-file") }
         raiseFileLimit()  // up to --max-connections sockets plus listeners
         var config = HostConfig()
+        config.allowReset = allowReset
         config.logger = makeLogger(level: Logger.Level(rawValue: logLevel) ?? .warning)
         config.clockMode = clock == "virtual" ? .virtual : .real
         config.limits.maxMessageBytes = maxMessageBytes

@@ -552,7 +552,7 @@ def test_every_method_has_a_fixture() -> None:
 def test_every_method_is_called() -> None:
     # Only host.shutdown skips the generic call (it is called on a host of its own): every other method is
     # called with its fixture (after its setup) and its reply validated.
-    assert sorted(m for m, f in FIXTURE_DATA.items() if f.get("skipCall")) == ["host.shutdown"]
+    assert sorted(m for m, f in FIXTURE_DATA.items() if f.get("skipCall")) == ["host.reset", "host.shutdown"]
 
 
 # ---------------------------------------------------------------- the document against the host
@@ -859,6 +859,29 @@ def test_shutdown_result_and_exit() -> None:
         code = host.wait_exit()
         assert code == 0, f"host exited {code} after host.shutdown; stderr: {host.stderr_text()}"
         assert not os.path.exists(host.socket), "the host left its socket behind"
+    finally:
+        host.cleanup()
+
+
+# ---------------------------------------------------------------- host.reset, on a host of its own
+
+
+def test_reset_result_and_event() -> None:
+    assert FIXTURE_DATA["host.reset"].get("skipCall"), "host.reset must not be called on the shared host"
+    host = Host()
+    try:
+        c = host.connect()
+        c.call("events.subscribe", {"topics": ["host"]})
+        c.call("classes.define", {"name": "ResetMe"})
+        c.call("stack.create", {"width": 100, "height": 100})
+        result = c.call("host.reset", FIXTURE_DATA["host.reset"]["params"])
+        check(method_result_ref("host.reset"), result, "host.reset result")
+        assert result["classesUndefined"] == ["ResetMe"] and result["tornDown"]["stacks"] == 1, result
+        events = [n for n in c.notifications if n["params"].get("kind") == "reset"]
+        assert len(events) == 1, c.notifications
+        check_notification(events[0])
+        check(method_result_ref("host.stats"), c.call("host.stats"), "host.stats result")
+        c.close()
     finally:
         host.cleanup()
 

@@ -35,6 +35,21 @@ public final class ClassRegistry {
 
     public func addPlugin(_ info: PluginInfo) { plugins.append(info) }
 
+    /// Removes a scripted class (`classes.undefine`); built-in and plugin classes stay for the host's
+    /// life. The caller checks that no instance lives.
+    public func unregisterScripted(_ name: String) throws(RPCError) {
+        let cls = try require(name, path: "name")
+        guard cls.isScripted else {
+            throw RPCError.invalidState("Class \(name) is \(cls.pluginName.map { "from plugin \($0)" } ?? "built in"); only classes made with classes.define can be undefined",
+                                        ["class": .string(name), "plugin": cls.pluginName.map { .string($0) } ?? .null])
+        }
+        classes[name] = nil
+        order.removeAll { $0 == name }
+    }
+
+    /// Names of the scripted classes, in the order they were defined.
+    public var scriptedNames: [String] { order.filter { classes[$0]?.isScripted == true } }
+
     public subscript(name: String) -> ContainerClass? { classes[name] }
 
     /// The class, or -32001 unknownClass naming what exists.

@@ -18,6 +18,23 @@ extension ContainerSystem {
                     "hooks": .array(Hook.allCases.filter { cls.hooks[$0] != nil }.map { .string($0.rawValue) }),
                     "memoryBytes": .int(cls.memoryBytes)]
         }
+        r.register("classes.undefine", params: ["name"]) { [unowned self] _, p throws(RPCError) in
+            let name: String = try p.require("name")
+            _ = try host.classes.require(name, path: "name")
+            let live = liveInstances(of: name)
+            guard live.isEmpty else {
+                let pooled = live.filter { if case .greenRoom = $0.parent { true } else { false } }.count
+                throw RPCError.invalidState(
+                    "Class \(name) still has \(live.count) live instance\(live.count == 1 ? "" : "s")"
+                        + (pooled > 0 ? " (\(pooled) idle in its pools: pool.purge {\"class\": \"\(name)\"} releases them)" : "")
+                        + "; release them first",
+                    ["class": .string(name), "path": "name", "containers": .array(live.map { .string($0.id) }),
+                     "pooled": .int(pooled)])
+            }
+            try host.classes.unregisterScripted(name)
+            removePools(of: name)
+            return ["name": .string(name), "undefined": true]
+        }
     }
 
     func containerInfo(_ c: ContainerRecord) -> JSONValue {

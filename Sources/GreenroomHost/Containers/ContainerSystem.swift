@@ -301,6 +301,24 @@ public final class ContainerSystem: HostComponent, LifecycleDelegate {
         for (cid, cause) in causes where cause == id { causes[cid] = nil }
     }
 
+    /// Live (not destroyed) containers of a class, pooled ones included.
+    func liveInstances(of className: String) -> [ContainerRecord] {
+        containers.values.filter { $0.className == className && !$0.isDestroyed }.sorted { $0.id < $1.id }
+    }
+
+    public func reset(caller: HostConnection) -> JSONObject {
+        let (pooled, _) = purgePools(className: nil, reason: "reset", caller: caller, coolDown: false)
+        let poolCount = poolOrder.count
+        removePools(of: nil)
+        let scripted = host.classes.scriptedNames
+        for name in scripted { try? host.classes.unregisterScripted(name) }
+        // Ids start again from 1 only when nothing that had one is left.
+        if containers.values.allSatisfy(\.isDestroyed) { nextContainer = 1 }
+        if stacks.isEmpty { nextStack = 1 }
+        return ["pools": .int(poolCount), "pooledContainers": .int(pooled),
+                "classesUndefined": .array(scripted.map { .string($0) })]
+    }
+
     public func memoryWarning(level: String, caller: HostConnection?) -> JSONObject {
         let (count, bytes) = purgePools(className: nil, reason: "memoryWarning", caller: caller, coolDown: true)
         var notified = 0

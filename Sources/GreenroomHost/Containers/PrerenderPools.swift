@@ -65,6 +65,16 @@ extension ContainerSystem {
         return queued
     }
 
+    /// Removes the pools of `className` (all when nil) after their idle containers were purged: the
+    /// class is gone (`classes.undefine`) or the host is back to start-up (`host.reset`).
+    func removePools(of className: String?) {
+        for key in poolOrder where className == nil || key.className == className {
+            if let p = pools[key] { cancelWarmups(p) }
+            pools[key] = nil
+        }
+        poolOrder.removeAll { className == nil || $0.className == className }
+    }
+
     /// Drops a pool's queued warm-ups (shrink, purge, memory warning). Returns how many.
     @discardableResult
     func cancelWarmups(_ p: PoolRecord) -> Int {

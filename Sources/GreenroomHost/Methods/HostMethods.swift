@@ -47,6 +47,7 @@ extension Host {
         }
         registerEventMethods(into: &r)
         registerClockMethods(into: &r)
+        registerResetMethods(into: &r)
         registerTaskMethods(into: &r)
     }
 
@@ -119,6 +120,7 @@ extension Host {
             "errors": .int(counters.errors),
             "eventsSent": .int(stats.eventsSent),
             "memoryWarnings": .int(stats.memoryWarnings),
+            "resets": .int(stats.resets),
             "tasks": [
                 "pending": .int(dispatcher.pendingCount),
                 "runnable": .int(dispatcher.runnableCount),

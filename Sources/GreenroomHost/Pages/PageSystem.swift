@@ -159,6 +159,11 @@ public final class PageSystem: HostComponent, PageSessionDelegate {
 
     public func register(into r: inout MethodRegistry<HostConnection>) { registerPageMethods(into: &r) }
 
+    public func reset(caller: HostConnection) -> JSONObject {
+        if sessions.isEmpty { nextSession = 1 }
+        return [:]
+    }
+
     public func connectionClosed(_ connection: HostConnection) {
         for e in sessions.values.sorted(by: { $0.session.id < $1.session.id }) where e.owner == connection.id {
             destroy(e)

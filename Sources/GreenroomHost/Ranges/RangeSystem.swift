@@ -126,6 +126,14 @@ public final class RangeSystem: HostComponent {
 
     public func register(into r: inout MethodRegistry<HostConnection>) { registerRangeMethods(into: &r) }
 
+    public func reset(caller: HostConnection) -> JSONObject {
+        if sessions.isEmpty {
+            nextSession = 1
+            nextBatch = 1
+        }
+        return [:]
+    }
+
     public func connectionClosed(_ connection: HostConnection) {
         for (id, e) in sessions where e.owner == connection.id { sessions[id] = nil }
         host.updateTracking()
