@@ -11,7 +11,7 @@ DESTDIR ?=
 # second, optimised build).
 CONFIG ?= release
 
-.PHONY: deps deps-test build release run test test-swift test-python bench install install-files clean
+.PHONY: deps deps-test build release run test test-swift test-python test-js bench install install-files clean
 
 deps:
 	@sh scripts/install-deps.sh build
@@ -32,10 +32,15 @@ run: deps
 	$(SWIFT) build -c release --product greenroom
 	.build/release/greenroom serve $(ARGS)
 
-test: deps-test build test-swift test-python
+test: deps-test build test-swift test-js test-python
 
 test-swift:
 	$(SWIFT) test --skip-build
+
+# The web pages' logic (examples/web: the inspector's model, the demo's feed, pager and article) under
+# node against fake clients; the pages themselves run in a real browser in tests/browser.
+test-js:
+	node --test tests/js/
 
 # The virtual environment's bin/ comes first on PATH, so that scripts the tests start find its python.
 test-python:
