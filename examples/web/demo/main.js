@@ -10,7 +10,7 @@ import { ArticleButton } from "./article.js";
 const params = new URLSearchParams(location.search);
 const url = params.get("rpc") ?? `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/rpc`;
 const $ = (id) => document.getElementById(id);
-const demo = { url };
+const demo = { url, scrollEnds: 0 };
 window.greenroomDemo = demo;
 
 // ---- feed ----------------------------------------------------------------------------------------
@@ -92,12 +92,18 @@ function wireScroll(feed) {
   feedEl.addEventListener("pointerup", release);
   feedEl.addEventListener("touchend", release);
   if ("onscrollend" in window) {
-    feedEl.addEventListener("scrollend", () => feed.cameToRest(feedEl.scrollTop));
+    feedEl.addEventListener("scrollend", () => {
+      feed.cameToRest(feedEl.scrollTop);
+      demo.scrollEnds += 1;
+    });
   } else {
     let timer = null;
     feedEl.addEventListener("scroll", () => {
       clearTimeout(timer);
-      timer = setTimeout(() => feed.cameToRest(feedEl.scrollTop), 150);
+      timer = setTimeout(() => {
+        feed.cameToRest(feedEl.scrollTop);
+        demo.scrollEnds += 1;
+      }, 150);
     }, { passive: true });
   }
 }
