@@ -111,6 +111,27 @@ def browser_samples(base: str, samples: int) -> list[float]:
             browser.close()
 
 
+def feed_counts(base: str, latencies=(150, 500)) -> dict[int, dict]:
+    """The demo feed's autoscroll (six drags down, two back up) at each backend latency: rows shown blank and
+    rows fetched but never shown."""
+    from playwright.sync_api import sync_playwright
+
+    out = {}
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            for latency in latencies:
+                page = browser.new_page(viewport={"width": 1400, "height": 1000})
+                page.goto(f"{base}/demo?latency={latency}")
+                page.wait_for_selector("body[data-ready]", state="attached", timeout=15_000)
+                page.wait_for_function("document.querySelectorAll('#feed .row.blank').length === 0", timeout=15_000)
+                out[latency] = page.evaluate("window.greenroomDemo.autoscroll()")
+                page.close()
+        finally:
+            browser.close()
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--bin", default=str(REPO / ".build" / "release" / "greenroom"))
@@ -129,6 +150,7 @@ def main() -> None:
             for _ in range(2):
                 unix.append(unix_samples(sock, args.samples))
                 web.append(browser_samples(base, args.samples))
+            feeds = feed_counts(base)
         finally:
             host.terminate()
             host.wait(10)
@@ -142,6 +164,11 @@ def main() -> None:
     print(f"{'row':<44} {'unix socket (us)':>17} {'browser ws (us)':>16} {'browser / unix':>15}")
     for name, unix_us, web_us in rows:
         print(f"{name:<44} {unix_us:>17.1f} {web_us:>16.1f} {web_us / unix_us:>14.2f}x")
+    print()
+    print("demo feed autoscroll (6 drags down, 2 up):")
+    for latency, c in feeds.items():
+        print(f"  backend {latency:>4} ms: {c['blank']:>3} rows shown blank, {c['wasted']:>3} fetched and never shown, "
+              f"{c['fetched']} fetched, {c['cancelled']} cancelled, {c['batches']} batches, {c['rows']} rows")
 
 
 if __name__ == "__main__":

@@ -93,7 +93,8 @@ function wireScroll(feed) {
   feedEl.addEventListener("touchend", release);
   if ("onscrollend" in window) {
     feedEl.addEventListener("scrollend", () => {
-      feed.cameToRest(feedEl.scrollTop);
+      // Each scripted step of autoscroll ends a scroll; its finger has not lifted.
+      if (!autoscrolling) feed.cameToRest(feedEl.scrollTop);
       demo.scrollEnds += 1;
     });
   } else {
@@ -107,6 +108,36 @@ function wireScroll(feed) {
     }, { passive: true });
   }
 }
+
+let autoscrolling = false;
+
+/** Scrolls the feed like a steady finger: for each leg a drag moving `pxPerFrame` each animation frame
+ * for `frames` frames, then released; resolves, once the scroll rests and no fetch is running, with
+ * what the counters gained meanwhile. The "autoscroll" button runs the default: six half-second drags
+ * down, two back up (a batch is judged when a finger lifts, as in Texture, not during a drag). */
+const DOWN = { pxPerFrame: 30, frames: 30 };
+const UP = { pxPerFrame: -30, frames: 30 };
+
+async function autoscroll(legs = [DOWN, DOWN, DOWN, DOWN, DOWN, DOWN, UP, UP]) {
+  const feed = demo.feed;
+  const before = { ...feed.counts };
+  autoscrolling = true;
+  const frame = () => new Promise((resolve) => requestAnimationFrame(resolve));
+  for (const { pxPerFrame, frames } of legs) {
+    feed.beginDragging(feedEl.scrollTop);
+    for (let i = 0; i < frames; i += 1) {
+      feedEl.scrollTop += pxPerFrame;
+      await frame();
+    }
+    feed.cameToRest(feedEl.scrollTop);
+  }
+  autoscrolling = false;
+  while (feed.fetching.size > 0) await frame();
+  const gained = {};
+  for (const [name, value] of Object.entries(feed.counts)) gained[name] = value - before[name];
+  return { ...gained, rows: feed.count, offset: feedEl.scrollTop };
+}
+demo.autoscroll = autoscroll;
 
 // ---- pager ---------------------------------------------------------------------------------------
 
@@ -224,6 +255,7 @@ async function start() {
   demo.article = article;
   await feed.start();
   wireScroll(feed);
+  $("autoscroll").addEventListener("click", () => autoscroll());
   await pager.start();
   wirePager(pager);
   await article.start();
