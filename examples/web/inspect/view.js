@@ -252,13 +252,22 @@ export class InspectorView {
     }
   }
 
-  renderPages() {
-    const box = this.$("pages");
+  /** Empties the panel `id` (its "none yet" note shown when `sessions` is empty) and yields, for each
+   * session, a row element appended to it. */
+  *sessionRows(id, sessions, className) {
+    const box = this.$(id);
     box.textContent = "";
-    this.$("pages-empty").hidden = this.model.pages.size > 0;
-    for (const session of this.model.pages.values()) {
-      const row = el("div", "page-session");
+    this.$(`${id}-empty`).hidden = sessions.size > 0;
+    for (const session of sessions.values()) {
+      const row = el("div", className);
       row.dataset.session = session.session;
+      box.append(row);
+      yield [session, row];
+    }
+  }
+
+  renderPages() {
+    for (const [session, row] of this.sessionRows("pages", this.model.pages, "page-session")) {
       const head = el("div", "strip-head", `${session.session} · current ${session.current ?? "?"}` +
         (session.guess !== null ? ` · guess ${session.guess}` : "") + ` · ${session.transitions} transitions` +
         (session.completed === false ? " · last cancelled" : ""));
@@ -278,17 +287,11 @@ export class InspectorView {
         strip.append(cell);
       }
       row.append(head, strip);
-      box.append(row);
     }
   }
 
   renderRanges() {
-    const box = this.$("ranges");
-    box.textContent = "";
-    this.$("ranges-empty").hidden = this.model.ranges.size > 0;
-    for (const session of this.model.ranges.values()) {
-      const row = el("div", "range-session");
-      row.dataset.session = session.session;
+    for (const [session, row] of this.sessionRows("ranges", this.model.ranges, "range-session")) {
       const bands = {};
       for (const kind of ["preload", "display", "visible"]) bands[kind] = intervals(session.sets[kind]);
       const span = (list) => list.length ? list.map(([a, b]) => (a === b ? `${a}` : `${a}–${b}`)).join(", ") : "none";
@@ -306,7 +309,6 @@ export class InspectorView {
       const pad = Math.max(2, Math.round((hi - lo) * 0.15));
       const zoom = this.strip(bands, session, Math.max(0, lo - pad), hi + pad, "zoom");
       row.append(head, overview, zoom, text);
-      box.append(row);
     }
   }
 
