@@ -124,3 +124,14 @@ test("clear forgets the timeline but not the sessions", () => {
   assert.equal(m.lanes.size, 0);
   assert.equal(m.ranges.size, 1);
 });
+
+test("host.reset forgets everything: ids start again from 1", () => {
+  const m = new InspectorModel();
+  m.apply("lifecycle", hook("c-1", "init", 0, { page: { session: "p-1", index: 0 } }));
+  m.apply("range", rangeEvent("r-1", { visible: [0] }));
+  m.apply("pool", { seq: 1, t: 0, kind: "miss", class: "A", width: 1, height: 1 });
+  m.apply("host", { seq: 2, t: 0, kind: "reset", connection: "conn-1" });
+  assert.deepEqual([m.marks.length, m.lanes.size, m.pages.size, m.ranges.size, m.pools.size], [0, 0, 0, 0, 0]);
+  m.apply("lifecycle", hook("c-1", "init", 1));
+  assert.equal(m.lanes.get("c-1").marks.length, 1);
+});

@@ -301,6 +301,13 @@ export class InspectorModel {
   #host(event) {
     if (event.kind === "connectionOpened") this.connections.set(event.connection, { transport: event.transport, t: event.t });
     else if (event.kind === "connectionClosed") this.connections.delete(event.connection);
+    else if (event.kind === "reset") {
+      // host.reset tore everything down and numbers objects from 1 again: a new c-1 is not the old one.
+      this.clear();
+      this.pages.clear();
+      this.ranges.clear();
+      this.pools.clear();
+    }
   }
 }
 
