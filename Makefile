@@ -11,7 +11,7 @@ DESTDIR ?=
 # second, optimised build).
 CONFIG ?= release
 
-.PHONY: deps deps-test build release run test test-swift test-python bench install install-files clean
+.PHONY: deps deps-test build release run test test-swift test-python test-js screenshots bench bench-browser install install-files clean
 
 deps:
 	@sh scripts/install-deps.sh build
@@ -32,10 +32,15 @@ run: deps
 	$(SWIFT) build -c release --product greenroom
 	.build/release/greenroom serve $(ARGS)
 
-test: deps-test build test-swift test-python
+test: deps-test build test-swift test-js test-python
 
 test-swift:
 	$(SWIFT) test --skip-build
+
+# The web pages' logic (examples/web: the inspector's model, the demo's feed, pager and article) under
+# node against fake clients; the pages themselves run in a real browser in tests/browser.
+test-js:
+	node --test tests/js/
 
 # The virtual environment's bin/ comes first on PATH, so that scripts the tests start find its python.
 test-python:
@@ -43,6 +48,16 @@ test-python:
 
 bench: release
 	.build/release/greenroom bench $(ARGS)
+
+# The browser row: range.didScroll to its range event inside chromium (ws:) beside the Unix socket, and the
+# demo feed's blank and wasted rows at 150 and 500 ms of backend latency.
+bench-browser: release deps-test
+	$(VENV)/bin/python scripts/bench_browser.py --bin .build/release/greenroom $(ARGS)
+
+# The README's pictures, taken by the browser tests themselves (docs/img/*.png).
+screenshots: deps-test build
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" GREENROOM_BIN=$(CURDIR)/$(BIN) GREENROOM_SCREENSHOTS=$(CURDIR)/docs/img \
+	    $(VENV)/bin/python -m pytest -q tests/integration/test_web_pages.py
 
 # Installs like a daemon: the host and greenroomctl in bin/, the example plugins in lib/greenroom/plugins/,
 # the plugin header in include/, bash/zsh/fish completions and man pages (argument-parser's generators).

@@ -28,7 +28,8 @@ apt_install() {
 apt_install libuv1-dev libjansson-dev pkg-config
 [ "$what" = build ] && exit 0
 
-apt_install socat jq python3-venv shellcheck
+# nodejs runs the web pages' logic tests (node --test tests/js).
+apt_install socat jq python3-venv shellcheck nodejs
 VENV=${VENV:-.venv}
 PY=${PYTHON:-python3}
 stamp="$VENV/.greenroom-deps"

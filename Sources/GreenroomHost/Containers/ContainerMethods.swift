@@ -86,6 +86,42 @@ extension ContainerSystem {
             release(c)
             return ["container": .string(c.id), "released": true]
         }
+        // UIKit's beginAppearanceTransition / endAppearanceTransition, by hand, as a custom container drives
+        // its child: any call of the appearance table, an unbalanced one refused (no hook), emitted and counted
+        // as the host's own would be. Only for a container with no parent, whose appearance no flow of the
+        // host drives (a stack, green room or page session keeps its children balanced itself).
+        r.register("container.beginAppearanceTransition", params: ["container", "appearing", "animated"]) { [unowned self] conn, p throws(RPCError) in
+            let c = try looseContainer(p, owner: conn)
+            let appearing: Bool = try p.require("appearing")
+            let animated: Bool = try p.optional("animated") ?? false
+            try guarded { () throws(ContainerFailure) in try lifecycle.begin(c, appearing: appearing, animated: animated) }
+            return containerInfo(c)
+        }
+        r.register("container.endAppearanceTransition", params: ["container", "animated"]) { [unowned self] conn, p throws(RPCError) in
+            let c = try looseContainer(p, owner: conn)
+            let animated: Bool = try p.optional("animated") ?? false
+            try guarded { () throws(ContainerFailure) in try lifecycle.end(c, animated: animated) }
+            return containerInfo(c)
+        }
+    }
+
+    /// The connection's container named by `container`, refused (-32003, naming its parent) when a stack, a
+    /// green room or a page session drives its appearance.
+    private func looseContainer(_ p: Params, owner conn: HostConnection) throws(RPCError) -> ContainerRecord {
+        let c = try container(p, owner: conn)
+        var data: JSONObject = ["container": .string(c.id)]
+        switch c.parent {
+        case .none:
+            if let session = sessionOwning?(c) {
+                data["session"] = .string(session)
+                throw .invalidState("Container \(c.id) is page session \(session)'s own container: the session drives its appearance", data)
+            }
+            return c
+        case .stack(let s): data["stack"] = .string(s)
+        case .greenRoom(let g): data["greenRoom"] = .string(g)
+        case .page(let session, _): data["session"] = .string(session)
+        }
+        throw .invalidState("Container \(c.id) has a parent that drives its appearance; manual appearance calls are for a container with none", data)
     }
 
     func stackInfo(_ s: StackRecord) -> JSONValue {
