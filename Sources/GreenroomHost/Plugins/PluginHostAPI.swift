@@ -37,7 +37,11 @@ final class PluginHostContext {
     /// The last error the plugin logged while init ran, for `initFailed`'s message.
     var lastErrorDuringInit: String?
 
-    init(path: String, host: Host, logger: @escaping PluginLogger) {
+    /// The byte limit on one call's output (`set_output`); past it the call fails.
+    var outputLimit = Int.max
+
+    /// `host` is nil in a plugin worker process: `queue_work` then runs inline.
+    init(path: String, host: Host?, logger: @escaping PluginLogger) {
         self.path = path
         self.host = host
         self.logger = logger
@@ -157,9 +161,15 @@ enum PluginHostAPI {
             },
             set_output: { call, json, length in
                 guard let call = PluginCall.from(call) else { return }
-                if let json, length > 0 {
+                if length > call.outputLimit {
+                    // Never a truncated reply: the call fails, saying why.
+                    call.oversizedOutput = length
+                    call.output = nil
+                } else if let json, length > 0 {
+                    call.oversizedOutput = nil
                     call.output = Array(UnsafeRawBufferPointer(start: json, count: length))
                 } else {
+                    call.oversizedOutput = nil
                     call.output = nil
                 }
             },
@@ -176,6 +186,12 @@ enum PluginHostAPI {
 final class PluginCall {
     var output: [UInt8]?
     var error: String?
+    /// Most bytes `set_output` may give.
+    var outputLimit = Int.max
+    /// The size of the last output refused for being over `outputLimit`.
+    var oversizedOutput: Int?
+
+    init(outputLimit: Int = .max) { self.outputLimit = outputLimit }
 
     /// Runs `body` with this call as the plugin sees it.
     func with<R>(_ body: (OpaquePointer) -> R) -> R {
