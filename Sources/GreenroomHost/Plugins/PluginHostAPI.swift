@@ -37,6 +37,9 @@ final class PluginHostContext {
     /// The last error the plugin logged while init ran, for `initFailed`'s message.
     var lastErrorDuringInit: String?
 
+    /// Background work when the context has no host (a plugin worker process runs its own).
+    nonisolated(unsafe) static var processScheduler: WorkScheduler?
+
     /// The byte limit on one call's output (`set_output`); past it the call fails.
     var outputLimit = Int.max
 
@@ -150,7 +153,7 @@ enum PluginHostAPI {
             },
             queue_work: { host, work, done, ctx in
                 guard let context = PluginHostContext.from(host), let work, let done else { return -1 }
-                guard let scheduler = context.host?.workScheduler else {
+                guard let scheduler = context.host?.workScheduler ?? PluginHostContext.processScheduler else {
                     // No thread pool (unit tests): run it now, as the contract allows.
                     work(ctx)
                     done(ctx, 0)

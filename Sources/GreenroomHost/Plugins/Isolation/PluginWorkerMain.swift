@@ -17,6 +17,8 @@ public enum PluginWorkerMain {
         flags |= FD_CLOEXEC
         _ = fcntl(fd, F_SETFD, flags)
 
+        let threads = WorkerThreads()
+        PluginHostContext.processScheduler = threads
         let classes: [PluginClass]
         let context: PluginHostContext
         do {
@@ -44,6 +46,8 @@ public enum PluginWorkerMain {
         var nextInstance: UInt64 = 1
         while true {
             guard var frame = try? Wire.readFrame(fd, maxBody: Int(Int32.max), deadline: nil) else { return 0 }
+            // Background work that finished while the worker waited completes first, as on the host's loop.
+            threads.runFinished()
             let reply: [UInt8]
             do throws(HookFailure) {
                 switch WorkerFrame(rawValue: frame.kind) {
