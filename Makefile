@@ -70,7 +70,7 @@ install-files:
 	    $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
 	    $(DESTDIR)$(PREFIX)/share/zsh/site-functions $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 	install -m 755 .build/$(CONFIG)/greenroom clients/shell/greenroomctl $(DESTDIR)$(PREFIX)/bin/
-	install -m 644 .build/$(CONFIG)/libArticlePlugin.so .build/$(CONFIG)/libCounterPlugin.so \
+	install -m 644 .build/$(CONFIG)/libArticlePlugin.so .build/$(CONFIG)/libCounterPlugin.so .build/$(CONFIG)/libCrashyPlugin.so \
 	    $(DESTDIR)$(PREFIX)/lib/greenroom/plugins/
 	install -m 644 Sources/CGreenroomPlugin/include/greenroom_plugin.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 .build/plugins/GenerateManual/outputs/greenroom/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/

@@ -18,6 +18,8 @@ let package = Package(
         .library(name: "GreenroomPluginKit", targets: ["GreenroomPluginKit"]),
         .library(name: "ArticlePlugin", type: .dynamic, targets: ["ArticlePlugin"]),
         .library(name: "CounterPlugin", type: .dynamic, targets: ["CounterPlugin"]),
+        // Misbehaves on request (abort, NULL, exit, sleep, spin, oversized output): rehearse a plugin crash.
+        .library(name: "CrashyPlugin", type: .dynamic, targets: ["CrashyPlugin"]),
         // Test fixtures for the loader's errors (built so the tests can dlopen them).
         .library(name: "BadABIPlugin", type: .dynamic, targets: ["BadABIPlugin"]),
         .library(name: "NoEntryPlugin", type: .dynamic, targets: ["NoEntryPlugin"]),
@@ -66,6 +68,7 @@ let package = Package(
         .target(name: "GreenroomPluginKit", dependencies: ["CGreenroomPlugin", "GreenroomJSON", "GreenroomCore"]),
         .target(name: "ArticlePlugin", dependencies: ["GreenroomPluginKit"], path: "examples/plugins/Article"),
         .target(name: "CounterPlugin", dependencies: ["CGreenroomPlugin", "CJansson"], path: "examples/plugins/Counter", publicHeadersPath: "."),
+        .target(name: "CrashyPlugin", dependencies: ["CGreenroomPlugin", "CJansson"], path: "examples/plugins/Crashy", publicHeadersPath: "."),
         .target(name: "BadABIPlugin", dependencies: ["CGreenroomPlugin"], path: "Tests/Fixtures/BadABIPlugin", publicHeadersPath: "."),
         .target(name: "NoEntryPlugin", dependencies: ["CGreenroomPlugin"], path: "Tests/Fixtures/NoEntryPlugin", publicHeadersPath: "."),
         .testTarget(

@@ -37,6 +37,8 @@ public struct HostConfig {
     /// `host.reset` under a real clock too (it is always allowed under the virtual clock).
     public var allowReset = false
     public var logger = Logger(label: "greenroom", factory: { _ in SwiftLogNoOpLogHandler() })
+    /// How native plugins run: isolation, deadlines, output limit, restarts.
+    public var plugins = PluginConfig()
 
     public init() {}
 }
@@ -45,4 +47,23 @@ public enum GreenroomVersion {
     public static let version = "0.1.0"
     /// Bumped when the wire contract changes incompatibly.
     public static let protocolVersion = 1
+}
+
+/// How native plugins run (`serve --plugin-isolation`, `--hook-timeout-ms`, `--plugin-output-limit`,
+/// `--plugin-restart-limit`).
+public struct PluginConfig: Sendable {
+    public enum Isolation: String, Sendable { case process, none }
+    /// `process`: each plugin in a worker process of its own; `none`: dlopened into the host.
+    public var isolation: Isolation = .process
+    /// A hook (or create, destroy) running longer fails its container and its worker is killed.
+    /// In-process plugins cannot be stopped, so there it is not enforced.
+    public var hookTimeoutMs = 2000
+    /// Most bytes of output one hook may give; more fails the hook (never a truncated reply).
+    public var maxOutputBytes = 1 << 20
+    /// Most worker restarts per plugin in a minute; one more crash marks the plugin failed until
+    /// `plugins.restart`.
+    public var restartLimitPerMinute = 5
+    /// The executable started as a plugin worker (`greenroom plugin-worker`).
+    public var workerExecutable = "/proc/self/exe"
+    public init() {}
 }

@@ -28,6 +28,14 @@ struct Serve: ParsableCommand {
     @Option(name: .customLong("plugin"), help: "Load a native plugin: a shared library exporting greenroom_plugin_init (repeatable).")
     var plugins: [String] = []
 
+    @Option(help: "process: each plugin in a worker process of its own (a crash fails only its containers); none: loaded into the host (faster hooks, no protection).")
+    var pluginIsolation = "process"
+    @Option(help: "A plugin hook running longer fails its container and its worker is killed and restarted (default 2000; not enforceable with --plugin-isolation none).")
+    var hookTimeoutMs: Int?
+    @Option(help: "Most bytes of output one plugin hook may give; more fails the hook.") var pluginOutputLimit = 1 << 20
+    @Option(help: "Most restarts of one plugin's worker per minute; one more crash marks the plugin failed until plugins.restart.")
+    var pluginRestartLimit = 5
+
     @Option(help: "Longest message in bytes.") var maxMessageBytes = 1 << 20
     @Option(help: "Most entries in a batch.") var maxBatch = 256
     @Option(help: "Deepest JSON nesting.") var maxDepth = 64
@@ -61,6 +69,12 @@ struct Serve: ParsableCommand {
             throw ValidationError("--task-slice-ms must be a number of ms in (0, 1000]")
         }
         guard ["auto", "on", "off"].contains(readAhead) else { throw ValidationError("--read-ahead must be auto, on or off") }
+        guard pluginIsolation == "process" || pluginIsolation == "none" else {
+            throw ValidationError("--plugin-isolation must be process or none")
+        }
+        if let t = hookTimeoutMs, t <= 0 { throw ValidationError("--hook-timeout-ms must be positive") }
+        guard pluginOutputLimit > 0 else { throw ValidationError("--plugin-output-limit must be positive") }
+        guard pluginRestartLimit >= 0 else { throw ValidationError("--plugin-restart-limit must be 0 or more") }
         if let l = listen, !l.hasPrefix("tcp:") { throw ValidationError("--listen takes tcp:HOST:PORT") }
         for (name, v) in [("max-message-bytes", maxMessageBytes), ("max-batch", maxBatch), ("max-depth", maxDepth),
                           ("max-connections", maxConnections), ("max-outbound-bytes", maxOutboundBytes),
@@ -93,6 +107,13 @@ struct Serve: ParsableCommand {
         config.maxUnauthenticated = maxUnauthenticated
         config.maxBufferedInputBytes = maxBufferedInputBytes
         config.taskSliceMs = taskSliceMs
+        config.plugins.isolation = pluginIsolation == "none" ? .none : .process
+        config.plugins.hookTimeoutMs = hookTimeoutMs ?? 2000
+        config.plugins.maxOutputBytes = pluginOutputLimit
+        config.plugins.restartLimitPerMinute = pluginRestartLimit
+        if pluginIsolation == "none" && hookTimeoutMs != nil && !plugins.isEmpty {
+            fputs("greenroom: warning: --hook-timeout-ms is not enforced with --plugin-isolation none: an in-process hook cannot be stopped\n", stderr)
+        }
         config.readAhead = readAhead == "on" || (readAhead == "auto" && sysconf(Int32(_SC_NPROCESSORS_ONLN)) > 1)
         if let tokenFile {
             do { config.token = try readToken(tokenFile) } catch let e as ValidationError { throw refuse(e.message) }
@@ -106,8 +127,12 @@ struct Serve: ParsableCommand {
         do {
             let server = try UVServer(config: config, options: options)
             // Plugins load before any socket exists: a bad one is a clear start-up error.
+            let supervisor = PluginSupervisor.install(on: server.host)
+            // Workers outlive nothing: they stop after the host's graceful shutdown (their containers'
+            // deinit ran), and with the host however it ends (they watch it).
+            defer { supervisor.stopAll() }
             for path in plugins {
-                do { try PluginLoader.load(path: path, into: server.host) } catch { throw refuse(error.description) }
+                do { try supervisor.load(path: path) } catch { throw refuse(error.description) }
             }
             do { try server.listen() } catch {
                 server.abandon()

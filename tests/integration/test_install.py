@@ -31,6 +31,7 @@ def test_install_puts_each_file_where_a_user_expects_it(installed):
     expected = [
         "bin/greenroom", "bin/greenroomctl",
         "lib/greenroom/plugins/libArticlePlugin.so", "lib/greenroom/plugins/libCounterPlugin.so",
+        "lib/greenroom/plugins/libCrashyPlugin.so",
         "include/greenroom_plugin.h",
         "share/man/man1/greenroom.1", "share/man/man1/greenroom.serve.1", "share/man/man1/greenroom.call.1",
         "share/bash-completion/completions/greenroom", "share/zsh/site-functions/_greenroom",

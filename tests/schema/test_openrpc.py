@@ -275,7 +275,11 @@ class Host:
         self.dir = tempfile.mkdtemp(prefix="grs-", dir="/tmp")
         self.socket = os.path.join(self.dir, "h.sock")
         self.stderr = open(os.path.join(self.dir, "stderr"), "w+b")
-        self.proc = subprocess.Popen([str(binary()), "serve", "--socket", self.socket, "--clock", "virtual"],
+        # With the Crashy example plugin in a worker: host.info's plugin status, classes.list's pluginState,
+        # host.stats' plugins counters and plugins.restart are checked against a real plugin.
+        crashy = binary().resolve().parent / "libCrashyPlugin.so"
+        self.proc = subprocess.Popen([str(binary()), "serve", "--socket", self.socket, "--clock", "virtual",
+                                      "--plugin", str(crashy)],
                                      stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=self.stderr)
         self.ready = self._wait_ready()
         # Keep draining stdout so that the host can never block on a full pipe.
@@ -2063,3 +2067,27 @@ def test_unknown_members_of_range_create_are_rejected(conn: Conn, params: dict[s
     assert "error" in reply, f"range.create accepted {path}: {reply['result']}"
     error = check_error(reply, "range.create", -32602, path)
     assert error["data"]["path"] == path, error
+
+
+def test_plugin_crash_events_and_errors_match_the_document(schema_host: Host) -> None:
+    """A plugin worker's crash, restart and being marked failed: the -32004 on the call in flight, the `host`
+    events and `plugins.restart`'s errors are what the document says."""
+    c = schema_host.connect()
+    try:
+        c.call("events.subscribe", {"topics": ["host"]})
+        box = c.call("container.create", {"class": "Crashy"})["container"]
+        error = check_error(c.request("container.configure", {"container": box, "data": {"crash": "exit", "status": 4}}),
+                            "container.configure", -32004, "a worker that exits")
+        assert error["data"]["reason"] == "exited" and error["data"]["exitStatus"] == 4
+        crashed = c.wait_notification(lambda n: n["method"] == "host" and n["params"]["kind"] == "pluginCrashed")
+        check_notification(crashed)
+        box = c.call("container.create", {"class": "Crashy"})["container"]  # the first crash restarts at once
+        check_notification(c.wait_notification(lambda n: n["method"] == "host" and n["params"]["kind"] == "pluginRestarted"))
+        error = check_error(c.request("container.configure", {"container": box, "data": {"crash": "oversize", "bytes": 2 << 20}}),
+                            "container.configure", -32004, "oversized output")
+        assert error["data"]["reason"] == "outputTooLarge"
+        check_error(c.request("plugins.restart", {"plugin": "none-such"}), "plugins.restart", -32602, "an unknown plugin")
+        check(method_result_ref("host.stats"), c.call("host.stats"), "host.stats after a crash")
+        check(method_result_ref("host.info"), c.call("host.info"), "host.info after a crash")
+    finally:
+        c.close()

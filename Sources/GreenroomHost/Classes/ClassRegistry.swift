@@ -20,6 +20,9 @@ public final class ClassRegistry {
     public private(set) var classes: [String: ContainerClass] = [:]
     public private(set) var order: [String] = []
     public private(set) var plugins: [PluginInfo] = []
+    /// A plugin's isolation and state (running, restarting, failed...), by plugin name, for `host.info`
+    /// and `classes.list`; set by the plugin supervisor.
+    public var pluginStatus: ((String) -> JSONObject?)?
 
     public init() {}
 

@@ -7,7 +7,12 @@ extension ContainerSystem {
         r.register("classes.list") { [unowned self] _, _ throws(RPCError) in
             let list: [JSONValue] = host.classes.order.compactMap { name in
                 guard let c = host.classes[name] else { return nil }
-                return ["name": .string(name), "plugin": c.pluginName.map { .string($0) } ?? .null, "scripted": .bool(c.isScripted)]
+                var entry: JSONObject = ["name": .string(name), "plugin": c.pluginName.map { .string($0) } ?? .null,
+                                         "scripted": .bool(c.isScripted)]
+                if let plugin = c.pluginName, case .string(let state)? = host.classes.pluginStatus?(plugin)?["state"] {
+                    entry["pluginState"] = .string(state)
+                }
+                return .object(entry)
             }
             return ["classes": .array(list)]
         }

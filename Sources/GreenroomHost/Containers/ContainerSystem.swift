@@ -225,6 +225,13 @@ public final class ContainerSystem: HostComponent, LifecycleDelegate {
                         mergingData(f?.failure.data ?? [:], ["container": .string(c.id), "class": .string(c.className), "hook": .string(hook)]))
     }
 
+    /// A container failed with no call of its own in flight (its plugin's worker ended): torn down
+    /// exactly as when one of its hooks fails.
+    func failOutOfBand(_ c: ContainerRecord, hook: Hook, _ failure: HookFailure) {
+        failures[c.id] = (hook, failure)
+        fail(c)
+    }
+
     /// For failures in deferred work (animation ends): tear down, no reply to carry the error.
     lazy var deferredFailure: (ContainerFailure) -> Void = { [unowned self] failure in
         if let c = self.containers[failure.container], !c.isDestroyed { self.fail(c) }

@@ -70,8 +70,10 @@ extension Host {
             "listen": .array(listenAddresses.map { .string($0) }),
             "classes": .array(classNames().map { .string($0) }),
             "plugins": .array(classes.plugins.map { p in
-                ["name": .string(p.name), "path": .string(p.path), "version": .string(p.version),
-                 "classes": .array(p.classes.map { .string($0) })]
+                var entry: JSONObject = ["name": .string(p.name), "path": .string(p.path), "version": .string(p.version),
+                                         "classes": .array(p.classes.map { .string($0) })]
+                for m in (classes.pluginStatus?(p.name) ?? [:]).members { entry[m.key] = m.value }
+                return .object(entry)
             }),
             "limits": [
                 "maxMessageBytes": .int(l.maxMessageBytes),

@@ -13,12 +13,15 @@ public final class PluginClass: ContainerClass {
     let table: greenroom_class
     /// Depth limit for hooks' output JSON.
     let maxOutputDepth: Int
+    /// Most bytes one hook's output may have (`--plugin-output-limit`).
+    let maxOutputBytes: Int
 
-    init(name: String, plugin: String, table: greenroom_class, maxOutputDepth: Int) {
+    init(name: String, plugin: String, table: greenroom_class, maxOutputDepth: Int, maxOutputBytes: Int = .max) {
         self.name = name
         self.plugin = plugin
         self.table = table
         self.maxOutputDepth = maxOutputDepth
+        self.maxOutputBytes = maxOutputBytes
     }
 
     public func makeInstance(containerID: String) throws(HookFailure) -> ContainerInstance {
@@ -33,9 +36,9 @@ public final class PluginClass: ContainerClass {
         return PluginInstance(class: self, pointer: instance, containerID: containerID)
     }
 
-    func failureData(hook: String, containerID: String, status: Int32? = nil) -> JSONObject {
+    func failureData(hook: String, containerID: String, status: Int32? = nil, reason: String = "failed") -> JSONObject {
         var data: JSONObject = ["hook": .string(hook), "plugin": .string(plugin), "class": .string(name),
-                                "container": .string(containerID)]
+                                "container": .string(containerID), "reason": .string(reason)]
         if let status { data["status"] = .int(Int(status)) }
         return data
     }
@@ -62,7 +65,7 @@ final class PluginInstance: ContainerInstance {
         var bytes = JSONCodec.encode(.object(input))
         let length = bytes.count
         bytes.append(0)
-        let call = PluginCall()
+        let call = PluginCall(outputLimit: cls.maxOutputBytes)
         let table = cls.table
         let status = call.with { c in
             hook.rawValue.withCString { name in
@@ -75,12 +78,17 @@ final class PluginInstance: ContainerInstance {
             throw HookFailure(call.error ?? "\(cls.name).\(hook.rawValue) failed with status \(status) and set no error",
                               cls.failureData(hook: hook.rawValue, containerID: containerID, status: status))
         }
+        if let size = call.oversizedOutput {
+            throw HookFailure("\(cls.name).\(hook.rawValue) set \(size) bytes of output, over the limit of \(cls.maxOutputBytes) (--plugin-output-limit)",
+                              mergingData(cls.failureData(hook: hook.rawValue, containerID: containerID, reason: "outputTooLarge"),
+                                          ["outputBytes": .int(size), "limitBytes": .int(cls.maxOutputBytes)]))
+        }
         guard let output = call.output, !output.isEmpty else { return nil }
         do {
             return try JSONCodec.decode(output, maxDepth: cls.maxOutputDepth)
         } catch {
             throw HookFailure("\(cls.name).\(hook.rawValue) returned invalid JSON: \(Self.describe(error))",
-                              cls.failureData(hook: hook.rawValue, containerID: containerID))
+                              cls.failureData(hook: hook.rawValue, containerID: containerID, reason: "invalidOutput"))
         }
     }
 

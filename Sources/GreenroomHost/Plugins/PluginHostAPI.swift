@@ -37,7 +37,14 @@ final class PluginHostContext {
     /// The last error the plugin logged while init ran, for `initFailed`'s message.
     var lastErrorDuringInit: String?
 
-    init(path: String, host: Host, logger: @escaping PluginLogger) {
+    /// Background work when the context has no host (a plugin worker process runs its own).
+    nonisolated(unsafe) static var processScheduler: WorkScheduler?
+
+    /// The byte limit on one call's output (`set_output`); past it the call fails.
+    var outputLimit = Int.max
+
+    /// `host` is nil in a plugin worker process: `queue_work` then runs inline.
+    init(path: String, host: Host?, logger: @escaping PluginLogger) {
         self.path = path
         self.host = host
         self.logger = logger
@@ -146,7 +153,7 @@ enum PluginHostAPI {
             },
             queue_work: { host, work, done, ctx in
                 guard let context = PluginHostContext.from(host), let work, let done else { return -1 }
-                guard let scheduler = context.host?.workScheduler else {
+                guard let scheduler = context.host?.workScheduler ?? PluginHostContext.processScheduler else {
                     // No thread pool (unit tests): run it now, as the contract allows.
                     work(ctx)
                     done(ctx, 0)
@@ -157,9 +164,15 @@ enum PluginHostAPI {
             },
             set_output: { call, json, length in
                 guard let call = PluginCall.from(call) else { return }
-                if let json, length > 0 {
+                if length > call.outputLimit {
+                    // Never a truncated reply: the call fails, saying why.
+                    call.oversizedOutput = length
+                    call.output = nil
+                } else if let json, length > 0 {
+                    call.oversizedOutput = nil
                     call.output = Array(UnsafeRawBufferPointer(start: json, count: length))
                 } else {
+                    call.oversizedOutput = nil
                     call.output = nil
                 }
             },
@@ -176,6 +189,12 @@ enum PluginHostAPI {
 final class PluginCall {
     var output: [UInt8]?
     var error: String?
+    /// Most bytes `set_output` may give.
+    var outputLimit = Int.max
+    /// The size of the last output refused for being over `outputLimit`.
+    var oversizedOutput: Int?
+
+    init(outputLimit: Int = .max) { self.outputLimit = outputLimit }
 
     /// Runs `body` with this call as the plugin sees it.
     func with<R>(_ body: (OpaquePointer) -> R) -> R {

@@ -17,6 +17,8 @@ public enum PluginLoadError: Error, Equatable, CustomStringConvertible {
     case invalidClass(path: String, name: String?, reason: String)
     /// A class name already taken; `owner` says by whom.
     case duplicateClass(path: String, name: String, owner: String)
+    /// The plugin's worker process refused the library (its message, verbatim) or could not start.
+    case worker(path: String, message: String)
 
     public var description: String {
         switch self {
@@ -40,6 +42,8 @@ public enum PluginLoadError: Error, Equatable, CustomStringConvertible {
             return "cannot load plugin \(path): \(which) is invalid: \(reason)"
         case .duplicateClass(let path, let name, let owner):
             return "cannot load plugin \(path): class \(name) is already defined (by \(owner))"
+        case .worker(let path, let message):
+            return message.hasPrefix("cannot load plugin") ? message : "cannot load plugin \(path): \(message)"
         }
     }
 }

@@ -12,6 +12,12 @@ public enum PluginLoader {
     public static func load(path: String, into host: Host, log: @escaping PluginLogger = logToStandardError)
         throws(PluginLoadError) -> PluginInfo
     {
+        let entry = try open(path: path)
+        return try initialize(entry: entry, path: realPath(path) ?? path, into: host, log: log)
+    }
+
+    /// Opens the library at `path` and checks its ABI version; returns its init function.
+    static func open(path: String) throws(PluginLoadError) -> greenroom_plugin_init_fn {
         var st = stat()
         guard stat(path, &st) == 0 else { throw .fileNotFound(path: path) }
         // Without a slash dlopen would search the library path instead of opening this file.
@@ -32,15 +38,13 @@ public enum PluginLoader {
             throw .missingSymbol(path: path, symbol: GREENROOM_PLUGIN_INIT_SYMBOL,
                                  reason: lastDLError() ?? "no such symbol")
         }
-        let entry = unsafeBitCast(symbol, to: greenroom_plugin_init_fn.self)
-        return try initialize(entry: entry, path: realPath(path) ?? path, into: host, log: log)
+        return unsafeBitCast(symbol, to: greenroom_plugin_init_fn.self)
     }
 
-    /// Runs a plugin's init function that is already at hand (a plugin linked into the executable, or
-    /// a test's) and adds its classes to `host.classes`. `path` names the plugin in messages.
-    @discardableResult
-    public static func initialize(entry: greenroom_plugin_init_fn, path: String, into host: Host,
-                                  log: @escaping PluginLogger = logToStandardError) throws(PluginLoadError) -> PluginInfo
+    /// Runs a plugin's init and checks what it registered, without adding anything to a host (a plugin
+    /// worker process has none). `host` only serves `queue_work`.
+    static func runInit(entry: greenroom_plugin_init_fn, path: String, host: Host?, log: @escaping PluginLogger)
+        throws(PluginLoadError) -> PluginHostContext
     {
         let context = PluginHostContext(path: path, host: host, logger: log)
         context.isInitializing = true
@@ -50,22 +54,28 @@ public enum PluginLoader {
         if let error = context.registrationError { throw error }
         guard status == 0 else { throw .initFailed(path: path, status: status, message: context.lastErrorDuringInit) }
         guard !context.registered.isEmpty else { throw .noClasses(path: path) }
-
-        // Check every name before adding any, so a refused library leaves the registry as it was.
         var seen = Set<String>()
         for name in context.registeredNames {
-            if let existing = host.classes[name] {
-                let owner = existing.pluginName.map { "plugin \($0)" }
-                    ?? (existing.isScripted ? "a scripted class" : "a built-in class")
-                throw .duplicateClass(path: path, name: name, owner: owner)
-            }
             guard seen.insert(name).inserted else {
                 throw .duplicateClass(path: path, name: name, owner: "this plugin, which registers it twice")
             }
         }
+        return context
+    }
+
+    /// Runs a plugin's init function that is already at hand (a plugin linked into the executable, or
+    /// a test's) and adds its classes to `host.classes`. `path` names the plugin in messages.
+    @discardableResult
+    public static func initialize(entry: greenroom_plugin_init_fn, path: String, into host: Host,
+                                  log: @escaping PluginLogger = logToStandardError) throws(PluginLoadError) -> PluginInfo
+    {
+        let context = try runInit(entry: entry, path: path, host: host, log: log)
+        // Check every name before adding any, so a refused library leaves the registry as it was.
+        try checkNamesAreFree(context.registeredNames, path: path, in: host)
         let maxDepth = host.config.limits.maxDepth
         for (name, table) in zip(context.registeredNames, context.registered) {
-            let cls = PluginClass(name: name, plugin: context.pluginName, table: table, maxOutputDepth: maxDepth)
+            let cls = PluginClass(name: name, plugin: context.pluginName, table: table, maxOutputDepth: maxDepth,
+                                  maxOutputBytes: host.config.plugins.maxOutputBytes)
             do { try host.classes.register(cls) } catch {
                 throw .duplicateClass(path: path, name: name, owner: "another class")
             }
@@ -78,6 +88,17 @@ public enum PluginLoader {
         return info
     }
 
+    /// Refuses a library one of whose class names the host already has.
+    static func checkNamesAreFree(_ names: [String], path: String, in host: Host) throws(PluginLoadError) {
+        for name in names {
+            if let existing = host.classes[name] {
+                let owner = existing.pluginName.map { "plugin \($0)" }
+                    ?? (existing.isScripted ? "a scripted class" : "a built-in class")
+                throw .duplicateClass(path: path, name: name, owner: owner)
+            }
+        }
+    }
+
     /// The default logger: one line per message on stderr.
     public static func logToStandardError(plugin: String, level: PluginLogLevel, message: String) {
         fputs("greenroom: plugin \(plugin): \(level.rawValue): \(message)\n", stderr)
@@ -87,7 +108,7 @@ public enum PluginLoader {
         dlerror().map { String(cString: $0) }
     }
 
-    private static func realPath(_ path: String) -> String? {
+    static func realPath(_ path: String) -> String? {
         guard let resolved = realpath(path, nil) else { return nil }
         defer { free(resolved) }
         return String(cString: resolved)

@@ -17,7 +17,7 @@ struct Bench: ParsableCommand {
     var runs: Int?
     @Flag(help: "A short run (for smoke tests).") var quick = false
     @Flag(help: "Only the in-process range.didScroll handling row (for profilers).") var rangeHandlingOnly = false
-    @Option(help: "Only these groups of rows, comma-separated: wire, prerender, pages, ranges, memory, connections, auth.")
+    @Option(help: "Only these groups of rows, comma-separated: wire, prerender, plugins, pages, ranges, memory, connections, auth.")
     var only: String?
 
     func wants(_ group: String) -> Bool {
@@ -108,6 +108,22 @@ struct Bench: ParsableCommand {
                       ratio: ("hit / ping", shows.hit / shows.ping), budget: .atMost(2))
             table.add("showRendered, viewDidLoad 20 ms", unit: "us", values: ["cold": shows.cold, "warm": shows.hit],
                       ratio: ("cold / warm", shows.cold / shows.hit), budget: .atLeast(100))
+        }
+        if wants("plugins") {
+            // The isolation tax: the same plugin in a worker and in process, each host of its own.
+            let samples = quick ? 200 : 2_000, hits = quick ? 20 : 200
+            let isolated = try PluginBench.costs(isolation: "process", dir: dir, samples: samples, hits: hits)
+            let inProcess = try PluginBench.costs(isolation: "none", dir: dir, samples: samples, hits: hits)
+            table.add("plugin hook round trip (configure)", unit: "us",
+                      values: ["worker": isolated.hook, "in process": inProcess.hook, "host.ping": isolated.ping],
+                      ratio: ("worker / in process", isolated.hook / inProcess.hook), budget: nil)
+            table.add("showRendered hit, plugin class", unit: "us",
+                      values: ["worker": isolated.hit, "in process": inProcess.hit, "host.ping": isolated.ping],
+                      ratio: ("worker hit / ping", isolated.hit / isolated.ping), budget: .atMost(3))
+            let during = try PluginBench.pingsDuringLongHook(dir: dir, hookMs: 1000)
+            table.add("ping while another plugin's hook runs 1 s", unit: "us",
+                      values: ["p50": during.p50, "p99": during.p99, "max": during.max, "pings": Double(during.count)],
+                      ratio: ("p99 ms", during.p99 / 1000), budget: .atMost(5))
         }
         if wants("memory") {
             let perContainer = try pre.bytesPerPooledContainer(count: quick ? 1000 : 5000)

@@ -36,21 +36,7 @@ struct PrerenderBench {
         let cls = "BenchLoad\(Int(loadMs))"
         _ = try client.call("classes.define", ["name": .string(cls), "hooks": ["viewDidLoad": ["costMs": .double(loadMs)]]])
         let stack = try client.call("stack.create", ["width": 375, "height": 667])["stack"]!
-        var pings: [Double] = []
-        // Warm: one warm container per run, then a ping and the hit, back to back in the same state
-        // (both after the same wait, so neither gets hotter caches than the other).
-        _ = try client.call("pool.configure", ["class": .string(cls), "depth": 1, "policy": "lazy", "width": 375, "height": 667])
-        var warm: [Double] = []
-        for _ in 0..<hits {
-            _ = try client.call("pool.warm", ["class": .string(cls), "count": 1, "width": 375, "height": 667])
-            try waitForIdle(cls, 1)
-            pings.append(try time("host.ping").0)
-            let (us, r) = try time("showRendered", ["class": .string(cls), "stack": stack])
-            guard r["warm"] == true else { throw LineClient.Failure(description: "expected a warm hit") }
-            warm.append(us)
-            _ = try client.call("stack.pop", ["stack": stack])
-            _ = try client.call("container.release", ["container": r["container"]!])
-        }
+        let (pings, warm) = try self.hits(cls, stack: stack, count: hits)
         // Cold: depth 0 so a miss schedules no warm-up.
         _ = try client.call("pool.configure", ["class": .string(cls), "depth": 0, "width": 375, "height": 667])
         var cold: [Double] = []
@@ -63,6 +49,25 @@ struct PrerenderBench {
         }
         _ = try client.call("stack.destroy", ["stack": stack])
         return (Self.median(pings), Self.median(warm), Self.median(cold))
+    }
+
+    /// `count` warm hits of `cls` on `stack`, each after a ping on the same connection, both right after
+    /// the same wait for the pool (so neither gets hotter caches). Returns the round trips, in microseconds.
+    func hits(_ cls: String, stack: JSONValue, count: Int) throws -> (pings: [Double], hits: [Double]) {
+        var pings: [Double] = []
+        _ = try client.call("pool.configure", ["class": .string(cls), "depth": 1, "policy": "lazy", "width": 375, "height": 667])
+        var warm: [Double] = []
+        for _ in 0..<count {
+            _ = try client.call("pool.warm", ["class": .string(cls), "count": 1, "width": 375, "height": 667])
+            try waitForIdle(cls, 1)
+            pings.append(try time("host.ping").0)
+            let (us, r) = try time("showRendered", ["class": .string(cls), "stack": stack])
+            guard r["warm"] == true else { throw LineClient.Failure(description: "expected a warm hit") }
+            warm.append(us)
+            _ = try client.call("stack.pop", ["stack": stack])
+            _ = try client.call("container.release", ["container": r["container"]!])
+        }
+        return (pings, warm)
     }
 
     func rss() throws -> Double { Double(try client.call("host.stats")["rssBytes"]?.intValue ?? 0) }

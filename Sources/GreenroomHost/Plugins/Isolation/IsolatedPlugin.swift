@@ -1,0 +1,263 @@
+import GreenroomCore
+import GreenroomJSON
+
+/// One plugin running in worker processes: the current worker, its generation (bumped each time a
+/// worker ends, so instances of an earlier one are known to be lost), and its restart budget.
+final class IsolatedPlugin {
+    enum State: Equatable {
+        case running
+        /// Waiting out the backoff after a crash; restarts on the next use or sweep after `notBefore`.
+        case restarting(notBefore: Double)
+        /// Past the restart limit, or its library refused on restart: classes refused until `plugins.restart`.
+        case failed(String)
+
+        var name: String {
+            switch self {
+            case .running: "running"
+            case .restarting: "restarting"
+            case .failed: "failed"
+            }
+        }
+    }
+
+    let path: String
+    let name: String
+    let version: String
+    let classNames: [String]
+    unowned let supervisor: PluginSupervisor
+    private(set) var worker: PluginWorkerProcess?
+    private(set) var generation = 1
+    private(set) var state: State = .running
+    /// When recent crashes happened (monotonic ms), for the per-minute restart limit and the backoff.
+    private var recentCrashes: [Double] = []
+    private(set) var crashes = 0
+    private(set) var restarts = 0
+    private(set) var lastDeath: WorkerDeath?
+
+    init(path: String, worker: PluginWorkerProcess, supervisor: PluginSupervisor) {
+        self.path = path
+        self.worker = worker
+        name = worker.plugin
+        version = worker.version
+        classNames = worker.classNames
+        self.supervisor = supervisor
+    }
+
+    var config: PluginConfig { supervisor.host.config.plugins }
+
+    /// Makes sure a worker runs (restarting one whose backoff passed), or says why it cannot.
+    func ensureRunning(className: String) throws(HookFailure) {
+        if case .restarting(let notBefore) = state {
+            let now = PluginSupervisor.monotonicMs()
+            if now >= notBefore {
+                restart(reason: "backoff")
+            } else {
+                throw HookFailure("Plugin \(name)'s worker is restarting after a crash; retry in \(Int((notBefore - now).rounded(.up))) ms",
+                                  ["plugin": .string(name), "class": .string(className), "reason": "restarting",
+                                   "retryAfterMs": .int(Int((notBefore - now).rounded(.up)))])
+            }
+        }
+        if case .failed(let why) = state {
+            throw HookFailure("Plugin \(name) is marked failed (\(why)); plugins.restart {plugin: \"\(name)\"} starts it again",
+                              ["plugin": .string(name), "class": .string(className), "reason": "pluginMarkedFailed"])
+        }
+    }
+
+    /// Runs one request on the current worker. A worker that dies on it (crash, exit, deadline) is
+    /// reported to the supervisor, and the call fails with how it ended.
+    func call(_ request: [UInt8], hook: String, className: String, containerID: String) throws(HookFailure) -> WireReader {
+        guard let worker, state == .running else {
+            throw HookFailure("Plugin \(name) has no running worker", ["plugin": .string(name), "class": .string(className),
+                                                                      "hook": .string(hook), "reason": "restarting"])
+        }
+        do {
+            return try worker.call(request, timeoutMs: config.hookTimeoutMs)
+        } catch {
+            workerEnded(error)
+            let why = error.reason == "timeout"
+                ? "ran past its deadline of \(config.hookTimeoutMs) ms (--hook-timeout-ms); the worker was killed"
+                : "crashed: its worker \(error.detail)"
+            var data = error.data
+            data["plugin"] = .string(name)
+            data["class"] = .string(className)
+            data["hook"] = .string(hook)
+            data["container"] = .string(containerID)
+            throw HookFailure("\(className).\(hook) \(why)", data)
+        }
+    }
+
+    /// A worker ended: instances of its generation are lost; restart with backoff, or mark it failed.
+    private func workerEnded(_ death: WorkerDeath) {
+        worker = nil
+        generation += 1
+        crashes += 1
+        lastDeath = death
+        let now = PluginSupervisor.monotonicMs()
+        recentCrashes = recentCrashes.filter { now - $0 < 60_000 } + [now]
+        var event: JSONObject = ["kind": "pluginCrashed", "plugin": .string(name), "detail": .string(death.detail)]
+        for m in death.data.members { event[m.key] = m.value }
+        if recentCrashes.count > config.restartLimitPerMinute {
+            state = .failed("\(recentCrashes.count) crashes within a minute, over --plugin-restart-limit \(config.restartLimitPerMinute)")
+            event["willRestart"] = false
+            supervisor.workerEnded(self, death: death, event: event)
+            supervisor.emit(["kind": "pluginFailed", "plugin": .string(name),
+                             "reason": .string("restart limit: \(recentCrashes.count) crashes within a minute")])
+        } else {
+            // The first crash restarts at once; each further one within the minute waits twice as long.
+            let n = recentCrashes.count
+            let backoff = n <= 1 ? 0 : min(2000, 50 * Double(1 << min(n - 2, 10)))
+            state = .restarting(notBefore: now + backoff)
+            event["willRestart"] = true
+            event["backoffMs"] = .int(Int(backoff))
+            supervisor.workerEnded(self, death: death, event: event)
+        }
+    }
+
+    /// Starts a new worker (after a crash's backoff, or `plugins.restart`). A library that no longer
+    /// loads marks the plugin failed.
+    func restart(reason: String) {
+        if let worker {
+            worker.stop()
+            self.worker = nil
+            generation += 1
+        }
+        do {
+            let w = try PluginWorkerProcess.start(path: path, config: config, maxDepth: supervisor.host.config.limits.maxDepth)
+            guard w.classNames == classNames else {
+                w.stop()
+                state = .failed("its library now registers other classes")
+                supervisor.emit(["kind": "pluginFailed", "plugin": .string(name), "reason": .string("its library now registers other classes")])
+                return
+            }
+            worker = w
+            state = .running
+            restarts += 1
+            supervisor.restarted(self, reason: reason)
+        } catch {
+            state = .failed(error.description)
+            supervisor.emit(["kind": "pluginFailed", "plugin": .string(name), "reason": .string(error.description)])
+        }
+    }
+
+    /// `plugins.restart`: a fresh start and a fresh restart budget.
+    func restartOnRequest() {
+        recentCrashes.removeAll()
+        restart(reason: "requested")
+    }
+
+    func stop() {
+        worker?.stop()
+        worker = nil
+    }
+
+    var status: JSONObject {
+        var s: JSONObject = ["isolation": "process", "state": .string(state.name),
+                             "pid": worker.map { .int(Int($0.pid)) } ?? .null,
+                             "crashes": .int(crashes), "restarts": .int(restarts)]
+        if case .failed(let why) = state { s["failedReason"] = .string(why) }
+        if let d = lastDeath { s["lastCrash"] = .object(mergingData(d.data, ["detail": .string(d.detail)])) }
+        return s
+    }
+}
+
+/// A class of an isolated plugin: every call is a request to the plugin's worker.
+final class IsolatedPluginClass: ContainerClass {
+    let name: String
+    let index: Int
+    unowned let plugin: IsolatedPlugin
+    var pluginName: String? { plugin.name }
+    var isScripted: Bool { false }
+
+    init(name: String, index: Int, plugin: IsolatedPlugin) {
+        self.name = name
+        self.index = index
+        self.plugin = plugin
+    }
+
+    func makeInstance(containerID: String) throws(HookFailure) -> ContainerInstance {
+        try plugin.ensureRunning(className: name)
+        let generation = plugin.generation
+        var w = WireWriter(.create)
+        w.u32(index)
+        w.raw(containerID.utf8)
+        var reply = try plugin.call(w.finished(), hook: "create", className: name, containerID: containerID)
+        let handle = try IsolatedInstance.check(&reply, plugin: plugin.name, className: name, hook: "create", containerID: containerID)
+        return IsolatedInstance(cls: self, handle: handle.value, generation: generation, containerID: containerID,
+                                memoryBytes: handle.memoryBytes)
+    }
+}
+
+/// A container's state in a worker: a handle valid for one worker generation.
+final class IsolatedInstance: ContainerInstance {
+    let cls: IsolatedPluginClass
+    let handle: UInt64
+    let generation: Int
+    let containerID: String
+    private(set) var memoryBytes: Int
+    private var destroyed = false
+
+    init(cls: IsolatedPluginClass, handle: UInt64, generation: Int, containerID: String, memoryBytes: Int) {
+        self.cls = cls
+        self.handle = handle
+        self.generation = generation
+        self.containerID = containerID
+        self.memoryBytes = memoryBytes
+    }
+
+    /// Whether its worker is gone (the container's state went with it).
+    var isLost: Bool { generation != cls.plugin.generation }
+
+    func run(_ hook: Hook, input: JSONObject) throws(HookFailure) -> JSONValue? {
+        let plugin = cls.plugin
+        guard !isLost, !destroyed else {
+            throw HookFailure("\(cls.name).\(hook.rawValue): the worker of plugin \(plugin.name) that held container \(containerID) ended",
+                              ["plugin": .string(plugin.name), "class": .string(cls.name), "hook": .string(hook.rawValue),
+                               "container": .string(containerID), "reason": "workerEnded"])
+        }
+        var w = WireWriter(.hook)
+        w.u64(handle)
+        let name = Array(hook.rawValue.utf8)
+        w.u16(name.count)
+        w.raw(name)
+        w.raw(JSONCodec.encode(.object(input)))
+        var reply = try plugin.call(w.finished(), hook: hook.rawValue, className: cls.name, containerID: containerID)
+        let result = try Self.check(&reply, plugin: plugin.name, className: cls.name, hook: hook.rawValue, containerID: containerID)
+        memoryBytes = result.memoryBytes
+        guard !reply.rest.isEmpty else { return nil }
+        do {
+            return try JSONCodec.decode(Array(reply.rest), maxDepth: plugin.supervisor.host.config.limits.maxDepth + 2)
+        } catch {
+            throw HookFailure("\(cls.name).\(hook.rawValue) returned output the host cannot read",
+                              ["plugin": .string(plugin.name), "class": .string(cls.name), "hook": .string(hook.rawValue),
+                               "container": .string(containerID), "reason": "invalidOutput"])
+        }
+    }
+
+    func destroy() {
+        guard !destroyed else { return }
+        destroyed = true
+        guard !isLost else { return }
+        var w = WireWriter(.destroy)
+        w.u64(handle)
+        _ = try? cls.plugin.call(w.finished(), hook: "destroy", className: cls.name, containerID: containerID)
+    }
+
+    /// Reads an ok reply's value and memory bytes, or throws the plugin's own failure.
+    static func check(_ reply: inout WireReader, plugin: String, className: String, hook: String, containerID: String)
+        throws(HookFailure) -> (value: UInt64, memoryBytes: Int)
+    {
+        switch WorkerFrame(rawValue: reply.kind) {
+        case .ok:
+            if let v = reply.u64(), let m = reply.u64() { return (v, Int(clamping: m)) }
+        case .failed:
+            if case .object(let o)? = try? JSONCodec.decode(reply.body), case .string(let message)? = o["message"] {
+                let data: JSONObject = if case .object(let d)? = o["data"] { d } else { [:] }
+                throw HookFailure(message, data)
+            }
+        default: break
+        }
+        throw HookFailure("\(className).\(hook): its worker sent a malformed reply",
+                          ["plugin": .string(plugin), "class": .string(className), "hook": .string(hook),
+                           "container": .string(containerID), "reason": "protocol"])
+    }
+}

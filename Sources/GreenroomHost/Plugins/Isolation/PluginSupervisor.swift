@@ -1,0 +1,157 @@
+import Glibc
+import GreenroomCore
+import GreenroomJSON
+import GreenroomRPC
+
+/// Native plugins as the host runs them: each isolated plugin in a worker process of its own, its
+/// crashes contained to its own containers, its workers restarted (with backoff and a per-minute
+/// limit), `plugins.restart`, the `host` events that report all this and the `host.stats` counters.
+public final class PluginSupervisor: HostComponent {
+    unowned let host: Host
+    private(set) var plugins: [IsolatedPlugin] = []
+    /// Plugins loaded in process (`--plugin-isolation none`), by name.
+    private var inProcess: Set<String> = []
+    /// A worker ended: lost containers wait to be torn down and restarts to happen, before the next request.
+    private var needsSweep = false
+    private var timeouts = 0
+
+    /// Adds the supervisor to `host`: its method, its stats, plugin status in `host.info` and `classes.list`.
+    @discardableResult
+    public static func install(on host: Host) -> PluginSupervisor {
+        let s = PluginSupervisor(host: host)
+        host.add(s)
+        host.classes.pluginStatus = { [unowned s] name in s.status(of: name) }
+        // Lost containers are torn down (and due restarts made) before any further request is handled,
+        // so no request sees a container whose worker is gone.
+        let previous = host.processor.gate
+        host.processor.gate = { [unowned s] c, method throws(RPCError) in
+            if s.needsSweep { s.sweep() }
+            try previous?(c, method)
+        }
+        return s
+    }
+
+    init(host: Host) { self.host = host }
+
+    /// Loads `path` as the config says: in a worker process (the default) or in process.
+    @discardableResult
+    public func load(path: String) throws(PluginLoadError) -> PluginInfo {
+        if host.config.plugins.isolation == .none {
+            let info = try PluginLoader.load(path: path, into: host)
+            inProcess.insert(info.name)
+            return info
+        }
+        let resolved = PluginLoader.realPath(path) ?? path
+        var st = stat()
+        guard stat(path, &st) == 0 else { throw .fileNotFound(path: path) }
+        let worker = try PluginWorkerProcess.start(path: resolved, config: host.config.plugins,
+                                                   maxDepth: host.config.limits.maxDepth)
+        do {
+            try PluginLoader.checkNamesAreFree(worker.classNames, path: resolved, in: host)
+        } catch {
+            worker.stop()
+            throw error
+        }
+        let plugin = IsolatedPlugin(path: resolved, worker: worker, supervisor: self)
+        for (i, name) in worker.classNames.enumerated() {
+            try? host.classes.register(IsolatedPluginClass(name: name, index: i, plugin: plugin))
+        }
+        plugins.append(plugin)
+        let info = PluginInfo(name: plugin.name, path: resolved, version: plugin.version, classes: plugin.classNames)
+        host.classes.addPlugin(info)
+        PluginLoader.logToStandardError(plugin: plugin.name, level: .info,
+            message: "loaded \(resolved) in worker \(worker.pid) (version \(plugin.version.isEmpty ? "unknown" : plugin.version)): "
+                + plugin.classNames.joined(separator: ", "))
+        return info
+    }
+
+    /// Stops every worker (after the host's own graceful shutdown ran their containers' deinit).
+    public func stopAll() {
+        for p in plugins { p.stop() }
+    }
+
+    func status(of plugin: String) -> JSONObject? {
+        if inProcess.contains(plugin) { return ["isolation": "none", "state": "running", "pid": .null] }
+        return plugins.first { $0.name == plugin }?.status
+    }
+
+    // MARK: Crashes and restarts
+
+    func emit(_ fields: JSONObject) {
+        host.emit("host", owner: nil, broadcast: true, fields)
+    }
+
+    func workerEnded(_ plugin: IsolatedPlugin, death: WorkerDeath, event: JSONObject) {
+        if death.reason == "timeout" { timeouts += 1 }
+        emit(event)
+        needsSweep = true
+        // With a real clock, the sweep also runs as soon as the loop turns, even if no request follows.
+        if host.virtualClock == nil { host.schedule(at: host.now) { [weak self] in self?.sweep() } }
+    }
+
+    func restarted(_ plugin: IsolatedPlugin, reason: String) {
+        emit(["kind": "pluginRestarted", "plugin": .string(plugin.name), "reason": .string(reason),
+              "pid": plugin.worker.map { .int(Int($0.pid)) } ?? .null, "restarts": .int(plugin.restarts)])
+    }
+
+    /// Tears down containers whose worker ended (as a failed container is: no hook but deinit, out of
+    /// its stack or page balanced) and restarts workers whose backoff passed.
+    func sweep() {
+        needsSweep = false
+        let system = host.containerSystem!
+        for (id, instance) in system.instances.sorted(by: { $0.key < $1.key }) {
+            guard let lost = instance as? IsolatedInstance, lost.isLost,
+                  let c = system.containers[id], !c.isDestroyed, !c.isFailed else { continue }
+            system.failOutOfBand(c, hook: .deinitialize, HookFailure(
+                "The worker of plugin \(lost.cls.plugin.name) ended; container \(id) was lost with it",
+                ["plugin": .string(lost.cls.plugin.name), "class": .string(lost.cls.name), "reason": "workerEnded"]))
+        }
+        let now = Self.monotonicMs()
+        for p in plugins {
+            if case .restarting(let notBefore) = p.state {
+                if now >= notBefore {
+                    p.restart(reason: "crash")
+                } else if host.virtualClock == nil {
+                    host.schedule(at: host.now + (notBefore - now)) { [weak self] in self?.sweep() }
+                }
+            }
+        }
+    }
+
+    static func monotonicMs() -> Double { Double(Wire.nowNanos()) / 1_000_000 }
+
+    // MARK: HostComponent
+
+    public func register(into r: inout MethodRegistry<HostConnection>) {
+        r.register("plugins.restart", params: ["plugin"]) { [unowned self] _, p throws(RPCError) in
+            let name: String = try p.require("plugin")
+            if inProcess.contains(name) {
+                throw RPCError.invalidState("Plugin \(name) runs in process (--plugin-isolation none): it cannot be restarted",
+                                            ["plugin": .string(name), "isolation": "none"])
+            }
+            guard let plugin = plugins.first(where: { $0.name == name }) else {
+                throw RPCError(.invalidParams, "Unknown plugin \(name)",
+                               ["path": "plugin", "plugin": .string(name),
+                                "known": .array((plugins.map(\.name) + inProcess.sorted()).map { .string($0) })])
+            }
+            plugin.restartOnRequest()
+            // Its containers from the previous worker go now, before the reply.
+            sweep()
+            return .object(mergingData(["plugin": .string(name)], plugin.status))
+        }
+    }
+
+    public func addStats(to stats: inout JSONObject) {
+        var running = 0, failed = 0, crashes = 0, restarts = 0
+        for p in plugins {
+            if p.worker != nil { running += 1 }
+            if case .failed = p.state { failed += 1 }
+            crashes += p.crashes
+            restarts += p.restarts
+        }
+        stats["plugins"] = [
+            "workers": .int(running), "failed": .int(failed), "crashes": .int(crashes),
+            "restarts": .int(restarts), "timeouts": .int(timeouts), "inProcess": .int(inProcess.count),
+        ]
+    }
+}

@@ -1,0 +1,104 @@
+import Glibc
+import GreenroomCore
+import GreenroomJSON
+
+/// The plugin worker process (`greenroom plugin-worker`): loads one library exactly as the host would,
+/// then runs the calls its host sends over `fd`, one at a time, until the host closes its end. A
+/// crash here (abort, NULL, exit, a hang the host kills) ends only this process.
+public enum PluginWorkerMain {
+    /// Runs the worker; returns its exit status. `parent` is the host's pid: the worker dies with it.
+    public static func run(fd: Int32, path: String, parent: Int32, maxOutputBytes: Int, maxDepth: Int) -> Int32 {
+        // Die with the host, even when it is SIGKILLed (the socket's EOF covers the rest).
+        dieWithParent()
+        if parent > 0 && getppid() != parent { return 1 }
+        // What a plugin prints must not mix with the host's stdout (its ready line, a client's output).
+        dup2(2, 1)
+        var flags = fcntl(fd, F_GETFD)
+        flags |= FD_CLOEXEC
+        _ = fcntl(fd, F_SETFD, flags)
+
+        let threads = WorkerThreads()
+        PluginHostContext.processScheduler = threads
+        let classes: [PluginClass]
+        let context: PluginHostContext
+        do {
+            let entry = try PluginLoader.open(path: path)
+            context = try PluginLoader.runInit(entry: entry, path: PluginLoader.realPath(path) ?? path, host: nil,
+                                               log: PluginLoader.logToStandardError)
+            classes = zip(context.registeredNames, context.registered).map { name, table in
+                PluginClass(name: name, plugin: context.pluginName, table: table, maxOutputDepth: maxDepth,
+                            maxOutputBytes: maxOutputBytes)
+            }
+        } catch {
+            var w = WireWriter(.refused)
+            w.raw(error.description.utf8)
+            try? Wire.writeAll(fd, w.finished(), deadline: nil)
+            return 2
+        }
+        var ready = WireWriter(.ready)
+        ready.raw(JSONCodec.encode([
+            "plugin": .string(context.pluginName), "version": .string(context.pluginVersion),
+            "classes": .array(context.registeredNames.map { .string($0) }),
+        ]))
+        do { try Wire.writeAll(fd, ready.finished(), deadline: nil) } catch { return 1 }
+
+        var instances: [UInt64: PluginInstance] = [:]
+        var nextInstance: UInt64 = 1
+        while true {
+            guard var frame = try? Wire.readFrame(fd, maxBody: Int(Int32.max), deadline: nil) else { return 0 }
+            // Background work that finished while the worker waited completes first, as on the host's loop.
+            threads.runFinished()
+            let reply: [UInt8]
+            do throws(HookFailure) {
+                switch WorkerFrame(rawValue: frame.kind) {
+                case .create:
+                    guard let index = frame.u32(), index < classes.count else { return 3 }
+                    let id = String(decoding: frame.rest, as: UTF8.self)
+                    let instance = try classes[index].makeInstance(containerID: id) as! PluginInstance
+                    let handle = nextInstance
+                    nextInstance += 1
+                    instances[handle] = instance
+                    reply = ok(handle, instance.memoryBytes, output: nil)
+                case .hook:
+                    guard let handle = frame.u64(), let n = frame.u16(), let name = frame.bytes(n),
+                          let hook = Hook(rawValue: String(decoding: name, as: UTF8.self)),
+                          let instance = instances[handle] else { return 3 }
+                    let input: JSONObject
+                    switch try? JSONCodec.decode(Array(frame.rest), maxDepth: maxDepth + 2) {
+                    case .object(let o)?: input = o
+                    default: return 3
+                    }
+                    let output = try instance.run(hook, input: input)
+                    reply = ok(0, instance.memoryBytes, output: output)
+                case .destroy:
+                    guard let handle = frame.u64() else { return 3 }
+                    instances.removeValue(forKey: handle)?.destroy()
+                    reply = ok(0, 0, output: nil)
+                default:
+                    return 3
+                }
+            } catch {
+                var w = WireWriter(.failed)
+                w.raw(JSONCodec.encode(["message": .string(error.message), "data": .object(error.data)]))
+                reply = w.finished()
+            }
+            do { try Wire.writeAll(fd, reply, deadline: nil) } catch { return 0 }
+        }
+    }
+
+    /// prctl(PR_SET_PDEATHSIG, SIGKILL): variadic in C, so looked up rather than imported.
+    private static func dieWithParent() {
+        typealias Prctl = @convention(c) (Int32, UInt, UInt, UInt, UInt) -> Int32
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "prctl") else { return }
+        let PR_SET_PDEATHSIG: Int32 = 1
+        _ = unsafeBitCast(symbol, to: Prctl.self)(PR_SET_PDEATHSIG, UInt(SIGKILL), 0, 0, 0)
+    }
+
+    private static func ok(_ value: UInt64, _ memoryBytes: Int, output: JSONValue?) -> [UInt8] {
+        var w = WireWriter(.ok)
+        w.u64(value)
+        w.u64(UInt64(max(0, memoryBytes)))
+        if let output { w.raw(JSONCodec.encode(output)) }
+        return w.finished()
+    }
+}

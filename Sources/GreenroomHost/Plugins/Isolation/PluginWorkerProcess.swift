@@ -1,0 +1,194 @@
+import Glibc
+import GreenroomJSON
+
+/// How a worker ended: what the call in flight reports in its -32004 `data`.
+struct WorkerDeath: Error {
+    /// crashed (a signal), exited, closed (its socket), timeout, protocol.
+    var reason: String
+    var signal: Int32?
+    var exitStatus: Int32?
+    var detail: String
+
+    var data: JSONObject {
+        var d: JSONObject = ["reason": .string(reason)]
+        if let signal {
+            d["signal"] = .int(Int(signal))
+            d["signalName"] = .string(WorkerDeath.signalName(signal))
+        }
+        if let exitStatus { d["exitStatus"] = .int(Int(exitStatus)) }
+        return d
+    }
+
+    static func signalName(_ s: Int32) -> String {
+        switch s {
+        case SIGABRT: "SIGABRT"
+        case SIGSEGV: "SIGSEGV"
+        case SIGBUS: "SIGBUS"
+        case SIGFPE: "SIGFPE"
+        case SIGILL: "SIGILL"
+        case SIGKILL: "SIGKILL"
+        case SIGTERM: "SIGTERM"
+        case SIGTRAP: "SIGTRAP"
+        case SIGPIPE: "SIGPIPE"
+        default: "signal \(s)"
+        }
+    }
+}
+
+/// One running worker process, seen from the host: its pid and its end of the socketpair. Calls are
+/// synchronous: the loop thread writes a request and waits for the reply under the hook deadline.
+final class PluginWorkerProcess {
+    let pid: pid_t
+    private(set) var fd: Int32
+    let plugin: String
+    let version: String
+    let classNames: [String]
+    /// The largest reply body accepted (the worker enforces the output limit; more is a protocol error).
+    let maxReplyBytes: Int
+
+    private init(pid: pid_t, fd: Int32, plugin: String, version: String, classNames: [String], maxReplyBytes: Int) {
+        self.pid = pid
+        self.fd = fd
+        self.plugin = plugin
+        self.version = version
+        self.classNames = classNames
+        self.maxReplyBytes = maxReplyBytes
+    }
+
+    /// Starts `greenroom plugin-worker` for `path` and waits for its ready frame. A library the worker
+    /// refuses is the same start-up error as in process.
+    static func start(path: String, config: PluginConfig, maxDepth: Int, readyTimeoutMs: Int = 20_000)
+        throws(PluginLoadError) -> PluginWorkerProcess
+    {
+        var fds: [Int32] = [0, 0]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0 else {
+            throw .worker(path: path, message: "cannot create a socketpair for its worker: errno \(errno)")
+        }
+        let (host, child) = (fds[0], fds[1])
+        _ = fcntl(host, F_SETFD, FD_CLOEXEC)
+        _ = fcntl(host, F_SETFL, fcntl(host, F_GETFL) | O_NONBLOCK)
+
+        var attr = posix_spawnattr_t()
+        posix_spawnattr_init(&attr)
+        defer { posix_spawnattr_destroy(&attr) }
+        // Its own process group: a terminal's ^C reaches the host, which stops workers after its graceful
+        // shutdown. Default signal handling and an empty mask, whatever the loop thread had.
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigmask(&attr, &empty)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for s in [SIGPIPE, SIGINT, SIGTERM, SIGCHLD] { sigaddset(&defaults, s) }
+        posix_spawnattr_setsigdefault(&attr, &defaults)
+        posix_spawnattr_setpgroup(&attr, 0)
+        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
+
+        let args = [config.workerExecutable, "plugin-worker", "--fd", "\(child)", "--parent", "\(getpid())",
+                    "--max-output-bytes", "\(config.maxOutputBytes)", "--max-depth", "\(maxDepth)", path]
+        let argv: [UnsafeMutablePointer<CChar>?] = args.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, config.workerExecutable, nil, &attr, argv, environ)
+        close(child)
+        guard rc == 0 else {
+            close(host)
+            throw .worker(path: path, message: "cannot start its worker (\(config.workerExecutable)): \(String(cString: strerror(rc)))")
+        }
+        let maxReply = config.maxOutputBytes.multipliedReportingOverflow(by: 2).overflow ? Int.max : config.maxOutputBytes * 2 + (64 << 10)
+        let deadline = Wire.nowNanos() + UInt64(readyTimeoutMs) * 1_000_000
+        if let frame = try? Wire.readFrame(host, maxBody: 1 << 20, deadline: deadline) {
+            switch WorkerFrame(rawValue: frame.kind) {
+            case .ready:
+                if case .object(let o)? = try? JSONCodec.decode(frame.body),
+                   case .string(let plugin)? = o["plugin"], case .array(let names)? = o["classes"] {
+                    let version: String = if case .string(let v)? = o["version"] { v } else { "" }
+                    let classNames = names.compactMap { v -> String? in if case .string(let s) = v { s } else { nil } }
+                    return PluginWorkerProcess(pid: pid, fd: host, plugin: plugin, version: version, classNames: classNames,
+                                               maxReplyBytes: maxReply)
+                }
+            case .refused:
+                close(host)
+                _ = reap(pid, graceMs: 1000)
+                throw .worker(path: path, message: String(decoding: frame.body, as: UTF8.self))
+            default: break
+            }
+        }
+        close(host)
+        kill(pid, SIGKILL)
+        let death = reap(pid, graceMs: 0)
+        throw .worker(path: path, message: "its worker did not start (\(death.detail))")
+    }
+
+    var isAlive: Bool { fd >= 0 }
+
+    /// Sends one request and waits for its reply, up to `timeoutMs`. Any failure to get a reply ends the
+    /// worker (killed if need be, then reaped) and says how it ended.
+    func call(_ request: [UInt8], timeoutMs: Int) throws(WorkerDeath) -> WireReader {
+        guard isAlive else { throw WorkerDeath(reason: "closed", detail: "the worker is not running") }
+        let deadline = Wire.nowNanos() + UInt64(max(1, timeoutMs)) * 1_000_000
+        do {
+            try Wire.writeAll(fd, request, deadline: deadline)
+            return try Wire.readFrame(fd, maxBody: maxReplyBytes, deadline: deadline)
+        } catch {
+            switch error {
+            case .timeout:
+                throw end(killing: true, reason: "timeout", detail: "no reply within \(timeoutMs) ms")
+            case .tooLarge(let n):
+                throw end(killing: true, reason: "protocol", detail: "a reply of \(n) bytes, over the limit")
+            case .io(let e):
+                throw end(killing: true, reason: "protocol", detail: "socket error \(e)")
+            case .closed:
+                throw end(killing: false, reason: "closed", detail: "its socket closed")
+            }
+        }
+    }
+
+    /// Stops the worker: closes its socket (it exits on EOF), then kills it if it lingers.
+    func stop(graceMs: Int = 1000) {
+        guard isAlive else { return }
+        close(fd)
+        fd = -1
+        _ = PluginWorkerProcess.reap(pid, graceMs: graceMs)
+    }
+
+    /// Ends the worker after a failed call and reports how it ended.
+    func end(killing: Bool, reason: String, detail: String) -> WorkerDeath {
+        if fd >= 0 {
+            close(fd)
+            fd = -1
+        }
+        if killing { kill(pid, SIGKILL) }
+        var death = PluginWorkerProcess.reap(pid, graceMs: killing ? 0 : 1000)
+        // A killed worker's status is our SIGKILL: the reason is what made us kill it.
+        if killing {
+            death.reason = reason
+            death.signal = nil
+            death.detail = detail
+        }
+        return death
+    }
+
+    /// Waits for `pid` to end (up to `graceMs`, then SIGKILL) and describes its status.
+    static func reap(_ pid: pid_t, graceMs: Int) -> WorkerDeath {
+        var status: Int32 = 0
+        let deadline = Wire.nowNanos() + UInt64(graceMs) * 1_000_000
+        while true {
+            let r = waitpid(pid, &status, WNOHANG)
+            if r == pid { break }
+            if r < 0 && errno != EINTR { return WorkerDeath(reason: "closed", detail: "already reaped") }
+            if Wire.nowNanos() >= deadline {
+                kill(pid, SIGKILL)
+                while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+                break
+            }
+            usleep(1000)
+        }
+        // WIFSIGNALED / WIFEXITED, by hand (the macros do not import).
+        let signal = status & 0x7f
+        if signal != 0 && signal != 0x7f {
+            return WorkerDeath(reason: "crashed", signal: signal, detail: "killed by \(WorkerDeath.signalName(signal))")
+        }
+        let code = (status >> 8) & 0xff
+        return WorkerDeath(reason: "exited", exitStatus: code, detail: "exited with status \(code)")
+    }
+}

@@ -1,0 +1,143 @@
+import Glibc
+
+/// The frames a plugin worker and its host exchange over their socketpair: a 4-byte little-endian
+/// length, then a kind byte, then the body. One request is in flight at a time; the worker answers
+/// each with `ok` or `failed`.
+///
+///   create  u32 class index, container id (UTF-8)          -> ok: instance id, memory bytes
+///   hook    u64 instance, u16 name length, name, input JSON  -> ok: 0, memory bytes, output JSON (may be empty)
+///   destroy u64 instance                                     -> ok
+///   failed  JSON {"message", "data"}: the plugin failed the call (the worker lives on)
+///   ready   JSON {"plugin", "version", "classes"}: sent once, when init succeeded
+///   refused UTF-8 message: the library could not be loaded; the worker then exits
+enum WorkerFrame: UInt8 {
+    case create = 0x43, hook = 0x48, destroy = 0x44, ok = 0x4F, failed = 0x46, ready = 0x52, refused = 0x45
+}
+
+/// Builds one frame.
+struct WireWriter {
+    private(set) var bytes: [UInt8] = [0, 0, 0, 0]
+
+    init(_ kind: WorkerFrame) { bytes.append(kind.rawValue) }
+
+    mutating func u16(_ v: Int) { for i in 0..<2 { bytes.append(UInt8(truncatingIfNeeded: v >> (8 * i))) } }
+    mutating func u32(_ v: Int) { for i in 0..<4 { bytes.append(UInt8(truncatingIfNeeded: v >> (8 * i))) } }
+    mutating func u64(_ v: UInt64) { for i in 0..<8 { bytes.append(UInt8(truncatingIfNeeded: v >> (8 * UInt64(i)))) } }
+    mutating func raw<S: Sequence<UInt8>>(_ s: S) { bytes.append(contentsOf: s) }
+
+    /// The frame with its length filled in.
+    func finished() -> [UInt8] {
+        var b = bytes
+        let n = b.count - 4
+        for i in 0..<4 { b[i] = UInt8(truncatingIfNeeded: n >> (8 * i)) }
+        return b
+    }
+}
+
+/// Reads one frame's body.
+struct WireReader {
+    let kind: UInt8
+    let body: [UInt8]
+    var at = 0
+
+    init(kind: UInt8, body: [UInt8]) {
+        self.kind = kind
+        self.body = body
+    }
+
+    mutating func u16() -> Int? { int(2).map { Int($0) } }
+    mutating func u32() -> Int? { int(4).map { Int($0) } }
+    mutating func u64() -> UInt64? { int(8) }
+
+    private mutating func int(_ n: Int) -> UInt64? {
+        guard at + n <= body.count else { return nil }
+        var v: UInt64 = 0
+        for i in 0..<n { v |= UInt64(body[at + i]) << (8 * UInt64(i)) }
+        at += n
+        return v
+    }
+
+    mutating func bytes(_ n: Int) -> ArraySlice<UInt8>? {
+        guard at + n <= body.count else { return nil }
+        defer { at += n }
+        return body[at..<(at + n)]
+    }
+
+    var rest: ArraySlice<UInt8> { body[at...] }
+}
+
+/// Why a read or write on the worker's socket did not complete.
+enum WireError: Error {
+    /// The peer closed its end (or reset it): it exited or crashed.
+    case closed
+    /// The deadline passed first.
+    case timeout
+    /// A frame longer than the reader accepts: a protocol violation.
+    case tooLarge(Int)
+    case io(Int32)
+}
+
+/// Blocking, deadline-bound frame I/O on a non-blocking socket. `deadline` is monotonic nanoseconds
+/// (nil: wait for ever, the worker's side).
+enum Wire {
+    static func nowNanos() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+    }
+
+    /// Waits until `fd` is ready for `events`, or throws `timeout`.
+    static func wait(_ fd: Int32, _ events: Int16, deadline: UInt64?) throws(WireError) {
+        while true {
+            var timeout: Int32 = -1
+            if let deadline {
+                let now = nowNanos()
+                guard now < deadline else { throw .timeout }
+                timeout = Int32(clamping: (deadline - now + 999_999) / 1_000_000)
+            }
+            var p = pollfd(fd: fd, events: events, revents: 0)
+            let n = poll(&p, 1, timeout)
+            if n > 0 { return }
+            if n < 0 && errno != EINTR { throw .io(errno) }
+        }
+    }
+
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8], deadline: UInt64?) throws(WireError) {
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + done, $0.count - done, Int32(MSG_NOSIGNAL)) }
+            if n > 0 { done += n; continue }
+            let e = errno
+            if n < 0 && (e == EAGAIN || e == EWOULDBLOCK) { try wait(fd, Int16(POLLOUT), deadline: deadline); continue }
+            if n < 0 && e == EINTR { continue }
+            if e == EPIPE || e == ECONNRESET { throw .closed }
+            throw .io(e)
+        }
+    }
+
+    static func readExact(_ fd: Int32, _ count: Int, deadline: UInt64?) throws(WireError) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: count)
+        var done = 0
+        while done < count {
+            let n = out.withUnsafeMutableBytes { recv(fd, $0.baseAddress! + done, count - done, 0) }
+            if n > 0 { done += n; continue }
+            if n == 0 { throw .closed }
+            let e = errno
+            if e == EAGAIN || e == EWOULDBLOCK { try wait(fd, Int16(POLLIN), deadline: deadline); continue }
+            if e == EINTR { continue }
+            if e == ECONNRESET { throw .closed }
+            throw .io(e)
+        }
+        return out
+    }
+
+    /// Reads one frame whose body is at most `maxBody` bytes.
+    static func readFrame(_ fd: Int32, maxBody: Int, deadline: UInt64?) throws(WireError) -> WireReader {
+        let header = try readExact(fd, 5, deadline: deadline)
+        let length = Int(header[0]) | Int(header[1]) << 8 | Int(header[2]) << 16 | Int(header[3]) << 24
+        guard length >= 1 else { throw .io(EPROTO) }
+        guard length - 1 <= maxBody else { throw .tooLarge(length - 1) }
+        let body = try readExact(fd, length - 1, deadline: deadline)
+        return WireReader(kind: header[4], body: body)
+    }
+}

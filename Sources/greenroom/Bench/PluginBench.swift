@@ -1,0 +1,67 @@
+import Glibc
+import GreenroomJSON
+import Histogram
+
+/// The isolation rows: what running a plugin in a worker process costs per hook (against the same
+/// plugin in process, same run), and whether other clients are served while one plugin's hook runs long.
+struct PluginBench {
+    /// The Crashy example plugin, built next to this executable.
+    static var crashyPath: String {
+        var buf = [CChar](repeating: 0, count: 4096)
+        let n = readlink("/proc/self/exe", &buf, buf.count - 1)
+        let exe = n > 0 ? String(decoding: buf[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) : "."
+        return exe.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/") + "/libCrashyPlugin.so"
+    }
+
+    struct Costs {
+        var ping = 0.0, hook = 0.0, hit = 0.0
+    }
+
+    /// Medians, in microseconds, of a ping, a `configure` hook round trip and a `showRendered` hit of a
+    /// Crashy container, on a host started with `isolation`.
+    static func costs(isolation: String, dir: String, samples: Int, hits: Int) throws -> Costs {
+        let socket = "\(dir)/plugin-\(isolation).sock"
+        let child = try ChildProcess(arguments: ["serve", "--socket", socket, "--plugin-isolation", isolation,
+                                                 "--plugin", crashyPath])
+        defer { child.stop() }
+        let client = try LineClient(unixPath: socket)
+        let pre = PrerenderBench(client: client)
+        let box = try client.call("container.create", ["class": "Crashy"])["container"]!
+        var pings: [Double] = [], hooks: [Double] = []
+        for _ in 0..<samples {
+            pings.append(try pre.time("host.ping").0)
+            hooks.append(try pre.time("container.configure", ["container": box, "data": [:]]).0)
+        }
+        let stack = try client.call("stack.create", ["width": 375, "height": 667])["stack"]!
+        let shown = try pre.hits("Crashy", stack: stack, count: hits)
+        return Costs(ping: PrerenderBench.median(pings), hook: PrerenderBench.median(hooks),
+                     hit: PrerenderBench.median(shown.hits))
+    }
+
+    /// A client's ping round trips (p50, p99, max in microseconds, and how many) while another client's
+    /// plugin hook sleeps `hookMs` in its worker.
+    static func pingsDuringLongHook(dir: String, hookMs: Int) throws -> (p50: Double, p99: Double, max: Double, count: Int) {
+        let socket = "\(dir)/plugin-long.sock"
+        let child = try ChildProcess(arguments: ["serve", "--socket", socket, "--plugin", crashyPath])
+        defer { child.stop() }
+        let slow = try LineClient(unixPath: socket)
+        let other = try LineClient(unixPath: socket)
+        let box = try slow.call("container.create", ["class": "Crashy"])["container"]!
+        // The long hook's request goes out; its reply is read after the pings.
+        let request = JSONCodec.encode(["jsonrpc": "2.0", "id": 999_999, "method": "container.configure",
+                                        "params": ["container": box, "data": ["crash": "sleep", "ms": .int(hookMs)]]])
+        try slow.send(request + [0x0A])
+        var h = Histogram<UInt64>(highestTrackableValue: 60_000_000_000, numberOfSignificantValueDigits: .three)
+        let end = monotonicNanos() + UInt64(hookMs) * 1_000_000
+        var id = 1
+        while monotonicNanos() < end {
+            let t0 = monotonicNanos()
+            _ = try other.roundTrip(id: id, method: "host.ping", params: nil)
+            h.record(monotonicNanos() - t0)
+            id += 1
+        }
+        _ = try slow.readLine()
+        return (Double(h.valueAtPercentile(50)) / 1000, Double(h.valueAtPercentile(99)) / 1000,
+                Double(h.max) / 1000, Int(h.totalCount))
+    }
+}

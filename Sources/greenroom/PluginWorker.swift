@@ -1,0 +1,20 @@
+import ArgumentParser
+import Glibc
+import GreenroomHost
+
+/// `greenroom plugin-worker`: one plugin's worker process, started by `serve` (not by hand).
+struct PluginWorker: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "plugin-worker", abstract: "Run one plugin for a host (started by serve).", shouldDisplay: false)
+
+    @Option(help: "The socket to the host.") var fd: Int32
+    @Option(help: "The host's pid: the worker dies with it.") var parent: Int32 = 0
+    @Option(help: "Most bytes of output one hook may give.") var maxOutputBytes = 1 << 20
+    @Option(help: "Deepest JSON nesting.") var maxDepth = 64
+    @Argument(help: "The plugin library.") var path: String
+
+    func run() throws {
+        let status = PluginWorkerMain.run(fd: fd, path: path, parent: parent, maxOutputBytes: maxOutputBytes, maxDepth: maxDepth)
+        if status != 0 { throw ExitCode(status) }
+    }
+}
