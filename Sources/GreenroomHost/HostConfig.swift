@@ -8,6 +8,9 @@ public struct HostConfig {
     public var limits = RPCLimits()
     public var maxConnections = 1024
     public var maxOutboundBytes = 8 << 20
+    /// Host-wide budget for the memory scripted classes' instances hold (`memoryBytes` times live
+    /// instances); creating one past it is -32005.
+    public var scriptedMemoryBudgetBytes = 1 << 30
     /// When set, TCP clients must call `host.auth` with this token before anything else.
     public var token: String?
     public var pid = 0

@@ -33,6 +33,8 @@ struct Serve: ParsableCommand {
     @Option(help: "Most concurrent connections.") var maxConnections = 1024
     @Option(help: "Most queued outbound bytes per connection before it is closed.") var maxOutboundBytes = 8 << 20
     @Option(help: "Idle-task time slice per loop pass, in ms.") var taskSliceMs = 4.0
+    @Option(help: "Host-wide budget in bytes for the memory scripted classes' instances hold (memoryBytes times live instances); creating one past it is -32005.")
+    var scriptedMemoryBudgetBytes = 1 << 30
     @Option(help: "Parse pipelined requests ahead of the loop on a second thread: auto (when there is more than one CPU), on or off.")
     var readAhead = "auto"
 
@@ -41,6 +43,7 @@ struct Serve: ParsableCommand {
         guard taskSliceMs.isFinite, taskSliceMs > 0, taskSliceMs <= 1000 else {
             throw ValidationError("--task-slice-ms must be a number of ms in (0, 1000]")
         }
+        guard scriptedMemoryBudgetBytes >= 0 else { throw ValidationError("--scripted-memory-budget-bytes must be >= 0") }
         guard ["auto", "on", "off"].contains(readAhead) else { throw ValidationError("--read-ahead must be auto, on or off") }
         if let l = listen, !l.hasPrefix("tcp:") { throw ValidationError("--listen takes tcp:HOST:PORT") }
         for (name, v) in [("max-message-bytes", maxMessageBytes), ("max-batch", maxBatch), ("max-depth", maxDepth),
@@ -66,6 +69,7 @@ struct Serve: ParsableCommand {
         config.maxConnections = maxConnections
         config.maxOutboundBytes = maxOutboundBytes
         config.taskSliceMs = taskSliceMs
+        config.scriptedMemoryBudgetBytes = scriptedMemoryBudgetBytes
         config.readAhead = readAhead == "on" || (readAhead == "auto" && sysconf(Int32(_SC_NPROCESSORS_ONLN)) > 1)
         if let tokenFile {
             do { config.token = try readToken(tokenFile) } catch let e as ValidationError { throw refuse(e.message) }

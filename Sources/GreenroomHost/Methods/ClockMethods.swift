@@ -17,7 +17,9 @@ extension Host {
                 throw .invalidParams(path: "ms", "would move the clock past 2^53 ms (it must stay exact)")
             }
             let fired = c.host.advanceVirtualClock(by: ms)
-            return ["ms": .double(c.host.now), "fired": .int(fired)]
+            var reply: JSONObject = ["ms": .double(c.host.now), "fired": .int(fired)]
+            c.host.containerSystem.takeCallFailures(into: &reply)
+            return .object(reply)
         }
     }
 
@@ -45,7 +47,9 @@ extension Host {
         r.register("tasks.drain") { c, _ throws(RPCError) in
             let clock = c.host.clock
             let ran = c.host.dispatcher.drain(now: { clock.nowMs })
-            return ["ran": .int(ran), "pending": .int(c.host.dispatcher.pendingCount)]
+            var reply: JSONObject = ["ran": .int(ran), "pending": .int(c.host.dispatcher.pendingCount)]
+            c.host.containerSystem.takeCallFailures(into: &reply)
+            return .object(reply)
         }
     }
 }
