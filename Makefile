@@ -5,7 +5,7 @@ SWIFT ?= sh scripts/swift.sh
 VENV ?= .venv
 BIN := .build/debug/greenroom
 
-.PHONY: deps deps-test build release run test test-swift test-python bench clean
+.PHONY: deps deps-test build release run test test-swift test-python test-fuzz fuzz bench clean
 
 deps:
 	@sh scripts/install-deps.sh build
@@ -26,7 +26,7 @@ run: deps
 	$(SWIFT) build -c release --product greenroom
 	.build/release/greenroom serve $(ARGS)
 
-test: deps-test build test-swift test-python
+test: deps-test build test-swift test-python test-fuzz
 
 test-swift:
 	$(SWIFT) test --skip-build
@@ -35,8 +35,16 @@ test-swift:
 test-python:
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" GREENROOM_BIN=$(CURDIR)/$(BIN) $(VENV)/bin/python -m pytest -q
 
+# A short coverage-guided fuzz run (scripts/fuzz.sh: its own build in .build-fuzz), and a long one.
+FUZZ_SECONDS ?= 600
+test-fuzz: deps-test
+	sh scripts/fuzz.sh -max_total_time=20
+
+fuzz: deps-test
+	sh scripts/fuzz.sh -max_total_time=$(FUZZ_SECONDS) $(ARGS)
+
 bench: release
 	.build/release/greenroom bench $(ARGS)
 
 clean:
-	rm -rf .build $(VENV)
+	rm -rf .build .build-fuzz $(VENV)

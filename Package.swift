@@ -49,6 +49,9 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]),
+        // The libFuzzer target (scripts/fuzz.sh builds it with -sanitize=fuzzer into .build-fuzz); a plain
+        // build makes a replayer of saved inputs.
+        .executableTarget(name: "GreenroomFuzz", dependencies: ["GreenroomHost", "GreenroomRPC", "GreenroomJSON"]),
         .testTarget(name: "GreenroomCoreTests", dependencies: ["GreenroomCore"]),
         .testTarget(name: "GreenroomJSONTests", dependencies: ["GreenroomJSON"]),
         .testTarget(name: "GreenroomRPCTests", dependencies: ["GreenroomRPC", "GreenroomJSON"]),
