@@ -11,7 +11,7 @@ DESTDIR ?=
 # second, optimised build).
 CONFIG ?= release
 
-.PHONY: deps deps-test build release run test test-swift test-python test-js screenshots bench bench-browser install install-files clean
+.PHONY: deps deps-test build release run test test-swift test-python test-js screenshots bench bench-browser install install-files test-fuzz fuzz clean
 
 deps:
 	@sh scripts/install-deps.sh build
@@ -32,7 +32,7 @@ run: deps
 	$(SWIFT) build -c release --product greenroom
 	.build/release/greenroom serve $(ARGS)
 
-test: deps-test build test-swift test-js test-python
+test: deps-test build test-swift test-js test-python test-fuzz
 
 test-swift:
 	$(SWIFT) test --skip-build
@@ -45,6 +45,14 @@ test-js:
 # The virtual environment's bin/ comes first on PATH, so that scripts the tests start find its python.
 test-python:
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" GREENROOM_BIN=$(CURDIR)/$(BIN) $(VENV)/bin/python -m pytest -q
+
+# A short coverage-guided fuzz run (scripts/fuzz.sh: its own build in .build-fuzz), and a long one.
+FUZZ_SECONDS ?= 600
+test-fuzz: deps-test
+	sh scripts/fuzz.sh -max_total_time=20
+
+fuzz: deps-test
+	sh scripts/fuzz.sh -max_total_time=$(FUZZ_SECONDS) $(ARGS)
 
 bench: release
 	.build/release/greenroom bench $(ARGS)
@@ -79,4 +87,4 @@ install-files:
 	.build/$(CONFIG)/greenroom --generate-completion-script fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/greenroom.fish
 
 clean:
-	rm -rf .build $(VENV)
+	rm -rf .build .build-fuzz $(VENV)

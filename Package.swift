@@ -59,6 +59,9 @@ let package = Package(
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
+        // The libFuzzer target (scripts/fuzz.sh builds it with -sanitize=fuzzer into .build-fuzz); a plain
+        // build makes a replayer of saved inputs.
+        .executableTarget(name: "GreenroomFuzz", dependencies: ["GreenroomHost", "GreenroomRPC", "GreenroomJSON"]),
         .testTarget(name: "GreenroomCoreTests", dependencies: ["GreenroomCore"]),
         .testTarget(name: "GreenroomToolTests", dependencies: ["greenroom"]),
         .testTarget(name: "GreenroomJSONTests", dependencies: ["GreenroomJSON"]),

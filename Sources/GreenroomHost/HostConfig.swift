@@ -22,6 +22,9 @@ public struct HostConfig {
     /// Host-wide budget for bytes held in partial (not yet newline-terminated) input lines across all
     /// connections; past it, the connections holding the most are refused first.
     public var maxBufferedInputBytes = 64 << 20
+    /// Host-wide budget for the memory scripted classes' instances hold (`memoryBytes` times live
+    /// instances); creating one past it is -32005.
+    public var scriptedMemoryBudgetBytes = 1 << 30
     /// When set, TCP clients must call `host.auth` with this token before anything else.
     public var token: String?
     public var pid = 0

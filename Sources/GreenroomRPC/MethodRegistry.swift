@@ -27,10 +27,7 @@ public struct MethodSpec<Context> {
 
     /// Runs the handler and returns its result as a value (encoded results are decoded back).
     public func handler(_ c: Context, _ p: Params) throws(RPCError) -> JSONValue {
-        switch try run(c, p) {
-        case .value(let v): return v
-        case .encoded(let e): return (try? JSONCodec.decode(e.bytes)) ?? .null
-        }
+        try run(c, p).value
     }
 
     /// Maps raw params (absent, object or array) onto a `Params` object, rejecting unknown members
@@ -66,9 +63,17 @@ public struct EncodedJSON: Equatable, Sendable {
 }
 
 /// What a handler produced.
-enum RPCResult {
+public enum RPCResult {
     case value(JSONValue)
     case encoded(EncodedJSON)
+
+    /// The result as a value (an encoded one is decoded back).
+    public var value: JSONValue {
+        switch self {
+        case .value(let v): return v
+        case .encoded(let e): return (try? JSONCodec.decode(e.bytes)) ?? .null
+        }
+    }
 }
 
 /// Every method the host answers, by name.

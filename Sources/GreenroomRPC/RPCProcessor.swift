@@ -76,6 +76,9 @@ public final class RPCProcessor<Context> {
     public var counters = RPCCounters()
     /// Consulted before dispatch; a thrown error is the reply (e.g. unauthenticated TCP clients).
     public var gate: ((Context, String) throws(RPCError) -> Void)?
+    /// Runs each call that passed the gate: it calls `run` (the method's handler) and may change the
+    /// answer (the host reports the hook failures a call caused in that call's reply).
+    public var around: ((Context, String, () throws(RPCError) -> RPCResult) throws(RPCError) -> RPCResult)?
 
     public init(registry: MethodRegistry<Context>, limits: RPCLimits = RPCLimits()) {
         self.registry = registry
@@ -277,7 +280,12 @@ public final class RPCProcessor<Context> {
                 guard let spec = registry[method] else {
                     throw RPCError(.methodNotFound, "Method not found: \(method)", ["method": .string(method)])
                 }
-                result = .success(try spec.run(context, try spec.normalise(params)))
+                let p = try spec.normalise(params)
+                if let around {
+                    result = .success(try around(context, method) { () throws(RPCError) in try spec.run(context, p) })
+                } else {
+                    result = .success(try spec.run(context, p))
+                }
             } catch {
                 result = .failure(error)
             }

@@ -51,6 +51,8 @@ struct Serve: ParsableCommand {
     @Option(help: "Host-wide budget for bytes held in partial (unterminated) input lines; past it the connections holding the most are refused first.")
     var maxBufferedInputBytes = 64 << 20
     @Option(help: "Idle-task time slice per loop pass, in ms.") var taskSliceMs = 4.0
+    @Option(help: "Host-wide budget in bytes for the memory scripted classes' instances hold (memoryBytes times live instances); creating one past it is -32005.")
+    var scriptedMemoryBudgetBytes = 1 << 30
     @Option(help: "Parse pipelined requests ahead of the loop on a second thread: auto (when there is more than one CPU), on or off.")
     var readAhead = "auto"
 
@@ -68,6 +70,7 @@ struct Serve: ParsableCommand {
         guard taskSliceMs.isFinite, taskSliceMs > 0, taskSliceMs <= 1000 else {
             throw ValidationError("--task-slice-ms must be a number of ms in (0, 1000]")
         }
+        guard scriptedMemoryBudgetBytes >= 0 else { throw ValidationError("--scripted-memory-budget-bytes must be >= 0") }
         guard ["auto", "on", "off"].contains(readAhead) else { throw ValidationError("--read-ahead must be auto, on or off") }
         guard pluginIsolation == "process" || pluginIsolation == "none" else {
             throw ValidationError("--plugin-isolation must be process or none")
@@ -114,6 +117,7 @@ struct Serve: ParsableCommand {
         if pluginIsolation == "none" && hookTimeoutMs != nil && !plugins.isEmpty {
             fputs("greenroom: warning: --hook-timeout-ms is not enforced with --plugin-isolation none: an in-process hook cannot be stopped\n", stderr)
         }
+        config.scriptedMemoryBudgetBytes = scriptedMemoryBudgetBytes
         config.readAhead = readAhead == "on" || (readAhead == "auto" && sysconf(Int32(_SC_NPROCESSORS_ONLN)) > 1)
         if let tokenFile {
             do { config.token = try readToken(tokenFile) } catch let e as ValidationError { throw refuse(e.message) }

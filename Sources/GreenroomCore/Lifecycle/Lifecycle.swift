@@ -68,7 +68,10 @@ public struct Lifecycle {
     }
 
     /// begin(appearing:) per the table; appearing loads the view first (at `size`).
+    /// A failed or torn-down container gets no appearance call: its teardown ran (or will run) its
+    /// last hooks, and a call its failure cut short must not be ended later (that would be unbalanced).
     public func begin(_ c: ContainerRecord, appearing: Bool, animated: Bool, size: Size? = nil) throws(ContainerFailure) {
+        guard !c.isFailed, !c.isDestroyed else { return }
         if appearing { try loadIfNeeded(c, size: size) }
         switch c.appearance.begin(appearing: appearing) {
         case .hook(let h): try run(h, c, HookContext(animated: animated))
@@ -77,6 +80,7 @@ public struct Lifecycle {
     }
 
     public func end(_ c: ContainerRecord, animated: Bool) throws(ContainerFailure) {
+        guard !c.isFailed, !c.isDestroyed else { return }
         switch c.appearance.end() {
         case .hook(let h): try run(h, c, HookContext(animated: animated))
         case .unbalanced: delegate.unbalanced(c, call: "endAppearance")

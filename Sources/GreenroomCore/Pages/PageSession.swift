@@ -198,7 +198,8 @@ public final class PageSession {
         completeAnimation()
         if !visible { settleInteractionForHide() }
         isVisible = visible
-        let c = try child(current)
+        // Hiding makes no child: a page whose child failed has nothing on screen to leave.
+        guard let c = visible ? try child(current) : attached(current) else { return }
         do {
             if visible { try lifecycle.appear(c, animated: animated, size: pageSize) } else { try lifecycle.disappear(c, animated: animated) }
         } catch { throw .child(error) }
@@ -211,7 +212,11 @@ public final class PageSession {
     public func forwardBegin(appearing: Bool, animated: Bool) throws(PageError) {
         if !appearing { completeAnimation(); settleInteractionForHide() }
         isVisible = appearing
-        let c = try child(current)
+        // Disappearing makes no child: a page whose child failed (it left the session) has nothing on
+        // screen, and a new one would get unbalanced calls.
+        guard let c = appearing ? try child(current) : attached(current) else { return }
+        // A page already where the session is going (its own rules moved it) gets no call.
+        guard (c.state == .appearing || c.state == .appeared) != appearing else { return }
         do { try lifecycle.begin(c, appearing: appearing, animated: animated, size: pageSize) } catch { throw .child(error) }
         forwarded = (c, c.state)
     }

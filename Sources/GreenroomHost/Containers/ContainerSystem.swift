@@ -17,6 +17,9 @@ public final class ContainerSystem: HostComponent, LifecycleDelegate {
     var causes: [String: String] = [:]
     /// The last hook failure per container, for the -32004 reply.
     private var failures: [String: (hook: Hook, failure: HookFailure)] = [:]
+    /// Every hook that failed during the call being run, in order (nil outside a call: a timer on the
+    /// real clock or an idle pass has no reply to carry its failures; their events say `failed`).
+    private var callFailures: [JSONValue]?
     /// When each idle pooled container was warmed (least recently used goes first past the budget).
     var warmedAt: [String: Double] = [:]
     public private(set) var unbalancedTransitions = 0
@@ -34,6 +37,12 @@ public final class ContainerSystem: HostComponent, LifecycleDelegate {
     public var defaultSize = Size(width: 375, height: 667)
     /// Host-wide budget for bytes held by idle pooled containers.
     public var poolBudgetBytes = 256 << 20
+    /// Host-wide budget for bytes scripted instances hold (`memoryBytes` times live instances, pooled
+    /// or not): a script asks for memory, the host refuses past this (-32005).
+    public var scriptedBudgetBytes: Int
+    /// Bytes scripted instances hold now, and what each container holds of it.
+    public private(set) var scriptedBytes = 0
+    private var scriptedCharge: [String: Int] = [:]
     /// After a memory warning, eager pools refill only on demand until this much host time passed.
     public var coolDownMs: Double = 5000
 
@@ -45,7 +54,59 @@ public final class ContainerSystem: HostComponent, LifecycleDelegate {
 
     public init(host: Host) {
         self.host = host
+        scriptedBudgetBytes = host.config.scriptedMemoryBudgetBytes
         try? host.classes.register(PlainClass(name: "Container"))
+        host.processor.around = { [unowned self] _, _, run throws(RPCError) in try reportingFailures(run) }
+    }
+
+    // MARK: Reporting failures in the reply of the call that caused them
+
+    /// A hook failed: kept for the container's -32004 and for the reply of the call being run.
+    private func recordFailure(_ c: ContainerRecord, _ hook: Hook, _ error: HookFailure) {
+        failures[c.id] = (hook, error)
+        callFailures?.append(.object(mergingData(error.data, [
+            "container": .string(c.id), "class": .string(c.className), "hook": .string(hook.rawValue),
+            "message": .string(error.message),
+        ])))
+    }
+
+    /// Runs one call. Every hook that failed during it is in its reply, a -32004 naming the first
+    /// failure with all of them in `data.failures`: a -32004 the call threw gets the list; a call that
+    /// otherwise completed has its result in `data.result`, one that failed for another reason its
+    /// error in `data.error`. Host-wide calls take the failures into their result instead
+    /// (`takeCallFailures`).
+    func reportingFailures(_ run: () throws(RPCError) -> RPCResult) throws(RPCError) -> RPCResult {
+        callFailures = []
+        defer { callFailures = nil }
+        let outcome: Result<RPCResult, RPCError>
+        do { outcome = .success(try run()) } catch { outcome = .failure(error) }
+        guard let failed = callFailures, let first = failed.first?.objectValue else { return try outcome.get() }
+        let names = failed.compactMap { $0["container"]?.stringValue }.joined(separator: ", ")
+        switch outcome {
+        case .failure(var e) where e.code == .pluginFailed:
+            e.data["failures"] = .array(failed)
+            throw e
+        case .failure(let e):
+            // It failed for another reason too (a pop that found the stack emptied by the failure).
+            var data = first
+            data["failures"] = .array(failed)
+            data["error"] = e.json
+            throw RPCError(.pluginFailed, "\(first["message"]?.stringValue ?? "a hook failed"); torn down: \(names); and: \(e.message)", data)
+        case .success(let result):
+            var data = first
+            data["failures"] = .array(failed)
+            data["result"] = result.value
+            throw RPCError(.pluginFailed, "\(first["message"]?.stringValue ?? "a hook failed"); torn down: \(names)", data)
+        }
+    }
+
+    /// Adds the failures of the call being run to its result as `failed` (when there are any): for
+    /// host-wide calls (a memory warning, the virtual clock, idle tasks), which reach other connections'
+    /// containers too and still completed.
+    func takeCallFailures(into result: inout JSONObject) {
+        guard let failed = callFailures, !failed.isEmpty else { return }
+        callFailures = []
+        result["failed"] = .array(failed)
     }
 
     // MARK: LifecycleDelegate
@@ -60,7 +121,7 @@ public final class ContainerSystem: HostComponent, LifecycleDelegate {
         do {
             _ = try instance.run(hook, input: input)
         } catch {
-            failures[c.id] = (hook, error)
+            recordFailure(c, hook, error)
             ok = false
         }
         emitLifecycle(hook, c, context, failed: !ok)
@@ -134,6 +195,12 @@ public final class ContainerSystem: HostComponent, LifecycleDelegate {
 
     func create(_ cls: ContainerClass, owner: String?, data: JSONValue?, offscreenIn greenRoom: String? = nil,
                 cause: String? = nil, parent: ContainerParent? = nil) throws(RPCError) -> ContainerRecord {
+        let asked = cls.isScripted ? (cls as? ScriptedClass)?.memoryBytes ?? 0 : 0
+        if asked > 0, scriptedBytes + asked > scriptedBudgetBytes {
+            throw RPCError(.limitExceeded, "A \(cls.name) holds \(asked) bytes; scripted instances hold \(scriptedBytes) of the host's \(scriptedBudgetBytes)-byte budget (--scripted-memory-budget-bytes)",
+                           ["limit": "scriptedMemoryBytes", "max": .int(scriptedBudgetBytes), "budget": .int(scriptedBudgetBytes),
+                            "used": .int(scriptedBytes), "asked": .int(asked), "class": .string(cls.name)])
+        }
         let id = nextContainerID
         nextContainer += 1
         let instance: ContainerInstance
@@ -144,6 +211,10 @@ public final class ContainerSystem: HostComponent, LifecycleDelegate {
         let c = ContainerRecord(id: id, className: cls.name, owner: owner)
         containers[id] = c
         instances[id] = instance
+        if asked > 0 {
+            scriptedCharge[id] = asked
+            scriptedBytes += asked
+        }
         if let cause { causes[id] = cause }
         if let greenRoom { c.parent = .greenRoom(greenRoom) }
         // A page child's init already says which page it is for.
@@ -156,7 +227,7 @@ public final class ContainerSystem: HostComponent, LifecycleDelegate {
             emitLifecycle(.initialize, c, HookContext(), failed: false)
         } catch {
             emitLifecycle(.initialize, c, HookContext(), failed: true)
-            failures[id] = (.initialize, error)
+            recordFailure(c, .initialize, error)
             throw fail(c)
         }
         return c
@@ -164,6 +235,7 @@ public final class ContainerSystem: HostComponent, LifecycleDelegate {
 
     private func finishDestroy(_ c: ContainerRecord) {
         instances.removeValue(forKey: c.id)?.destroy()
+        scriptedBytes -= scriptedCharge.removeValue(forKey: c.id) ?? 0
         containers[c.id] = nil
         causes[c.id] = nil
         warmedAt[c.id] = nil
@@ -255,7 +327,7 @@ public final class ContainerSystem: HostComponent, LifecycleDelegate {
             emitLifecycle(.configure, c, HookContext(), failed: false)
             return out ?? .null
         } catch {
-            failures[c.id] = (.configure, error)
+            recordFailure(c, .configure, error)
             emitLifecycle(.configure, c, HookContext(), failed: true)
             throw fail(c)
         }
@@ -348,7 +420,7 @@ public final class ContainerSystem: HostComponent, LifecycleDelegate {
             _ = try instance.run(.didReceiveMemoryWarning, input: ["level": .string(level)])
             emitLifecycle(.didReceiveMemoryWarning, c, HookContext(), failed: false)
         } catch {
-            failures[c.id] = (.didReceiveMemoryWarning, error)
+            recordFailure(c, .didReceiveMemoryWarning, error)
             emitLifecycle(.didReceiveMemoryWarning, c, HookContext(), failed: true)
             fail(c)
         }
@@ -376,6 +448,7 @@ public final class ContainerSystem: HostComponent, LifecycleDelegate {
             "pooledBytes": .int(pooledBytes()),
             "budgetBytes": .int(poolBudgetBytes),
         ]
+        stats["scriptedMemory"] = ["usedBytes": .int(scriptedBytes), "budgetBytes": .int(scriptedBudgetBytes)]
         stats["unbalancedTransitions"] = .int(unbalancedTransitions)
     }
 }

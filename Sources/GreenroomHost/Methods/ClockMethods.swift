@@ -19,7 +19,9 @@ extension Host {
             let fired = c.host.advanceVirtualClock(by: ms)
             // `now` names the new time; `ms` (the same value) stays for clients written before `now`
             // existed, though beside the `ms` param (a duration) it read like the time advanced.
-            return ["now": .double(c.host.now), "ms": .double(c.host.now), "fired": .int(fired)]
+            var reply: JSONObject = ["now": .double(c.host.now), "ms": .double(c.host.now), "fired": .int(fired)]
+            c.host.containerSystem.takeCallFailures(into: &reply)
+            return .object(reply)
         }
     }
 
@@ -47,7 +49,9 @@ extension Host {
         r.register("tasks.drain") { c, _ throws(RPCError) in
             let clock = c.host.clock
             let ran = c.host.dispatcher.drain(now: { clock.nowMs })
-            return ["ran": .int(ran), "pending": .int(c.host.dispatcher.pendingCount)]
+            var reply: JSONObject = ["ran": .int(ran), "pending": .int(c.host.dispatcher.pendingCount)]
+            c.host.containerSystem.takeCallFailures(into: &reply)
+            return .object(reply)
         }
     }
 }

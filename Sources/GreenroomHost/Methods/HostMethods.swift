@@ -17,7 +17,11 @@ extension Host {
         r.register("host.memoryWarning", params: ["level"]) { c, p throws(RPCError) in
             let level = try p.choice("level", ["warning", "critical"], default: "warning")!
             let purged = c.host.memoryWarning(level: level, caller: c)
-            return ["level": .string(level), "purged": .object(purged)]
+            // Containers whose didReceiveMemoryWarning failed were torn down; the warning still reached
+            // every other one, so the call succeeded and lists them.
+            var reply: JSONObject = ["level": .string(level), "purged": .object(purged)]
+            c.host.containerSystem.takeCallFailures(into: &reply)
+            return .object(reply)
         }
         r.register("host.shutdown") { c, _ throws(RPCError) in
             c.host.requestShutdown()

@@ -19,12 +19,17 @@ extension PageSystem {
                                  ["call": .string(call), "phase": .string(phase)])
         case .child(let failure):
             if let c = containers.containers[failure.container], !c.isDestroyed { return containers.fail(c) }
+            if let made = childCreateError {
+                childCreateError = nil
+                return made
+            }
             return RPCError(.pluginFailed, "A page's container failed in \(failure.hook.rawValue)",
                             ["container": .string(failure.container), "hook": .string(failure.hook.rawValue)])
         }
     }
 
     func run(_ body: () throws(PageError) -> Void) throws(RPCError) {
+        childCreateError = nil
         do { try body() } catch { throw rpc(error) }
     }
 

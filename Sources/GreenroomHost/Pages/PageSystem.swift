@@ -34,6 +34,9 @@ public final class PageSystem: HostComponent, PageSessionDelegate {
     private var nextSession = 1
     /// Session containers (in stacks) by container id.
     var sessionByContainer: [String: PageSessionEntry] = [:]
+    /// Why the last page child could not be made (its init failed, or a limit): the -32004 or -32005
+    /// the call answers.
+    var childCreateError: RPCError?
 
     public init(host: Host) {
         self.host = host
@@ -97,11 +100,14 @@ public final class PageSystem: HostComponent, PageSessionDelegate {
         if let c {
             child = c
         } else {
-            guard let klass = host.classes[cls],
-                  let made = try? containers.create(klass, owner: e.owner, data: data, parent: .page(session: session.id, index: index)) else {
+            guard let klass = host.classes[cls] else { throw ContainerFailure(container: "\(session.id)[\(index)]", hook: .initialize) }
+            do throws(RPCError) {
+                child = try containers.create(klass, owner: e.owner, data: data, parent: .page(session: session.id, index: index))
+            } catch {
+                // Its init failed (already torn down) or the host refused it (a limit): the reply says which.
+                childCreateError = error
                 throw ContainerFailure(container: "\(session.id)[\(index)]", hook: .initialize)
             }
-            child = made
         }
         child.parent = .page(session: session.id, index: index)
         try containers.lifecycle.willMove(child, toParent: session.id)
@@ -147,11 +153,17 @@ public final class PageSystem: HostComponent, PageSessionDelegate {
     func forward(_ c: ContainerRecord, _ hook: Hook, _ animated: Bool) {
         // A session being destroyed no longer forwards (its children are already released).
         guard let e = sessionByContainer[c.id], !e.isDestroying else { return }
-        switch hook {
-        case .viewWillAppear: try? e.session.forwardBegin(appearing: true, animated: animated)
-        case .viewWillDisappear: try? e.session.forwardBegin(appearing: false, animated: animated)
-        case .viewDidAppear, .viewDidDisappear: try? e.session.forwardEnd(animated: animated)
-        default: break
+        do throws(PageError) {
+            switch hook {
+            case .viewWillAppear: try e.session.forwardBegin(appearing: true, animated: animated)
+            case .viewWillDisappear: try e.session.forwardBegin(appearing: false, animated: animated)
+            case .viewDidAppear, .viewDidDisappear: try e.session.forwardEnd(animated: animated)
+            default: break
+            }
+        } catch {
+            // The page failed, not the session's container: the page is torn down now (it must not
+            // stay listed, appeared, to fail the next call) and the call that moved the stack reports it.
+            if case .child(let failure) = error { childFailed(e.session, failure) }
         }
     }
 

@@ -1,0 +1,283 @@
+import Testing
+import GreenroomCore
+import GreenroomJSON
+import GreenroomRPC
+@testable import GreenroomHost
+
+/// SplitMix64: a fixed seed gives the same call sequence on every machine and run.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// Random valid call sequences over every object kind, with scripted classes whose hooks fail (one class
+/// per hook kind), on a virtual clock. After every call: no -32603, no unbalanced appearance call, every
+/// appearance hook in the events follows the four-state table, and every hook that failed is reported
+/// in the reply of the call that caused it (its container torn down in that reply's events).
+final class StateFuzzer {
+    static let appearanceTable: [String: (from: Set<String>, to: String)] = [
+        "viewWillAppear": (["disappeared", "disappearing"], "appearing"),
+        "viewWillDisappear": (["appearing", "appeared"], "disappearing"),
+        "viewDidAppear": (["appearing"], "appeared"),
+        "viewDidDisappear": (["disappearing"], "disappeared"),
+    ]
+
+    var rng: SeededGenerator
+    let host: Host
+    var clients: [MemoryClient] = []
+    var classes = ["Container", "Plain"]
+    /// Live ids per kind and client (ids of destroyed objects linger: calls on them must be -32002).
+    var containers: [Int: [String]] = [:]
+    var stacks: [Int: [String]] = [:]
+    var pages: [Int: [String]] = [:]
+    var pageCounts: [String: Int] = [:]
+    var ranges: [Int: [String]] = [:]
+    var appearance: [String: String] = [:]
+    var problems: [String] = []
+    var log: [String] = []
+    var calls = 0
+    /// The reply of the last call (a -32004's `data.result` says what the call did otherwise).
+    var lastReply: JSONValue = .null
+
+    init(seed: UInt64) {
+        rng = SeededGenerator(seed: seed)
+        host = virtualHost()
+        addClient()
+        let c = clients[0]
+        c.call("classes.define", ["name": "Plain", "memoryBytes": 4096])
+        for hook in Hook.allCases {
+            let name = "Fail_\(hook.rawValue)"
+            c.call("classes.define", ["name": .string(name), "hooks": [.init(stringLiteral: hook.rawValue): ["fail": true]]])
+            classes.append(name)
+        }
+    }
+
+    func addClient() {
+        let c = MemoryClient(host)
+        c.call("events.subscribe", ["topics": ["lifecycle", "page", "pool", "range", "host"]])
+        clients.append(c)
+    }
+
+    func pick<T>(_ a: [T]) -> T? { a.isEmpty ? nil : a[Int.random(in: 0..<a.count, using: &rng)] }
+    func chance(_ p: Double) -> Bool { Double.random(in: 0..<1, using: &rng) < p }
+    func int(_ r: ClosedRange<Int>) -> Int { Int.random(in: r, using: &rng) }
+
+    /// Calls `method` on client `i` and checks the invariants on its events and reply.
+    @discardableResult
+    func call(_ i: Int, _ method: String, _ params: JSONObject) -> JSONValue? {
+        calls += 1
+        let line = "\(i) \(method) \(JSONCodec.encodeString(.object(params)))"
+        log.append(line)
+        var (events, reply) = clients[i].call(method, .object(params))
+        lastReply = reply
+        // A call may reach other connections' containers (a memory warning, the clock, pools).
+        for (k, other) in clients.enumerated() where k != i { events += other.readAll() }
+        check(events, reply, line)
+        return reply["result"]
+    }
+
+    func check(_ events: [JSONValue], _ reply: JSONValue, _ line: String) {
+        func problem(_ s: String) { problems.append("\(s)\n  after: \(log.suffix(12).joined(separator: "\n         "))") }
+        if reply["error"]?["code"] == -32603 { problem("-32603 for \(line): \(reply)") }
+        var failed: [String] = []
+        for e in events where e["method"] == "lifecycle" {
+            guard let p = e["params"], let c = p["container"]?.stringValue, let ev = p["event"]?.stringValue else { continue }
+            if ev == "unbalancedAppearanceTransition" { problem("unbalanced on \(c) in \(line): \(p)") }
+            if p["failed"] == true { failed.append(c) }
+            if ev == "init" { appearance[c] = "disappeared" }
+            if ev == "deinit" { appearance[c] = nil }
+            if let rule = Self.appearanceTable[ev], let before = appearance[c] {
+                if !rule.from.contains(before) { problem("\(c) \(ev) from \(before) in \(line)") }
+                appearance[c] = rule.to
+            }
+        }
+        // Every failure is in this reply: -32004 listing it, or a host-wide call's `failed`.
+        var reported = Set<String>()
+        if let err = reply["error"], err["code"] == -32004 {
+            if let c = err["data"]?["container"]?.stringValue { reported.insert(c) }
+            for f in err["data"]?["failures"]?.arrayValue ?? [] { if let c = f["container"]?.stringValue { reported.insert(c) } }
+        }
+        for f in reply["result"]?["failed"]?.arrayValue ?? [] { if let c = f["container"]?.stringValue { reported.insert(c) } }
+        for c in failed where !reported.contains(c) { problem("\(c) failed in \(line) but the reply does not say so: \(reply)") }
+        // A failed container is torn down in the same reply's events.
+        for c in failed where appearance[c] != nil && !events.contains(where: { $0["params"]?["container"]?.stringValue == c && $0["params"]?["event"] == "deinit" }) {
+            problem("\(c) failed in \(line) and was not torn down")
+        }
+    }
+
+    func ids(_ r: JSONValue?, _ key: String) -> String? { r?[key]?.stringValue }
+
+    /// One random call.
+    func step() {
+        let i = int(0...(clients.count - 1))
+        let size: JSONObject = ["width": .double(Double(int(1...4) * 50)), "height": 100]
+        switch int(0...27) {
+        case 0, 1:
+            if let r = call(i, "container.create", ["class": .string(pick(classes)!), "data": ["n": .int(int(0...9))]]), let id = ids(r, "container") {
+                containers[i, default: []].append(id)
+            }
+        case 2:
+            guard let c = pick(containers[i] ?? []) else { return }
+            call(i, "container.configure", ["container": .string(c), "data": ["n": 1]])
+        case 3:
+            guard let c = pick(containers[i] ?? []) else { return }
+            call(i, "container.release", ["container": .string(c)])
+        case 4:
+            var p = size
+            p["hidden"] = .bool(chance(0.2))
+            if let id = ids(call(i, "stack.create", p), "stack") { stacks[i, default: []].append(id) }
+        case 5, 6:
+            guard let s = pick(stacks[i] ?? []), let c = pick(containers[i] ?? []) else { return }
+            call(i, "stack.push", ["stack": .string(s), "container": .string(c), "animated": .bool(chance(0.5))])
+        case 7:
+            guard let s = pick(stacks[i] ?? []) else { return }
+            call(i, "stack.pop", ["stack": .string(s), "animated": .bool(chance(0.5))])
+        case 8:
+            guard let s = pick(stacks[i] ?? []) else { return }
+            call(i, "stack.setHidden", ["stack": .string(s), "hidden": .bool(chance(0.5))])
+        case 9:
+            guard let s = pick(stacks[i] ?? []) else { return }
+            var p = size
+            p["stack"] = .string(s)
+            call(i, "stack.resize", p)
+        case 10:
+            guard chance(0.3), let s = pick(stacks[i] ?? []) else { return }
+            call(i, "stack.destroy", ["stack": .string(s)])
+        case 11:
+            var p: JSONObject = ["class": .string(pick(classes)!), "animated": .bool(chance(0.5))]
+            if let s = pick(stacks[i] ?? []) { p["stack"] = .string(s) }
+            if chance(0.5) { p["data"] = ["n": 2] }
+            if let id = ids(call(i, "showRendered", p), "container") { containers[i, default: []].append(id) }
+        case 12:
+            var p: JSONObject = ["class": .string(pick(classes)!), "count": .int(int(1...3))]
+            if chance(0.5) { p["width"] = 100; p["height"] = 100 }
+            call(i, "pool.warm", p)
+        case 13:
+            call(i, "pool.configure", ["class": .string(pick(classes)!), "depth": .int(int(0...2)),
+                                       "policy": chance(0.5) ? "eager" : "lazy"])
+        case 14:
+            call(i, "pool.purge", chance(0.5) ? [:] : ["class": .string(pick(classes)!)])
+        case 15, 16:
+            let count = int(1...8)
+            var p: JSONObject = ["count": .int(count), "width": 100, "height": 100, "initialIndex": .int(int(0...(count - 1)))]
+            if chance(0.3) {
+                p["pages"] = .array((0..<count).map { _ in ["class": .string(pick(classes)!)] })
+                p["count"] = nil
+            } else {
+                p["class"] = .string(pick(classes)!)
+            }
+            if chance(0.5), let s = pick(stacks[i] ?? []) { p["stack"] = .string(s) }
+            p["cache"] = chance(0.3) ? ["mode": "reuse"] : ["limit": .int(int(1...3))]
+            p["prerender"] = .bool(chance(0.3))
+            let r = call(i, "page.create", p)
+            // A session created despite a failing page is in the -32004's data.result.
+            let created = r ?? lastReply["error"]?["data"]?["result"]
+            if let id = ids(created, "session") {
+                pages[i, default: []].append(id)
+                pageCounts[id] = count
+            }
+        case 17:
+            guard let s = pick(pages[i] ?? []) else { return }
+            call(i, "page.show", ["session": .string(s), "index": .int(int(0...(pageCounts[s]! - 1))), "animated": .bool(chance(0.6))])
+        case 18, 19:
+            guard let s = pick(pages[i] ?? []) else { return }
+            dragStream(i, s)
+        case 20:
+            guard chance(0.3), let s = pick(pages[i] ?? []) else { return }
+            call(i, "page.destroy", ["session": .string(s)])
+        case 21:
+            var p: JSONObject = ["viewport": ["width": 375, "height": 667], "templates": .bool(chance(0.5))]
+            p["sections"] = [["count": .int(int(1...40)), "itemLength": 60, "reuseIdentifier": .string(pick(classes)!)]]
+            if let id = ids(call(i, "range.create", p), "session") { ranges[i, default: []].append(id) }
+        case 22:
+            guard let s = pick(ranges[i] ?? []) else { return }
+            call(i, "range.willBeginDragging", ["session": .string(s)])
+            for _ in 0..<int(1...4) { call(i, "range.didScroll", ["session": .string(s), "offset": .double(Double(int(0...2000)))]) }
+            call(i, "range.willEndDragging", ["session": .string(s), "velocity": 0])
+            if chance(0.3) { call(i, "range.destroy", ["session": .string(s)]) }
+        case 23:
+            call(i, "host.memoryWarning", ["level": chance(0.5) ? "warning" : "critical"])
+        case 24, 25:
+            call(i, "clock.advance", ["ms": .double(Double(pick([16, 150, 300, 1000, 6000])!))])
+        case 26:
+            call(i, "tasks.drain", [:])
+        default:
+            // A connection closes (its objects are torn down) and another opens.
+            if clients.count < 3 { addClient(); return }
+            guard chance(0.3) else { return }
+            let victim = int(1...(clients.count - 1))
+            host.connectionClosed(clients[victim].connection)
+            clients.remove(at: victim)
+            for (k, v) in [containers, stacks, pages, ranges].enumerated() {
+                var m = v
+                m[victim] = nil
+                var shifted: [Int: [String]] = [:]
+                for (key, value) in m { shifted[key > victim ? key - 1 : key] = value }
+                switch k {
+                case 0: containers = shifted
+                case 1: stacks = shifted
+                case 2: pages = shifted
+                default: ranges = shifted
+                }
+            }
+        }
+    }
+
+    /// A drag: willBeginDragging, a few didScroll, then a release with or without deceleration.
+    func dragStream(_ i: Int, _ s: String) {
+        let count = Double(pageCounts[s] ?? 1)
+        var x = Double(int(0...Int(count - 1))) * 100
+        guard call(i, "page.willBeginDragging", ["session": .string(s), "offset": .double(x)]) != nil else { return }
+        for _ in 0..<int(1...5) {
+            x = min(max(x + Double(int(-120...120)), -100), count * 100)
+            call(i, "page.didScroll", ["session": .string(s), "offset": .double(x)])
+            if chance(0.05) { call(i, "clock.advance", ["ms": 300]) }
+        }
+        call(i, "page.willEndDragging", ["session": .string(s), "offset": .double(x), "velocity": 0])
+        if chance(0.1) { return }  // left mid-gesture: later calls must cope
+        let decelerate = chance(0.5)
+        call(i, "page.didEndDragging", ["session": .string(s), "offset": .double(x), "willDecelerate": .bool(decelerate)])
+        if decelerate {
+            let rest = (min(max(x / 100, 0), count - 1)).rounded() * 100
+            call(i, "page.didEndDecelerating", ["session": .string(s), "offset": .double(rest)])
+        }
+    }
+
+    /// Runs `steps` random calls, then checks the host is balanced and usable, and that closing every
+    /// connection leaves nothing but the host's own pooled containers.
+    func run(steps: Int) {
+        for _ in 0..<steps { step() }
+        let stats = call(0, "host.stats", [:])
+        if stats?["unbalancedTransitions"] != 0 { problems.append("host.stats unbalancedTransitions = \(stats?["unbalancedTransitions"] ?? .null)") }
+        if call(0, "host.ping", [:]) != ["pong": true] { problems.append("host.ping failed at the end") }
+        // Closing tears objects down with no reply to report failures in: their events are all there is.
+        for c in clients.dropFirst() { host.connectionClosed(c.connection) }
+        clients.removeLast(clients.count - 1)
+        let observer = clients[0]
+        call(0, "clock.advance", ["ms": 10000])
+        call(0, "tasks.drain", [:])
+        host.connectionClosed(observer.connection)
+        let last = MemoryClient(host)
+        let after = last.call("host.stats").reply["result"]
+        if after?["unbalancedTransitions"] != 0 { problems.append("unbalanced after teardown: \(after?["unbalancedTransitions"] ?? .null)") }
+        if after?["containers"]?["total"] != after?["containers"]?["pooled"] {
+            problems.append("containers left after every connection closed: \(after?["containers"] ?? .null)")
+        }
+    }
+}
+
+@Suite struct StateFuzzTests {
+    @Test(arguments: Array(1...8) as [UInt64])
+    func randomValidSequencesStayBalanced(seed: UInt64) {
+        let f = StateFuzzer(seed: seed)
+        f.run(steps: 2000)
+        #expect(f.problems.isEmpty, "seed \(seed), \(f.calls) calls:\n\(f.problems.prefix(3).joined(separator: "\n"))")
+    }
+}
