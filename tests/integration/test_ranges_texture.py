@@ -58,6 +58,26 @@ def test_an_exhausted_backend_is_not_asked_again(rc):
     assert batches(events) == []
 
 
+def test_an_end_of_deceleration_at_the_last_offset_is_not_a_scroll(rc):
+    # UIKit calls scrollViewDidScroll: only when the offset moves: a range.didEndDecelerating whose offset is
+    # the one the last didScroll sent adds no scroll step, so nothing is judged (before: an exhausted
+    # backend was asked again at every end of deceleration).
+    s, _ = make(rc)
+    rc.call("range.willBeginDragging", session=s, offset=0)
+    rc.call("range.didScroll", session=s, offset=6000)
+    _, events = rc.call("range.willEndDragging", session=s, velocity=1, targetOffset=7500)
+    (b,) = batches(events)  # judged at the target: 1500 left
+    _, events = rc.call("range.didScroll", session=s, offset=7500)
+    assert batches(events) == []  # one in flight
+    _, events = rc.call("range.batchFetchDone", session=s, context=b["context"])
+    assert batches(events) == []  # nothing more
+    _, events = rc.call("range.didEndDecelerating", session=s, offset=7500)
+    assert batches(events) == [], "no scroll happened: Texture judges nothing"
+    # A scroll that moves is judged again (at rest: no direction, 1400 left).
+    _, events = rc.call("range.didScroll", session=s, offset=7600)
+    assert len(batches(events)) == 1
+
+
 def test_a_zero_velocity_release_near_the_end_fetches(rc):
     s, _ = make(rc)
     rc.call("range.willBeginDragging", session=s, offset=0)
@@ -228,6 +248,27 @@ def test_display_and_preload_are_independent_and_low_memory_never_displays(rc):
     assert rows(st["display"]) == span(0, 10) == rows(st["visible"])
     # visible: the preload range's own buffer (0.5 screens down: rows 0..14) counts.
     assert rows(st["preload"]) == span(0, 15)
+
+
+def test_low_memory_preload_reuses_the_empty_display_set_when_their_tunings_are_equal(rc):
+    # ASRangeController: when the display and preload tunings are equal, preloadElements = displayElements
+    # (equalDisplayPreload), and lowMemory's display set is empty (emptyDisplayRange). So a lowMemory
+    # preload tuning equal to lowMemory's display tuning preloads only what is on screen (before: rows 0..19,
+    # the preload tuning's own screen down and up).
+    equal = {"lowMemory": {"display": {"leading": 1, "trailing": 1}, "preload": {"leading": 1, "trailing": 1}}}
+    h, _ = make(rc, tuning=equal, visible=False)
+    rc.call("host.memoryWarning")
+    _, events = rc.call("range.setVisible", session=h, visible=True)
+    st = rc.state(h)
+    assert st["mode"] == "lowMemory", "never scrolled: the mode is not managed yet"
+    assert rows(st["visible"]) == rows(st["display"]) == rows(st["preload"]) == span(0, 10)
+    # Unequal tunings: the preload range is the preload tuning's own (one screen down: rows 0..19).
+    unequal = {"lowMemory": {"display": {"leading": 1, "trailing": 0.5}, "preload": {"leading": 1, "trailing": 1}}}
+    h, _ = make(rc, tuning=unequal, visible=False)
+    rc.call("host.memoryWarning")
+    rc.call("range.setVisible", session=h, visible=True)
+    st = rc.state(h)
+    assert rows(st["display"]) == span(0, 10) and rows(st["preload"]) == span(0, 20)
 
 
 # --------------------------------------------------------------------------------------------------

@@ -261,9 +261,13 @@ public final class RangeSession {
     /// The interval of a range type around `at` moving in `fwd`: the viewport grown by the mode's
     /// buffers (Texture's `CGRectExpandToRangeWithScrollableDirections`). `lowMemory`'s display range is
     /// empty whatever its tuning (Texture's `emptyDisplayRange`: a zero buffer would still hold the
-    /// viewport).
+    /// viewport). When a mode's display and preload tunings are equal, Texture's preload set is the
+    /// display set (`equalDisplayPreload`): the same interval in every mode but `lowMemory`, where it is
+    /// the empty one.
     func interval(_ type: RangeType, mode: RangeMode, at: Double, fwd: Bool) -> IndexInterval {
-        if mode == .lowMemory && type == .display { return .empty }
+        if mode == .lowMemory && (type == .display || tuning.buffer(mode, .display) == tuning.buffer(mode, .preload)) {
+            return .empty
+        }
         let b = tuning.buffer(mode, type)
         let L = viewportLength
         let ahead = b.leading * L, behind = b.trailing * L

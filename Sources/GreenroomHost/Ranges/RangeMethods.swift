@@ -201,8 +201,10 @@ extension RangeSystem {
             var decided: Bool?
             do throws(RangeError) {
                 try e.session.checkCanEndDecelerating()  // out of order: nothing moves
-                if let x {
-                    // The motion's last step: a didScroll while still decelerating (judged toward the target).
+                // The motion's last step: a didScroll while still decelerating (judged toward the target).
+                // An offset the last call already sent is no step: UIKit calls scrollViewDidScroll: only
+                // when the offset moves, so nothing is judged (an exhausted backend is not asked again).
+                if let x, x != e.session.offset {
                     try e.session.didScroll(to: x)
                     if !e.session.dragging && e.session.isVisible { decided = e.session.batchDecision() }
                 }
