@@ -201,10 +201,8 @@ extension RangeSystem {
             var decided: Bool?
             do throws(RangeError) {
                 try e.session.checkCanEndDecelerating()  // out of order: nothing moves
-                // The motion's last step: a didScroll while still decelerating (judged toward the target).
-                // An offset the last call already sent is no step: UIKit calls scrollViewDidScroll: only
-                // when the offset moves, so nothing is judged (an exhausted backend is not asked again).
-                if let x, x != e.session.offset {
+                if let x {
+                    // The motion's last step: a didScroll while still decelerating (judged toward the target).
                     try e.session.didScroll(to: x)
                     if !e.session.dragging && e.session.isVisible { decided = e.session.batchDecision() }
                 }
