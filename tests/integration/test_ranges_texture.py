@@ -203,6 +203,45 @@ def test_overscroll_keeps_the_ranges_and_takes_only_the_visible_bit(rc):
 # Invisible sessions, independent sets, lowMemory
 
 
+def test_an_insert_while_nothing_is_on_screen_changes_nothing_on_screen(rc):
+    # Overscrolled past the head, nothing is on screen; an insert at the head leaves it so (the content grows
+    # below the viewport), so UIKit displays no cell and Texture runs no update: the kept direction stays up.
+    # (Before: the empty on-screen interval, shifted by the insert, compared unequal to the empty one and ran
+    # an update that took the fling's direction, down, so the ranges leaned down at rest.)
+    s, _ = make(rc)
+    rc.call("range.willBeginDragging", session=s, offset=3000)
+    for x in (2000, 500, -1000):
+        rc.call("range.didScroll", session=s, offset=x)
+    assert rc.state(s)["direction"] == "up"
+    rc.call("range.willEndDragging", session=s, velocity=-1, targetOffset=0)  # bounces back: toward the tail
+    _, events = rc.call("range.insertItems", session=s, at=[0, 0], lengths=[100])
+    assert range_events(events) == [] and batches(events) == []
+    assert rc.state(s)["direction"] == "up"
+    rc.call("range.didEndDecelerating", session=s, offset=0)
+    st = rc.state(s)
+    # At rest, the kept direction (up): full preload = 1.5 screens below and 2.5 above the viewport.
+    assert st["direction"] == "up" and rows(st["preload"]) == span(0, 25)
+
+
+def test_an_update_with_nothing_on_screen_leaves_new_items_unmarked(rc):
+    # An item inserted inside the preload range but off screen is not marked until the next update (no cell
+    # was displayed). An update with nothing on screen returns early in Texture's
+    # _updateVisibleNodeIndexPaths: it only takes the visible bit, so the new item stays unmarked (before:
+    # it entered preload there, though no range was computed).
+    s, _ = make(rc)  # minimum: preload rows 0..14
+    _, events = rc.call("range.insertItems", session=s, at=[0, 12], lengths=[100])
+    assert range_events(events) == []
+    assert rows(rc.state(s)["preload"]) == span(0, 12) + [13, 14, 15]
+    _, events = rc.call("range.didScroll", session=s, offset=-1000)  # overscrolled: nothing on screen
+    (ev,) = range_events(events)
+    assert rows(ev["exit"]["visible"]) == span(0, 10) and ev["enter"]["preload"] == []
+    st = rc.state(s)
+    assert st["visible"] == [] and rows(st["preload"]) == span(0, 12) + [13, 14, 15]
+    _, events = rc.call("range.didScroll", session=s, offset=0)  # a real update marks it
+    (ev,) = range_events(events)
+    assert tup(ev["enter"]["preload"]) == [(0, 12)] and tup(ev["exit"]["preload"]) == [(0, 15)]
+
+
 def test_an_invisible_session_preloads_the_viewport_and_the_display_range(rc):
     s, events = make(rc, visible=False)
     st = rc.state(s)
