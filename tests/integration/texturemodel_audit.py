@@ -31,12 +31,9 @@ Items have identities (ints) so inserts and deletes keep them; paths are compute
 
 from __future__ import annotations
 
-TUNING = {
-    "full": {"display": (1.0, 0.5), "preload": (2.5, 1.5)},
-    "minimum": {"display": (0.25, 0.25), "preload": (0.5, 0.25)},
-    "visibleOnly": {"display": (0.0, 0.0), "preload": (0.0, 0.0)},
-    "lowMemory": {"display": (0.0, 0.0), "preload": (0.0, 0.0)},
-}
+# Texture's default tunings (ASAbstractLayoutController +defaultTuningParameters), the one shared table.
+from rangemodel import TEXTURE as TUNING  # noqa: E402
+
 KINDS = ("preload", "display", "visible")
 
 
