@@ -58,6 +58,19 @@ def test_an_exhausted_backend_is_not_asked_again(rc):
     assert batches(events) == []
 
 
+def test_every_did_scroll_is_a_scroll_even_at_the_same_offset(rc):
+    # A deliberate difference (docs/ranges.md): UIKit sends no scrollViewDidScroll: when the offset does not
+    # move, but a range.didScroll (or a range.didEndDecelerating with an offset) is the client's word that the
+    # list scrolled, so at rest near the end an exhausted backend is asked again.
+    s, _ = make(rc)
+    _, events = rc.call("range.didScroll", session=s, offset=7200)
+    (b,) = batches(events)  # at rest, 1800 left
+    _, events = rc.call("range.batchFetchDone", session=s, context=b["context"])
+    assert batches(events) == []
+    _, events = rc.call("range.didScroll", session=s, offset=7200)
+    assert len(batches(events)) == 1
+
+
 def test_a_zero_velocity_release_near_the_end_fetches(rc):
     s, _ = make(rc)
     rc.call("range.willBeginDragging", session=s, offset=0)
@@ -190,6 +203,45 @@ def test_overscroll_keeps_the_ranges_and_takes_only_the_visible_bit(rc):
 # Invisible sessions, independent sets, lowMemory
 
 
+def test_an_insert_while_nothing_is_on_screen_changes_nothing_on_screen(rc):
+    # Overscrolled past the head, nothing is on screen; an insert at the head leaves it so (the content grows
+    # below the viewport), so UIKit displays no cell and Texture runs no update: the kept direction stays up.
+    # (Before: the empty on-screen interval, shifted by the insert, compared unequal to the empty one and ran
+    # an update that took the fling's direction, down, so the ranges leaned down at rest.)
+    s, _ = make(rc)
+    rc.call("range.willBeginDragging", session=s, offset=3000)
+    for x in (2000, 500, -1000):
+        rc.call("range.didScroll", session=s, offset=x)
+    assert rc.state(s)["direction"] == "up"
+    rc.call("range.willEndDragging", session=s, velocity=-1, targetOffset=0)  # bounces back: toward the tail
+    _, events = rc.call("range.insertItems", session=s, at=[0, 0], lengths=[100])
+    assert range_events(events) == [] and batches(events) == []
+    assert rc.state(s)["direction"] == "up"
+    rc.call("range.didEndDecelerating", session=s, offset=0)
+    st = rc.state(s)
+    # At rest, the kept direction (up): full preload = 1.5 screens below and 2.5 above the viewport.
+    assert st["direction"] == "up" and rows(st["preload"]) == span(0, 25)
+
+
+def test_an_update_with_nothing_on_screen_leaves_new_items_unmarked(rc):
+    # An item inserted inside the preload range but off screen is not marked until the next update (no cell
+    # was displayed). An update with nothing on screen returns early in Texture's
+    # _updateVisibleNodeIndexPaths: it only takes the visible bit, so the new item stays unmarked (before:
+    # it entered preload there, though no range was computed).
+    s, _ = make(rc)  # minimum: preload rows 0..14
+    _, events = rc.call("range.insertItems", session=s, at=[0, 12], lengths=[100])
+    assert range_events(events) == []
+    assert rows(rc.state(s)["preload"]) == span(0, 12) + [13, 14, 15]
+    _, events = rc.call("range.didScroll", session=s, offset=-1000)  # overscrolled: nothing on screen
+    (ev,) = range_events(events)
+    assert rows(ev["exit"]["visible"]) == span(0, 10) and ev["enter"]["preload"] == []
+    st = rc.state(s)
+    assert st["visible"] == [] and rows(st["preload"]) == span(0, 12) + [13, 14, 15]
+    _, events = rc.call("range.didScroll", session=s, offset=0)  # a real update marks it
+    (ev,) = range_events(events)
+    assert tup(ev["enter"]["preload"]) == [(0, 12)] and tup(ev["exit"]["preload"]) == [(0, 15)]
+
+
 def test_an_invisible_session_preloads_the_viewport_and_the_display_range(rc):
     s, events = make(rc, visible=False)
     st = rc.state(s)
@@ -228,6 +280,27 @@ def test_display_and_preload_are_independent_and_low_memory_never_displays(rc):
     assert rows(st["display"]) == span(0, 10) == rows(st["visible"])
     # visible: the preload range's own buffer (0.5 screens down: rows 0..14) counts.
     assert rows(st["preload"]) == span(0, 15)
+
+
+def test_low_memory_preload_reuses_the_empty_display_set_when_their_tunings_are_equal(rc):
+    # ASRangeController: when the display and preload tunings are equal, preloadElements = displayElements
+    # (equalDisplayPreload), and lowMemory's display set is empty (emptyDisplayRange). So a lowMemory
+    # preload tuning equal to lowMemory's display tuning preloads only what is on screen (before: rows 0..19,
+    # the preload tuning's own screen down and up).
+    equal = {"lowMemory": {"display": {"leading": 1, "trailing": 1}, "preload": {"leading": 1, "trailing": 1}}}
+    h, _ = make(rc, tuning=equal, visible=False)
+    rc.call("host.memoryWarning")
+    _, events = rc.call("range.setVisible", session=h, visible=True)
+    st = rc.state(h)
+    assert st["mode"] == "lowMemory", "never scrolled: the mode is not managed yet"
+    assert rows(st["visible"]) == rows(st["display"]) == rows(st["preload"]) == span(0, 10)
+    # Unequal tunings: the preload range is the preload tuning's own (one screen down: rows 0..19).
+    unequal = {"lowMemory": {"display": {"leading": 1, "trailing": 0.5}, "preload": {"leading": 1, "trailing": 1}}}
+    h, _ = make(rc, tuning=unequal, visible=False)
+    rc.call("host.memoryWarning")
+    rc.call("range.setVisible", session=h, visible=True)
+    st = rc.state(h)
+    assert rows(st["display"]) == span(0, 10) and rows(st["preload"]) == span(0, 20)
 
 
 # --------------------------------------------------------------------------------------------------

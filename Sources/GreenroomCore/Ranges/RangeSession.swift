@@ -261,9 +261,13 @@ public final class RangeSession {
     /// The interval of a range type around `at` moving in `fwd`: the viewport grown by the mode's
     /// buffers (Texture's `CGRectExpandToRangeWithScrollableDirections`). `lowMemory`'s display range is
     /// empty whatever its tuning (Texture's `emptyDisplayRange`: a zero buffer would still hold the
-    /// viewport).
+    /// viewport). When a mode's display and preload tunings are equal, Texture's preload set is the
+    /// display set (`equalDisplayPreload`): the same interval in every mode but `lowMemory`, where it is
+    /// the empty one.
     func interval(_ type: RangeType, mode: RangeMode, at: Double, fwd: Bool) -> IndexInterval {
-        if mode == .lowMemory && type == .display { return .empty }
+        if mode == .lowMemory && (type == .display || tuning.buffer(mode, .display) == tuning.buffer(mode, .preload)) {
+            return .empty
+        }
         let b = tuning.buffer(mode, type)
         let L = viewportLength
         let ahead = b.leading * L, behind = b.trailing * L
@@ -284,10 +288,13 @@ public final class RangeSession {
     /// an update (Texture: `willDisplayCell` / `didEndDisplayingCell` -> `setNeedsUpdate`).
     private func layout() {
         let now = items(offset, offset + viewportLength)
-        if now != onScreen {
-            onScreen = now
+        // Two empty intervals are the same (empty) set on screen, wherever an insert or a delete left
+        // the old one: nothing was displayed or ended, so no update (it would take the current
+        // direction while Texture keeps the one it had).
+        if now != onScreen && !(now.isEmpty && onScreen.isEmpty) {
             needsUpdate = true
         }
+        onScreen = now
     }
 
     /// Recomputes the ranges when something they depend on changed (Texture's `updateIfNeeded`);
@@ -307,8 +314,9 @@ public final class RangeSession {
         onScreen = viewport
         if viewport.isEmpty {
             // Nothing on screen (overscroll past the head or tail, or no items): Texture keeps the
-            // ranges and the mode as they were and only takes the visible bit from what left the screen.
-            return apply(visible: .empty, display: display, preload: preload)
+            // ranges and the mode as they were and only takes the visible bit from what left the screen;
+            // items inserted since the last update stay unmarked.
+            return apply(visible: .empty, display: display, preload: preload, keepHoles: true)
         }
         // The mode: managed by the session unless one was set from outside for this update.
         var m = currentMode ?? .minimum
@@ -339,16 +347,22 @@ public final class RangeSession {
     /// fast one.
     var alwaysGeneralDiff = false
 
-    private func apply(visible v: IndexInterval, display d: RangeSpan, preload p: RangeSpan) -> RangeUpdate {
+    /// `keepHoles`: an update that computes no range (nothing on screen) leaves the ranges it does not
+    /// change as they are, new items unmarked inside them.
+    private func apply(visible v: IndexInterval, display d: RangeSpan, preload p: RangeSpan,
+                       keepHoles: Bool = false) -> RangeUpdate {
         var u = RangeUpdate()
         // Most scroll steps move less than an item: nothing to diff.
-        if v == visible && d == display && p == preload && fresh.isEmpty { return u }
+        if v == visible && d == display && p == preload && (fresh.isEmpty || keepHoles) { return u }
         // Distances are measured from the viewport's items, whether or not the session is visible.
         let onViewport = v.isEmpty ? items(offset, offset + viewportLength) : v
         let ref = onViewport.isEmpty ? tree.index(containing: offset) : onViewport.lo
         let general = !fresh.isEmpty || alwaysGeneralDiff
         func diff(_ new: RangeSpan, _ old: RangeSpan, _ entering: RangeUpdate.List, _ leaving: RangeUpdate.List) {
-            if general {
+            if keepHoles && new == old {
+                u.finish(entering)
+                u.finish(leaving)
+            } else if general {
                 for i in enteringGeneral(new, old, ref: ref) { u.append(i) }
                 u.finish(entering)
                 for i in leavingGeneral(old, new, ref: ref) { u.append(i) }
@@ -363,7 +377,7 @@ public final class RangeSession {
         diff(RangeSpan(v), RangeSpan(visible), .enterVisible, .exitVisible)
         diff(d, display, .enterDisplay, .exitDisplay)
         diff(p, preload, .enterPreload, .exitPreload)
-        fresh = []
+        if !keepHoles { fresh = [] }
         for k in u.range(.enterVisible) { seen.insert(u[k]) }
         for k in u.range(.enterPreload) where !v.contains(u[k]) { u.append(u[k]) }
         u.finish(.prefetch)
