@@ -33,6 +33,13 @@ public final class ByteBuffer {
         count += 1
     }
 
+    /// Appends `n` zero bytes (room a codec fills later, such as a frame header).
+    @inline(__always) public func appendZeros(_ n: Int) {
+        reserve(n)
+        (base + count).initializeMemory(as: UInt8.self, repeating: 0, count: n)
+        count += n
+    }
+
     public func append(_ bytes: UnsafeRawBufferPointer) {
         guard bytes.count > 0 else { return }
         reserve(bytes.count)
@@ -50,6 +57,13 @@ public final class ByteBuffer {
 
     /// The bytes written so far (valid until the next mutation).
     public var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
+
+    /// Drops everything after the first `newCount` bytes (a codec removing a message it cannot send,
+    /// or closing up a header slot it did not need).
+    public func truncate(to newCount: Int) {
+        precondition(newCount >= 0 && newCount <= count, "truncate(to:) past the end")
+        count = newCount
+    }
 
     /// Empties the buffer; large buffers give their memory back.
     public func removeAll() {
