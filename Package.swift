@@ -34,6 +34,12 @@ let package = Package(
         .systemLibrary(
             name: "CJansson", pkgConfig: "jansson",
             providers: [.apt(["libjansson-dev"])]),
+        // WebSocket frames (RFC 6455). Debian ships no pkg-config file for wslay: the module map links it.
+        .systemLibrary(name: "CWslay", providers: [.apt(["libwslay-dev"])]),
+        // SHA-1 and base64 for the WebSocket handshake.
+        .systemLibrary(
+            name: "CNettle", pkgConfig: "nettle",
+            providers: [.apt(["nettle-dev"])]),
         .target(name: "GreenroomCore", swiftSettings: optimised),
         .target(name: "GreenroomJSON", dependencies: ["CJansson"], swiftSettings: optimised),
         .target(name: "GreenroomRPC", dependencies: ["GreenroomJSON"], swiftSettings: optimised),
@@ -44,6 +50,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             resources: [.embedInCode("openrpc.json")],
+            swiftSettings: optimised),
+        // The `ws:` listener's codec: HTTP request heads, the upgrade and its browser-safety rules, frames
+        // by wslay, and the static files it serves (the JavaScript client among them).
+        .target(
+            name: "GreenroomWeb",
+            dependencies: ["GreenroomRPC", "GreenroomJSON", "CWslay", "CNettle"],
+            resources: [.embedInCode("Static/index.html"), .embedInCode("Static/greenroom.js")],
             swiftSettings: optimised),
         .target(
             name: "GreenroomUV",
@@ -61,6 +74,7 @@ let package = Package(
         .testTarget(name: "GreenroomToolTests", dependencies: ["greenroom"]),
         .testTarget(name: "GreenroomJSONTests", dependencies: ["GreenroomJSON"]),
         .testTarget(name: "GreenroomRPCTests", dependencies: ["GreenroomRPC", "GreenroomJSON"]),
+        .testTarget(name: "GreenroomWebTests", dependencies: ["GreenroomWeb", "GreenroomRPC", "GreenroomJSON"]),
         .testTarget(name: "GreenroomHostTests", dependencies: ["GreenroomHost", "GreenroomRPC", "GreenroomJSON", "GreenroomCore"]),
         .target(name: "CGreenroomPlugin"),
         .target(name: "GreenroomPluginKit", dependencies: ["CGreenroomPlugin", "GreenroomJSON", "GreenroomCore"]),
