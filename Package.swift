@@ -60,7 +60,7 @@ let package = Package(
             swiftSettings: optimised),
         .target(
             name: "GreenroomUV",
-            dependencies: ["GreenroomHost", "GreenroomJSON", "CLibUV", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["GreenroomHost", "GreenroomWeb", "GreenroomRPC", "GreenroomJSON", "CLibUV", .product(name: "Logging", package: "swift-log")],
             swiftSettings: optimised),
         .executableTarget(
             name: "greenroom",

@@ -53,7 +53,20 @@ public final class WebSocketCodec: MessageCodec {
 
     public init(config: WebSocketConfig) {
         self.config = config
+        maxMessageBytes = config.maxMessageBytes
         state = .request(HTTPHeadParser())
+    }
+
+    /// The longest message; a longer one is closed with 1009.
+    public var maxMessageBytes: Int {
+        didSet { if let context { wslay_event_config_set_max_recv_msg_length(context, UInt64(maxMessageBytes)) } }
+    }
+
+    /// wslay holds partial frames itself (bounded by the message limit); the request head is ours.
+    public var bufferedCount: Int { 0 }
+
+    public func discardInput() {
+        if case .open = state, let context { wslay_event_shutdown_read(context) }
     }
 
     deinit { if let context { wslay_event_context_free(context) } }
@@ -170,7 +183,7 @@ public final class WebSocketCodec: MessageCodec {
         var ctx: OpaquePointer?
         wslay_event_context_server_init(&ctx, &callbacks, Unmanaged.passUnretained(self).toOpaque())
         context = ctx
-        wslay_event_config_set_max_recv_msg_length(ctx, UInt64(config.maxMessageBytes))
+        wslay_event_config_set_max_recv_msg_length(ctx, UInt64(maxMessageBytes))
     }
 
     /// One whole message from wslay (pings and closes are answered by wslay itself).
@@ -232,6 +245,10 @@ public final class WebSocketCodec: MessageCodec {
     /// A close frame with a status code and no reason, written directly (wslay's context is done).
     static func writeClose(_ code: UInt16, into out: ByteBuffer) {
         out.append([0x88, 0x02, UInt8(code >> 8), UInt8(code & 0xFF)])
+    }
+
+    public func goingAway(out: ByteBuffer) -> CodecClose? {
+        close(code: 1001, reason: "the host is shutting down", out: out)
     }
 
     /// Closes from this side (a host shutting down: 1001), if the connection is open.

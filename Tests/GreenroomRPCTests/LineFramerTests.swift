@@ -106,3 +106,37 @@ private func frames(_ chunks: [[UInt8]], max: Int = 1 << 20) -> [String] {
         #expect(Array(out.bytes) == Array("{}\n[1]\n".utf8))
     }
 }
+
+/// On `tcp:`, an HTTP request (a browser or `curl` pointed at the wrong listener) gets one HTTP 400 and
+/// a close instead of a JSON-RPC error per header line; only the first line is looked at.
+@Suite struct LineCodecHTTPTests {
+    private func run(_ text: String, refusesHTTP: Bool = true) -> (events: [String], out: String) {
+        var events: [String] = []
+        let out = ByteBuffer()
+        let codec = LineCodec(maxMessageBytes: 1 << 10, refusesHTTP: refusesHTTP)
+        for byte in Array(text.utf8) {
+            [byte].withUnsafeBytes { raw in
+                codec.receive(raw, out: out) { event in
+                    switch event {
+                    case .message(let m): events.append(String(decoding: m, as: UTF8.self))
+                    case .closing(let why): events.append("closing \(why)")
+                    default: events.append("\(event)")
+                    }
+                }
+            }
+        }
+        return (events, String(decoding: out.bytes, as: UTF8.self))
+    }
+
+    @Test func anHTTPRequestGetsOne400() {
+        let r = run("GET / HTTP/1.1\r\nHost: localhost\r\n\r\n{\"a\":1}\n")
+        #expect(r.events == [#"closing http(status: 400, refusal: Optional("notHTTP"))"#])
+        #expect(r.out.hasPrefix("HTTP/1.1 400 Bad Request\r\n") && r.out.contains("--listen ws:"))
+    }
+
+    @Test func jsonAndLaterLinesAreNotHTTP() {
+        #expect(run("{\"GET / HTTP/1.1\":1}\nGET / HTTP/1.1\n").events == ["{\"GET / HTTP/1.1\":1}", "GET / HTTP/1.1"])
+        #expect(run("GET / HTTP/1.1\n", refusesHTTP: false).events == ["GET / HTTP/1.1"])
+        #expect(run("get / HTTP/1.1\n").events == ["get / HTTP/1.1"])
+    }
+}

@@ -5,8 +5,8 @@
 //   import { connect, UnknownObject } from "/greenroom.js";
 //   const host = await connect("ws://127.0.0.1:8765/rpc");
 //   await host.subscribe(["lifecycle"]);
-//   host.on("lifecycle", (event) => console.log(event.id, event.state));
-//   const { id } = await host.call("container.create", { class: "Counter" });
+//   host.on("lifecycle", (event) => console.log(event.container, event.event));
+//   const { container } = await host.call("container.create", { class: "Container" });
 //
 // Same shape as the Python client: typed errors carrying `code`, `message` and `data`, events by
 // `on(topic, handler)`, and every pending call rejected with a clear error when the connection drops.

@@ -25,7 +25,7 @@ extension Host {
         }
         r.register("host.auth", params: ["token"]) { c, p throws(RPCError) in
             let token: String = try p.require("token")
-            if let expected = c.host.config.token, c.kind == .tcp, !c.isAuthenticated {
+            if let expected = c.host.config.token, c.kind.needsToken, !c.isAuthenticated {
                 guard constantTimeEqual(token, expected) else {
                     // A few tries, then the connection is closed after this reply.
                     c.authFailures += 1
@@ -113,6 +113,9 @@ extension Host {
                 "paused": .int(connections.reduce(0) { $0 + ($1.isPaused ? 1 : 0) }),
                 "pauses": .int(stats.pauses),
                 "bufferedInputBytes": .int(bufferedInputBytes),
+                "webSocketUpgrades": .int(stats.upgrades),
+                "webSocketCloses": .object(JSONObject(stats.webSocketCloses.sorted { $0.key < $1.key }.map { (key: $0.key, value: .int($0.value)) })),
+                "httpAnswers": .object(JSONObject(stats.httpAnswers.sorted { $0.key < $1.key }.map { (key: $0.key, value: .int($0.value)) })),
             ],
             "requests": .int(counters.requests),
             "notifications": .int(counters.notifications),

@@ -4,18 +4,24 @@ import GreenroomJSON
 /// and whole messages written to an outbound buffer become the bytes the transport sends. Nothing
 /// above a codec knows how messages are framed (lines, WebSocket frames). A codec does no I/O: tests
 /// feed it bytes one at a time, all at once, or split at any point, and expect the same messages.
-public protocol MessageCodec: AnyObject {
+public protocol MessageCodec: MessageFraming {
     /// Feeds received bytes. Whole messages, and what else the codec found, are reported through
     /// `emit` in order. Bytes the codec sends on its own (a handshake response, a pong, a close
     /// frame, an HTTP error) are appended to `out`.
     func receive(_ bytes: UnsafeRawBufferPointer, out: ByteBuffer, _ emit: (CodecEvent) -> Void)
 
-    /// Starts one outbound message at the end of `out`; returns the mark `endMessage` needs.
-    func beginMessage(_ out: ByteBuffer) -> Int
-    /// Ends the message that began at `mark` (its bytes are everything appended since): frames it
-    /// where it lies, without copying it elsewhere. A message the codec can no longer send (the
-    /// connection is closing) is removed.
-    func endMessage(_ out: ByteBuffer, from mark: Int)
+    /// The longest message accepted (raised after `host.auth`).
+    var maxMessageBytes: Int { get set }
+    /// Bytes of an incomplete message held back (counted in the host's input budget).
+    var bufferedCount: Int { get }
+    /// Forgets any incomplete input (a refused connection reads nothing more).
+    func discardInput()
+    /// The host is shutting down: writes the codec's last word to `out` if it has one (a WebSocket
+    /// close 1001), and says how the connection ends; nil when there is nothing to say (lines).
+    func goingAway(out: ByteBuffer) -> CodecClose?
+
+    // Outbound (MessageFraming): `endMessage` frames the message where it lies, without copying it
+    // elsewhere; a message the codec can no longer send (the connection is closing) is removed.
 }
 
 /// What a codec found in received bytes.
