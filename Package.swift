@@ -52,11 +52,12 @@ let package = Package(
             resources: [.embedInCode("openrpc.json")],
             swiftSettings: optimised),
         // The `ws:` listener's codec: HTTP request heads, the upgrade and its browser-safety rules, frames
-        // by wslay, and the static files it serves (the JavaScript client among them).
+        // by wslay, and the static files it serves (the JavaScript client, and examples/web's demo and
+        // inspector pages, linked under Static/web/ with one name each so that their embedded names differ).
         .target(
             name: "GreenroomWeb",
             dependencies: ["GreenroomRPC", "GreenroomJSON", "CWslay", "CNettle"],
-            resources: [.embedInCode("Static/index.html"), .embedInCode("Static/greenroom.js")],
+            resources: [.embedInCode("Static/index.html"), .embedInCode("Static/greenroom.js"), .embedInCode("Static/web/demo_article.js"), .embedInCode("Static/web/demo_backend.js"), .embedInCode("Static/web/demo_classes.js"), .embedInCode("Static/web/demo_demo.css"), .embedInCode("Static/web/demo_feed.js"), .embedInCode("Static/web/demo_index.html"), .embedInCode("Static/web/demo_main.js"), .embedInCode("Static/web/demo_pager.js"), .embedInCode("Static/web/inspect_index.html"), .embedInCode("Static/web/inspect_inspect.css"), .embedInCode("Static/web/inspect_main.js"), .embedInCode("Static/web/inspect_model.js"), .embedInCode("Static/web/inspect_view.js")],
             swiftSettings: optimised),
         .target(
             name: "GreenroomUV",
