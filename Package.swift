@@ -36,6 +36,12 @@ let package = Package(
         .systemLibrary(
             name: "CJansson", pkgConfig: "jansson",
             providers: [.apt(["libjansson-dev"])]),
+        // WebSocket frames (RFC 6455). Debian ships no pkg-config file for wslay: the module map links it.
+        .systemLibrary(name: "CWslay", providers: [.apt(["libwslay-dev"])]),
+        // SHA-1 and base64 for the WebSocket handshake.
+        .systemLibrary(
+            name: "CNettle", pkgConfig: "nettle",
+            providers: [.apt(["nettle-dev"])]),
         .target(name: "GreenroomCore", swiftSettings: optimised),
         .target(name: "GreenroomJSON", dependencies: ["CJansson"], swiftSettings: optimised),
         .target(name: "GreenroomRPC", dependencies: ["GreenroomJSON"], swiftSettings: optimised),
@@ -47,9 +53,17 @@ let package = Package(
             ],
             resources: [.embedInCode("openrpc.json")],
             swiftSettings: optimised),
+        // The `ws:` listener's codec: HTTP request heads, the upgrade and its browser-safety rules, frames
+        // by wslay, and the static files it serves (the JavaScript client, and examples/web's demo and
+        // inspector pages, linked under Static/web/ with one name each so that their embedded names differ).
+        .target(
+            name: "GreenroomWeb",
+            dependencies: ["GreenroomRPC", "GreenroomJSON", "CWslay", "CNettle"],
+            resources: [.embedInCode("Static/index.html"), .embedInCode("Static/greenroom.js"), .embedInCode("Static/web/demo_article.js"), .embedInCode("Static/web/demo_backend.js"), .embedInCode("Static/web/demo_classes.js"), .embedInCode("Static/web/demo_demo.css"), .embedInCode("Static/web/demo_feed.js"), .embedInCode("Static/web/demo_index.html"), .embedInCode("Static/web/demo_main.js"), .embedInCode("Static/web/demo_pager.js"), .embedInCode("Static/web/inspect_index.html"), .embedInCode("Static/web/inspect_inspect.css"), .embedInCode("Static/web/inspect_main.js"), .embedInCode("Static/web/inspect_model.js"), .embedInCode("Static/web/inspect_view.js")],
+            swiftSettings: optimised),
         .target(
             name: "GreenroomUV",
-            dependencies: ["GreenroomHost", "GreenroomJSON", "CLibUV", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["GreenroomHost", "GreenroomWeb", "GreenroomRPC", "GreenroomJSON", "CLibUV", .product(name: "Logging", package: "swift-log")],
             swiftSettings: optimised),
         .executableTarget(
             name: "greenroom",
@@ -66,6 +80,7 @@ let package = Package(
         .testTarget(name: "GreenroomToolTests", dependencies: ["greenroom"]),
         .testTarget(name: "GreenroomJSONTests", dependencies: ["GreenroomJSON"]),
         .testTarget(name: "GreenroomRPCTests", dependencies: ["GreenroomRPC", "GreenroomJSON"]),
+        .testTarget(name: "GreenroomWebTests", dependencies: ["GreenroomWeb", "GreenroomRPC", "GreenroomJSON"]),
         .testTarget(name: "GreenroomHostTests", dependencies: ["GreenroomHost", "GreenroomRPC", "GreenroomJSON", "GreenroomCore"]),
         .target(name: "CGreenroomPlugin"),
         .target(name: "GreenroomPluginKit", dependencies: ["CGreenroomPlugin", "GreenroomJSON", "GreenroomCore"]),

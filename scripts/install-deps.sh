@@ -1,9 +1,11 @@
 #!/bin/sh
 # Installs what Greenroom needs on a fresh Debian machine, and nothing that is already there.
 #
-#   install-deps.sh build   the C libraries the host links (apt) — all that `make run` needs
-#   install-deps.sh test    the above, plus the test tools (apt) and a project virtual environment
-#                           (.venv/) holding the Python client and its test dependencies
+#   install-deps.sh build   the C libraries the host links (apt) — all that `make run` needs: libuv,
+#                           Jansson, wslay (WebSocket frames) and nettle (the handshake's SHA-1, base64)
+#   install-deps.sh test    the above, plus the test tools (apt; chromium runs the JavaScript client's
+#                           tests) and a project virtual environment (.venv/) holding the Python client
+#                           and its test dependencies
 #
 # Python packages go into .venv/ only, never into the system's or the user's interpreter (Debian's
 # python3 refuses them anyway: PEP 668, "externally-managed-environment").
@@ -25,11 +27,11 @@ apt_install() {
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
 }
 
-apt_install libuv1-dev libjansson-dev pkg-config
+apt_install libuv1-dev libjansson-dev libwslay-dev nettle-dev pkg-config
 [ "$what" = build ] && exit 0
 
-# nodejs runs the web pages' logic tests (node --test tests/js).
-apt_install socat jq python3-venv shellcheck nodejs
+# nodejs runs the web pages' logic tests (node --test tests/js); chromium the browser tests.
+apt_install socat jq python3-venv shellcheck nodejs chromium
 VENV=${VENV:-.venv}
 PY=${PYTHON:-python3}
 stamp="$VENV/.greenroom-deps"

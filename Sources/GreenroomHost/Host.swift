@@ -90,10 +90,13 @@ public final class Host {
     // MARK: Connections
 
     /// Opens a connection. TCP connections need `host.auth` first when the host has a token.
-    /// `peer` describes the other end for the logs (a TCP address, a Unix peer's uid and pid).
-    public func openConnection(kind: HostConnection.Kind, transport: ConnectionTransport?, peer: String? = nil) -> HostConnection {
-        let needsAuth = kind == .tcp && config.token != nil
-        let c = HostConnection(id: "conn-\(nextConnection)", kind: kind, host: self, authenticated: !needsAuth)
+    /// `peer` describes the other end for the logs (a TCP address, a Unix peer's uid and pid); `codec`
+    /// frames its bytes (lines unless given).
+    public func openConnection(kind: HostConnection.Kind, transport: ConnectionTransport?, peer: String? = nil,
+                               codec: MessageCodec? = nil) -> HostConnection {
+        let needsAuth = kind.needsToken && config.token != nil
+        let c = HostConnection(id: "conn-\(nextConnection)", kind: kind, host: self, authenticated: !needsAuth,
+                               codec: codec ?? LineCodec(maxMessageBytes: config.limits.maxMessageBytes))
         nextConnection += 1
         if needsAuth { unauthenticatedCount += 1 }
         c.transport = transport
@@ -141,7 +144,7 @@ public final class Host {
 
     /// Whether a new connection of `kind` would have to authenticate and finds the share full.
     public func unauthenticatedShareFull(kind: HostConnection.Kind) -> Bool {
-        kind == .tcp && config.token != nil && unauthenticatedCount >= unauthenticatedShare
+        kind.needsToken && config.token != nil && unauthenticatedCount >= unauthenticatedShare
     }
 
     /// Counts a TCP connection refused because the unauthenticated share was full.
@@ -181,6 +184,17 @@ public final class Host {
 
     /// Counts a connection paused by backpressure.
     public func countPause() { stats.pauses += 1 }
+
+    /// Counts an accepted WebSocket upgrade.
+    public func countUpgrade() { stats.upgrades += 1 }
+
+    /// Counts how a codec ended a connection (a WebSocket close code, an HTTP answer).
+    public func countCodecClose(_ why: CodecClose) {
+        switch why {
+        case .webSocket(let code, _): stats.webSocketCloses[String(code), default: 0] += 1
+        case .http(let status, let refusal): stats.httpAnswers[refusal ?? String(status), default: 0] += 1
+        }
+    }
 
     /// Counts a connection closed because it did not read its replies fast enough.
     public func countSlowReaderClosed(_ c: HostConnection? = nil) {
@@ -408,4 +422,11 @@ public struct HostCounters: Sendable {
     public var eventsSent = 0
     public var memoryWarnings = 0
     public var resets = 0
+    /// WebSocket upgrades accepted.
+    public var upgrades = 0
+    /// WebSocket closes by status code ("1000", "1003", ...), whichever side started them.
+    public var webSocketCloses: [String: Int] = [:]
+    /// HTTP answers on the listeners: "200" for a static file, else the refused rule ("origin", "host",
+    /// "token", "path", "notHTTP" for HTTP on `tcp:`...).
+    public var httpAnswers: [String: Int] = [:]
 }

@@ -1,8 +1,20 @@
 import CJansson
 import Glibc
 
+/// How whole messages are delimited in an outbound buffer: a transport's codec frames each message
+/// where it lies (a newline after it, a WebSocket header before it).
+public protocol MessageFraming: AnyObject {
+    /// Starts one message at the end of `buffer`; returns the mark `endMessage` needs.
+    func beginMessage(_ buffer: ByteBuffer) -> Int
+    /// Ends the message that began at `mark`.
+    func endMessage(_ buffer: ByteBuffer, from mark: Int)
+}
+
 /// A growable byte buffer with raw storage, so Jansson can dump straight into its spare capacity.
 public final class ByteBuffer {
+    /// The framing of whole messages written with `beginMessage`/`endMessage` (a connection's codec).
+    public var framing: MessageFraming?
+
     public private(set) var base: UnsafeMutableRawPointer
     public private(set) var count = 0
     public private(set) var capacity: Int
@@ -33,6 +45,13 @@ public final class ByteBuffer {
         count += 1
     }
 
+    /// Appends `n` zero bytes (room a codec fills later, such as a frame header).
+    @inline(__always) public func appendZeros(_ n: Int) {
+        reserve(n)
+        (base + count).initializeMemory(as: UInt8.self, repeating: 0, count: n)
+        count += n
+    }
+
     public func append(_ bytes: UnsafeRawBufferPointer) {
         guard bytes.count > 0 else { return }
         reserve(bytes.count)
@@ -50,6 +69,19 @@ public final class ByteBuffer {
 
     /// The bytes written so far (valid until the next mutation).
     public var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
+
+    /// Starts one whole message (see `framing`).
+    @inline(__always) public func beginMessage() -> Int { framing?.beginMessage(self) ?? count }
+
+    /// Ends the message begun at `mark`. A buffer without framing is a scratch buffer: nothing is added.
+    @inline(__always) public func endMessage(_ mark: Int) { framing?.endMessage(self, from: mark) }
+
+    /// Drops everything after the first `newCount` bytes (a codec removing a message it cannot send,
+    /// or closing up a header slot it did not need).
+    public func truncate(to newCount: Int) {
+        precondition(newCount >= 0 && newCount <= count, "truncate(to:) past the end")
+        count = newCount
+    }
 
     /// Empties the buffer; large buffers give their memory back.
     public func removeAll() {

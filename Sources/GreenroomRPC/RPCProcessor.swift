@@ -5,10 +5,11 @@ import GreenroomJSON
 public typealias OutboundBuffer = ByteBuffer
 
 extension ByteBuffer {
-    /// Appends one JSON text and its newline.
-    public func writeLine(_ v: JSONValue) {
+    /// Appends one JSON text as a whole message.
+    public func writeMessage(_ v: JSONValue) {
+        let mark = beginMessage()
         JSONCodec.encode(v, into: self)
-        append(0x0A)
+        endMessage(mark)
     }
 
     /// Appends `{"jsonrpc":"2.0","id":ID,"result":RESULT}` (no newline). The envelope is fixed text;
@@ -37,13 +38,22 @@ extension ByteBuffer {
         append(0x7D)
     }
 
-    /// Appends one notification line: `{"jsonrpc":"2.0","method":TOPIC,"params":PARAMS}`.
+    /// Appends one notification as a whole message: `{"jsonrpc":"2.0","method":TOPIC,"params":PARAMS}`.
     public func writeNotification(method: String, params: JSONValue) {
+        let mark = beginMessage()
         append("{\"jsonrpc\":\"2.0\",\"method\":")
         JSONCodec.encode(.string(method), into: self)
         append(",\"params\":")
         JSONCodec.encode(params, into: self)
-        append("}\n")
+        append(0x7D)
+        endMessage(mark)
+    }
+
+    /// Appends an error reply as a whole message.
+    public func writeErrorMessage(id: JSONValue, _ error: RPCError) {
+        let mark = beginMessage()
+        writeError(id: id, error)
+        endMessage(mark)
     }
 }
 
@@ -175,12 +185,12 @@ public final class RPCProcessor<Context> {
         case .failed(let error, let isBatch):
             counters.errors += 1
             if isBatch { counters.batches += 1 }
-            out.writeError(id: .null, error)
-            out.append(0x0A)
+            out.writeErrorMessage(id: .null, error)
         case .single(let entry):
             if let reply = run(entry, context: context) {
+                let mark = out.beginMessage()
                 write(reply, into: out)
-                out.append(0x0A)
+                out.endMessage(mark)
             }
         case .batch(let entries):
             counters.batches += 1
@@ -193,8 +203,10 @@ public final class RPCProcessor<Context> {
                 write(reply, into: replies)
             }
             if !replies.isEmpty {
-                replies.append("]\n")
+                replies.append(0x5D)
+                let mark = out.beginMessage()
                 out.append(replies)
+                out.endMessage(mark)
             }
         }
     }
@@ -222,10 +234,9 @@ public final class RPCProcessor<Context> {
     /// The reply to a line longer than the message limit.
     public func handleOversized(out: OutboundBuffer) {
         counters.errors += 1
-        out.writeError(id: .null, RPCError(.invalidRequest,
+        out.writeErrorMessage(id: .null, RPCError(.invalidRequest,
             "Invalid request: message longer than \(limits.maxMessageBytes) bytes",
             kind: "messageTooLarge", ["limit": "messageBytes", "max": .int(limits.maxMessageBytes)]))
-        out.append(0x0A)
     }
 
     private func write(_ reply: Reply, into buffer: ByteBuffer) {

@@ -5,12 +5,36 @@ import Glibc
 public struct ListenOptions {
     /// The Unix socket path; nil for the default location.
     public var socketPath: String?
-    /// "HOST:PORT" for an extra TCP listener.
-    public var tcp: String?
+    /// Network listeners besides the Unix socket, in order: `tcp:HOST:PORT` (lines) and
+    /// `ws:HOST:PORT` (WebSocket at /rpc, with HTTP for the static files).
+    public var network: [NetworkListener] = []
+    /// Origins a page may connect to a `ws:` listener from, besides the listener's own ("*": any).
+    public var allowedOrigins: [String] = []
     public var bindAny = false
     /// Unix peers with these uids are accepted besides the host's own.
     public var allowedUIDs: [UInt32] = []
     public init() {}
+}
+
+/// One network listener: its protocol and "HOST:PORT".
+public struct NetworkListener: Equatable {
+    public enum Kind: String { case tcp, ws }
+    public var kind: Kind
+    public var address: String
+
+    public init(kind: Kind, address: String) {
+        self.kind = kind
+        self.address = address
+    }
+
+    /// Parses `tcp:HOST:PORT` or `ws:HOST:PORT`.
+    public init?(_ spec: String) {
+        for kind in [Kind.tcp, .ws] where spec.hasPrefix(kind.rawValue + ":") {
+            self.init(kind: kind, address: String(spec.dropFirst(kind.rawValue.count + 1)))
+            return
+        }
+        return nil
+    }
 }
 
 /// The default socket path: $XDG_RUNTIME_DIR/greenroom/host.sock, else /tmp/greenroom-$UID/host.sock.
@@ -128,7 +152,7 @@ extension String {
 func parseHostPort(_ text: String) throws -> (host: String, port: Int32) {
     guard let colon = text.lastIndex(of: ":"), let port = Int32(text[text.index(after: colon)...]),
           (0...65535).contains(port) else {
-        throw ServerSetupError("--listen tcp:HOST:PORT expected, got tcp:\(text)")
+        throw ServerSetupError("--listen tcp:HOST:PORT or ws:HOST:PORT expected, got \(text)")
     }
     var host = String(text[..<colon])
     if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }

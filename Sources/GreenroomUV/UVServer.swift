@@ -2,6 +2,8 @@ import CLibUV
 import Glibc
 import GreenroomHost
 import GreenroomJSON
+import GreenroomRPC
+import GreenroomWeb
 import Logging
 
 /// The libuv side of the host: listeners, connections, write coalescing, the prepare/check/idle hooks
@@ -14,7 +16,8 @@ public final class UVServer {
 
     private var options: ListenOptions
     private var unixListener: UnsafeMutablePointer<uv_pipe_t>?
-    private var tcpListener: UnsafeMutablePointer<uv_tcp_t>?
+    /// TCP listeners and what each speaks (keyed by handle address).
+    private var tcpListeners: [UnsafeMutableRawPointer: TCPListenerRole] = [:]
     private var socketPath: String?
     private var lockFD: Int32 = -1
     /// The lock file this host holds (removed with the socket, also when start-up fails after it).
@@ -267,51 +270,63 @@ public final class UVServer {
         }, "listening on \(path)")
         listenAddresses.append("unix:\(path)")
 
-        if let tcpSpec = options.tcp {
-            let (hostName, port) = try parseHostPort(tcpSpec)
-            if !isLoopback(hostName) && !options.bindAny {
-                throw ServerSetupError("refusing to listen on non-loopback \(hostName) without --bind-any (which needs --token-file)")
-            }
-            if options.bindAny && host.config.token == nil {
-                throw ServerSetupError("--bind-any requires --token-file")
-            }
-            let tcp = allocateZeroed(uv_tcp_t.self)
-            try uvCheck(uv_tcp_init(loop, tcp), "uv_tcp_init")
-            tcpListener = tcp
-            var storage = sockaddr_storage()
-            let addrRC: Int32 = withUnsafeMutablePointer(to: &storage) { p in
-                p.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { a6 in
-                    hostName.contains(":") ? uv_ip6_addr(hostName, port, a6)
-                        : a6.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { uv_ip4_addr(hostName, port, $0) }
-                }
-            }
-            try uvCheck(addrRC, "parsing address \(hostName)")
-            _ = try withUnsafePointer(to: &storage) { p in
-                try p.withMemoryRebound(to: sockaddr.self, capacity: 1) { sa in
-                    try uvCheck(uv_tcp_bind(tcp, sa, 0), "binding tcp:\(tcpSpec)")
-                }
-            }
-            try uvCheck(uv_listen(asStream(tcp), 511) { s, status in
-                guard status >= 0, let s else { return }
-                UVServer.from(s).accept(from: s, kind: .tcp)
-            }, "listening on tcp:\(tcpSpec)")
-            var bound = sockaddr_storage()
-            var len = Int32(MemoryLayout<sockaddr_storage>.size)
-            let actualPort: Int = withUnsafeMutablePointer(to: &bound) { p in
-                p.withMemoryRebound(to: sockaddr.self, capacity: 1) { sa in
-                    _ = uv_tcp_getsockname(tcp, sa, &len)
-                    return p.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin_port)) }
-                }
-            }
-            let shown = hostName.contains(":") ? "[\(hostName)]" : hostName
-            listenAddresses.append("tcp:\(shown):\(actualPort)")
-        }
+        for listener in options.network { try listenTCP(listener) }
         host.listenAddresses = listenAddresses
     }
 
-    private func accept(from server: UnsafeMutablePointer<uv_stream_t>, kind: HostConnection.Kind) {
+    /// Binds and listens on one network listener; its address (with the real port) joins `listenAddresses`.
+    private func listenTCP(_ listener: NetworkListener) throws {
+        let spec = "\(listener.kind.rawValue):\(listener.address)"
+        let (hostName, port) = try parseHostPort(listener.address)
+        if !isLoopback(hostName) && !options.bindAny {
+            throw ServerSetupError("refusing to listen on non-loopback \(hostName) without --bind-any (which needs --token-file)")
+        }
+        if options.bindAny && host.config.token == nil {
+            throw ServerSetupError("--bind-any requires --token-file")
+        }
+        let tcp = allocateZeroed(uv_tcp_t.self)
+        try uvCheck(uv_tcp_init(loop, tcp), "uv_tcp_init")
+        tcpListeners[UnsafeMutableRawPointer(tcp)] = TCPListenerRole(kind: listener.kind == .ws ? .ws : .tcp, webSocket: nil)
+        var storage = sockaddr_storage()
+        let addrRC: Int32 = withUnsafeMutablePointer(to: &storage) { p in
+            p.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { a6 in
+                hostName.contains(":") ? uv_ip6_addr(hostName, port, a6)
+                    : a6.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { uv_ip4_addr(hostName, port, $0) }
+            }
+        }
+        try uvCheck(addrRC, "parsing address \(hostName)")
+        _ = try withUnsafePointer(to: &storage) { p in
+            try p.withMemoryRebound(to: sockaddr.self, capacity: 1) { sa in
+                try uvCheck(uv_tcp_bind(tcp, sa, 0), "binding \(spec)")
+            }
+        }
+        try uvCheck(uv_listen(asStream(tcp), 511) { s, status in
+            guard status >= 0, let s else { return }
+            let server = UVServer.from(s)
+            guard let role = server.tcpListeners[UnsafeMutableRawPointer(s)] else { return }
+            server.accept(from: s, kind: role.kind, webSocket: role.webSocket)
+        }, "listening on \(spec)")
+        var bound = sockaddr_storage()
+        var len = Int32(MemoryLayout<sockaddr_storage>.size)
+        let actualPort: Int = withUnsafeMutablePointer(to: &bound) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { sa in
+                _ = uv_tcp_getsockname(tcp, sa, &len)
+                return p.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin_port)) }
+            }
+        }
+        let shown = hostName.contains(":") ? "[\(hostName)]" : hostName
+        if listener.kind == .ws {
+            let policy = BrowserPolicy(listenerAuthority: "\(shown):\(actualPort)", allowedOrigins: options.allowedOrigins,
+                                       bindAny: options.bindAny, token: host.config.token)
+            tcpListeners[UnsafeMutableRawPointer(tcp)]?.webSocket = WebSocketConfig(
+                policy: policy, maxMessageBytes: host.config.limits.maxMessageBytes, files: .standard(openRPC: OpenRPCDocument.bytes))
+        }
+        listenAddresses.append("\(listener.kind.rawValue):\(shown):\(actualPort)")
+    }
+
+    private func accept(from server: UnsafeMutablePointer<uv_stream_t>, kind: HostConnection.Kind, webSocket: WebSocketConfig? = nil) {
         let stream: UnsafeMutablePointer<uv_stream_t>
-        if kind == .tcp {
+        if kind != .unix {
             let t = allocateZeroed(uv_tcp_t.self)
             uv_tcp_init(loop, t)
             stream = asStream(t)
@@ -327,18 +342,18 @@ public final class UVServer {
             conn.close(reason: "accept failed")
             return
         }
-        if kind == .tcp { uv_tcp_nodelay(UnsafeMutableRawPointer(stream).assumingMemoryBound(to: uv_tcp_t.self), 1) }
+        if kind != .unix { uv_tcp_nodelay(UnsafeMutableRawPointer(stream).assumingMemoryBound(to: uv_tcp_t.self), 1) }
         let peer = peerDescription(stream, kind: kind)
         if host.connections.count >= host.config.maxConnections {
             host.countRefused(limit: true)
             host.logRefusal("connection limit (\(host.config.maxConnections)) reached", peer: peer)
-            refuse(conn, RPCRefusal.limit(host.config.maxConnections))
+            refuse(conn, RPCRefusal.limit(host.config.maxConnections), kind: kind)
             return
         }
         if kind == .unix, let refusal = checkPeer(stream) {
             host.countRefused(limit: false)
             host.logRefusal("peer uid is not the host's", peer: peer)
-            refuse(conn, refusal)
+            refuse(conn, refusal, kind: kind)
             return
         }
         // Connections that must authenticate have their own share of the limit, so that they can never
@@ -346,10 +361,12 @@ public final class UVServer {
         if host.unauthenticatedShareFull(kind: kind) {
             host.countRefusedUnauthenticated()
             host.logRefusal("unauthenticated share (\(host.unauthenticatedShare)) full", peer: peer)
-            refuse(conn, RPCRefusal.unauthenticatedLimit(host.unauthenticatedShare))
+            refuse(conn, RPCRefusal.unauthenticatedLimit(host.unauthenticatedShare), kind: kind)
             return
         }
-        let hc = host.openConnection(kind: kind, transport: conn, peer: peer)
+        let codec: MessageCodec = webSocket.map { WebSocketCodec(config: $0) }
+            ?? LineCodec(maxMessageBytes: host.config.limits.maxMessageBytes, refusesHTTP: kind == .tcp)
+        let hc = host.openConnection(kind: kind, transport: conn, peer: peer, codec: codec)
         conn.hostConnection = hc
         if !hc.isAuthenticated {
             conn.authDeadline = uv_now(loop) + authTimeoutMs
@@ -405,8 +422,14 @@ public final class UVServer {
 
     /// Writes one error line to a connection that is not admitted (a fresh socket has room for it),
     /// then closes it gracefully so that the peer can read why.
-    private func refuse(_ conn: UVConnection, _ line: String) {
+    private func refuse(_ conn: UVConnection, _ line: String, kind: HostConnection.Kind) {
+        // A WebSocket peer has not upgraded yet: it is answered in HTTP (503), never with a JSON line.
         var bytes = Array(line.utf8)
+        if kind == .ws {
+            let out = ByteBuffer()
+            HTTPResponse.error(503, "The host refused the connection: \(line.trimmingWhitespace())").write(into: out)
+            bytes = Array(out.bytes)
+        }
         bytes.withUnsafeMutableBytes { raw in
             var buf = uv_buf_init(raw.baseAddress!.assumingMemoryBound(to: CChar.self), UInt32(raw.count))
             _ = uv_try_write(conn.stream, &buf, 1)
@@ -438,9 +461,12 @@ public final class UVServer {
         guard !shuttingDown else { return }
         shuttingDown = true
         if let l = unixListener { closeAndFree(asHandle(l)); unixListener = nil }
-        if let l = tcpListener { closeAndFree(asHandle(l)); tcpListener = nil }
+        for l in tcpListeners.keys { closeAndFree(l.assumingMemoryBound(to: uv_handle_t.self)) }
+        tcpListeners.removeAll()
         removeSocketFiles()
         host.teardownAll()
+        // After the teardown's events: a WebSocket peer then gets its close frame (1001).
+        for c in connections.values { c.hostConnection?.goingAway() }
         flushDirty()
         if let t = watchdog { closeAndFree(asHandle(t)); watchdog = nil }
         for c in watched { c.isWatched = false }
@@ -481,6 +507,12 @@ public final class UVServer {
         }
         if lockFD >= 0 { close(lockFD); lockFD = -1 }
     }
+}
+
+/// What a TCP listener speaks: lines, or WebSocket with its config (set once the port is known).
+struct TCPListenerRole {
+    var kind: HostConnection.Kind
+    var webSocket: WebSocketConfig?
 }
 
 /// Error lines for connections the host does not admit.

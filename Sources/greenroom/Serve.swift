@@ -10,8 +10,11 @@ struct Serve: ParsableCommand {
     @Option(help: "Unix socket path (default: $GREENROOM_SOCKET, then $XDG_RUNTIME_DIR/greenroom/host.sock or /tmp/greenroom-$UID/host.sock).")
     var socket: String?
 
-    @Option(help: "Also listen on TCP: tcp:HOST:PORT (loopback unless --bind-any; port 0 picks one).")
-    var listen: String?
+    @Option(help: "Also listen on tcp:HOST:PORT (JSON-RPC lines) or ws:HOST:PORT (WebSocket at /rpc, for browsers; serves /greenroom.js too); repeatable; loopback unless --bind-any; port 0 picks one.")
+    var listen: [String] = []
+
+    @Option(help: "Let pages from ORIGIN (scheme://host:port) connect to a ws: listener besides its own origin (repeatable; * allows any page, which any site you visit could then use).")
+    var allowOrigin: [String] = []
 
     @Flag(help: "Allow a non-loopback TCP address (requires --token-file).")
     var bindAny = false
@@ -78,7 +81,7 @@ struct Serve: ParsableCommand {
         if let t = hookTimeoutMs, t <= 0 { throw ValidationError("--hook-timeout-ms must be positive") }
         guard pluginOutputLimit > 0 else { throw ValidationError("--plugin-output-limit must be positive") }
         guard pluginRestartLimit >= 0 else { throw ValidationError("--plugin-restart-limit must be 0 or more") }
-        if let l = listen, !l.hasPrefix("tcp:") { throw ValidationError("--listen takes tcp:HOST:PORT") }
+        for l in listen where NetworkListener(l) == nil { throw ValidationError("--listen takes tcp:HOST:PORT or ws:HOST:PORT, got \(l)") }
         for (name, v) in [("max-message-bytes", maxMessageBytes), ("max-batch", maxBatch), ("max-depth", maxDepth),
                           ("max-connections", maxConnections), ("max-outbound-bytes", maxOutboundBytes),
                           ("slow-reader-grace-ms", slowReaderGraceMs), ("auth-timeout-ms", authTimeoutMs),
@@ -93,7 +96,10 @@ struct Serve: ParsableCommand {
             fputs("greenroom: \(message)\n", stderr)
             return ExitCode(2)
         }
-        if bindAny && listen == nil { throw refuse("--bind-any only makes sense with --listen tcp:HOST:PORT") }
+        if bindAny && listen.isEmpty { throw refuse("--bind-any only makes sense with --listen tcp:HOST:PORT or ws:HOST:PORT") }
+        if allowOrigin.contains("*") {
+            fputs("greenroom: warning: --allow-origin * lets any web page you visit drive this host through its ws: listener\n", stderr)
+        }
         if bindAny && tokenFile == nil { throw refuse("--bind-any requires --token-file") }
         raiseFileLimit()  // up to --max-connections sockets plus listeners
         var config = HostConfig()
@@ -125,7 +131,8 @@ struct Serve: ParsableCommand {
         var options = ListenOptions()
         // The same default as every client: --socket, then $GREENROOM_SOCKET, then the per-user default.
         options.socketPath = socket ?? socketPathFromEnvironment()
-        options.tcp = listen.map { String($0.dropFirst(4)) }
+        options.network = listen.compactMap(NetworkListener.init)
+        options.allowedOrigins = allowOrigin
         options.bindAny = bindAny
         options.allowedUIDs = allowUid
         do {

@@ -41,6 +41,7 @@ private func burst(_ n: Int) -> [String] {
 private func run(_ p: RPCProcessor<OrderContext>, _ lines: [String], closeAt: Int? = nil) -> (out: [UInt8], ran: [Int]) {
     let ctx = OrderContext()
     let out = OutboundBuffer()
+    out.framing = LineCodec(maxMessageBytes: 1 << 20)
     let bytes = lines.map { Array($0.utf8) }
     var pointers: [UnsafeRawBufferPointer] = []
     // Keep every line's storage alive for the whole run.

@@ -1,5 +1,6 @@
 import Testing
 @testable import GreenroomRPC
+import GreenroomJSON
 
 /// Collects frames as strings ("<oversized>" for the marker).
 private func frames(_ chunks: [[UInt8]], max: Int = 1 << 20) -> [String] {
@@ -58,5 +59,84 @@ private func frames(_ chunks: [[UInt8]], max: Int = 1 << 20) -> [String] {
         #expect(frames([line + [0x0D, 0x0A]], max: 10) == [String(repeating: "y", count: 10)])
         #expect(frames((line + [0x0A]).map { [$0] }, max: 10) == [String(repeating: "y", count: 10)])
         #expect(frames([line + [0x79, 0x0A]], max: 10) == ["<oversized>"])
+    }
+}
+
+/// The line codec is the framer behind the codec protocol: the same messages for every way of cutting
+/// the stream, and `\n` after each outbound message.
+@Suite struct LineCodecTests {
+    let stream = Array("{\"a\":1}\n{\"b\":2}\r\n\n  \n\(String(repeating: "x", count: 20))\n{\"c\":\"\u{e9}\"}\n{\"partial\"".utf8)
+    let expected = ["{\"a\":1}", "{\"b\":2}", "<oversized>", "{\"c\":\"\u{e9}\"}"]
+
+    private func events(_ chunks: [[UInt8]]) -> [String] {
+        let codec = LineCodec(maxMessageBytes: 10)
+        let out = ByteBuffer()
+        var seen: [String] = []
+        for chunk in chunks {
+            chunk.withUnsafeBytes { raw in
+                codec.receive(raw, out: out) { event in
+                    switch event {
+                    case .message(let m): seen.append(String(decoding: m, as: UTF8.self))
+                    case .oversized: seen.append("<oversized>")
+                    default: seen.append("unexpected \(event)")
+                    }
+                }
+            }
+        }
+        #expect(out.isEmpty, "a line codec writes nothing on its own")
+        return seen
+    }
+
+    @Test func everyCut() {
+        #expect(events([stream]) == expected)
+        #expect(events(stream.map { [$0] }) == expected)
+        for cut in 0...stream.count {
+            #expect(events([Array(stream[..<cut]), Array(stream[cut...])]) == expected, "split at \(cut)")
+        }
+    }
+
+    @Test func outboundMessagesEndWithANewline() {
+        let codec = LineCodec(maxMessageBytes: 10)
+        let out = ByteBuffer()
+        for text in ["{}", "[1]"] {
+            let mark = codec.beginMessage(out)
+            out.append(Array(text.utf8))
+            codec.endMessage(out, from: mark)
+        }
+        #expect(Array(out.bytes) == Array("{}\n[1]\n".utf8))
+    }
+}
+
+/// On `tcp:`, an HTTP request (a browser or `curl` pointed at the wrong listener) gets one HTTP 400 and
+/// a close instead of a JSON-RPC error per header line; only the first line is looked at.
+@Suite struct LineCodecHTTPTests {
+    private func run(_ text: String, refusesHTTP: Bool = true) -> (events: [String], out: String) {
+        var events: [String] = []
+        let out = ByteBuffer()
+        let codec = LineCodec(maxMessageBytes: 1 << 10, refusesHTTP: refusesHTTP)
+        for byte in Array(text.utf8) {
+            [byte].withUnsafeBytes { raw in
+                codec.receive(raw, out: out) { event in
+                    switch event {
+                    case .message(let m): events.append(String(decoding: m, as: UTF8.self))
+                    case .closing(let why): events.append("closing \(why)")
+                    default: events.append("\(event)")
+                    }
+                }
+            }
+        }
+        return (events, String(decoding: out.bytes, as: UTF8.self))
+    }
+
+    @Test func anHTTPRequestGetsOne400() {
+        let r = run("GET / HTTP/1.1\r\nHost: localhost\r\n\r\n{\"a\":1}\n")
+        #expect(r.events == [#"closing http(status: 400, refusal: Optional("notHTTP"))"#])
+        #expect(r.out.hasPrefix("HTTP/1.1 400 Bad Request\r\n") && r.out.contains("--listen ws:"))
+    }
+
+    @Test func jsonAndLaterLinesAreNotHTTP() {
+        #expect(run("{\"GET / HTTP/1.1\":1}\nGET / HTTP/1.1\n").events == ["{\"GET / HTTP/1.1\":1}", "GET / HTTP/1.1"])
+        #expect(run("GET / HTTP/1.1\n", refusesHTTP: false).events == ["GET / HTTP/1.1"])
+        #expect(run("get / HTTP/1.1\n").events == ["get / HTTP/1.1"])
     }
 }

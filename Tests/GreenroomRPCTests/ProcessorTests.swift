@@ -23,6 +23,7 @@ private func makeProcessor(limits: RPCLimits = RPCLimits()) -> RPCProcessor<Test
 /// Sends one line, returns the decoded output (nil when nothing was written).
 private func send(_ p: RPCProcessor<TestContext>, _ text: String, _ ctx: TestContext = TestContext()) throws -> JSONValue? {
     let out = OutboundBuffer()
+    out.framing = LineCodec(maxMessageBytes: 1 << 20)
     Array(text.utf8).withUnsafeBytes { p.handle(line: $0, context: ctx, out: out) }
     if out.isEmpty { return nil }
     #expect(out.bytes.last == 0x0A)
@@ -162,6 +163,7 @@ private func errorCode(_ v: JSONValue?) -> Int? { v?["error"]?["code"]?.intValue
 
     @Test func oversizedReply() throws {
         let out = OutboundBuffer()
+        out.framing = LineCodec(maxMessageBytes: 1 << 20)
         p.handleOversized(out: out)
         let r = try JSONCodec.decode(Array(out.bytes.dropLast()))
         #expect(errorCode(r) == -32600)

@@ -99,6 +99,18 @@ class Host:
                 return h.strip("[]"), int(p)
         raise AssertionError(f"no tcp listener in {self.listen}")
 
+    @property
+    def ws_address(self) -> tuple[str, int]:
+        for a in self.listen:
+            if a.startswith("ws:"):
+                h, _, p = a[len("ws:"):].rpartition(":")
+                return h.strip("[]"), int(p)
+        raise AssertionError(f"no ws listener in {self.listen}")
+
+    def ws_url(self, path: str = "/rpc") -> str:
+        h, p = self.ws_address
+        return f"ws://{h}:{p}{path}"
+
     # Clients
 
     def connect(self, timeout: float = 5.0) -> "LineConn":

@@ -31,7 +31,11 @@ extension ConnectionTransport {
 /// One client connection as the host sees it: its framing state, outbound buffer, subscriptions and
 /// event sequence. Objects it creates belong to it and die with it.
 public final class HostConnection {
-    public enum Kind: String, Sendable { case unix, tcp, memory }
+    public enum Kind: String, Sendable {
+        case unix, tcp, ws, memory
+        /// Network peers authenticate (`host.auth`, or a token in the upgrade) when the host has a token.
+        public var needsToken: Bool { self == .tcp || self == .ws }
+    }
 
     public let id: String
     public let kind: Kind
@@ -55,7 +59,8 @@ public final class HostConnection {
     /// True when no further line may run: closed, paused, or finishing (after EOF or a refusal). One
     /// load per line on the hot path.
     private var halted = false
-    var framer: LineFramer
+    /// Turns received bytes into whole messages and frames outbound ones (`out.framing`).
+    let codec: MessageCodec
     /// Complete lines of the chunk being received (pointers into it; empty between chunks).
     private var run: [UnsafeRawBufferPointer] = []
     public internal(set) var isAuthenticated: Bool
@@ -71,13 +76,15 @@ public final class HostConnection {
         didSet { halted = halted || isClosed }
     }
 
-    init(id: String, kind: Kind, host: Host, authenticated: Bool) {
+    init(id: String, kind: Kind, host: Host, authenticated: Bool, codec: MessageCodec) {
         self.id = id
         self.kind = kind
         self.host = host
         self.isAuthenticated = authenticated
-        self.framer = LineFramer(maxLineBytes: authenticated ? host.config.limits.maxMessageBytes
-            : min(host.config.limits.maxMessageBytes, host.config.maxUnauthenticatedMessageBytes))
+        self.codec = codec
+        codec.maxMessageBytes = authenticated ? host.config.limits.maxMessageBytes
+            : min(host.config.limits.maxMessageBytes, host.config.maxUnauthenticatedMessageBytes)
+        out.framing = codec
         (self.highWater, self.lowWater) = Host.waterMarks(outboundLimit: host.config.maxOutboundBytes)
     }
 
@@ -151,8 +158,7 @@ public final class HostConnection {
     /// line runs, and the connection is closed gracefully so the peer can read why.
     public func refuse(_ error: RPCError) {
         guard !isClosed else { return }
-        out.writeError(id: .null, error)
-        out.append(0x0A)
+        out.writeErrorMessage(id: .null, error)
         dropInput()
         closeAfterReplies()
     }
@@ -170,13 +176,12 @@ public final class HostConnection {
 
     /// Forgets a partial input line (counted in the host's input budget).
     private func dropInput() {
-        guard framer.bufferedCount > 0 || framer.isDiscarding else { return }
-        host.bufferedInputBytes -= framer.bufferedCount
-        framer = LineFramer(maxLineBytes: framer.maxLineBytes)
+        host.bufferedInputBytes -= codec.bufferedCount
+        codec.discardInput()
     }
 
-    /// Bytes of a partial input line held for this connection.
-    public var bufferedInputBytes: Int { framer.bufferedCount }
+    /// Bytes of a partial input message held for this connection.
+    public var bufferedInputBytes: Int { codec.bufferedCount }
 
     /// The peer sent EOF: no more requests. Lines already read are still run (held ones on resume);
     /// then the transport is asked to close (after writing what is queued).
@@ -191,13 +196,12 @@ public final class HostConnection {
     /// The reply to a line over the message limit (a smaller one before `host.auth`).
     private func oversized() {
         if isAuthenticated { host.processor.handleOversized(out: out); return }
-        // Not `framer.maxLineBytes`: this runs inside the framer's feed (exclusive access).
+        // Not `codec.maxMessageBytes`: this runs inside the codec's receive (exclusive access).
         let max = min(host.config.limits.maxMessageBytes, host.config.maxUnauthenticatedMessageBytes)
         host.processor.counters.errors += 1
-        out.writeError(id: .null, RPCError(.invalidRequest,
+        out.writeErrorMessage(id: .null, RPCError(.invalidRequest,
             "Invalid request: message longer than \(max) bytes before host.auth",
             kind: "messageTooLarge", ["limit": "unauthenticatedMessageBytes", "max": .int(max)]))
-        out.append(0x0A)
     }
 
     /// Keeps a line that was read while paused, to run on `resume()`.
@@ -228,35 +232,57 @@ public final class HostConnection {
             if isPaused { for line in run[ran...] { hold(line) } }
             run.removeAll(keepingCapacity: true)
         }
-        let buffered = framer.bufferedCount
-        framer.feed(bytes) { frame in
-            if isPaused {
-                if case .line(let line) = frame { hold(line) } else { hold(nil) }
-                return
-            }
-            switch frame {
-            case .line(let line) where line.baseAddress! >= chunk && line.baseAddress! < chunk + bytes.count:
+        let buffered = codec.bufferedCount
+        var closing: CodecClose?
+        codec.receive(bytes, out: out) { event in
+            switch event {
+            case .message(let line) where isPaused:
+                hold(line)
+            case .oversized where isPaused:
+                hold(nil)
+            case .message(let line) where line.baseAddress! >= chunk && line.baseAddress! < chunk + bytes.count:
                 run.append(line)
-            case .line(let line):
+            case .message(let line):
                 flush()
                 if !stopsReading() { processor.handle(line: line, context: self, out: out) } else if isPaused { hold(line) }
             case .oversized:
                 flush()
                 if !stopsReading() { oversized() } else if isPaused { hold(nil) }
+            case .opened(let withToken):
+                host.countUpgrade()
+                if withToken { authenticated() }
+            case .closing(let why):
+                flush()
+                closing = why
             }
         }
         flush()
         if limitGrows {
             limitGrows = false
-            framer.maxLineBytes = host.config.limits.maxMessageBytes
+            codec.maxMessageBytes = host.config.limits.maxMessageBytes
         }
-        if framer.bufferedCount != buffered { host.inputBuffered(framer.bufferedCount - buffered) }
+        if codec.bufferedCount != buffered { host.inputBuffered(codec.bufferedCount - buffered) }
+        if let closing {
+            // The codec said its last word (a close frame, an HTTP response): write it, then close.
+            host.countCodecClose(closing)
+            halted = true
+            refused = true
+            transport?.closeRequested(self)
+        }
         // `out` may have been written mid-read (stopsReading): what matters is whether any is left.
         if !out.isEmpty { transport?.outputReady(self) }
     }
 
     public func receive(_ bytes: [UInt8]) {
         bytes.withUnsafeBytes { receive($0) }
+    }
+
+    /// The host is shutting down: the codec says goodbye (a WebSocket close 1001, counted) after
+    /// what is queued (the teardown's events included).
+    public func goingAway() {
+        guard let why = codec.goingAway(out: out) else { return }
+        host.countCodecClose(why)
+        transport?.outputReady(self)
     }
 
     /// Writes one notification (an event): `params` starts with `seq` and `t`.

@@ -29,7 +29,7 @@ extension Host {
         }
         r.register("host.auth", params: ["token"]) { c, p throws(RPCError) in
             let token: String = try p.require("token")
-            if let expected = c.host.config.token, c.kind == .tcp, !c.isAuthenticated {
+            if let expected = c.host.config.token, c.kind.needsToken, !c.isAuthenticated {
                 guard constantTimeEqual(token, expected) else {
                     // A few tries, then the connection is closed after this reply.
                     c.authFailures += 1
@@ -119,6 +119,9 @@ extension Host {
                 "paused": .int(connections.reduce(0) { $0 + ($1.isPaused ? 1 : 0) }),
                 "pauses": .int(stats.pauses),
                 "bufferedInputBytes": .int(bufferedInputBytes),
+                "webSocketUpgrades": .int(stats.upgrades),
+                "webSocketCloses": .object(JSONObject(stats.webSocketCloses.sorted { $0.key < $1.key }.map { (key: $0.key, value: .int($0.value)) })),
+                "httpAnswers": .object(JSONObject(stats.httpAnswers.sorted { $0.key < $1.key }.map { (key: $0.key, value: .int($0.value)) })),
             ],
             "requests": .int(counters.requests),
             "notifications": .int(counters.notifications),
@@ -138,14 +141,4 @@ extension Host {
         for component in components { component.addStats(to: &s) }
         return s
     }
-}
-
-/// Compares secrets without an early exit, so timing does not reveal a prefix.
-func constantTimeEqual(_ a: String, _ b: String) -> Bool {
-    let x = Array(a.utf8), y = Array(b.utf8)
-    var diff = UInt8(x.count == y.count ? 0 : 1)
-    for i in 0..<max(x.count, y.count) {
-        diff |= (i < x.count ? x[i] : 0) ^ (i < y.count ? y[i] : 0)
-    }
-    return diff == 0
 }

@@ -54,22 +54,29 @@ struct Bench: ParsableCommand {
 
         if wants("wire") {
             let servers: [(name: String, args: [String])] = [
-                ("host", ["serve", "--socket", "\(dir)/host.sock"]),
+                ("host", ["serve", "--listen", "ws:127.0.0.1:0", "--socket", "\(dir)/host.sock"]),
                 ("host 1 thread", ["serve", "--read-ahead", "off", "--socket", "\(dir)/host1.sock"]),
                 ("raw echo", ["echo-server", "--mode", "raw", "--socket", "\(dir)/raw.sock"]),
                 ("naive echo", ["echo-server", "--mode", "naive", "--socket", "\(dir)/naive.sock"]),
             ]
             var p50: [String: Double] = [:], p99: [String: Double] = [:], rate: [String: Double] = [:]
+            var ws50 = Double.infinity, wsRate = 0.0
             for s in servers {
                 let child = try ChildProcess(arguments: s.args)
                 defer { child.stop() }
                 let gen = LoadGenerator(socket: s.args.last!)
+                // The host's ws: listener, measured interleaved with its Unix socket (same moments).
+                let ws = child.port(of: "ws").map { WebSocketLoad(port: $0) }
                 var best50 = Double.infinity, best99 = Double.infinity, bestRate = 0.0
                 for _ in 0..<reps {
                     let h = try gen.roundTrips(count: rt)
                     best50 = min(best50, Double(h.valueAtPercentile(50)) / 1000)
                     best99 = min(best99, Double(h.valueAtPercentile(99)) / 1000)
                     bestRate = max(bestRate, try gen.pipelinedRate(total: pl))
+                    if let ws {
+                        ws50 = min(ws50, Double(try ws.roundTrips(count: rt).valueAtPercentile(50)) / 1000)
+                        wsRate = max(wsRate, try ws.pipelinedRate(total: pl))
+                    }
                 }
                 p50[s.name] = best50
                 p99[s.name] = best99
@@ -83,6 +90,10 @@ struct Bench: ParsableCommand {
                       ratio: ("host / raw echo", rate["host"]! / rate["raw echo"]!), budget: .atLeast(0.25))
             table.add("pipelined rate", unit: "req/s", values: rate,
                       ratio: ("host / naive echo", rate["host"]! / rate["naive echo"]!), budget: .atLeast(3))
+            table.add("WebSocket ping round trip p50", unit: "us", values: ["unix": p50["host"]!, "ws": ws50],
+                      ratio: ("ws / unix", ws50 / p50["host"]!), budget: .atMost(1.3))
+            table.add("WebSocket pipelined rate", unit: "req/s", values: ["unix": rate["host"]!, "ws": wsRate],
+                      ratio: ("ws / unix", wsRate / rate["host"]!), budget: .atLeast(0.7))
             // The ceiling for any host that parses each request with Jansson: json_loadb alone, in
             // process, no I/O, no dispatch, no reply.
             let floor = janssonParseRate(line: LoadGenerator.pingLine, count: pl)

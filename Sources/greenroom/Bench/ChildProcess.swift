@@ -7,10 +7,13 @@ final class ChildProcess {
     /// The server's ready line.
     let readyLine: String
     /// The port of a `tcp:HOST:PORT` address in the ready line, if any.
-    var tcpPort: UInt16? {
-        // The ready line lists addresses as "unix:PATH" and "tcp:HOST:PORT" strings.
+    var tcpPort: UInt16? { port(of: "tcp") }
+
+    /// The port of the first `KIND:HOST:PORT` address in the ready line ("tcp", "ws"), if any.
+    func port(of kind: String) -> UInt16? {
+        // The ready line lists addresses as "unix:PATH", "tcp:HOST:PORT" and "ws:HOST:PORT" strings.
         let quoted = readyLine.split(separator: "\"")
-        guard let address = quoted.first(where: { $0.hasPrefix("tcp:") }) else { return nil }
+        guard let address = quoted.first(where: { $0.hasPrefix(kind + ":") }) else { return nil }
         return address.split(separator: ":").last.flatMap { UInt16($0) }
     }
 

@@ -1,0 +1,1 @@
+../../../../examples/web/demo/article.js

@@ -1,0 +1,1 @@
+../../../../examples/web/inspect/model.js
