@@ -75,3 +75,14 @@ def test_a_refused_connection_is_logged_with_its_reason_and_peer(start_host):
     text = _wait_for_log(h, "refused a connection")
     line = next(ln for ln in text.splitlines() if "refused a connection" in ln)
     assert "connection limit (1) reached" in line and "peer=uid=" in line, line
+
+
+def test_a_failing_hook_is_logged_as_a_warning_with_its_container(start_host):
+    h = start_host("--clock", "virtual")
+    c = h.connect()
+    c.result("classes.define", {"name": "Fails", "hooks": {"configure": {"fail": True}}})
+    cid = c.result("container.create", {"class": "Fails"})["container"]
+    assert c.call("container.configure", {"container": cid, "data": {}})["error"]["code"] == -32004
+    text = _wait_for_log(h, "hook failed")
+    line = next(ln for ln in text.splitlines() if "hook failed" in ln)
+    assert " warning " in line and f"container={cid}" in line and "hook=configure" in line, line

@@ -59,6 +59,10 @@ def test_a_failing_plugin_hook_fails_only_its_container(plugin_host):
     assert err["code"] == -32004, err
     assert err["data"]["kind"] == "pluginFailed"
     assert err["data"]["container"] == bad and err["data"]["hook"] == "configure"
+    # A person can read it: the plugin's own "Article.configure failed on purpose: ..." is not repeated
+    # after a second "Article.configure failed: ".
+    assert err["message"].count("Article.configure failed") == 1, err["message"]
+    assert "on purpose" in err["message"] and bad in err["message"], err["message"]
     assert c.call("container.info", {"container": bad})["error"]["code"] == -32002
     out = c.result("container.configure", {"container": good, "data": {}})["output"]
     assert out["calls"] >= 2

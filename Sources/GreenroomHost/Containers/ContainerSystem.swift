@@ -64,6 +64,9 @@ public final class ContainerSystem: HostComponent, LifecycleDelegate {
     /// A hook failed: kept for the container's -32004 and for the reply of the call being run.
     private func recordFailure(_ c: ContainerRecord, _ hook: Hook, _ error: HookFailure) {
         failures[c.id] = (hook, error)
+        host.config.logger.warning("hook failed; container torn down", metadata: [
+            "container": "\(c.id)", "class": "\(c.className)", "hook": "\(hook.rawValue)",
+            "plugin": "\(host.classes[c.className]?.pluginName ?? "-")", "reason": "\(error.message)"])
         callFailures?.append(.object(mergingData(error.data, [
             "container": .string(c.id), "class": .string(c.className), "hook": .string(hook.rawValue),
             "message": .string(error.message),
@@ -91,13 +94,24 @@ public final class ContainerSystem: HostComponent, LifecycleDelegate {
             var data = first
             data["failures"] = .array(failed)
             data["error"] = e.json
-            throw RPCError(.pluginFailed, "\(first["message"]?.stringValue ?? "a hook failed"); torn down: \(names); and: \(e.message)", data)
+            throw RPCError(.pluginFailed, "\(Self.failureSentence(first)); torn down: \(names); and: \(e.message)", data)
         case .success(let result):
             var data = first
             data["failures"] = .array(failed)
             data["result"] = result.value
-            throw RPCError(.pluginFailed, "\(first["message"]?.stringValue ?? "a hook failed"); torn down: \(names)", data)
+            throw RPCError(.pluginFailed, "\(Self.failureSentence(first)); torn down: \(names)", data)
         }
+    }
+
+    /// "Class.hook failed: why", without saying "Class.hook failed" twice when the plugin's own message
+    /// already starts with it (the Article plugin's "Article.configure failed on purpose: ...").
+    static func failureSentence(className: String, hook: String, message: String) -> String {
+        message.hasPrefix("\(className).\(hook)") ? message : "\(className).\(hook) failed: \(message)"
+    }
+
+    private static func failureSentence(_ failure: JSONObject) -> String {
+        failureSentence(className: failure["class"]?.stringValue ?? "?", hook: failure["hook"]?.stringValue ?? "?",
+                        message: failure["message"]?.stringValue ?? "a hook failed")
     }
 
     /// Adds the failures of the call being run to its result as `failed` (when there are any): for
@@ -293,7 +307,7 @@ public final class ContainerSystem: HostComponent, LifecycleDelegate {
             do throws(ContainerFailure) { try lifecycle.appear(top, size: s.size) } catch { deferredFailure(error) }
         }
         let hook = f?.hook.rawValue ?? "unknown"
-        return RPCError(.pluginFailed, "\(c.className).\(hook) failed: \(f?.failure.message ?? "hook failed"); container \(c.id) was torn down",
+        return RPCError(.pluginFailed, "\(Self.failureSentence(className: c.className, hook: hook, message: f?.failure.message ?? "hook failed")); container \(c.id) was torn down",
                         mergingData(f?.failure.data ?? [:], ["container": .string(c.id), "class": .string(c.className), "hook": .string(hook)]))
     }
 

@@ -137,7 +137,11 @@ public final class PluginSupervisor: HostComponent {
             plugin.restartOnRequest()
             // Its containers from the previous worker go now, before the reply.
             sweep()
-            return .object(mergingData(["plugin": .string(name)], plugin.status))
+            // Tearing down the old worker's containers is what was asked, not a failure of this call:
+            // like the host-wide calls, it lists them in its result (`failed`).
+            var result = mergingData(["plugin": .string(name)], plugin.status)
+            host.containerSystem.takeCallFailures(into: &result)
+            return .object(result)
         }
     }
 
