@@ -31,6 +31,15 @@ public final class Host {
     /// Called once when a client asks the host to shut down (after its reply is queued).
     public var onShutdownRequested: (() -> Void)?
 
+    /// Where lines that may wait on a plugin worker run (see `CallLane`).
+    public private(set) lazy var lane = CallLane(host: self)
+
+    /// Sends lines through the lane when it is enabled (isolated plugins and a loop that can be handed
+    /// over); otherwise every line runs where it is read, with no check per line.
+    func updateLane() {
+        processor.defers = lane.isEnabled ? { [unowned self] c, read in lane.takes(read, from: c) } : nil
+    }
+
     private var nextConnection = 1
     private var connectionsByID: [String: HostConnection] = [:]
 
@@ -111,8 +120,18 @@ public final class Host {
     }
 
     /// The transport lost or closed the connection: its objects are torn down (with lifecycle events to
-    /// observers) and nothing else is affected.
+    /// observers) and nothing else is affected. With isolated plugins the teardown runs hooks, so it
+    /// waits for the call lane (after the line of this connection that runs there, if one does).
     public func connectionClosed(_ c: HostConnection, reason: String = "closed") {
+        guard !c.isClosed else { return }
+        if lane.connectionClosed(c, reason: reason) {
+            c.transport = nil
+            return
+        }
+        finishClosing(c, reason: reason)
+    }
+
+    func finishClosing(_ c: HostConnection, reason: String) {
         guard !c.isClosed else { return }
         for component in components { component.connectionClosed(c) }
         c.isClosed = true

@@ -89,6 +89,9 @@ public final class RPCProcessor<Context> {
     /// Runs each call that passed the gate: it calls `run` (the method's handler) and may change the
     /// answer (the host reports the hook failures a call caused in that call's reply).
     public var around: ((Context, String, () throws(RPCError) -> RPCResult) throws(RPCError) -> RPCResult)?
+    /// Asked before a read line runs: true when it took the line to run later (`dispatchNow`), e.g. a
+    /// call that may wait on another process, run where the loop can be handed over meanwhile.
+    public var defers: ((Context, ReadLine) -> Bool)?
 
     public init(registry: MethodRegistry<Context>, limits: RPCLimits = RPCLimits()) {
         self.registry = registry
@@ -179,8 +182,16 @@ public final class RPCProcessor<Context> {
         }
     }
 
-    /// Runs a read line and writes its reply (or batch of replies) after the events it caused.
+    /// Runs a read line and writes its reply (or batch of replies) after the events it caused, unless
+    /// `defers` takes it.
+    @inline(__always)
     func dispatch(_ read: ReadLine, context: Context, out: OutboundBuffer) {
+        if let defers, defers(context, read) { return }
+        dispatchNow(read, context: context, out: out)
+    }
+
+    /// Runs a read line now (one that `defers` took earlier).
+    public func dispatchNow(_ read: ReadLine, context: Context, out: OutboundBuffer) {
         switch read {
         case .failed(let error, let isBatch):
             counters.errors += 1

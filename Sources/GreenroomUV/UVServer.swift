@@ -51,6 +51,12 @@ public final class UVServer {
     private var shutdownPending = false
     private var shuttingDown = false
     private let startTime: UInt64
+    /// Hands the loop to another thread while a plugin hook waits (see `CallLane`).
+    private(set) var baton: LoopBaton!
+    /// Timers, an idle pass or shutdown already wait in the lane.
+    private var timersQueued = false
+    private var idlePassQueued = false
+    private var shutdownQueued = false
 
     /// Creates the loop and the host. `configure` finishes the host config (limits, clock mode...).
     public init(config: HostConfig, options: ListenOptions) throws {
@@ -74,6 +80,10 @@ public final class UVServer {
         host.onTimersChanged = { [unowned self] in self.rearmTimer() }
         host.onShutdownRequested = { [unowned self] in self.shutdownPending = true }
         try installHooks()
+        baton = try LoopBaton(server: self)
+        host.lane.handoff = baton
+        // Work queued from a callback runs before the loop blocks: this turn's poll does not block.
+        host.lane.onQueued = { [unowned self] in uv_stop(self.loop) }
     }
 
     static func from(_ handle: UnsafeMutablePointer<some Any>?) -> UVServer {
@@ -106,7 +116,7 @@ public final class UVServer {
         for sig in [SIGINT, SIGTERM] {
             let s = allocateZeroed(uv_signal_t.self)
             try uvCheck(uv_signal_init(loop, s), "uv_signal_init")
-            try uvCheck(uv_signal_start(s, { h, _ in UVServer.from(h).beginShutdown() }, sig), "uv_signal_start")
+            try uvCheck(uv_signal_start(s, { h, _ in UVServer.from(h).requestShutdown() }, sig), "uv_signal_start")
             signals.append(s)
         }
         greenroom_ignore_sigpipe()
@@ -117,7 +127,7 @@ public final class UVServer {
     private var runsIdleTasks: Bool { host.virtualClock == nil }
 
     private func beforeWaiting() {
-        if runsIdleTasks && host.dispatcher.hasRunnable { host.runIdlePass() }
+        if runsIdleTasks && host.dispatcher.hasRunnable { runIdlePass() }
         flushDirty()
         updateIdle()
         rearmTimer()
@@ -126,13 +136,64 @@ public final class UVServer {
     private func afterIO() {
         resumeDrained()
         flushDirty()
-        if shutdownPending && !shuttingDown { beginShutdown() }
+        if shutdownPending && !shuttingDown { requestShutdown() }
         updateIdle()
     }
 
-    /// The idle handle keeps the loop turning (no blocking poll) only while runnable tasks exist.
+    // MARK: Work that runs hooks, and the lane
+
+    /// One idle pass; in the lane when it is on (warm-ups run hooks that may wait on a worker).
+    private func runIdlePass() {
+        guard host.lane.isEnabled else { host.runIdlePass(); return }
+        guard !idlePassQueued else { return }
+        idlePassQueued = true
+        host.lane.enqueue(.task { [unowned self] in
+            idlePassQueued = false
+            if runsIdleTasks && host.dispatcher.hasRunnable { host.runIdlePass() }
+        })
+    }
+
+    /// The timers due now; in the lane when it is on.
+    private func runDueTimers() {
+        guard host.lane.isEnabled else { host.runDueTimers(); return }
+        guard !timersQueued else { return }
+        timersQueued = true
+        host.lane.enqueue(.task { [unowned self] in
+            timersQueued = false
+            host.runDueTimers()
+        })
+    }
+
+    /// Graceful shutdown; in the lane when it is on (after the call that runs there: teardown runs hooks).
+    func requestShutdown() {
+        guard host.lane.isEnabled else { beginShutdown(); return }
+        guard !shutdownQueued, !shuttingDown else { return }
+        shutdownQueued = true
+        host.lane.enqueue(.task { [unowned self] in beginShutdown() })
+    }
+
+    /// One turn of the loop, then the lane's queued work (outside uv_run: a call there may wait on a
+    /// worker with the loop handed to another thread). False once the loop has nothing left to run.
+    func turn() -> Bool {
+        let lane = host.lane
+        let alive = uv_run(loop, lane.hasRunnableWork ? UV_RUN_NOWAIT : UV_RUN_ONCE)
+        if lane.hasRunnableWork {
+            baton.laneThread = pthread_self()
+            lane.drain()
+            baton.laneThread = 0
+            flushDirty()
+            if !shuttingDown {
+                updateIdle()
+                rearmTimer()
+            }
+        }
+        return alive != 0 || lane.hasRunnableWork
+    }
+
+    /// The idle handle keeps the loop turning (no blocking poll) only while runnable tasks exist and
+    /// the lane (which runs them when it is on) is not busy.
     private func updateIdle() {
-        let want = runsIdleTasks && host.dispatcher.hasRunnable && !shuttingDown
+        let want = runsIdleTasks && host.dispatcher.hasRunnable && !shuttingDown && !host.lane.isRunning
         if want && !idleActive {
             uv_idle_start(idle) { _ in }
             idleActive = true
@@ -144,14 +205,15 @@ public final class UVServer {
 
     func rearmTimer() {
         guard !shuttingDown, host.virtualClock == nil, let timer else { return }
-        guard let deadline = host.nextTimerDeadline() else {
+        // Due timers that wait in the lane are re-armed after they ran (the lane re-arms).
+        guard !timersQueued, let deadline = host.nextTimerDeadline() else {
             uv_timer_stop(timer)
             return
         }
         let wait = max(0, deadline - host.now)
         uv_timer_start(timer, { h in
             let server = UVServer.from(h)
-            server.host.runDueTimers()
+            server.runDueTimers()
             server.flushDirty()
             server.rearmTimer()
         }, UInt64(wait.rounded(.up)), 0)
@@ -445,7 +507,7 @@ public final class UVServer {
 
     /// Runs the loop until shutdown completes; then checks that every handle was closed.
     public func run() throws {
-        uv_run(loop, UV_RUN_DEFAULT)
+        baton.serve(holding: true)
         // Anything still open is a leak: close it and run until the close callbacks have freed it.
         uv_walk(loop, { h, _ in if let h { closeAndFree(h) } }, nil)
         uv_run(loop, UV_RUN_DEFAULT)
@@ -465,6 +527,7 @@ public final class UVServer {
         tcpListeners.removeAll()
         removeSocketFiles()
         host.teardownAll()
+        baton.close()
         // After the teardown's events: a WebSocket peer then gets its close frame (1001).
         for c in connections.values { c.hostConnection?.goingAway() }
         flushDirty()

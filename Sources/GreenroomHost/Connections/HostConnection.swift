@@ -51,6 +51,11 @@ public final class HostConnection {
     public let lowWater: Int
     /// Paused by backpressure: lines already read wait in `held` (in order) until `resume()`.
     public private(set) var isPaused = false
+    /// A line of this connection waits in the host's call lane (`CallLane`): later lines wait in `held`
+    /// (in order) and reading stops until it ran.
+    public private(set) var isWaiting = false
+    /// The line that waits in the lane, read and validated.
+    private var deferred: RPCProcessor<HostConnection>.ReadLine?
     /// Lines read but not run while paused, each as [Int32 length][bytes]; length -1 is an oversized line.
     private var held: [UInt8] = []
     private var heldStart = 0
@@ -114,6 +119,48 @@ public final class HostConnection {
     public func resume() {
         guard isPaused, !isClosed, !refused else { return }
         isPaused = false
+        runHeld()
+    }
+
+    // MARK: Lines that wait in the call lane
+
+    /// The lane took `read`: it runs later (`runDeferred`), and nothing after it runs before it.
+    func deferLine(_ read: RPCProcessor<HostConnection>.ReadLine) {
+        deferred = read
+        isWaiting = true
+        halted = true
+        if let t = transport, t.supportsBackpressure { t.pauseReading(self) }
+    }
+
+    /// Runs the line that waited in the lane (its hooks may wait on a plugin worker off the loop).
+    func runDeferred() {
+        guard let read = deferred else { return }
+        deferred = nil
+        if !isClosed { host.processor.dispatchNow(read, context: self, out: out) }
+        if !out.isEmpty { transport?.outputReady(self) }
+    }
+
+    /// The waiting line ran: the held lines run (until one waits again or backpressure pauses), then
+    /// reading resumes.
+    func deferredLineDone() {
+        guard isWaiting else { return }
+        isWaiting = false
+        runHeld()
+    }
+
+    /// The connection closed while its line waited in the lane: no one is left to read the reply.
+    func dropDeferredLine() {
+        deferred = nil
+        held.removeAll()
+        heldStart = 0
+        halted = true
+        refused = true
+    }
+
+    /// Runs the lines held while paused or waiting; then reading resumes, or after the peer's EOF the
+    /// connection closes.
+    private func runHeld() {
+        guard !isPaused, !isWaiting, !isClosed, !refused else { return }
         halted = false
         let processor = host.processor
         while heldStart < held.count, !stopsReading() {
@@ -133,7 +180,7 @@ public final class HostConnection {
             heldStart = 0
         }
         if !out.isEmpty { transport?.outputReady(self) }
-        guard !isPaused, !isClosed else { return }
+        guard !isPaused, !isWaiting, !isClosed else { return }
         if peerFinished {
             halted = true
             transport?.closeRequested(self)
@@ -188,7 +235,7 @@ public final class HostConnection {
     public func finishInput() {
         guard !isClosed, !peerFinished, !refused else { return }
         peerFinished = true
-        if isPaused { return }
+        if isPaused || isWaiting { return }
         halted = true
         transport?.closeRequested(self)
     }
@@ -229,25 +276,25 @@ public final class HostConnection {
                     return false
                 }
             }
-            if isPaused { for line in run[ran...] { hold(line) } }
+            if isPaused || isWaiting { for line in run[ran...] { hold(line) } }
             run.removeAll(keepingCapacity: true)
         }
         let buffered = codec.bufferedCount
         var closing: CodecClose?
         codec.receive(bytes, out: out) { event in
             switch event {
-            case .message(let line) where isPaused:
+            case .message(let line) where isPaused || isWaiting:
                 hold(line)
-            case .oversized where isPaused:
+            case .oversized where isPaused || isWaiting:
                 hold(nil)
             case .message(let line) where line.baseAddress! >= chunk && line.baseAddress! < chunk + bytes.count:
                 run.append(line)
             case .message(let line):
                 flush()
-                if !stopsReading() { processor.handle(line: line, context: self, out: out) } else if isPaused { hold(line) }
+                if !stopsReading() { processor.handle(line: line, context: self, out: out) } else if isPaused || isWaiting { hold(line) }
             case .oversized:
                 flush()
-                if !stopsReading() { oversized() } else if isPaused { hold(nil) }
+                if !stopsReading() { oversized() } else if isPaused || isWaiting { hold(nil) }
             case .opened(let withToken):
                 host.countUpgrade()
                 if withToken { authenticated() }

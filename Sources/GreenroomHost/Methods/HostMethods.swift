@@ -136,6 +136,7 @@ extension Host {
                 "ran": .int(dispatcher.totalRan),
             ],
             "timers": .int(timers.count),
+            "lane": .object(lane.stats),
             "rssBytes": .int(config.residentBytes()),
         ]
         for component in components { component.addStats(to: &s) }

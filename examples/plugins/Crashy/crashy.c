@@ -14,6 +14,8 @@
  *   "spin"      loops for ever
  *   "oversize"  sets "bytes" bytes of output (default 2 MiB): over the host's output limit
  *   "fail"      returns an error the ordinary way (set_error)
+ *   "wait"      opens "path" (a FIFO) and reads until its writer closes it, then succeeds, once: a
+ *               hook that takes as long as a test or script wants, released by `echo > PATH`
  * {"crash": null} clears it. A hook that does not misbehave succeeds; `configure` returns
  *   {"calls": N, "pid": P}: how many hooks this instance ran and the process it runs in.
  */
@@ -37,6 +39,7 @@ typedef struct crashy {
     long ms;
     long bytes;
     int status;
+    char path[256];  /* "wait": the FIFO to read */
 } crashy;
 
 static void *crashy_create(void *class_ctx, const char *container_id, greenroom_call *call) {
@@ -63,6 +66,7 @@ static void read_data(crashy *c, json_t *data, const char *hook) {
     c->ms = json_is_integer(v = json_object_get(data, "ms")) ? (long)json_integer_value(v) : 10000;
     c->bytes = json_is_integer(v = json_object_get(data, "bytes")) ? (long)json_integer_value(v) : 2L << 20;
     c->status = json_is_integer(v = json_object_get(data, "status")) ? (int)json_integer_value(v) : 3;
+    snprintf(c->path, sizeof c->path, "%s", json_is_string(v = json_object_get(data, "path")) ? json_string_value(v) : "");
 }
 
 static int misbehave(crashy *c, greenroom_call *call) {
@@ -91,6 +95,18 @@ static int misbehave(crashy *c, greenroom_call *call) {
         host_api->set_output(call, s, (size_t)n);
         free(s);
         return -2;  /* 0 below: output set, hook succeeds */
+    }
+    if (strcmp(c->mode, "wait") == 0) {
+        c->mode[0] = 0;
+        FILE *f = fopen(c->path, "r");
+        if (!f) {
+            host_api->set_error(call, "crashy: wait: cannot open \"path\" (a FIFO to read)");
+            return 1;
+        }
+        char buf[64];
+        while (fread(buf, 1, sizeof buf, f) > 0) {}
+        fclose(f);
+        return 0;
     }
     if (strcmp(c->mode, "fail") == 0) {
         host_api->set_error(call, "crashy: failing on request (crash: fail)");

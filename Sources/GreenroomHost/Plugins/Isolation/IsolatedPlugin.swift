@@ -71,7 +71,7 @@ final class IsolatedPlugin {
                                                                       "hook": .string(hook), "reason": "restarting"])
         }
         do {
-            return try worker.call(request, timeoutMs: config.hookTimeoutMs)
+            return try worker.call(request, timeoutMs: config.hookTimeoutMs, lane: supervisor.host.lane)
         } catch {
             workerEnded(error)
             let why = error.reason == "timeout"

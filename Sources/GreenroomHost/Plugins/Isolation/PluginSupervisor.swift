@@ -25,7 +25,9 @@ public final class PluginSupervisor: HostComponent {
         // so no request sees a container whose worker is gone.
         let previous = host.processor.gate
         host.processor.gate = { [unowned s] c, method throws(RPCError) in
-            if s.needsSweep { s.sweep() }
+            // A quick call (`CallLane.quickMethods`) sees no container; with the lane on, it may run while
+            // the lane's item waits on a worker, so the sweep (which restarts workers) waits for the lane.
+            if s.needsSweep && !(s.host.lane.isEnabled && CallLane.quickMethods.contains(method)) { s.sweep() }
             try previous?(c, method)
         }
         return s
@@ -57,6 +59,7 @@ public final class PluginSupervisor: HostComponent {
             try? host.classes.register(IsolatedPluginClass(name: name, index: i, plugin: plugin))
         }
         plugins.append(plugin)
+        host.lane.hasIsolatedPlugins = true
         let info = PluginInfo(name: plugin.name, path: resolved, version: plugin.version, classes: plugin.classNames)
         host.classes.addPlugin(info)
         PluginLoader.logToStandardError(plugin: plugin.name, level: .info,

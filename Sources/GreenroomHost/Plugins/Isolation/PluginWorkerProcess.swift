@@ -121,15 +121,32 @@ final class PluginWorkerProcess {
 
     var isAlive: Bool { fd >= 0 }
 
-    /// Sends one request and waits for its reply, up to `timeoutMs`. Any failure to get a reply ends the
-    /// worker (killed if need be, then reaped) and says how it ended.
-    func call(_ request: [UInt8], timeoutMs: Int) throws(WorkerDeath) -> WireReader {
+    /// One request and its reply at a time on the socket, whichever thread holds the loop.
+    private let exchanging: UnsafeMutablePointer<pthread_mutex_t> = {
+        let m = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+        pthread_mutex_init(m, nil)
+        return m
+    }()
+
+    deinit {
+        pthread_mutex_destroy(exchanging)
+        exchanging.deallocate()
+    }
+
+    /// How long a reply is waited for in place before the loop is handed over (`CallLane`): most hooks
+    /// answer well within it, and a hand-over costs two thread wake-ups.
+    static let inPlaceWaitMs: Int32 = 1
+
+    /// Sends one request and waits for its reply, up to `timeoutMs`: in place for a moment, then (when
+    /// `lane` runs this call) with the loop handed over, so other clients are served meanwhile. Any
+    /// failure to get a reply ends the worker (killed if need be, then reaped) and says how it ended.
+    func call(_ request: [UInt8], timeoutMs: Int, lane: CallLane? = nil) throws(WorkerDeath) -> WireReader {
         guard isAlive else { throw WorkerDeath(reason: "closed", detail: "the worker is not running") }
         let deadline = Wire.nowNanos() + UInt64(max(1, timeoutMs)) * 1_000_000
-        do {
-            try Wire.writeAll(fd, request, deadline: deadline)
-            return try Wire.readFrame(fd, maxBody: maxReplyBytes, deadline: deadline)
-        } catch {
+        let outcome = exchange(request, deadline: deadline, lane: lane)
+        switch outcome {
+        case .success(let reply): return reply
+        case .failure(let error):
             switch error {
             case .timeout:
                 throw end(killing: true, reason: "timeout", detail: "no reply within \(timeoutMs) ms")
@@ -141,6 +158,25 @@ final class PluginWorkerProcess {
                 throw end(killing: false, reason: "closed", detail: "its socket closed")
             }
         }
+    }
+
+    private func exchange(_ request: [UInt8], deadline: UInt64, lane: CallLane?) -> Result<WireReader, WireError> {
+        pthread_mutex_lock(exchanging)
+        let (fd, maxBody, lock) = (self.fd, maxReplyBytes, exchanging)
+        func reply() -> Result<WireReader, WireError> {
+            defer { pthread_mutex_unlock(lock) }
+            return Result { () throws(WireError) in try Wire.readFrame(fd, maxBody: maxBody, deadline: deadline) }
+        }
+        do {
+            try Wire.writeAll(fd, request, deadline: deadline)
+        } catch {
+            pthread_mutex_unlock(lock)
+            return .failure(error)
+        }
+        guard let lane, !Wire.readable(fd, withinMs: Self.inPlaceWaitMs) else { return reply() }
+        // The reply is late: wait off the loop. The lock goes before the loop is taken back, so a
+        // thread that holds the loop never waits for it behind a thread that waits for the loop.
+        return lane.waitForWorker(reply)
     }
 
     /// Stops the worker: closes its socket (it exits on EOF), then kills it if it lingers.

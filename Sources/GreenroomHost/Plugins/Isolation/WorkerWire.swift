@@ -102,6 +102,16 @@ enum Wire {
         }
     }
 
+    /// Whether `fd` has bytes to read within `ms` (a short, blocking look; errors count as readable,
+    /// so the read that follows reports them).
+    static func readable(_ fd: Int32, withinMs ms: Int32) -> Bool {
+        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        while true {
+            let n = poll(&p, 1, ms)
+            if n >= 0 || errno != EINTR { return n != 0 }
+        }
+    }
+
     static func writeAll(_ fd: Int32, _ bytes: [UInt8], deadline: UInt64?) throws(WireError) {
         var done = 0
         while done < bytes.count {

@@ -1,0 +1,156 @@
+import GreenroomJSON
+import GreenroomRPC
+
+/// Lets the server's loop serve other clients while a call waits on a plugin worker.
+///
+/// A hook of an isolated plugin is a request to another process, and a plugin may take its time (up to
+/// the hook deadline). The server implements this protocol by handing the loop to another thread for
+/// the length of the wait; the host calls it only from work the lane runs (`CallLane`), which is the
+/// one place where that is safe.
+public protocol LoopHandoff: AnyObject {
+    /// Runs `wait` — a blocking wait that touches no host state — with the loop served by another
+    /// thread meanwhile when the caller runs the lane's work; returns once the caller holds the loop again.
+    func waitingOffLoop<T>(_ wait: () -> T) -> T
+}
+
+/// The work that may wait on a plugin worker, run one item at a time outside the loop's callbacks.
+///
+/// When isolated plugins are loaded (and the server can hand its loop over), a line whose calls may run
+/// a container hook is not run where it is read: it waits here, its connection holding its later lines
+/// (replies stay in order), and runs when the lane is free. While its hook waits on a worker, the loop
+/// goes on serving the calls that never run a hook (`quickMethods`: pings, auth, subscriptions, range
+/// streams) on every other connection. Two items never overlap, so a call that runs hooks sees only
+/// those quick calls between its hooks — never another call's containers, pools or timers mid-change.
+/// Timers, idle passes, connection teardown and shutdown run here too, since they run hooks.
+public final class CallLane {
+    public enum Work {
+        /// A connection's deferred line (`HostConnection.runDeferred`).
+        case line(HostConnection)
+        /// A connection closed: its objects are torn down (with hooks) here.
+        case closed(HostConnection, reason: String)
+        /// Timers, an idle pass, shutdown.
+        case task(() -> Void)
+    }
+
+    unowned let host: Host
+    private var queue: [Work] = []
+    private var head = 0
+    /// An item is running (perhaps waiting on a worker while the loop serves quick calls).
+    public private(set) var isRunning = false
+    /// The connection whose line runs now.
+    private weak var current: HostConnection?
+    /// Set by the server: how the loop is handed over while a hook waits.
+    public var handoff: LoopHandoff? {
+        didSet { host.updateLane() }
+    }
+    /// Called when work is queued (the server then runs the lane before it blocks for I/O again).
+    public var onQueued: (() -> Void)?
+    /// Set by the plugin supervisor when it loads a plugin in a worker process.
+    var hasIsolatedPlugins = false {
+        didSet { host.updateLane() }
+    }
+
+    init(host: Host) { self.host = host }
+
+    /// Lines taken since start.
+    private var deferredLines = 0
+    /// Waits handed off the loop since start.
+    private var handOvers = 0
+
+    /// For `host.stats`.
+    var stats: JSONObject {
+        ["enabled": .bool(isEnabled), "queued": .int(queue.count - head), "running": .bool(isRunning),
+         "deferredLines": .int(deferredLines), "handOvers": .int(handOvers)]
+    }
+
+    /// Whether lines that may run hooks go through the lane.
+    public var isEnabled: Bool { hasIsolatedPlugins && handoff != nil }
+
+    /// Work is queued and nothing runs: the server runs it (`drain`) before it blocks for I/O again.
+    public var hasRunnableWork: Bool { !isRunning && head < queue.count }
+
+    /// Methods that never run a container hook and touch no container, stack, page, pool, timer or
+    /// task state: they run where they are read, even while the lane's item waits on a worker.
+    /// (`range.create` queues template warm-ups and `range.destroy` may cancel them: not quick.)
+    public static let quickMethods: Set<String> = [
+        "host.ping", "host.auth", "events.subscribe", "events.unsubscribe", "rpc.discover", "clock.now",
+        "range.didScroll", "range.willBeginDragging", "range.willEndDragging", "range.didEndDecelerating",
+        "range.setViewport", "range.setVisible", "range.insertItems", "range.deleteItems",
+        "range.batchFetchDone", "range.state",
+    ]
+
+    /// Whether running `read` here could run a hook (a line that failed to parse never does).
+    static func mayRunHooks(_ read: RPCProcessor<HostConnection>.ReadLine) -> Bool {
+        func may(_ entry: RPCProcessor<HostConnection>.Incoming) -> Bool {
+            if case .request(let method, _, _) = entry { return !quickMethods.contains(method) }
+            return false
+        }
+        switch read {
+        case .single(let entry): return may(entry)
+        case .batch(let entries): return entries.contains(where: may)
+        case .failed: return false
+        }
+    }
+
+    /// Asked for every line read while the lane is enabled: true when the line was taken to run later.
+    func takes(_ read: RPCProcessor<HostConnection>.ReadLine, from c: HostConnection) -> Bool {
+        guard isEnabled, !(isRunning && current === c), Self.mayRunHooks(read) else { return false }
+        c.deferLine(read)
+        deferredLines += 1
+        enqueue(.line(c))
+        return true
+    }
+
+    public func enqueue(_ work: Work) {
+        queue.append(work)
+        onQueued?()
+    }
+
+    /// The transport closed `c`. Its teardown runs hooks, so it waits for the lane; a line of its
+    /// that waits is dropped (no one is left to read the reply), one that runs finishes first.
+    func connectionClosed(_ c: HostConnection, reason: String) -> Bool {
+        guard isEnabled else { return false }
+        c.dropDeferredLine()
+        enqueue(.closed(c, reason: reason))
+        return true
+    }
+
+    /// Runs queued work, one item at a time, until none is left. Returns at once when an item already
+    /// runs (this is the loop's other thread, serving quick calls while that item waits).
+    public func drain() {
+        guard !isRunning else { return }
+        while head < queue.count {
+            let work = queue[head]
+            head += 1
+            if head == queue.count {
+                queue.removeAll(keepingCapacity: true)
+                head = 0
+            }
+            isRunning = true
+            switch work {
+            case .line(let c):
+                current = c
+                c.runDeferred()
+                current = nil
+                isRunning = false
+                // Its later lines run now; the next one that may run hooks queues again, behind the others.
+                c.deferredLineDone()
+            case .closed(let c, let reason):
+                host.finishClosing(c, reason: reason)
+                isRunning = false
+            case .task(let body):
+                body()
+                isRunning = false
+            }
+        }
+    }
+
+    /// Waits for a worker: off the loop when this is the lane's item, else in place (the loop waits).
+    func waitForWorker<T>(_ wait: () -> T) -> T {
+        if isRunning, let handoff {
+            handOvers += 1
+            return handoff.waitingOffLoop(wait)
+        }
+        return wait()
+    }
+}

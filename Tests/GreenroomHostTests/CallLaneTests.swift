@@ -1,0 +1,116 @@
+import Testing
+import GreenroomJSON
+import GreenroomRPC
+@testable import GreenroomHost
+
+/// A handoff that waits in place (the lane's ordering does not depend on threads).
+private final class InPlaceHandoff: LoopHandoff {
+    var waits = 0
+    func waitingOffLoop<T>(_ wait: () -> T) -> T {
+        waits += 1
+        return wait()
+    }
+}
+
+private func laneHost() -> (Host, InPlaceHandoff) {
+    let host = virtualHost()
+    let handoff = InPlaceHandoff()
+    host.lane.handoff = handoff
+    host.lane.hasIsolatedPlugins = true
+    return (host, handoff)
+}
+
+private func ids(_ lines: [JSONValue]) -> [JSONValue] { lines.compactMap { $0["id"] } }
+
+@Suite struct CallLaneTests {
+    @Test func theLaneIsOffWithoutIsolatedPluginsOrAHandoff() {
+        let host = virtualHost()
+        #expect(!host.lane.isEnabled && host.processor.defers == nil)
+        host.lane.hasIsolatedPlugins = true
+        #expect(!host.lane.isEnabled && host.processor.defers == nil)
+        let handoff = InPlaceHandoff()
+        host.lane.handoff = handoff
+        #expect(host.lane.isEnabled && host.processor.defers != nil)
+    }
+
+    @Test func quickCallsRunWhereTheyAreReadOthersWaitForTheLane() {
+        let (host, _) = laneHost()
+        let c = MemoryClient(host)
+        let lines = c.sendRaw("""
+            {"jsonrpc":"2.0","id":1,"method":"host.ping"}
+            {"jsonrpc":"2.0","id":2,"method":"classes.define","params":{"name":"Q"}}
+            {"jsonrpc":"2.0","id":3,"method":"host.ping"}
+            """)
+        // The ping ran; the define waits in the lane and holds the ping after it.
+        #expect(ids(lines) == [1])
+        #expect(c.connection.isWaiting && host.lane.hasRunnableWork)
+        #expect(host.lane.stats["queued"] == 1 && host.lane.stats["deferredLines"] == 1)
+        host.lane.drain()
+        #expect(ids(c.readAll()) == [2, 3])
+        #expect(!c.connection.isWaiting && !host.lane.hasRunnableWork)
+    }
+
+    @Test func anotherConnectionsQuickCallsPassAWaitingCall() {
+        let (host, _) = laneHost()
+        let a = MemoryClient(host), b = MemoryClient(host)
+        #expect(a.sendRaw(#"{"jsonrpc":"2.0","id":"a","method":"classes.define","params":{"name":"A"}}"#).isEmpty)
+        #expect(ids(b.sendRaw(#"{"jsonrpc":"2.0","id":"b","method":"host.ping"}"#)) == ["b"])
+        #expect(b.sendRaw(#"{"jsonrpc":"2.0","id":"b2","method":"container.create","params":{"class":"A"}}"#).isEmpty)
+        host.lane.drain()
+        #expect(ids(a.readAll()) == ["a"])
+        // b's create ran after a's define (the class exists), in the order the lane took them.
+        #expect(b.readAll().last?["result"]?["container"] != nil)
+    }
+
+    @Test func aBatchWithOneCallThatMayRunHooksWaitsWhole() {
+        let (host, _) = laneHost()
+        let c = MemoryClient(host)
+        #expect(c.sendRaw(#"[{"jsonrpc":"2.0","id":1,"method":"host.ping"},{"jsonrpc":"2.0","id":2,"method":"host.stats"}]"#).isEmpty)
+        host.lane.drain()
+        #expect(c.readAll().first?.arrayValue?.compactMap { $0["id"] } == [1, 2])
+        // A batch of quick calls and a line that fails to parse run at once.
+        #expect(c.sendRaw(#"[{"jsonrpc":"2.0","id":3,"method":"host.ping"}]"#).count == 1)
+        #expect(c.sendRaw("{nope").first?["error"]?["code"] == -32700)
+    }
+
+    @Test func aConnectionClosedWhileItsLineWaitsIsTornDownInTheLaneAndItsLineDropped() {
+        let (host, _) = laneHost()
+        let observer = MemoryClient(host)
+        observer.call("events.subscribe", ["topics": ["host"], "scope": "all"])
+        let c = MemoryClient(host)
+        _ = observer.readAll()
+        #expect(c.sendRaw(#"{"jsonrpc":"2.0","id":1,"method":"classes.define","params":{"name":"Gone"}}"#).isEmpty)
+        host.connectionClosed(c.connection)
+        #expect(!c.connection.isClosed && host.connections.count == 2)
+        host.lane.drain()
+        #expect(c.connection.isClosed && host.connections.count == 1)
+        // The dropped define never ran.
+        #expect(host.classes["Gone"] == nil)
+        #expect(observer.readAll().contains { $0["params"]?["kind"] == "connectionClosed" })
+    }
+
+    @Test func laterLinesOfAWaitingConnectionQueueAgainBehindOthers() {
+        let (host, _) = laneHost()
+        let a = MemoryClient(host), b = MemoryClient(host)
+        _ = a.sendRaw("""
+            {"jsonrpc":"2.0","id":1,"method":"classes.define","params":{"name":"A1"}}
+            {"jsonrpc":"2.0","id":2,"method":"classes.define","params":{"name":"A2"}}
+            """)
+        _ = b.sendRaw(#"{"jsonrpc":"2.0","id":3,"method":"classes.define","params":{"name":"B1"}}"#)
+        var order: [String] = []
+        host.lane.enqueue(.task { order.append(host.classes["A2"] == nil ? "task before A2" : "task after A2") })
+        host.lane.drain()
+        #expect(ids(a.readAll()) == [1, 2] && ids(b.readAll()) == [3])
+        // A2 waited behind a's first line, then queued again behind b's line and the task.
+        #expect(order == ["task before A2"])
+        #expect(host.lane.stats["deferredLines"] == 3)
+    }
+
+    @Test func aWorkerWaitGoesOffTheLoopOnlyFromTheLanesItem() {
+        let (host, handoff) = laneHost()
+        #expect(host.lane.waitForWorker { 7 } == 7 && handoff.waits == 0)
+        host.lane.enqueue(.task { _ = host.lane.waitForWorker { 8 } })
+        host.lane.drain()
+        #expect(handoff.waits == 1 && host.lane.stats["handOvers"] == 1)
+    }
+}

@@ -1,0 +1,208 @@
+"""While a plugin's hook takes its time in its worker, the host serves everyone else: quick calls (pings,
+auth, subscriptions, range streams) answer at once on every connection; calls that may run hooks wait
+their turn in the call lane, in order; the waiting connection's later lines run after its call, in order;
+a connection that closes while its call waits is torn down once the call ends; shutdown waits for the
+call; a hook past its deadline still fails only its container.
+
+The hook that takes its time is Crashy's `wait` mode: it blocks reading a FIFO until the test releases
+it, so every test knows the hook is running (the worker opened the FIFO) without sleeping or timing."""
+
+from __future__ import annotations
+
+import errno
+import os
+import select
+import signal
+import time
+
+import pytest
+
+from test_plugins import lib
+
+
+class Gate:
+    """A FIFO a Crashy `wait` hook blocks on until `release()`."""
+
+    def __init__(self, directory: str, name: str = "gate"):
+        self.path = os.path.join(directory, name)
+        os.mkfifo(self.path)
+        self.fd: int | None = None
+
+    def data(self, **extra) -> dict:
+        return dict({"crash": "wait", "path": self.path}, **extra)
+
+    def wait_entered(self, timeout: float = 10.0) -> None:
+        """Returns once the hook has opened the FIFO (it is running and blocked on it)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                self.fd = os.open(self.path, os.O_WRONLY | os.O_NONBLOCK)
+                return
+            except OSError as e:
+                if e.errno != errno.ENXIO or time.monotonic() > deadline:
+                    raise AssertionError("the wait hook did not start") from e
+            time.sleep(0.01)
+
+    def release(self) -> None:
+        if self.fd is None:
+            self.wait_entered()
+        os.close(self.fd)
+        self.fd = None
+
+
+@pytest.fixture
+def lane_host(start_host):
+    return start_host("--plugin", lib("CrashyPlugin"), "--hook-timeout-ms", "20000")
+
+
+def tags(events: list[dict]) -> list[tuple[str, str]]:
+    return [(e["params"]["container"], e["params"]["event"]) for e in events if e["method"] == "lifecycle"]
+
+
+def events_until(conn, done, timeout: float = 10.0) -> list[dict]:
+    """Reads notifications into `conn.events` until `done(conn.events)`; returns them."""
+    deadline = time.monotonic() + timeout
+    while not done(conn.events):
+        msg = conn.read_json(max(0.01, deadline - time.monotonic()))
+        assert "method" in msg, f"unexpected reply: {msg}"
+        conn.events.append(msg)
+    return conn.events
+
+
+def has_line(conn) -> bool:
+    """Whether a complete line has arrived (without waiting)."""
+    if b"\n" in conn.buf:
+        return True
+    readable, _, _ = select.select([conn.sock], [], [], 0)
+    if readable:
+        chunk = conn.sock.recv(1 << 16)
+        conn.buf += chunk
+        conn.eof = conn.eof or not chunk
+    return b"\n" in conn.buf
+
+
+def test_quick_calls_answer_on_other_connections_while_a_hook_waits(lane_host, tmp_short):
+    gate = Gate(tmp_short)
+    slow, other = lane_host.connect(), lane_host.connect()
+    box = slow.result("container.create", {"class": "Crashy"})["container"]
+    session = other.result("range.create", {"count": 1000, "itemLength": 44,
+                                             "viewport": {"width": 375, "height": 667}})["session"]
+    other.result("events.subscribe", {"topics": ["range"]})
+    rid = slow.request("container.configure", {"container": box, "data": gate.data()})
+    gate.wait_entered()
+    # The hook is blocked in its worker: every quick call on the other connection answers now.
+    for i in range(20):
+        other.ping()
+        reply = other.call("range.didScroll", {"session": session, "offset": 50.0 * (i + 1)})
+        assert "result" in reply, reply
+    assert other.result("range.state", {"session": session})["session"] == session
+    other.result("events.unsubscribe", {"topics": ["range"]})
+    gate.release()
+    reply = slow.read_reply(rid)
+    assert reply["result"]["output"]["calls"] >= 1, reply
+    assert lane_host.stats(other)["lane"]["handOvers"] >= 1
+
+
+def test_calls_that_may_run_hooks_wait_their_turn_in_order(lane_host, tmp_short):
+    gate = Gate(tmp_short)
+    observer = lane_host.connect()
+    observer.result("events.subscribe", {"topics": ["lifecycle"], "scope": "all"})
+    slow, other = lane_host.connect(), lane_host.connect()
+    other.result("classes.define", {"name": "Quiet", "hooks": {}})
+    box = slow.result("container.create", {"class": "Crashy"})["container"]
+    rid = slow.request("container.configure", {"container": box, "data": gate.data()})
+    gate.wait_entered()
+    # This call may run hooks: it waits for the slow one, though its class is scripted.
+    created = other.request("container.create", {"class": "Quiet"})
+    other.ping()  # a quick call on a third line is not held by another connection's waiting call
+    gate.release()
+    assert "result" in slow.read_reply(rid)
+    quiet = other.read_reply(created)["result"]["container"]
+    seen = tags(events_until(observer, lambda evs: (quiet, "init") in tags(evs)))
+    assert seen.index((box, "configure")) < min(i for i, t in enumerate(seen) if t[0] == quiet), seen
+
+
+def test_a_waiting_connections_later_lines_run_after_its_call_in_order(lane_host, tmp_short):
+    gate = Gate(tmp_short)
+    slow = lane_host.connect()
+    box = slow.result("container.create", {"class": "Crashy"})["container"]
+    ids = [slow.request("container.configure", {"container": box, "data": gate.data()}),
+           slow.request("host.ping"),
+           slow.request("container.info", {"container": box}),
+           slow.request("host.ping")]
+    gate.wait_entered()
+    other = lane_host.connect()
+    other.ping()
+    gate.release()
+    replies = [slow.read_json() for _ in ids]
+    assert [r["id"] for r in replies] == ids, replies
+    assert all("result" in r for r in replies), replies
+
+
+def test_a_batch_that_may_run_hooks_waits_whole(lane_host, tmp_short):
+    gate = Gate(tmp_short)
+    slow = lane_host.connect()
+    box = slow.result("container.create", {"class": "Crashy"})["container"]
+    slow.send([{"jsonrpc": "2.0", "id": "p", "method": "host.ping"},
+               {"jsonrpc": "2.0", "id": "c", "method": "container.configure",
+                "params": {"container": box, "data": gate.data()}}])
+    gate.wait_entered()
+    lane_host.connect().ping()
+    gate.release()
+    batch = slow.read_json()
+    assert [r["id"] for r in batch] == ["p", "c"] and all("result" in r for r in batch), batch
+
+
+def test_a_connection_closed_while_its_call_waits_is_torn_down_after_it(lane_host, tmp_short):
+    gate = Gate(tmp_short)
+    observer = lane_host.connect()
+    observer.result("events.subscribe", {"topics": ["lifecycle", "host"], "scope": "all"})
+    slow = lane_host.connect()
+    box = slow.result("container.create", {"class": "Crashy"})["container"]
+    slow.request("container.configure", {"container": box, "data": gate.data()})
+    gate.wait_entered()
+    slow.close()
+    observer.ping()
+    gate.release()
+    seen = events_until(observer, lambda evs: any(
+        e["method"] == "host" and e["params"]["kind"] == "connectionClosed" for e in evs))
+    order = tags(seen)
+    assert order.index((box, "configure")) < order.index((box, "deinit")), order
+    stats = lane_host.stats(observer)
+    assert stats["containers"]["total"] == 0 and stats["unbalancedTransitions"] == 0
+
+
+def test_a_hook_past_its_deadline_fails_while_others_are_served(start_host):
+    h = start_host("--plugin", lib("CrashyPlugin"), "--hook-timeout-ms", "1500")
+    slow, other = h.connect(), h.connect()
+    box = slow.result("container.create", {"class": "Crashy"})["container"]
+    rid = slow.request("container.configure", {"container": box, "data": {"crash": "sleep", "ms": 60_000}})
+    answered = 0
+    while True:
+        other.ping()
+        answered += 1
+        if has_line(slow):
+            break
+    err = slow.read_reply(rid, timeout=10)["error"]
+    assert err["code"] == -32004 and err["data"]["reason"] == "timeout", err
+    assert answered > 10  # the loop served the other connection all through the deadline
+    again = slow.result("container.create", {"class": "Crashy"})["container"]
+    assert slow.result("container.configure", {"container": again, "data": {}})["output"]["calls"] >= 1
+
+
+def test_shutdown_waits_for_the_call_then_tears_down(lane_host, tmp_short):
+    gate = Gate(tmp_short)
+    observer = lane_host.connect()
+    observer.result("events.subscribe", {"topics": ["lifecycle"], "scope": "all"})
+    slow = lane_host.connect()
+    box = slow.result("container.create", {"class": "Crashy"})["container"]
+    rid = slow.request("container.configure", {"container": box, "data": gate.data()})
+    gate.wait_entered()
+    lane_host.signal(signal.SIGTERM)
+    observer.ping()  # still served while shutdown waits for the lane
+    gate.release()
+    assert "result" in slow.read_reply(rid)
+    lines = observer.read_until_closed()
+    assert any(b'"deinit"' in line and box.encode() in line for line in lines), lines
+    assert lane_host.wait(10) == 0
+    assert not os.path.exists(lane_host.socket_path)
