@@ -95,7 +95,7 @@ def test_quick_calls_answer_on_other_connections_while_a_hook_waits(lane_host, t
         other.ping()
         reply = other.call("range.didScroll", {"session": session, "offset": 50.0 * (i + 1)})
         assert "result" in reply, reply
-    assert other.result("range.state", {"session": session})["session"] == session
+    assert "result" in other.call("range.state", {"session": session})
     other.result("events.unsubscribe", {"topics": ["range"]})
     gate.release()
     reply = slow.read_reply(rid)
@@ -114,7 +114,7 @@ def test_calls_that_may_run_hooks_wait_their_turn_in_order(lane_host, tmp_short)
     gate.wait_entered()
     # This call may run hooks: it waits for the slow one, though its class is scripted.
     created = other.request("container.create", {"class": "Quiet"})
-    other.ping()  # a quick call on a third line is not held by another connection's waiting call
+    lane_host.connect().ping()  # a quick call on a third connection is not held
     gate.release()
     assert "result" in slow.read_reply(rid)
     quiet = other.read_reply(created)["result"]["container"]
