@@ -9,6 +9,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import re
 import select
 import shutil
 import signal
@@ -577,3 +578,113 @@ def write_token(d: str, token: str, mode: int = 0o600) -> str:
         f.write(token + "\n")
     os.chmod(path, mode)
     return path
+
+
+
+# ---------------------------------------------------------------------------------------------------
+# Helpers shared by the wire, event and host test files
+
+
+MiB = 1 << 20
+
+
+TOPICS = ["lifecycle", "pool", "page", "range", "prefetch", "batch", "host"]
+
+
+SCOPE_METHODS = [
+    "rpc.discover", "host.ping", "host.info", "host.stats", "host.memoryWarning", "host.shutdown",
+    "events.subscribe", "events.unsubscribe", "clock.now", "clock.advance", "tasks.status", "tasks.drain",
+    "classes.list", "classes.define",
+]
+
+
+def roundtrip(c: LineConn, data: bytes, timeout: float = 5.0):
+    """Sends raw bytes (one message line) and returns the next line, parsed."""
+    c.send_raw(data)
+    return c.read_json(timeout)
+
+
+def assert_error(msg, code: int, *, id="<any>", kind: str | None = None, path: str | None = None) -> dict:
+    assert isinstance(msg, dict), f"expected one error object, got {msg!r}"
+    assert msg.get("jsonrpc") == "2.0", msg
+    assert "result" not in msg and "error" in msg, msg
+    if id != "<any>":
+        assert "id" in msg and msg["id"] == id and type(msg["id"]) is type(id), f"id should be {id!r}: {msg}"
+    err = msg["error"]
+    assert err["code"] == code, f"expected {code}: {msg}"
+    assert isinstance(err.get("message"), str) and err["message"], msg
+    assert isinstance(err.get("data"), dict) and isinstance(err["data"].get("kind"), str) and err["data"]["kind"], msg
+    if kind is not None:
+        assert err["data"]["kind"] == kind, msg
+    if path is not None:
+        assert err["data"].get("path") == path, msg
+    return err
+
+
+def next_is_pong(c: LineConn, rid="mark") -> None:
+    """Sends a ping and asserts that the very next line is its reply (nothing was written before it)."""
+    c.send(req("host.ping", id=rid))
+    line = c.read_json()
+    assert line == {"jsonrpc": "2.0", "id": rid, "result": {"pong": True}}, f"unexpected line before the ping reply: {line}"
+
+
+def ids_pattern(prefix: str):
+    return re.compile(rf"^{prefix}-[1-9][0-9]*$")
+
+
+def lifecycle_pairs(events, container=None):
+    return [(e["params"]["container"], e["params"]["event"]) for e in events
+            if e["method"] == "lifecycle" and (container is None or e["params"]["container"] == container)]
+
+
+def read_events_until(c: LineConn, pred, timeout: float = 5.0) -> list[dict]:
+    """Reads notifications into c.events (bounded) until pred(c.events) holds."""
+    deadline = time.monotonic() + timeout
+    while not pred(c.events):
+        left = deadline - time.monotonic()
+        assert left > 0, f"condition not met within {timeout} s; events {c.events}"
+        try:
+            msg = c.read_json(left)
+        except TimeoutError:
+            continue
+        assert isinstance(msg, dict) and "id" not in msg and "method" in msg, msg
+        c.events.append(msg)
+    return c.events
+
+
+KNOWN_CODES = {-32700, -32600, -32601, -32602, -32603, -32001, -32002, -32003, -32004, -32005, -32006, -32007}
+
+
+def assert_response_shape(m) -> None:
+    """JSON-RPC 2.0 §5: jsonrpc "2.0", an id, exactly one of result / error; an error has an integer code
+    and a string message (Greenroom adds data.kind to every one)."""
+    assert isinstance(m, dict), m
+    assert m.get("jsonrpc") == "2.0", m
+    assert "id" in m, m
+    assert ("result" in m) != ("error" in m), f"exactly one of result and error: {m}"
+    if "error" in m:
+        err = m["error"]
+        assert type(err["code"]) is int and err["code"] in KNOWN_CODES, m
+        assert isinstance(err["message"], str) and err["message"], m
+        assert isinstance(err["data"], dict) and isinstance(err["data"].get("kind"), str), m
+        assert set(m) == {"jsonrpc", "id", "error"}, m
+    else:
+        assert set(m) == {"jsonrpc", "id", "result"}, m
+
+
+def assert_error_reply(m, code, id="<any>", kind=None, path=None) -> dict:
+    assert_response_shape(m)
+    assert "error" in m and m["error"]["code"] == code, m
+    if id != "<any>":
+        assert m["id"] == id and type(m["id"]) is type(id), m
+    if kind is not None:
+        assert m["error"]["data"]["kind"] == kind, m
+    if path is not None:
+        assert m["error"]["data"].get("path") == path, m
+    return m["error"]
+
+
+def assert_next_is_pong(c: LineConn, rid="mark") -> None:
+    c.send(req("host.ping", id=rid))
+    line = c.read_json()
+    assert line == {"jsonrpc": "2.0", "id": rid, "result": {"pong": True}}, f"unexpected line before the pong: {line}"

@@ -21,7 +21,29 @@ Events are written as compact tags, in the order they arrive (grhost.tag):
 from __future__ import annotations
 
 import pytest
+from grhost import assert_error_reply, lifecycle_pairs
 from lifecyclemodel import session
+
+
+def _pages_with_a_bad_second_page(c, hook):
+    c.result("events.subscribe", {"topics": ["lifecycle", "page"]})
+    c.result("classes.define", {"name": "Bad", "hooks": {hook: {"fail": True}}})
+    p = c.result("page.create", {"pages": [{"class": "Container"}, {"class": "Bad"}, {"class": "Container"}],
+                                 "width": 100, "height": 100})["session"]
+    first = c.result("page.info", {"session": p})["children"][0]["container"]
+    c.events.clear()
+    return p, first
+
+
+def _assert_rest_on(c, p, index, container):
+    info = c.result("page.info", {"session": p})
+    assert info["index"] == index and info["phase"] == "idle", info
+    states = {ch["container"]: ch["state"] for ch in info["children"]}
+    assert states.get(container) == "appeared", info
+    assert all(st == "disappeared" for k, st in states.items() if k != container), info
+    for ch in info["children"]:
+        assert "result" in c.call("container.info", {"container": ch["container"]}), f"page.info lists a dead container: {info}"
+    assert c.result("host.stats")["unbalancedTransitions"] == 0
 
 
 EARLY_HOOKS = ["init", "willMoveToParent", "loadView", "viewDidLoad", "viewWillLayoutSubviews",
@@ -162,3 +184,84 @@ def test_warm_up_failing_at_its_end_is_reported_as_warmed(vhost):
     assert "c-1:viewDidAppear~!" in tags and any(t.startswith("c-1:deinit") for t in tags), tags
     assert tags[-1] == "pool:warmFailed:c-1", tags
     assert s.pool("Flaky")["warmed"] == 0
+
+
+@pytest.mark.parametrize("hook", ["viewDidAppear", "didMoveToParent"])
+def test_a_container_failing_at_the_end_of_an_animated_push_leaves_the_covered_one_balanced(vhost, hook):
+    """The pushed container fails when the animation ends: it is torn down, the container it was covering
+    is the top again and appears, with no unbalanced call (docs/lifecycle.md: flows the host drives produce none)."""
+    c = vhost.connect()
+    c.result("events.subscribe", {"topics": ["lifecycle"]})
+    c.result("classes.define", {"name": "Bad", "hooks": {hook: {"fail": True}}})
+    s = c.result("stack.create", {"width": 100, "height": 100})["stack"]
+    under = c.result("container.create", {"class": "Container"})["container"]
+    c.result("stack.push", {"stack": s, "container": under})
+    bad = c.result("container.create", {"class": "Bad"})["container"]
+    c.result("stack.push", {"stack": s, "container": bad, "animated": True})
+    c.events.clear()
+    c.result("clock.advance", {"ms": 300})
+    assert "unbalancedAppearanceTransition" not in [ev for _, ev in lifecycle_pairs(c.events)], c.events
+    assert [ev for _, ev in lifecycle_pairs(c.events, bad)][-1] == "deinit", c.events
+    assert [ev for _, ev in lifecycle_pairs(c.events, under)] == ["viewWillAppear", "viewDidAppear"], c.events
+    assert_error_reply(c.call("container.info", {"container": bad}), -32002)
+    info = c.result("stack.info", {"stack": s})
+    assert info["containers"] == [under] and info["animating"] is False, info
+    assert c.result("container.info", {"container": under})["appearance"] == "appeared"
+    assert c.result("host.stats")["unbalancedTransitions"] == 0
+
+
+def test_a_page_failing_in_viewDidAppear_on_page_show_is_32004_and_torn_down(vhost):
+    c = vhost.connect()
+    p, first = _pages_with_a_bad_second_page(c, "viewDidAppear")
+    err = assert_error_reply(c.call("page.show", {"session": p, "index": 1, "animated": False}), -32004, kind="pluginFailed")
+    bad = err["data"]["container"]
+    assert err["data"]["hook"] == "viewDidAppear", err
+    assert_error_reply(c.call("container.info", {"container": bad}), -32002)
+    assert [ev for _, ev in lifecycle_pairs(c.events, bad)][-1] == "deinit", c.events
+    # The page it was leaving comes back, balanced.
+    assert [ev for _, ev in lifecycle_pairs(c.events, first)] == ["viewWillDisappear", "viewDidDisappear",
+                                                             "viewWillAppear", "viewDidAppear"], c.events
+    _assert_rest_on(c, p, 0, first)
+    c.result("page.show", {"session": p, "index": 2, "animated": False})
+    assert c.result("host.stats")["unbalancedTransitions"] == 0
+
+
+def test_a_page_failing_at_the_end_of_an_animated_page_show_is_torn_down(vhost):
+    c = vhost.connect()
+    p, first = _pages_with_a_bad_second_page(c, "viewDidAppear")
+    c.result("page.show", {"session": p, "index": 1, "animated": True})
+    c.result("clock.advance", {"ms": 300})
+    deinit = [cid for cid, ev in lifecycle_pairs(c.events) if ev == "deinit"]
+    assert len(deinit) == 1, c.events
+    assert_error_reply(c.call("container.info", {"container": deinit[0]}), -32002)
+    _assert_rest_on(c, p, 0, first)
+    done = [e["params"] for e in c.events if e["method"] == "page" and e["params"]["kind"] == "didTransition"]
+    assert done and done[-1]["completed"] is False, done
+
+
+def test_a_page_failing_when_a_swipe_comes_to_rest_leaves_the_other_page_balanced(vhost):
+    c = vhost.connect()
+    p, first = _pages_with_a_bad_second_page(c, "viewDidAppear")
+    c.result("page.willBeginDragging", {"session": p, "offset": 0})
+    c.result("page.didScroll", {"session": p, "offset": 60})
+    c.result("page.willEndDragging", {"session": p, "offset": 60, "velocity": 1})
+    c.result("page.didEndDragging", {"session": p, "offset": 60, "willDecelerate": True})
+    err = assert_error_reply(c.call("page.didEndDecelerating", {"session": p, "offset": 100}), -32004, kind="pluginFailed")
+    assert_error_reply(c.call("container.info", {"container": err["data"]["container"]}), -32002)
+    _assert_rest_on(c, p, 0, first)
+    assert c.result("host.stats")["sessions"]["pageTracking"] == 0
+
+
+def test_a_page_child_failing_on_a_memory_warning_leaves_its_session(vhost):
+    c = vhost.connect()
+    c.result("events.subscribe", {"topics": ["lifecycle"]})
+    c.result("classes.define", {"name": "Fragile", "hooks": {"didReceiveMemoryWarning": {"fail": True}}})
+    p = c.result("page.create", {"pages": [{"class": "Container"}, {"class": "Fragile"}], "width": 100,
+                                 "height": 100, "initialIndex": 1})["session"]
+    fragile = c.result("page.info", {"session": p})["children"][0]["container"]
+    c.result("host.memoryWarning")
+    assert_error_reply(c.call("container.info", {"container": fragile}), -32002)
+    info = c.result("page.info", {"session": p})
+    assert fragile not in [ch["container"] for ch in info["children"]], info
+    c.result("page.show", {"session": p, "index": 0, "animated": False})
+    assert c.result("host.stats")["unbalancedTransitions"] == 0
