@@ -1,7 +1,8 @@
 """Conformance of the running host to rpc-schema/openrpc.json.
 
-Starts its own `greenroom serve --clock virtual` and talks to it over a raw Unix socket (no client package),
-so it checks the wire, not a client's view of it. Needs only pytest and jsonschema.
+Starts its own `greenroom serve --clock virtual` (with the shipped harness, greenroom.testing) and talks to it
+over a raw Unix socket (no client session), so it checks the wire, not a client's view of it. Needs pytest,
+jsonschema and the greenroom package (for its harness).
 
     python -m pytest -q tests/schema
 """
@@ -11,19 +12,17 @@ from __future__ import annotations
 import json
 import os
 import re
-import selectors
 import shutil
 import signal
 import socket
 import subprocess
 import tempfile
-import threading
-import time
 from pathlib import Path
 from typing import Any, Iterator
 
 import jsonschema
 import pytest
+from greenroom import testing
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT7
 
@@ -269,54 +268,28 @@ def binary() -> Path:
 
 
 class Host:
-    """A `greenroom serve --clock virtual` of our own, on a socket in a short temporary directory."""
+    """A `greenroom serve --clock virtual` of our own, started by the shipped harness (greenroom.testing.HostProcess),
+    on a socket in a short temporary directory, its stderr in a file there."""
 
     def __init__(self) -> None:
         self.dir = tempfile.mkdtemp(prefix="grs-", dir="/tmp")
         self.socket = os.path.join(self.dir, "h.sock")
-        self.stderr = open(os.path.join(self.dir, "stderr"), "w+b")
         # With the Crashy example plugin in a worker: host.info's plugin status, classes.list's pluginState,
         # host.stats' plugins counters and plugins.restart are checked against a real plugin.
         crashy = binary().resolve().parent / "libCrashyPlugin.so"
-        self.proc = subprocess.Popen([str(binary()), "serve", "--socket", self.socket, "--clock", "virtual",
-                                      "--plugin", str(crashy)],
-                                     stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=self.stderr)
-        self.ready = self._wait_ready()
-        # Keep draining stdout so that the host can never block on a full pipe.
-        threading.Thread(target=self._drain_stdout, daemon=True).start()
-
-    def _wait_ready(self) -> dict[str, Any]:
-        assert self.proc.stdout is not None
-        sel = selectors.DefaultSelector()
-        sel.register(self.proc.stdout, selectors.EVENT_READ)
-        deadline = time.monotonic() + TIMEOUT
-        line = b""
         try:
-            while not line.endswith(b"\n"):
-                left = deadline - time.monotonic()
-                if left <= 0 or not sel.select(left):
-                    self.kill()
-                    pytest.fail(f"host printed no ready line within {TIMEOUT}s; stderr: {self.stderr_text()}")
-                chunk = os.read(self.proc.stdout.fileno(), 1)  # byte by byte: later output stays in the pipe
-                if not chunk:
-                    self.proc.wait(TIMEOUT)
-                    pytest.fail(f"host exited ({self.proc.returncode}) before it was ready; stderr: {self.stderr_text()}")
-                line += chunk
-        finally:
-            sel.close()
-        ready = json.loads(line)
-        assert ready.get("event") == "ready", f"first stdout line is not the ready event: {line!r}"
-        assert f"unix:{self.socket}" in ready.get("listen", []), ready
-        return ready
-
-    def _drain_stdout(self) -> None:
-        assert self.proc.stdout is not None
-        while self.proc.stdout.read(65536):
-            pass
+            self.host = testing.HostProcess.start(
+                ["--plugin", str(crashy)], binary=str(binary()), clock="virtual", socket=self.socket,
+                directory=self.dir, stderr=os.path.join(self.dir, "stderr"), ready_timeout=TIMEOUT)
+        except testing.HostStartError as error:
+            shutil.rmtree(self.dir, ignore_errors=True)
+            pytest.fail(f"the host did not start: {error}", pytrace=False)
+        self.proc = self.host.process
+        self.ready = self.host.ready
+        assert f"unix:{self.socket}" in self.ready.get("listen", []), self.ready
 
     def stderr_text(self) -> str:
-        self.stderr.seek(0)
-        return self.stderr.read().decode(errors="replace")[-4000:]
+        return self.host.stderr_text()[-4000:]
 
     def connect(self) -> "Conn":
         return Conn(self.socket)
@@ -335,7 +308,7 @@ class Host:
 
     def cleanup(self) -> None:
         self.kill()
-        self.stderr.close()
+        self.host.stop()  # already exited: closes its stdout
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
@@ -1513,7 +1486,7 @@ class RangeMirror:
     def check_nearest_first(self, event: dict[str, Any]) -> None:
         """Paths nearest the viewport first, by distance in points from the viewport: those from the visible span on
         come in ascending order and those before it in descending order (how the two sides interleave depends on the
-        rows' lengths; tests/integration/test_contract_ranges.py checks it with known geometry). Only while items are
+        rows' lengths; tests/integration/test_ranges_events.py checks it with known geometry). Only while items are
         visible and the sections are known."""
         if self.starts is None or not self.sets["visible"]:
             return
