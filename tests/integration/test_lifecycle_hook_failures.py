@@ -23,6 +23,7 @@ from __future__ import annotations
 import pytest
 from grhost import assert_error_reply, lifecycle_pairs
 from lifecyclemodel import session
+from openrpcdoc import Conn, check_error
 
 
 def _pages_with_a_bad_second_page(c, hook):
@@ -265,3 +266,26 @@ def test_a_page_child_failing_on_a_memory_warning_leaves_its_session(vhost):
     assert fragile not in [ch["container"] for ch in info["children"]], info
     c.result("page.show", {"session": p, "index": 0, "animated": False})
     assert c.result("host.stats")["unbalancedTransitions"] == 0
+
+
+def test_failed_page_child_leaves_the_session(conn: Conn) -> None:
+    """docs/plugins.md (and docs/pages.md's children): a failing hook fails that container (-32004, torn down) and
+    nothing else.
+    When the page `page.show` brings in fails in viewDidLoad, the host tears its container down (deinit) but keeps
+    it as the page's child: page.info lists the dead container, and showing the page again fails with a `loadView`
+    error about that dead container instead of trying a new one (and emits another unmatched willTransition)."""
+    cls = "SchemaViolationFailingPage"
+    conn.call("classes.define", {"name": cls, "hooks": {"viewDidLoad": {"fail": True}}})
+    s = conn.call("page.create", {"pages": [{"class": "Container"}, {"class": cls}], "width": 100,
+                                  "height": 200})["session"]
+    first = check_error(conn.request("page.show", {"session": s, "index": 1, "animated": False}), "page.show",
+                        -32004, "a failing page")
+    dead = first["data"]["container"]
+    info = conn.call("page.info", {"session": s})
+    assert (info["index"], info["phase"]) == (0, "idle"), info
+    assert dead not in [ch["container"] for ch in info["children"]], \
+        f"the torn-down container {dead} is still listed as a child: {info['children']}"
+    second = check_error(conn.request("page.show", {"session": s, "index": 1, "animated": False}), "page.show",
+                         -32004, "the failing page again")
+    assert second["data"]["container"] != dead and second["data"].get("hook") == "viewDidLoad", \
+        f"showing the page again reuses the dead container: {second}"

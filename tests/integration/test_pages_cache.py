@@ -23,6 +23,7 @@ from __future__ import annotations
 from grhost import tag
 from lifecyclemodel import (SEED001, SHORT, W, assert_at_rest, assert_settled, drag, lifecycle, page_peer,
                             page_session, peer, release, sessions, swipe)
+from openrpcdoc import Conn
 
 
 def test_cache_limit_releases_the_least_recently_used_child(vhost):
@@ -311,3 +312,22 @@ def test_prerendered_children_come_from_the_pool_and_refill_after_the_animation(
     p("clock.advance", {"ms": 300})
     assert p("tasks.drain") == {"ran": 1, "pending": 0}
     p.assert_balanced()
+
+
+def test_memory_warning_releases_parked_pages_with_containment_hooks(conn: Conn) -> None:
+    """docs/pages.md: a released child gets willMoveToParent(nil), didMoveToParent(nil), deinit. A container parked
+    in a reuse queue is still the session's (it got willMoveToParent / didMoveToParent with the session id and
+    never nil; page.destroy releases parked ones with both nil hooks), but host.memoryWarning releases it with a
+    bare `deinit`."""
+    conn.call("events.subscribe", {"topics": ["lifecycle"]})
+    created = conn.call("page.create", {"class": "Container", "count": 4, "width": 100, "height": 200,
+                                        "cache": {"mode": "reuse"}})
+    s, first = created["session"], created["children"][0]["container"]
+    for i in (1, 2):
+        conn.call("page.show", {"session": s, "index": i, "animated": False})
+    assert conn.call("page.info", {"session": s})["reuseQueue"] == {"Container": 1}
+    mark = len(conn.notifications)
+    conn.call("host.memoryWarning", {})
+    hooks = [n["params"]["event"] for n in conn.notifications[mark:] if n["params"]["container"] == first]
+    assert hooks == ["willMoveToParent", "didMoveToParent", "deinit"], \
+        f"the parked container {first} (page 0) was released with {hooks}"

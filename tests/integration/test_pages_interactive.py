@@ -25,6 +25,7 @@ import pytest
 from grhost import tag
 from lifecyclemodel import (SEED001, W, assert_at_rest, assert_settled, drag, hooks_of, page_peer, page_session,
                             peer, release, sessions, swipe)
+from openrpcdoc import Conn
 
 
 TABLES = {
@@ -206,3 +207,22 @@ def test_rest_on_a_page_other_than_the_guess_is_announced(vhost):
         assert d["to"] in announced, f"didTransition to {d['to']} was never announced by a willTransition: {events}"
         assert d["completed"] == (d["to"] == 0), events
     assert 0 in announced, f"page 0 came in without a willTransition naming it: {events}"
+
+
+def test_cancelled_swipe_did_transition_names_the_abandoned_page(conn: Conn) -> None:
+    """docs/pages.md: `didTransition {from, to, completed}`, `completed` saying whether the session ended on `to`
+    (UIPageViewController: transitionCompleted false for the pending page). A swipe 1 -> toward 2 that comes back
+    to rest on 1 announces `willTransition {1, 2}`; its `didTransition` must be `{from: 1, to: 2, completed:
+    false}`. The host sends `{from: 1, to: 1, completed: false}`: a transition to the page it never left, which
+    names no pending page and contradicts `completed`."""
+    conn.call("events.subscribe", {"topics": ["page"]})
+    s = conn.call("page.create", {"class": "Container", "count": 3, "width": 100, "height": 200,
+                                  "initialIndex": 1})["session"]
+    conn.call("page.willBeginDragging", {"session": s, "offset": 100})
+    conn.call("page.didScroll", {"session": s, "offset": 150})
+    conn.call("page.didEndDragging", {"session": s, "offset": 110, "willDecelerate": False})
+    events = [n["params"] for n in conn.notifications if n["method"] == "page" and n["params"]["session"] == s]
+    assert [(e["kind"], e["from"], e["to"]) for e in events][:1] == [("willTransition", 1, 2)], events
+    did = [e for e in events if e["kind"] == "didTransition"]
+    assert len(did) == 1 and did[0]["completed"] is False, events
+    assert (did[0]["from"], did[0]["to"]) == (1, 2), f"the cancelled didTransition should name page 2: {did[0]}"

@@ -20,10 +20,15 @@ Events are written as compact tags, in the order they arrive (grhost.tag):
 
 from __future__ import annotations
 
+import json
+import subprocess
+
 import jsonschema
+import pytest
 from grhost import tag
 from lifecyclemodel import (APPEARANCE, DOC_URI, REGISTRY, W, assert_settled, drag, lifecycle, load, page_peer,
                             page_session, peer, sessions)
+from openrpcdoc import Host, TIMEOUT, check_error, check_params
 
 
 def test_page_create_without_stack_shows_the_initial_page_during_create(vhost):
@@ -236,3 +241,31 @@ def test_session_container_events_all_name_their_session(vhost):
     assert mine and mine[0]["event"] == "init" and mine[-1]["event"] == "deinit"
     missing = [e["event"] for e in mine if e.get("page") != {"session": s}]
     assert not missing, f"events of {own} without page {{session: {s}}}: {missing}"
+
+
+@pytest.mark.parametrize("count", [-1, 10**15])
+def test_page_create_count_out_of_range_is_invalid_params(count: int) -> None:
+    """docs/protocol.md: invalid params are -32602 naming the field, and one bad request affects nothing else.
+    `page.create {class, count}` with a negative count (or an enormous one) crashes the whole host: the pages
+    array is built (`Array(repeating:count:)`) before the 1...1000000 range check, and every connection is lost."""
+    params = {"class": "Container", "count": count, "width": 100, "height": 200}
+    assert check_params("page.create", params), "the document rejects the count"
+    host = Host()
+    try:
+        c = host.connect()
+        c.send_line(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "page.create", "params": params}).encode())
+        try:
+            reply = c.read_reply()
+        except pytest.fail.Exception:
+            try:
+                code = host.proc.wait(TIMEOUT)
+            except subprocess.TimeoutExpired:
+                code = None
+            pytest.fail(f"page.create with count {count} brought the host down (exit {code}) instead of answering "
+                        "-32602 with data.path count", pytrace=False)
+        error = check_error(reply, "page.create", -32602, f"count {count}")
+        assert error["data"]["path"] == "count", error
+        assert c.call("host.ping") == {"pong": True}
+        c.close()
+    finally:
+        host.cleanup()

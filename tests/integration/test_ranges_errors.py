@@ -25,8 +25,10 @@ The multi-section layout (`SECTIONS`, L = 300 along the axis):
 from __future__ import annotations
 
 import pytest
+from openrpcdoc import Conn, VP, check_error, check_params
 from rangemodel import (RC, assert_refused, batches, batches_of, make, make_sections, new_session, setup_a, setup_b,
                         snapshot, span, span_in, split)
+from typing import Any
 
 pytestmark = pytest.mark.integration
 
@@ -534,3 +536,30 @@ def test_every_method_answers_unknown_object_for_destroyed_foreign_or_unknown_se
     error, events = other.fail(method, session=mine, **params)
     assert error["code"] == -32002 and events == []
     assert other.snapshot(theirs)[0] == before_theirs and rc.snapshot(mine)[0] == before_mine
+
+
+@pytest.mark.parametrize("member", ["leading", "trailing"])
+def test_negative_tuning_buffer_names_the_member(conn: Conn, member: str) -> None:
+    """docs/protocol.md: -32602's `data.path` names the bad field. A negative tuning buffer is reported at the buffer
+    object, `tuning.full.display`, instead of `tuning.full.display.leading` / `.trailing` (a non-number there is
+    named right, see BAD_PARAMS in tests/schema/test_openrpc.py)."""
+    params = {"count": 3, "viewport": VP, "tuning": {"full": {"display": {member: -1}}}}
+    assert check_params("range.create", params), "the document rejects the buffer"
+    error = check_error(conn.request("range.create", params), "range.create", -32602, f"negative {member}")
+    assert error["data"]["path"] == f"tuning.full.display.{member}", error
+
+
+@pytest.mark.parametrize("params,path", [
+    ({"count": 3, "viewport": {"width": 375, "height": 667, "depth": 1}}, "viewport.depth"),
+    ({"count": 3, "viewport": VP, "strategy": {"name": "threshold", "ration": 0.5}}, "strategy.ration"),
+], ids=["viewport", "strategy"])
+def test_unknown_members_of_range_create_are_rejected(conn: Conn, params: dict[str, Any], path: str) -> None:
+    """docs/protocol.md: invalid params are -32602 naming the field. range.create rejects unknown members of
+    `sections[i]`,
+    `tuning`, `batch` (and every method rejects unknown params), but silently ignores them in `viewport` and in a
+    `strategy` object: a misspelt `ration` leaves the threshold at its default 0.7 without a word."""
+    assert check_params("range.create", params), "the document rejects the member"
+    reply = conn.request("range.create", params)
+    assert "error" in reply, f"range.create accepted {path}: {reply['result']}"
+    error = check_error(reply, "range.create", -32602, path)
+    assert error["data"]["path"] == path, error

@@ -20,6 +20,7 @@ The usual session of these files ("setup A"): 200 rows of 50 points, viewport he
 from __future__ import annotations
 
 import pytest
+from openrpcdoc import Conn, RANGE_TYPES, VP
 from rangemodel import (KINDS, NO_BATCH, P, RANGE_EVENT_KEYS, RC, RangeConn, batches, changes, iv_rows, one_range,
                         prefetches, setup_a, sorted_changes, span, span_in, split, tup, with_changes)
 
@@ -255,3 +256,55 @@ def test_range_events_reach_an_all_scope_observer_while_it_subscribes(start_host
     owner.call("range.didScroll", session=s, offset=880.0)
     watcher.ping()
     assert [e for e in watcher.events if e["method"] == "range"] == []
+
+
+def test_range_events_list_each_path_once(conn: Conn) -> None:
+    """docs/ranges.md: after each update one `range` event lists only the changes (and `RangeChanges` / `PrefetchEvent`
+    say each path at most once). New items that land at the edge of a range are listed twice: the items a
+    `range.batchFetchDone` appends to a short list come as `enter.visible [[0,3],[0,3]]`, `enter.preload
+    [[0,3],[0,3],[0,4],[0,4]]` and `prefetchItems [[0,4],[0,4]]`; an item inserted before the first visible one comes
+    twice in every `enter` list. (The inserted block is counted once as the interval difference and once more as
+    "fresh".) test_range_events_match_x_notifications inserts and appends away from range edges; this test does
+    not."""
+    conn.call("events.subscribe", {"topics": ["range", "prefetch"]})
+    short = conn.call("range.create", {"count": 3, "itemLength": 100, "viewport": VP})  # shorter than L: a batch
+    assert short["batchInFlight"] is not None, short
+    long = conn.call("range.create", {"count": 100, "itemLength": 50, "viewport": VP})
+    mark = len(conn.notifications)
+    conn.call("range.batchFetchDone", {"session": short["session"], "context": short["batchInFlight"],
+                                       "lengths": [100, 100]})
+    conn.call("range.insertItems", {"session": long["session"], "at": [0, 0], "lengths": [20]})
+    duplicated = []
+    for n in conn.notifications[mark:]:
+        p = n["params"]
+        lists = {"paths": p["paths"]} if n["method"] == "prefetch" else \
+            {f"{side}.{t}": p[side][t] for side in ("enter", "exit") for t in RANGE_TYPES}
+        for name, paths in lists.items():
+            if len({tuple(x) for x in paths}) != len(paths):
+                duplicated.append(f"{n['method']} {p['session']} {p.get('kind', '')} {name}: {paths}")
+    assert not duplicated, "paths listed more than once in one event:\n" + "\n".join(duplicated)
+
+
+def test_invisible_session_lists_paths_nearest_the_viewport(conn: Conn) -> None:
+    """docs/ranges.md: a `range` event lists paths "nearest the viewport first", by distance in points from the
+    viewport,
+    visible or not: hiding a session at rest on [1000, 1480) (items 20..29 under it) lists what leaves nearest first,
+    the items under the viewport (distance 0) before those 1, 2, ... items away on either side."""
+    conn.call("events.subscribe", {"topics": ["range"]})
+    s = conn.call("range.create", {"count": 100, "itemLength": 50, "viewport": {"width": 375, "height": 480}})["session"]
+    conn.call("range.willBeginDragging", {"session": s, "offset": 0})
+    conn.call("range.didScroll", {"session": s, "offset": 1000})
+    conn.call("range.didEndDecelerating", {"session": s, "offset": 1000})
+    mark = len(conn.notifications)
+    conn.call("range.setVisible", {"session": s, "visible": False})
+    events = [n["params"] for n in conn.notifications[mark:] if n["method"] == "range"]
+    assert len(events) == 1, events
+    lo, hi = 20, 30  # the items under the viewport [1000, 1480)
+
+    def distance(path: list[int]) -> int:
+        return path[1] - hi + 1 if path[1] >= hi else lo - path[1] if path[1] < lo else 0
+
+    for side in ("enter", "exit"):
+        for t in RANGE_TYPES:
+            ds = [distance(p) for p in events[0][side][t]]
+            assert ds == sorted(ds), f"{side}.{t} of the hidden session, in items from the viewport: {ds}"

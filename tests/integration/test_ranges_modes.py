@@ -19,6 +19,7 @@ The usual session of these files ("setup A"): 200 rows of 50 points, viewport he
 from __future__ import annotations
 
 import pytest
+from openrpcdoc import Conn, VP
 from rangemodel import (Content, P, PATTERN, RC, assert_geometry, changes, make, make_sections, one_range, path_rows,
                         prefetches, range_events, row_range, setup_a, sorted_changes, span, span_in, split, tup,
                         with_changes)
@@ -372,3 +373,26 @@ def test_an_invisible_session_preloads_the_viewport_and_the_display_range(rc):
     rc.call("host.memoryWarning")
     st = rc.state(s)
     assert st["mode"] == "lowMemory" and st["display"] == [] and path_rows(st["preload"]) == row_range(0, 10)
+
+
+def test_invisible_session_starts_in_minimum_mode(conn: Conn) -> None:
+    """docs/ranges.md: the mode is `minimum` until the first `willBeginDragging` while the session is visible, `full`
+    after; `lowMemory` is what `host.memoryWarning` gives a session that is not visible (Texture likewise:
+    ASRangeController gives `minimum` to a range controller that is not visible; `lowMemory` comes only from its
+    memory-warning handler). A session created with `visible: false` reports `lowMemory`, with an empty display
+    range, although no memory warning came."""
+    created = conn.call("range.create", {"count": 100, "itemLength": 50, "viewport": VP, "visible": False})
+    assert created["batchInFlight"] is None, created
+    assert created["mode"] == "minimum", f"a session created invisible is in {created['mode']} mode"
+
+
+def test_hiding_a_session_is_not_a_memory_warning(conn: Conn) -> None:
+    """docs/ranges.md (see test_violation_invisible_session_starts_in_minimum_mode): a session dragged while visible is
+    in
+    `full` mode; `range.setVisible false` turns it to `lowMemory` (display emptied), which docs/ranges.md reserves for
+    memory warnings. docs/ranges.md's rule keeps `full` (Texture's would give `minimum`); either, not `lowMemory`."""
+    s = conn.call("range.create", {"count": 100, "itemLength": 50, "viewport": VP})["session"]
+    assert conn.call("range.willBeginDragging", {"session": s, "offset": 0})["mode"] == "full"
+    conn.call("range.didEndDecelerating", {"session": s, "offset": 500})
+    hidden = conn.call("range.setVisible", {"session": s, "visible": False})
+    assert hidden["mode"] in ("full", "minimum"), f"hidden without a memory warning, the session is {hidden['mode']}"

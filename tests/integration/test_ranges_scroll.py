@@ -25,6 +25,7 @@ The multi-section layout (`SECTIONS`, L = 300 along the axis):
 from __future__ import annotations
 
 import pytest
+from openrpcdoc import Conn, VP
 from rangemodel import (INFO_KEYS, KINDS, NO_BATCH, batches, make, new_session, one_range, path_rows, range_events,
                         row_range, rows_of, setup_a, setup_b, sorted_changes, span, span_in, tup, with_changes)
 
@@ -349,3 +350,23 @@ def test_lazy_fling_of_a_hidden_session_marks_only_the_target(rc):
     marked = rows_of(st["preload"])
     assert set(range(200, 209)) <= marked
     assert not marked & set(range(40, 170)), sorted(marked & set(range(40, 170)))
+
+
+def test_lazy_fling_keeps_visible_items_in_display_and_preload(conn: Conn) -> None:
+    """docs/ranges.md: "a visible item has all three" states; `lazy: true` marks only the target region during a fling —
+    rather than everything between here and there, not instead of what is on screen. On `range.willEndDragging` a
+    lazy session's visible items leave display and preload (the `range` event lists them in `exit.display` /
+    `exit.preload` while they stay visible), and items that scroll into view during the fling are visible without
+    being in display or preload (`range.state {paths}` gives `visible: true, display: false, preload: false`)."""
+    s = conn.call("range.create", {"count": 200, "itemLength": 100, "viewport": VP, "lazy": True})["session"]
+    conn.call("range.willBeginDragging", {"session": s, "offset": 0})
+    conn.call("range.didScroll", {"session": s, "offset": 100})
+    target = conn.call("range.willEndDragging", {"session": s, "velocity": 10})["targetOffset"]
+    assert target > 3000, target
+    for offset in (None, 600):
+        if offset is not None:
+            conn.call("range.didScroll", {"session": s, "offset": offset})
+        state = conn.call("range.state", {"session": s})
+        outside = [p for p in state["visible"] if p not in state["display"] or p not in state["preload"]]
+        assert not outside, f"during the fling (offset {offset or 100}, target {target}) visible items lack " \
+                            f"display / preload: {outside}"
