@@ -7,6 +7,12 @@ given, the socket and stderr in a private temp dir, a session of their own, anot
 
 Everything here is bounded: every wait has a deadline, every loop an end. Nothing sleeps and hopes;
 start-up waits for the host's ready line, shutdown waits for the process to exit.
+
+The wire, event and host test files (test_wire_*.py, test_host_*.py, test_ownership.py, test_clock.py,
+test_classes.py), whose shared helpers are at the end of this file: every expectation is worked out from
+docs/protocol.md, docs/security.md and rpc-schema/openrpc.json (the JSON-RPC 2.0 specification where they defer to
+it), never from what the host prints. Each test starts its own `greenroom serve` on a temporary socket (a virtual
+clock where the test takes `vhost`) and talks raw lines to it; every read is bounded.
 """
 
 from __future__ import annotations

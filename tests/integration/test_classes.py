@@ -3,10 +3,7 @@ definition returned and listed last, positional params, a taken name -32003 keep
 with data.path defining nothing, the 128-byte name limit, inclusive cost bounds), a scripted hook's output
 returned and `fail` reported as pluginFailed. (classes.undefine is in test_host_reset.py.)
 
-Every expectation is worked out from docs/protocol.md, docs/security.md and rpc-schema/openrpc.json (the
-JSON-RPC 2.0 specification where they defer to it), never from what the host prints. Each test starts its own
-`greenroom serve` on a temporary socket (a virtual clock where the test takes `vhost`) and talks raw lines to
-it; every read is bounded.
+How the expectations are worked out and the hosts started: grhost.py.
 """
 
 from __future__ import annotations

@@ -3,10 +3,7 @@ refused there (-32007); a virtual clock starts at 0 and moves only by clock.adva
 time order each at its deadline, by zero changes nothing, refuses bad ms with data.path, and keeps the clock a
 finite number; an unknown clock mode is a start-up error.
 
-Every expectation is worked out from docs/protocol.md, docs/security.md and rpc-schema/openrpc.json (the
-JSON-RPC 2.0 specification where they defer to it), never from what the host prints. Each test starts its own
-`greenroom serve` on a temporary socket (a virtual clock where the test takes `vhost`) and talks raw lines to
-it; every read is bounded.
+How the expectations are worked out and the hosts started: grhost.py.
 """
 
 from __future__ import annotations

@@ -2,10 +2,7 @@
 plugins, limits following the flags, methods matching rpc.discover), host.stats (every documented member and
 what it counts), host.memoryWarning (levels, what was purged), rpc.discover.
 
-Every expectation is worked out from docs/protocol.md, docs/security.md and rpc-schema/openrpc.json (the
-JSON-RPC 2.0 specification where they defer to it), never from what the host prints. Each test starts its own
-`greenroom serve` on a temporary socket (a virtual clock where the test takes `vhost`) and talks raw lines to
-it; every read is bounded.
+How the expectations are worked out and the hosts started: grhost.py.
 """
 
 from __future__ import annotations

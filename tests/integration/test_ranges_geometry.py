@@ -2,18 +2,7 @@
 a viewport, an axis and a tuning (Texture's working ranges: the viewport grown by leading and trailing
 screenfuls in the scroll direction; display and preload independent sets), setViewport, bounces.
 
-Every expected value is worked out by hand from docs/ranges.md and rpc-schema/openrpc.json (in the comments),
-from Texture's source (TextureGroup/Texture be0b74b4: ASRangeController.mm, ASAbstractLayoutController.mm,
-ASBatchFetching.mm, ASTableView.mm / ASCollectionView.mm), or from a brute-force model (`grown`, `Layout`,
-`rangemodel`), never from what the host prints. Each test talks raw JSON lines to a virtual-clock host.
-
-The usual session of these files ("setup A"): 200 rows of 50 points, viewport height 400 (L = 400, content
-10000).
-  minimum, down, offset 0:    visible 0..7,   display [-100, 500) 0..9,    preload [-100, 600) 0..11
-  minimum, down, offset 2000: visible 40..47, display [1900, 2500) 38..49, preload [1900, 2600) 38..51
-  minimum, up,   offset 1990: visible 39..47, display [1890, 2490) 37..49, preload [1790, 2490) 35..49
-  full,    down, offset 2000: display [1800, 2800) 36..55, preload [1400, 3400) 28..67
-  full,    up,   offset 1990: display [1590, 2590) 31..51, preload [990, 2990) 19..59
+How the expected values are worked out, and the usual sessions ("setup A", "setup B", `SECTIONS`): rangemodel.py.
 """
 
 from __future__ import annotations

@@ -3,10 +3,7 @@ into a client-side model must agree with range.state after every call (`rangemod
 random walk must match a brute-force model written from docs/ranges.md's sentences. (The independent
 model of Texture's range controller is checked in test_ranges_texture_model.py.)
 
-Every expected value is worked out by hand from docs/ranges.md and rpc-schema/openrpc.json (in the comments),
-from Texture's source (TextureGroup/Texture be0b74b4: ASRangeController.mm, ASAbstractLayoutController.mm,
-ASBatchFetching.mm, ASTableView.mm / ASCollectionView.mm), or from a brute-force model (`grown`, `Layout`,
-`rangemodel`), never from what the host prints. Each test talks raw JSON lines to a virtual-clock host.
+How the expected values are worked out, and the usual sessions ("setup A", "setup B", `SECTIONS`): rangemodel.py.
 """
 
 from __future__ import annotations

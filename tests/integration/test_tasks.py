@@ -2,20 +2,7 @@
 run first in first out, keyed and averaged, template preloading is keyed (a duplicate is queued once), and on
 a real clock paused tasks wait without a busy loop and costly tasks run one per pass.
 
-Every expected sequence is worked out by hand from rpc-schema/openrpc.json and docs/ (lifecycle.md, pools.md,
-tasks.md, pages.md) and the articles they name (GYPageViewController's lifecycle tables and cache rules,
-MJianshu's reuse queue, the prerendering article's pools), not from what the host prints. Each test starts its
-own `greenroom serve --clock virtual` (time moves only by `clock.advance`, idle tasks run only on
-`tasks.drain`) unless it says otherwise, so every run is identical; every read is bounded. The page tests
-feed each lifecycle event through docs/lifecycle.md's four-state table and require zero
-`unbalancedAppearanceTransition`.
-
-Events are written as compact tags, in the order they arrive (grhost.tag):
-
-    "c-2:viewDidLoad~"     lifecycle event `viewDidLoad` of c-2, offscreen (~), "!" when the hook failed
-    "pool:warmed:c-2"      pool event of kind `warmed` about c-2 ("pool:purged" has no container)
-    "willAppear 0"         (page sessions) an appearance hook of the child on page 0, as the GYPageViewController
-                           article writes them
+How the expected sequences are worked out, and the tags the tests compare: lifecyclemodel.py.
 """
 
 from __future__ import annotations

@@ -3,10 +3,7 @@ reply at all, a mixed batch one array with replies only for its requests, in req
 error each, duplicate ids each answered, 256 entries accepted and 257 refused without running any, the events
 its entries cause written before the batch reply.
 
-Every expectation is worked out from docs/protocol.md, docs/security.md and rpc-schema/openrpc.json (the
-JSON-RPC 2.0 specification where they defer to it), never from what the host prints. Each test starts its own
-`greenroom serve` on a temporary socket (a virtual clock where the test takes `vhost`) and talks raw lines to
-it; every read is bounded.
+How the expectations are worked out and the hosts started: grhost.py.
 """
 
 from __future__ import annotations

@@ -3,10 +3,7 @@ wrong jsonrpc, a missing or non-string method, params that are neither object no
 unknown and reserved methods (-32601 naming them), members a method does not take (-32602 with data.path);
 every error carries a known code, a message and data.kind; notifications that fail leave no trace.
 
-Every expectation is worked out from docs/protocol.md, docs/security.md and rpc-schema/openrpc.json (the
-JSON-RPC 2.0 specification where they defer to it), never from what the host prints. Each test starts its own
-`greenroom serve` on a temporary socket (a virtual clock where the test takes `vhost`) and talks raw lines to
-it; every read is bounded.
+How the expectations are worked out and the hosts started: grhost.py.
 """
 
 from __future__ import annotations

@@ -8,10 +8,7 @@ Events are written as compact tags, in the order they arrive (grhost.tag):
 
     "c-2:viewDidLoad~"     lifecycle event `viewDidLoad` of c-2, offscreen (~), "!" when the hook failed
 
-Every expectation is worked out from docs/protocol.md, docs/security.md and rpc-schema/openrpc.json (the
-JSON-RPC 2.0 specification where they defer to it), never from what the host prints. Each test starts its own
-`greenroom serve` on a temporary socket (a virtual clock where the test takes `vhost`) and talks raw lines to
-it; every read is bounded.
+How the expectations are worked out and the hosts started: grhost.py.
 """
 
 from __future__ import annotations

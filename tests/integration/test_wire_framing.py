@@ -2,10 +2,7 @@
 characters and U+2028/U+2029 escaped, blank lines ignored, bytes split anywhere across writes reassembled,
 non-UTF-8 lines answered with a parse error, the same framing over TCP.
 
-Every expectation is worked out from docs/protocol.md, docs/security.md and rpc-schema/openrpc.json (the
-JSON-RPC 2.0 specification where they defer to it), never from what the host prints. Each test starts its own
-`greenroom serve` on a temporary socket (a virtual clock where the test takes `vhost`) and talks raw lines to
-it; every read is bounded.
+How the expectations are worked out and the hosts started: grhost.py.
 """
 
 from __future__ import annotations
