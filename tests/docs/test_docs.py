@@ -2,7 +2,8 @@
 
 A clone has no private design notes beside it: README, docs, schema, clients, examples, tests and comments
 must point at files in the repository (docs/...), never at a document outside it. And every relative link
-in README.md and docs/*.md must lead to a file in the repository (and, with a #fragment, to a heading there).
+in README.md, CONTRIBUTING.md and docs/*.md must lead to a file in the repository (and, with a #fragment, to a
+heading there).
 """
 
 from __future__ import annotations
@@ -71,7 +72,7 @@ def test_no_file_points_outside_the_repository():
 
 
 def markdown_pages() -> list[Path]:
-    return [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+    return [REPO / "README.md", REPO / "CONTRIBUTING.md", *sorted((REPO / "docs").glob("*.md"))]
 
 
 def links(page: Path) -> list[tuple[int, str]]:

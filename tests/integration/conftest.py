@@ -6,7 +6,8 @@
   if the host exits instead. `start_host.fail(*args, ...)` expects a refusal and returns that error.
   Every host is stopped at teardown (SIGTERM, wait, SIGKILL if needed).
 - `tmp_short`: a short private directory under /tmp (sun_path is 108 bytes), removed afterwards.
-- `host`: a default host on a temp socket.
+- `host`: a default host on a temp socket; `vhost`: one with a virtual clock.
+- `rc`: a range connection (`rangemodel.RC`, subscribed to range, prefetch and batch events) on `vhost`.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import grhost  # noqa: E402
+from rangemodel import RC  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -67,3 +69,9 @@ def host(start_host) -> grhost.Host:
 def vhost(start_host) -> grhost.Host:
     """A host with a virtual clock: time moves only on clock.advance, idle tasks run only on tasks.drain."""
     return start_host("--clock", "virtual")
+
+
+@pytest.fixture
+def rc(vhost) -> RC:
+    """A range connection on `vhost`: `call` returns (result, the events the call caused)."""
+    return RC(vhost.connect())

@@ -1,7 +1,18 @@
 """Helpers for the host's integration tests: start the real `greenroom serve`, talk raw lines to it.
 
+Hosts are started by the shipped harness, `greenroom.testing.HostProcess` (the one the pytest plugin's
+`greenroom_host` fixture and users' tests use): `Host` is a `HostProcess` with raw line connections and the
+host-level checks beside it, `HostFactory` starts them with the options these tests need (no --clock unless
+given, the socket and stderr in a private temp dir, a session of their own, another user).
+
 Everything here is bounded: every wait has a deadline, every loop an end. Nothing sleeps and hopes;
 start-up waits for the host's ready line, shutdown waits for the process to exit.
+
+The wire, event and host test files (test_wire_*.py, test_host_*.py, test_ownership.py, test_clock.py,
+test_classes.py), whose shared helpers are at the end of this file: every expectation is worked out from
+docs/protocol.md, docs/security.md and rpc-schema/openrpc.json (the JSON-RPC 2.0 specification where they defer to
+it), never from what the host prints. Each test starts its own `greenroom serve` on a temporary socket (a virtual
+clock where the test takes `vhost`) and talks raw lines to it; every read is bounded.
 """
 
 from __future__ import annotations
@@ -9,14 +20,15 @@ from __future__ import annotations
 import errno
 import json
 import os
-import select
+import re
 import shutil
-import signal
 import socket
 import subprocess
 import tempfile
 import time
 from pathlib import Path
+
+from greenroom import testing
 
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT_BIN = REPO / ".build" / "debug" / "greenroom"
@@ -58,28 +70,32 @@ def base_env(tmpdir: str | None = None) -> dict:
     return env
 
 
-class HostStartError(Exception):
-    """The host exited (or never printed its ready line) instead of starting."""
-
-    def __init__(self, message: str, returncode: int | None, stdout: str, stderr: str):
-        super().__init__(f"{message}\nexit code: {returncode}\nstdout: {stdout!r}\nstderr: {stderr!r}")
-        self.returncode = returncode
-        self.stdout = stdout
-        self.stderr = stderr
+#: The shipped harness's start-up error: `returncode`, `stdout` and `stderr` (the host's, from its file).
+HostStartError = testing.HostStartError
 
 
-class Host:
-    """A running `greenroom serve`."""
+class Host(testing.HostProcess):
+    """A running `greenroom serve`: the shipped harness's `HostProcess` (greenroom.testing) with what the host's
+    own tests need beside it: raw line connections (`connect`, `connect_tcp`), the TCP and WebSocket
+    addresses, host.stats polling, signals, and a stop that never raises."""
 
-    def __init__(self, proc: subprocess.Popen, argv: list, ready: dict, stderr_path: str, tmpdir: str):
-        self.proc = proc
-        self.argv = argv
-        self.ready = ready
-        self.listen: list[str] = ready["listen"]
-        self.pid: int = ready["pid"]
-        self.stderr_path = stderr_path
-        self.tmpdir = tmpdir
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
         self._conns: list[LineConn] = []
+
+    # The names these tests have always used.
+
+    @property
+    def proc(self) -> subprocess.Popen:
+        return self.process
+
+    @property
+    def argv(self) -> list:
+        return self.command
+
+    @property
+    def tmpdir(self) -> str:
+        return self.directory
 
     # Addresses
 
@@ -152,51 +168,38 @@ class Host:
 
     # Process
 
-    def stderr_text(self) -> str:
-        try:
-            return Path(self.stderr_path).read_text(errors="replace")
-        except OSError:
-            return ""
-
     def is_running(self) -> bool:
-        return self.proc.poll() is None
+        return self.process.poll() is None
 
     def wait(self, timeout: float) -> int:
         """Waits for the host to exit; raises AssertionError (with stderr) if it does not in time."""
         try:
-            return self.proc.wait(timeout=timeout)
+            return self.process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             raise AssertionError(
-                f"host pid {self.proc.pid} still running after {timeout} s; stderr: {self.stderr_text()!r}"
+                f"host pid {self.process.pid} still running after {timeout} s; stderr: {self.stderr_text()!r}"
             ) from None
 
     def signal(self, sig: int) -> None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(sig)
+        if self.process.poll() is None:
+            self.process.send_signal(sig)
 
     def stop(self, timeout: float = STOP_TIMEOUT) -> int | None:
-        """SIGTERM, wait, SIGKILL if needed. Returns the exit code."""
+        """Closes the raw connections, then SIGTERM, wait, SIGKILL if needed. Returns the exit code."""
         for c in self._conns:
             c.close()
-        if self.proc.poll() is None:
-            try:
-                self.proc.send_signal(signal.SIGTERM)
-                self.proc.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(timeout=timeout)
-        if self.proc.stdout:
-            self.proc.stdout.close()
-        return self.proc.returncode
+        try:
+            return super().stop(timeout)
+        except testing.HostDidNotExit:
+            return self.process.returncode
 
 
 class HostFactory:
-    """Starts hosts and guarantees every one is stopped at teardown."""
+    """Starts hosts (through the shipped harness) and guarantees every one is stopped at teardown."""
 
     def __init__(self, bin_path: str):
         self.bin = bin_path
         self.hosts: list[Host] = []
-        self.procs: list[subprocess.Popen] = []
         self.dirs: list[str] = []
 
     def tmpdir(self, prefix: str = "gri-") -> str:
@@ -204,56 +207,25 @@ class HostFactory:
         self.dirs.append(d)
         return d
 
-    def _spawn(self, args, env, auto_socket, user):
-        tmpdir = self.tmpdir()
-        args = [str(a) for a in args]
-        if auto_socket and "--socket" not in args:
-            args = ["--socket", os.path.join(tmpdir, "h.sock"), *args]
-        if env is None:
-            env = base_env(tmpdir)
-        argv = [self.bin, "serve", *args]
-        stderr_path = os.path.join(tmpdir, "stderr.txt")
-        extra = {}
-        if user is not None:
-            extra = dict(user=user, group=user, extra_groups=[])
-            os.chmod(tmpdir, 0o755)
-        with open(stderr_path, "wb") as err:
-            proc = subprocess.Popen(
-                argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=err, env=env,
-                start_new_session=True, cwd=tmpdir, **extra,
-            )
-        self.procs.append(proc)
-        return proc, argv, stderr_path, tmpdir
-
     def start(self, *args, env=None, auto_socket=True, user=None, timeout=START_TIMEOUT) -> Host:
         """Runs `BIN serve ARGS` and waits for `{"event":"ready",...}`; raises HostStartError if the
         host exits first or says nothing in time. Unless --socket is given (or auto_socket=False), the
-        socket goes into a fresh short temp dir."""
-        proc, argv, stderr_path, tmpdir = self._spawn(args, env, auto_socket, user)
-        line = _read_first_line(proc, timeout)
-        if line is None:
-            rc = _wait_quietly(proc, 5.0)
-            if rc is None:
-                proc.kill()
-                proc.wait(5)
-            raise HostStartError(
-                f"host did not print a ready line within {timeout} s: {argv}",
-                rc, "", Path(stderr_path).read_text(errors="replace"),
-            )
-        try:
-            ready = json.loads(line)
-        except ValueError:
-            ready = None
-        if not isinstance(ready, dict) or ready.get("event") != "ready":
-            rc = _wait_quietly(proc, 5.0)
-            raise HostStartError(
-                f"first stdout line is not a ready event: {line!r}", rc, line.decode(errors="replace"),
-                Path(stderr_path).read_text(errors="replace"),
-            )
-        assert isinstance(ready.get("listen"), list) and ready["listen"], ready
-        assert ready.get("pid") == proc.pid, (ready, proc.pid)
-        host = Host(proc, argv, ready, stderr_path, tmpdir)
+        socket goes into a fresh short temp dir. The host runs in that dir with stderr in its stderr.txt,
+        in a session of its own, with base_env(dir) unless `env` is given."""
+        tmpdir = self.tmpdir()
+        args = [str(a) for a in args]
+        socket_path = os.path.join(tmpdir, "h.sock") if auto_socket and "--socket" not in args else False
+        if env is None:
+            env = base_env(tmpdir)
+        if user is not None:
+            os.chmod(tmpdir, 0o755)
+        host = Host.start(
+            args, binary=self.bin, clock=None, socket=socket_path, directory=tmpdir, env=env,
+            stderr=os.path.join(tmpdir, "stderr.txt"), user=user, new_session=True, ready_timeout=timeout,
+        )
         self.hosts.append(host)
+        assert isinstance(host.ready.get("listen"), list) and host.ready["listen"], host.ready
+        assert host.ready.get("pid") == host.process.pid, (host.ready, host.process.pid)
         return host
 
     def fail(self, *args, env=None, auto_socket=True, user=None, timeout=START_TIMEOUT) -> HostStartError:
@@ -272,42 +244,8 @@ class HostFactory:
                 h.stop()
             except Exception:  # noqa: BLE001 - teardown must reach every process
                 pass
-        for p in self.procs:
-            if p.poll() is None:
-                p.send_signal(signal.SIGTERM)
-                if _wait_quietly(p, STOP_TIMEOUT) is None:
-                    p.kill()
-                    _wait_quietly(p, STOP_TIMEOUT)
-            if p.stdout:
-                p.stdout.close()
         for d in self.dirs:
             shutil.rmtree(d, ignore_errors=True)
-
-
-def _wait_quietly(proc: subprocess.Popen, timeout: float):
-    try:
-        return proc.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return None
-
-
-def _read_first_line(proc: subprocess.Popen, timeout: float) -> bytes | None:
-    """The host's first stdout line, or None on EOF (it exited) or timeout."""
-    fd = proc.stdout.fileno()
-    buf = b""
-    deadline = time.monotonic() + timeout
-    while b"\n" not in buf:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            return None
-        r, _, _ = select.select([fd], [], [], left)
-        if not r:
-            continue
-        chunk = os.read(fd, 4096)
-        if not chunk:
-            return None
-        buf += chunk
-    return buf.split(b"\n", 1)[0]
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -577,3 +515,113 @@ def write_token(d: str, token: str, mode: int = 0o600) -> str:
         f.write(token + "\n")
     os.chmod(path, mode)
     return path
+
+
+
+# ---------------------------------------------------------------------------------------------------
+# Helpers shared by the wire, event and host test files
+
+
+MiB = 1 << 20
+
+
+TOPICS = ["lifecycle", "pool", "page", "range", "prefetch", "batch", "host"]
+
+
+SCOPE_METHODS = [
+    "rpc.discover", "host.ping", "host.info", "host.stats", "host.memoryWarning", "host.shutdown",
+    "events.subscribe", "events.unsubscribe", "clock.now", "clock.advance", "tasks.status", "tasks.drain",
+    "classes.list", "classes.define",
+]
+
+
+def roundtrip(c: LineConn, data: bytes, timeout: float = 5.0):
+    """Sends raw bytes (one message line) and returns the next line, parsed."""
+    c.send_raw(data)
+    return c.read_json(timeout)
+
+
+def assert_error(msg, code: int, *, id="<any>", kind: str | None = None, path: str | None = None) -> dict:
+    assert isinstance(msg, dict), f"expected one error object, got {msg!r}"
+    assert msg.get("jsonrpc") == "2.0", msg
+    assert "result" not in msg and "error" in msg, msg
+    if id != "<any>":
+        assert "id" in msg and msg["id"] == id and type(msg["id"]) is type(id), f"id should be {id!r}: {msg}"
+    err = msg["error"]
+    assert err["code"] == code, f"expected {code}: {msg}"
+    assert isinstance(err.get("message"), str) and err["message"], msg
+    assert isinstance(err.get("data"), dict) and isinstance(err["data"].get("kind"), str) and err["data"]["kind"], msg
+    if kind is not None:
+        assert err["data"]["kind"] == kind, msg
+    if path is not None:
+        assert err["data"].get("path") == path, msg
+    return err
+
+
+def next_is_pong(c: LineConn, rid="mark") -> None:
+    """Sends a ping and asserts that the very next line is its reply (nothing was written before it)."""
+    c.send(req("host.ping", id=rid))
+    line = c.read_json()
+    assert line == {"jsonrpc": "2.0", "id": rid, "result": {"pong": True}}, f"unexpected line before the ping reply: {line}"
+
+
+def ids_pattern(prefix: str):
+    return re.compile(rf"^{prefix}-[1-9][0-9]*$")
+
+
+def lifecycle_pairs(events, container=None):
+    return [(e["params"]["container"], e["params"]["event"]) for e in events
+            if e["method"] == "lifecycle" and (container is None or e["params"]["container"] == container)]
+
+
+def read_events_until(c: LineConn, pred, timeout: float = 5.0) -> list[dict]:
+    """Reads notifications into c.events (bounded) until pred(c.events) holds."""
+    deadline = time.monotonic() + timeout
+    while not pred(c.events):
+        left = deadline - time.monotonic()
+        assert left > 0, f"condition not met within {timeout} s; events {c.events}"
+        try:
+            msg = c.read_json(left)
+        except TimeoutError:
+            continue
+        assert isinstance(msg, dict) and "id" not in msg and "method" in msg, msg
+        c.events.append(msg)
+    return c.events
+
+
+KNOWN_CODES = {-32700, -32600, -32601, -32602, -32603, -32001, -32002, -32003, -32004, -32005, -32006, -32007}
+
+
+def assert_response_shape(m) -> None:
+    """JSON-RPC 2.0 §5: jsonrpc "2.0", an id, exactly one of result / error; an error has an integer code
+    and a string message (Greenroom adds data.kind to every one)."""
+    assert isinstance(m, dict), m
+    assert m.get("jsonrpc") == "2.0", m
+    assert "id" in m, m
+    assert ("result" in m) != ("error" in m), f"exactly one of result and error: {m}"
+    if "error" in m:
+        err = m["error"]
+        assert type(err["code"]) is int and err["code"] in KNOWN_CODES, m
+        assert isinstance(err["message"], str) and err["message"], m
+        assert isinstance(err["data"], dict) and isinstance(err["data"].get("kind"), str), m
+        assert set(m) == {"jsonrpc", "id", "error"}, m
+    else:
+        assert set(m) == {"jsonrpc", "id", "result"}, m
+
+
+def assert_error_reply(m, code, id="<any>", kind=None, path=None) -> dict:
+    assert_response_shape(m)
+    assert "error" in m and m["error"]["code"] == code, m
+    if id != "<any>":
+        assert m["id"] == id and type(m["id"]) is type(id), m
+    if kind is not None:
+        assert m["error"]["data"]["kind"] == kind, m
+    if path is not None:
+        assert m["error"]["data"].get("path") == path, m
+    return m["error"]
+
+
+def assert_next_is_pong(c: LineConn, rid="mark") -> None:
+    c.send(req("host.ping", id=rid))
+    line = c.read_json()
+    assert line == {"jsonrpc": "2.0", "id": rid, "result": {"pong": True}}, f"unexpected line before the pong: {line}"

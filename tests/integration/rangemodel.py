@@ -8,6 +8,29 @@
 - `RangeConn`: a raw line connection that returns each call's result together with the events it caused.
 
 Intervals are half-open `(lo, hi)` pairs of flat indices; `EMPTY` is `(0, 0)`.
+
+The range test files (test_ranges_*.py), whose shared helpers are at the end of this file: every expected value is
+worked out by hand from docs/ranges.md and rpc-schema/openrpc.json (in the comments), from Texture's source
+(TextureGroup/Texture be0b74b4: ASRangeController.mm, ASAbstractLayoutController.mm, ASBatchFetching.mm,
+ASTableView.mm / ASCollectionView.mm), or from a brute-force model (`grown`, `Layout`, `rangemodel`), never from
+what the host prints. Each test talks raw JSON lines to a virtual-clock host.
+
+The usual session of these files ("setup A"): 200 rows of 50 points, viewport height 400 (L = 400, content
+10000).
+  minimum, down, offset 0:    visible 0..7,   display [-100, 500) 0..9,    preload [-100, 600) 0..11
+  minimum, down, offset 2000: visible 40..47, display [1900, 2500) 38..49, preload [1900, 2600) 38..51
+  minimum, up,   offset 1990: visible 39..47, display [1890, 2490) 37..49, preload [1790, 2490) 35..49
+  full,    down, offset 2000: display [1800, 2800) 36..55, preload [1400, 3400) 28..67
+  full,    up,   offset 1990: display [1590, 2590) 31..51, preload [990, 2990) 19..59
+
+"setup B": `count` rows of 100 points, L = 1000 (content 10000 by default): Texture's batch rule fires when
+10000 - 1000 - offset <= 2000, i.e. offset >= 7000.
+
+The multi-section layout (`SECTIONS`, L = 300 along the axis):
+  (0,0) [0,100)  (0,1) [100,200)  (0,2) [200,300)  (0,3) [300,400)
+  (1,0) [400,450)  (1,1) [450,500)  (1,2) [500,550)
+  section 2 empty
+  (3,0) [550,650)  (3,1) [650,750)  (3,2) [750,850)  (3,3) [850,950)  (3,4) [950,1050)  (3,5) [1050,1150)
 """
 
 from __future__ import annotations
@@ -485,13 +508,13 @@ class RC:
         self.c.events.clear()
         return reply, events
 
-    def call(self, method, **params):
-        reply, events = self._do(method, params)
+    def call(self, method, timeout: float = 20.0, **params):
+        reply, events = self._do(method, params, timeout)
         assert "result" in reply, f"{method} {params} failed: {reply}"
         return reply["result"], events
 
-    def fail(self, method, **params):
-        reply, events = self._do(method, params)
+    def fail(self, method, timeout: float = 20.0, **params):
+        reply, events = self._do(method, params, timeout)
         assert "error" in reply, f"{method} {params} should fail: {reply}"
         return reply["error"], events
 
@@ -505,3 +528,174 @@ class RC:
     def snapshot(self, s):
         """The session's state and the host's session counts (to check that a refused call changed nothing)."""
         return self.state(s), self.call("host.stats")[0]["sessions"]
+
+
+# ---------------------------------------------------------------------------------------------------
+# Helpers shared by the range test files (test_ranges_*.py)
+
+
+INFO_KEYS = {"session", "count", "sections", "contentLength", "offset", "mode", "direction", "phase", "visible",
+             "batchInFlight"}
+
+
+RANGE_EVENT_KEYS = {"seq", "t", "session", "mode", "direction", "enter", "exit"}
+
+
+#: Texture's tuning, (leading, trailing) screenfuls; lowMemory has no display range.
+TUNING = {
+    "full": {"display": (1.0, 0.5), "preload": (2.5, 1.5)},
+    "minimum": {"display": (0.25, 0.25), "preload": (0.5, 0.25)},
+    "visibleOnly": {"display": (0.0, 0.0), "preload": (0.0, 0.0)},
+    "lowMemory": {"display": None, "preload": (0.0, 0.0)},
+}
+
+
+def P(*rows, section=0):
+    """Index paths of section `section` (tuples, for comparing with `lists`)."""
+    return [(section, r) for r in rows]
+
+
+def span(a, b, section=0):
+    """Rows a..b inclusive as path tuples."""
+    return [(section, r) for r in range(a, b + 1)]
+
+
+def changes(event):
+    return {part: {k: tup(event[part][k]) for k in KINDS} for part in ("enter", "exit")}
+
+
+def items(lengths, a, b):
+    """Flat indices of the items intersecting [a, b) (brute force)."""
+    out, pos = [], 0.0
+    for i, length in enumerate(lengths):
+        if pos < b and pos + length > a:
+            out.append(i)
+        pos += length
+    return out
+
+
+def grown(lengths, offset, L, mode, forward, visible=True, tuning=TUNING):
+    """The rule literally: visible = items intersecting [offset, offset + L); each range is the viewport grown
+    by leading * L in the scroll direction and trailing * L behind; a visible item has all three bits;
+    display and preload are independent sets (Texture's ASRangeController)."""
+    vis = items(lengths, offset, offset + L) if visible else []
+
+    def rng(kind):
+        b = tuning[mode][kind]
+        if b is None:
+            return []
+        lead, trail = b
+        if forward:
+            return items(lengths, offset - trail * L, offset + L + lead * L)
+        return items(lengths, offset - lead * L, offset + L + trail * L)
+
+    display = sorted(set(rng("display")) | set(vis))
+    preload = sorted(set(rng("preload")) | set(vis))
+    return {"visible": P(*vis), "display": P(*display), "preload": P(*preload)}
+
+
+def setup_a(rc, **params):
+    """200 rows of 50 points, L = 400."""
+    reply, events = rc.call("range.create", count=200, itemLength=50, viewport={"width": 320, "height": 400},
+                            **params)
+    return reply["session"], reply, events
+
+
+def setup_b(rc, count=100, L=1000, **params):
+    """`count` rows of 100 points, L = 1000 (content 10000 by default): Texture's batch rule fires when
+    10000 - 1000 - offset <= 2000, i.e. offset >= 7000."""
+    reply, events = rc.call("range.create", count=count, itemLength=100, viewport={"width": 400, "height": L},
+                            **params)
+    return reply["session"], reply, events
+
+
+PATTERN = [44.0, 120.0, 80.0, 200.0, 60.0]  # uneven rows, so that no interval is a multiple of L
+
+
+def flat_lists(state: dict) -> dict[str, list[int]]:
+    """range.state of a one-section session as flat row lists."""
+    return {k: [p[1] for p in state[k]] for k in KINDS}
+
+
+def iv_rows(iv) -> list[int]:
+    return list(range(iv[0], iv[1]))
+
+
+def assert_geometry(rc, session, content, offset, L, mode, forward, visible=True, direction=None):
+    st = rc.state(session)
+    assert st["mode"] == mode, st["mode"]
+    if direction is not None:
+        assert st["direction"] == direction, (st["direction"], direction)
+    exp = expected_ranges(content, offset, L, mode, forward, visible)
+    got = state_paths(st)
+    for k in KINDS:
+        assert got[k] == content.paths(exp[k]), (
+            f"{k} at offset {offset} ({mode}, {'forward' if forward else 'backward'}): "
+            f"host {got[k][:1]}..{got[k][-1:]} ({len(got[k])}), docs/ranges.md {exp[k]}")
+    return st
+
+
+def viewport(axis: str, L: float, cross: float = 375.0) -> dict:
+    return {"width": cross, "height": L} if axis == "vertical" else {"width": L, "height": cross}
+
+
+def batches_of(events):
+    return split(events)[2]
+
+
+def new_session(rc, count=100, length=100, L=1000, **params):
+    return rc.call("range.create", count=count, itemLength=length, viewport={"width": 400, "height": L}, **params)
+
+
+SECTIONS = [{"count": 4, "itemLength": 100}, {"count": 3, "itemLength": 50}, {"count": 0},
+            {"count": 6, "itemLength": 100}]
+
+
+NO_BATCH = {"leadingScreens": 0}
+
+
+def sorted_changes(event):
+    """The event's lists as sorted path tuples (order is checked separately)."""
+    return {part: {k: sorted(tup(event[part][k])) for k in KINDS} for part in ("enter", "exit")}
+
+
+def no_changes():
+    return {part: {k: [] for k in KINDS} for part in ("enter", "exit")}
+
+
+def with_changes(**kw):
+    """no_changes() with some lists set: enter_visible=[...], exit_preload=[...]."""
+    out = no_changes()
+    for key, paths in kw.items():
+        part, kind = key.split("_")
+        out[part][kind] = sorted(paths)
+    return out
+
+
+def span_in(section, a, b):
+    return [(section, r) for r in range(a, b + 1)]
+
+
+def make_sections(rc, axis="vertical", L=300, **params):
+    vp = {"width": 320, "height": L} if axis == "vertical" else {"width": L, "height": 320}
+    params.setdefault("batch", NO_BATCH)
+    reply, events = rc.call("range.create", sections=SECTIONS, viewport=vp, axis=axis, **params)
+    return reply["session"], reply, events
+
+
+def rows_of(paths):
+    return {p[1] for p in paths}
+
+
+def make(rc, count=100, length=100, L=1000, axis="vertical", **params):
+    vp = {"width": 375, "height": L} if axis == "vertical" else {"width": L, "height": 375}
+    r, events = rc.call("range.create", count=count, itemLength=length, viewport=vp, axis=axis, **params)
+    return r["session"], events
+
+
+def path_rows(lst):
+    return [p[1] for p in tup(lst)]
+
+
+def row_range(a, b):
+    return list(range(a, b))

@@ -108,3 +108,22 @@ def test_version_names_the_release_and_protocol(start_host, host):
     assert r.returncode == 0, r
     info = host.call("host.info")["result"]
     assert r.stdout.strip() == f"greenroom {info['version']} (protocol {info['protocol']['version']})", r
+
+
+def test_greenroom_call_exit_codes(start_host):
+    host = start_host("--clock", "virtual")
+    env = base_env(host.tmpdir)
+
+    def call(*args):
+        return subprocess.run([start_host.bin, "call", *args, "--socket", host.socket_path], capture_output=True,
+                              text=True, env=env, timeout=15, stdin=subprocess.DEVNULL)
+
+    r = call("clock.advance", '{"ms": 5}')
+    assert r.returncode == 0 and json.loads(r.stdout) == {"now": 5.0, "ms": 5.0, "fired": 0}, r
+    r = call("clock.advance", "[2.5]")
+    assert r.returncode == 0 and json.loads(r.stdout)["ms"] == 7.5, r
+    r = call("host.ping", "5")  # params that are not structured: the host answers -32600
+    assert r.returncode == 2 and r.stdout == "", r
+    assert json.loads(r.stderr.strip().splitlines()[-1])["code"] == -32600, r
+    r = call("container.info", '{"container": "c-1"}')
+    assert r.returncode == 2 and json.loads(r.stderr.strip().splitlines()[-1])["code"] == -32002, r

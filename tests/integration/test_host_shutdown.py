@@ -1,5 +1,6 @@
 """docs/security.md: SIGINT/SIGTERM and host.shutdown shut down gracefully: stop accepting, finish in-flight replies,
-tear down with events, remove the socket (and its lock file), exit 0."""
+tear down with events, remove the socket (and its lock file), exit 0.
+"""
 
 from __future__ import annotations
 
@@ -10,8 +11,8 @@ import socket
 import time
 
 import pytest
+from grhost import assert_error, encode, lifecycle_pairs, next_is_pong, read_events_until, req
 
-from grhost import encode
 
 EXIT_WITHIN = 10.0
 
@@ -153,3 +154,72 @@ def test_sigterm_exits_within_10s_with_a_stalled_reader_connected(start_host):
         stalled.close()
     assert rc == 0, host.stderr_text()
     assert_socket_files_gone(path)
+
+
+def test_sigint_exits_0_and_removes_the_socket_with_a_client_connected(start_host):
+    host = start_host("--clock", "virtual")
+    path = host.socket_path
+    c = host.connect()
+    c.result("container.create", {"class": "Container"})
+    host.signal(signal.SIGINT)
+    assert host.wait(10) == 0, host.stderr_text()
+    assert not os.path.lexists(path)
+
+
+def test_host_shutdown_with_bad_params_does_not_shut_down(host):
+    c = host.connect()
+    assert_error(c.call("host.shutdown", {"now": True}), -32602, path="now")
+    assert host.is_running()
+    next_is_pong(c)
+    host.connect().ping()
+
+
+def test_host_shutdown_tears_containers_down_with_lifecycle_then_exits_0(start_host):
+    host = start_host()
+    path = host.socket_path
+    obs = host.connect()
+    obs.result("events.subscribe", {"topics": ["lifecycle"], "scope": "all"})
+    owner = host.connect()
+    stack = owner.result("stack.create", {"width": 100, "height": 100})["stack"]
+    k = owner.result("container.create", {"class": "Container"})["container"]
+    owner.result("stack.push", {"stack": stack, "container": k})
+    read_events_until(obs, lambda evs: (k, "didMoveToParent") in lifecycle_pairs(evs))
+    next_is_pong(obs)
+    obs.events.clear()
+    assert owner.result("host.shutdown") == {"shuttingDown": True}
+    lines = [json.loads(x) for x in obs.read_until_closed(timeout=10)]
+    seq = [ev for cid, ev in lifecycle_pairs(lines, k)]
+    assert seq[:2] == ["viewWillDisappear", "viewDidDisappear"] and seq[-1] == "deinit", seq
+    assert host.wait(10) == 0
+    assert not os.path.lexists(path)
+
+
+def test_host_shutdown_inside_a_batch_answers_the_whole_batch_then_exits_0(start_host):
+    host = start_host()
+    path = host.socket_path
+    other = host.connect()
+    other.ping()
+    c = host.connect()
+    c.send([req("host.ping", id=1), req("host.shutdown", id=2), req("host.ping", id=3)])
+    lines = [json.loads(x) for x in c.read_until_closed(timeout=10)]
+    assert lines and isinstance(lines[0], list), lines
+    assert [m["id"] for m in lines[0]] == [1, 2, 3], lines
+    assert lines[0][1]["result"] == {"shuttingDown": True}, lines
+    other.read_until_closed(timeout=10)
+    assert host.wait(10) == 0, host.stderr_text()
+    assert not os.path.lexists(path) and not os.path.lexists(path + ".lock")
+
+
+def test_sigterm_delivers_replies_already_queued_for_a_slow_client(start_host):
+    """docs/security.md: SIGTERM "finish in-flight replies": replies the host already produced reach a client that reads
+    them only after the signal (within the grace period)."""
+    host = start_host("--clock", "virtual")
+    c = host.connect()
+    c.send_raw(b"".join(encode(req("host.info", id=i)) for i in range(200)))
+    host.wait_stats(lambda s: s["requests"] >= 200)
+    host.signal(signal.SIGTERM)
+    time.sleep(0.2)
+    lines = c.read_until_closed(timeout=10)
+    ids = [json.loads(x)["id"] for x in lines]
+    assert ids == list(range(200)), ids[-3:]
+    assert host.wait(10) == 0

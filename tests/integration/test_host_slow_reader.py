@@ -4,18 +4,29 @@ is never closed: past a high-water mark of queued replies the host stops taking 
 and resumes when the queue drains, and a single reply larger than the outbound limit is written whole.
 
 These tests used to expect a close as soon as the queue passed --max-outbound-bytes; by design the limit
-now closes only a peer that makes no progress for --slow-reader-grace-ms, which they set short."""
+now closes only a peer that makes no progress for --slow-reader-grace-ms, which they set short.
+"""
 
 from __future__ import annotations
 
+import json
 import socket
 import time
 
-import json
+from grhost import MiB, encode, is_closed_error, req
 
-from grhost import encode, is_closed_error, req
+
+def _peak_rss_mib(pid: int) -> int:
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) // 1024
+    raise AssertionError("no VmHWM")
+
 
 RSS_BOUND = 200 * 1024 * 1024
+
+
 #: A short grace period, so that the tests of a peer that never reads finish quickly.
 GRACE = ("--slow-reader-grace-ms", "300")
 
@@ -43,6 +54,11 @@ def flood_without_reading(sock: socket.socket, payload: bytes, monitor, deadline
             pings += 1
             monitor.ping()
     return sent, False
+
+
+def read_replies(conn, n: int, timeout: float = 60) -> list[dict]:
+    """Reads `n` reply lines as fast as it can (each decoded whole)."""
+    return [json.loads(conn.read_line(timeout)) for _ in range(n)]
 
 
 def test_slow_reader_is_closed_and_counted(start_host):
@@ -103,12 +119,6 @@ def test_reader_that_catches_up_is_not_closed(start_host):
     assert ids == list(range(n))
     c.ping()
     assert host.stats(c)["connections"]["closedSlowReader"] == 0
-
-
-
-def read_replies(conn, n: int, timeout: float = 60) -> list[dict]:
-    """Reads `n` reply lines as fast as it can (each decoded whole)."""
-    return [json.loads(conn.read_line(timeout)) for _ in range(n)]
 
 
 def test_one_write_of_100_discovers_from_a_reader_gets_100_replies(host):
@@ -175,3 +185,27 @@ def test_events_for_a_paused_connection_are_queued_not_lost(host):
     assert len(seqs) == 20 and seqs == sorted(seqs), seqs
     paused.ping()
     assert host.stats(other)["connections"]["closedSlowReader"] == 0
+
+
+def test_a_burst_of_cheap_requests_with_large_replies_is_cut_off_at_the_outbound_limit(host):
+    """2000 `rpc.discover` requests (96 KiB, one write) from a client that reads nothing ask for ~240 MiB of
+    replies. The host stops at the 8 MiB outbound limit: it closes that connection (counted) instead of
+    building every reply first, so its peak memory stays far below what the burst asks for and other
+    clients keep being answered."""
+    keeper = host.connect()
+    keeper.ping()
+    doc_bytes = len(json.dumps(keeper.result("rpc.discover", timeout=10), separators=(",", ":")))
+    n = 2000
+    assert n * doc_bytes > 200 * MiB
+    base = _peak_rss_mib(host.pid)
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect(host.socket_path)
+    try:
+        s.sendall(b"".join(encode(req("rpc.discover", id=i)) for i in range(n)))
+        st = host.wait_stats(lambda st: st["connections"]["closedSlowReader"] == 1, conn=keeper, timeout=60)
+        assert st["connections"]["open"] == 1, st
+        keeper.ping()
+        grew = _peak_rss_mib(host.pid) - base
+        assert grew < 128, f"peak RSS grew by {grew} MiB for an 8 MiB outbound limit"
+    finally:
+        s.close()

@@ -9,7 +9,6 @@ import socket
 import stat
 
 import pytest
-
 from grhost import LineConn, base_env
 
 
@@ -17,8 +16,16 @@ def mode(path: str) -> int:
     return stat.S_IMODE(os.lstat(path).st_mode)
 
 
-# ------------------------------------------------------------------------------------------------
-# Location and permissions
+def long_path(base: str, total: int) -> str:
+    """A path of exactly `total` bytes: BASE/ddd.../host.sock (one directory, created)."""
+    name = "host.sock"
+    seg = total - len(base) - 2 - len(name)
+    assert 1 <= seg <= 255, seg
+    d = os.path.join(base, "d" * seg)
+    os.makedirs(d, 0o700, exist_ok=True)
+    p = os.path.join(d, name)
+    assert len(p.encode()) == total, (len(p), total, p)
+    return p
 
 
 def test_default_socket_under_xdg_runtime_dir(start_host, tmp_short):
@@ -87,10 +94,6 @@ def test_default_socket_without_xdg_is_tmp_greenroom_uid(start_host):
         assert not os.path.exists(f"{d}/host.sock")
     finally:
         shutil.rmtree(d, ignore_errors=True)
-
-
-# ------------------------------------------------------------------------------------------------
-# Live and stale sockets
 
 
 def test_live_socket_is_never_stolen(start_host, tmp_short):
@@ -170,22 +173,6 @@ def test_directory_at_socket_path_is_not_removed(start_host, tmp_short):
     assert os.path.isdir(path)
 
 
-# ------------------------------------------------------------------------------------------------
-# sun_path
-
-
-def long_path(base: str, total: int) -> str:
-    """A path of exactly `total` bytes: BASE/ddd.../host.sock (one directory, created)."""
-    name = "host.sock"
-    seg = total - len(base) - 2 - len(name)
-    assert 1 <= seg <= 255, seg
-    d = os.path.join(base, "d" * seg)
-    os.makedirs(d, 0o700, exist_ok=True)
-    p = os.path.join(d, name)
-    assert len(p.encode()) == total, (len(p), total, p)
-    return p
-
-
 def test_socket_path_too_long_for_sun_path_is_an_error(start_host, tmp_short):
     for total in (108, 150):
         path = long_path(tmp_short, total)
@@ -204,10 +191,6 @@ def test_socket_path_of_107_bytes_fits(start_host, tmp_short):
     host = start_host("--socket", path)
     assert host.listen == [f"unix:{path}"]
     host.connect().ping()
-
-
-# ------------------------------------------------------------------------------------------------
-# The lock file
 
 
 def test_lock_file_with_a_second_hard_link_is_refused(start_host, tmp_short):
@@ -249,3 +232,50 @@ def test_refused_tcp_listener_leaves_no_socket_or_lock_file(start_host, tmp_shor
         assert not os.path.exists(path) and not os.path.exists(path + ".lock"), os.listdir(tmp_short)
     finally:
         busy.close()
+
+
+def test_default_socket_is_0600_in_a_0700_dir_even_with_umask_0(start_host, tmp_short):
+    old = os.umask(0)
+    try:
+        host = start_host(env=base_env(tmp_short), auto_socket=False)
+    finally:
+        os.umask(old)
+    d = os.path.join(tmp_short, "greenroom")
+    assert stat.S_IMODE(os.lstat(d).st_mode) == 0o700
+    assert stat.S_IMODE(os.lstat(os.path.join(d, "host.sock")).st_mode) == 0o600
+    host.connect().ping()
+
+
+def test_explicit_socket_is_0600_even_with_umask_0(start_host, tmp_short):
+    path = os.path.join(tmp_short, "x.sock")
+    old = os.umask(0)
+    try:
+        host = start_host("--socket", path)
+    finally:
+        os.umask(old)
+    assert stat.S_ISSOCK(os.lstat(path).st_mode)
+    assert stat.S_IMODE(os.lstat(path).st_mode) == 0o600
+    host.connect().ping()
+
+
+def test_a_lock_file_that_is_a_symlink_is_refused_and_its_target_untouched(start_host, tmp_short):
+    """README "Sockets and security": the host truncates and rewrites its lock file (`host.sock.lock`). In a
+    shared directory a lock file planted as a symlink must not make it overwrite the file it points to."""
+    precious = os.path.join(tmp_short, "precious.txt")
+    with open(precious, "w") as f:
+        f.write("keep me\n")
+    path = os.path.join(tmp_short, "h.sock")
+    os.symlink(precious, path + ".lock")
+    err = start_host.fail("--socket", path)
+    assert err.returncode == 2 and "lock file" in err.stderr, err
+    with open(precious) as f:
+        assert f.read() == "keep me\n"
+    assert not os.path.lexists(path)
+
+
+def test_a_lock_file_that_is_a_directory_is_refused(start_host, tmp_short):
+    path = os.path.join(tmp_short, "h.sock")
+    os.mkdir(path + ".lock")
+    err = start_host.fail("--socket", path)
+    assert err.returncode == 2 and "lock file" in err.stderr, err
+    assert os.path.isdir(path + ".lock")

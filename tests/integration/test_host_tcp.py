@@ -6,11 +6,17 @@ import json
 import os
 
 import pytest
-from grhost import padded_ping, req, write_token
+from grhost import assert_error_reply, note, padded_ping, req, write_token
+
 
 UNAUTHORIZED = -32006
 
 
+TOKEN = "s3cret-token-0123456789"
+
+
+def token_host(start_host, tmp_short, *args):
+    return start_host("--listen", "tcp:127.0.0.1:0", "--token-file", write_token(tmp_short, TOKEN), *args)
 
 
 def test_tcp_listener_reports_its_port_and_answers(start_host):
@@ -93,16 +99,6 @@ def test_bad_listen_spec_is_refused(start_host, spec):
     err = start_host.fail("--listen", spec)
     assert err.returncode != 0, err
     assert err.stderr.strip(), "a refusal says why"
-
-
-# ------------------------------------------------------------------------------------------------
-# Before host.auth: a small message limit, a deadline, a few tries, a share of the connection limit
-
-TOKEN = "s3cret-token-0123456789"
-
-
-def token_host(start_host, tmp_short, *args):
-    return start_host("--listen", "tcp:127.0.0.1:0", "--token-file", write_token(tmp_short, TOKEN), *args)
 
 
 def test_unauthenticated_messages_are_limited_to_4_kib(start_host, tmp_short):
@@ -210,3 +206,19 @@ def test_token_file_owned_by_another_user_is_refused(start_host, tmp_short):
     os.chown(path, 65534, 65534)
     err = start_host.fail("--listen", "tcp:127.0.0.1:0", "--token-file", path)
     assert err.returncode == 2 and "belongs to uid 65534" in err.stderr, err
+
+
+def test_tcp_notification_before_auth_gets_no_reply_and_a_batch_can_authenticate_first(start_host, tmp_short):
+    token = write_token(tmp_short, "tok-0123456789abcdef")
+    host = start_host("--listen", "tcp:127.0.0.1:0", "--token-file", token)
+    c = host.connect_tcp()
+    c.send(note("host.ping"))
+    c.send(note("classes.define", {"name": "Sneaky"}))
+    r = c.call("host.ping")
+    assert_error_reply(r, -32006, kind="unauthorized")
+    c.send([req("host.auth", {"token": "tok-0123456789abcdef"}, id=1), req("host.ping", id=2)])
+    r = c.read_json()
+    assert r == [{"jsonrpc": "2.0", "id": 1, "result": {"authenticated": True}},
+                 {"jsonrpc": "2.0", "id": 2, "result": {"pong": True}}], r
+    names = [k["name"] for k in c.result("classes.list")["classes"]]
+    assert "Sneaky" not in names, "an unauthenticated notification took effect"

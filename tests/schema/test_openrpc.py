@@ -1,7 +1,8 @@
 """Conformance of the running host to rpc-schema/openrpc.json.
 
-Starts its own `greenroom serve --clock virtual` and talks to it over a raw Unix socket (no client package),
-so it checks the wire, not a client's view of it. Needs only pytest and jsonschema.
+Starts its own `greenroom serve --clock virtual` (with the shipped harness, greenroom.testing) and talks to it
+over a raw Unix socket (no client session), so it checks the wire, not a client's view of it. Needs pytest,
+jsonschema and the greenroom package (for its harness).
 
     python -m pytest -q tests/schema
 """
@@ -11,38 +12,16 @@ from __future__ import annotations
 import json
 import os
 import re
-import selectors
-import shutil
-import signal
-import socket
-import subprocess
-import tempfile
-import threading
-import time
-from pathlib import Path
 from typing import Any, Iterator
 
 import jsonschema
 import pytest
-from referencing import Registry, Resource
-from referencing.jsonschema import DRAFT7
+from openrpcdoc import (Conn, DOC, ERROR_CODES, Host, METHODS, RANGE_TYPES, SCHEMA_DIR, VP, check, check_error,
+                        check_params, method_error_codes, pointer, resolve_local, validator_at)
 
-REPO = Path(__file__).resolve().parents[2]
-SCHEMA_DIR = REPO / "rpc-schema"
-DOC_PATH = SCHEMA_DIR / "openrpc.json"
 FIXTURES = SCHEMA_DIR / "fixtures"
-DOC_URI = "urn:greenroom:openrpc"
-TIMEOUT = 10.0
 
-DOC: dict[str, Any] = json.loads(DOC_PATH.read_text())
-METHODS: dict[str, dict[str, Any]] = {m["name"]: m for m in DOC.get("methods", []) if isinstance(m, dict) and "name" in m}
 NOTIFICATIONS: dict[str, dict[str, Any]] = {n["name"]: n for n in DOC.get("x-notifications", [])}
-REGISTRY = Registry().with_resource(DOC_URI, Resource(contents=DOC, specification=DRAFT7))
-ERROR_CODES = {
-    -32700: "parseError", -32600: "invalidRequest", -32601: "methodNotFound", -32602: "invalidParams",
-    -32603: "internalError", -32001: "unknownClass", -32002: "unknownObject", -32003: "invalidState",
-    -32004: "pluginFailed", -32005: "limitExceeded", -32006: "unauthorized", -32007: "virtualClockOnly",
-}
 
 
 def load_fixtures() -> dict[str, dict[str, Any]]:
@@ -125,32 +104,6 @@ def test_setup_reference_substitution() -> None:
 # ---------------------------------------------------------------- schema helpers
 
 
-def pointer(*parts: Any) -> str:
-    return "#/" + "/".join(str(p).replace("~", "~0").replace("/", "~1") for p in parts)
-
-
-def resolve_local(ref: str) -> Any:
-    """Follows a document-local `#/a/b` reference; raises KeyError/IndexError when it dangles."""
-    assert ref.startswith("#/"), f"only document-local $refs are used: {ref}"
-    node: Any = DOC
-    for raw in ref[2:].split("/"):
-        part = raw.replace("~1", "/").replace("~0", "~")
-        node = node[int(part)] if isinstance(node, list) else node[part]
-    return node
-
-
-def validator_at(ref: str) -> jsonschema.Draft7Validator:
-    """A validator for the schema at `ref` (a pointer into the document); its $refs resolve in the document."""
-    return jsonschema.Draft7Validator({"$ref": DOC_URI + ref}, registry=REGISTRY)
-
-
-def check(ref: str, instance: Any, what: str) -> None:
-    errors = sorted(validator_at(ref).iter_errors(instance), key=lambda e: list(e.absolute_path))
-    if errors:
-        lines = [f"  at {'/'.join(map(str, e.absolute_path)) or '(root)'}: {e.message}" for e in errors[:10]]
-        pytest.fail(f"{what} does not match {ref}:\n" + "\n".join(lines) + f"\ninstance: {json.dumps(instance)[:2000]}")
-
-
 def method_result_ref(name: str) -> str:
     i = DOC["methods"].index(METHODS[name])
     return pointer("methods", i, "result", "schema")
@@ -208,43 +161,6 @@ def method_param_schemas(name: str) -> dict[str, Any]:
     return out
 
 
-def method_params_schema(name: str) -> dict[str, Any]:
-    """The by-name params object of a method, as one schema: declared members, `required` ones, nothing else."""
-    method = METHODS[name]
-    props, required = {}, []
-    for p in method["params"]:
-        if "$ref" in p:
-            p = resolve_local(p["$ref"])
-        props[p["name"]] = p["schema"]
-        if p.get("required"):
-            required.append(p["name"])
-    return {"type": "object", "properties": props, "required": required, "additionalProperties": False}
-
-
-def check_params(name: str, params: Any, not_required: frozenset[str] = frozenset()) -> list[str]:
-    # The params' $refs are document-local ("#/components/..."): rewrite them to the document's URI.
-    schema = method_params_schema(name)
-    schema["required"] = [r for r in schema["required"] if r not in not_required]
-    v = jsonschema.Draft7Validator(absolutize(schema), registry=REGISTRY)
-    return [f"{'/'.join(map(str, e.absolute_path)) or '(root)'}: {e.message}" for e in v.iter_errors(params)]
-
-
-def absolutize(schema: Any) -> Any:
-    if isinstance(schema, dict):
-        return {k: (DOC_URI + v if k == "$ref" and isinstance(v, str) and v.startswith("#") else absolutize(v))
-                for k, v in schema.items()}
-    if isinstance(schema, list):
-        return [absolutize(x) for x in schema]
-    return schema
-
-
-def method_error_codes(name: str) -> set[int]:
-    codes = set()
-    for e in METHODS[name].get("errors", []):
-        codes.add((resolve_local(e["$ref"]) if "$ref" in e else e)["code"])
-    return codes
-
-
 def walk_refs(node: Any, path: str = "#") -> Iterator[tuple[str, str]]:
     if isinstance(node, dict):
         for k, v in node.items():
@@ -257,177 +173,7 @@ def walk_refs(node: Any, path: str = "#") -> Iterator[tuple[str, str]]:
             yield from walk_refs(v, f"{path}/{i}")
 
 
-# ---------------------------------------------------------------- the host and a raw connection
-
-
-def binary() -> Path:
-    path = Path(os.environ.get("GREENROOM_BIN") or REPO / ".build" / "debug" / "greenroom")
-    if not path.is_file() or not os.access(path, os.X_OK):
-        pytest.fail(f"greenroom binary not found at {path} (build it with `swift build`, or set GREENROOM_BIN)",
-                    pytrace=False)
-    return path
-
-
-class Host:
-    """A `greenroom serve --clock virtual` of our own, on a socket in a short temporary directory."""
-
-    def __init__(self) -> None:
-        self.dir = tempfile.mkdtemp(prefix="grs-", dir="/tmp")
-        self.socket = os.path.join(self.dir, "h.sock")
-        self.stderr = open(os.path.join(self.dir, "stderr"), "w+b")
-        # With the Crashy example plugin in a worker: host.info's plugin status, classes.list's pluginState,
-        # host.stats' plugins counters and plugins.restart are checked against a real plugin.
-        crashy = binary().resolve().parent / "libCrashyPlugin.so"
-        self.proc = subprocess.Popen([str(binary()), "serve", "--socket", self.socket, "--clock", "virtual",
-                                      "--plugin", str(crashy)],
-                                     stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=self.stderr)
-        self.ready = self._wait_ready()
-        # Keep draining stdout so that the host can never block on a full pipe.
-        threading.Thread(target=self._drain_stdout, daemon=True).start()
-
-    def _wait_ready(self) -> dict[str, Any]:
-        assert self.proc.stdout is not None
-        sel = selectors.DefaultSelector()
-        sel.register(self.proc.stdout, selectors.EVENT_READ)
-        deadline = time.monotonic() + TIMEOUT
-        line = b""
-        try:
-            while not line.endswith(b"\n"):
-                left = deadline - time.monotonic()
-                if left <= 0 or not sel.select(left):
-                    self.kill()
-                    pytest.fail(f"host printed no ready line within {TIMEOUT}s; stderr: {self.stderr_text()}")
-                chunk = os.read(self.proc.stdout.fileno(), 1)  # byte by byte: later output stays in the pipe
-                if not chunk:
-                    self.proc.wait(TIMEOUT)
-                    pytest.fail(f"host exited ({self.proc.returncode}) before it was ready; stderr: {self.stderr_text()}")
-                line += chunk
-        finally:
-            sel.close()
-        ready = json.loads(line)
-        assert ready.get("event") == "ready", f"first stdout line is not the ready event: {line!r}"
-        assert f"unix:{self.socket}" in ready.get("listen", []), ready
-        return ready
-
-    def _drain_stdout(self) -> None:
-        assert self.proc.stdout is not None
-        while self.proc.stdout.read(65536):
-            pass
-
-    def stderr_text(self) -> str:
-        self.stderr.seek(0)
-        return self.stderr.read().decode(errors="replace")[-4000:]
-
-    def connect(self) -> "Conn":
-        return Conn(self.socket)
-
-    def wait_exit(self) -> int:
-        try:
-            return self.proc.wait(TIMEOUT)
-        except subprocess.TimeoutExpired:
-            self.kill()
-            pytest.fail(f"host did not exit within {TIMEOUT}s; stderr: {self.stderr_text()}")
-
-    def kill(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
-
-    def cleanup(self) -> None:
-        self.kill()
-        self.stderr.close()
-        shutil.rmtree(self.dir, ignore_errors=True)
-
-
-class Conn:
-    """Newline-delimited JSON-RPC over a Unix socket; notifications read while waiting are kept in order."""
-
-    def __init__(self, path: str) -> None:
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.settimeout(TIMEOUT)
-        self.sock.connect(path)
-        self.buf = b""
-        self.next_id = 1
-        self.notifications: list[dict[str, Any]] = []
-        self.seen = 0  # notifications already returned by wait_notification
-
-    def close(self) -> None:
-        self.sock.close()
-
-    def send_line(self, data: bytes) -> None:
-        self.sock.sendall(data + b"\n")
-
-    def read_message(self) -> Any:
-        while b"\n" not in self.buf:
-            try:
-                chunk = self.sock.recv(65536)
-            except socket.timeout:
-                pytest.fail(f"no message from the host within {TIMEOUT}s")
-            if not chunk:
-                pytest.fail("the host closed the connection")
-            self.buf += chunk
-        line, self.buf = self.buf.split(b"\n", 1)
-        return json.loads(line)
-
-    def read_reply(self) -> Any:
-        """The next message that is not a notification (a reply, or a batch reply)."""
-        while True:
-            msg = self.read_message()
-            if isinstance(msg, dict) and "method" in msg and "id" not in msg:
-                self.notifications.append(msg)
-                continue
-            return msg
-
-    def request(self, method: str, params: Any = None) -> dict[str, Any]:
-        msg: dict[str, Any] = {"jsonrpc": "2.0", "id": self.next_id, "method": method}
-        if params is not None:
-            msg["params"] = params
-        self.next_id += 1
-        self.send_line(json.dumps(msg).encode())
-        reply = self.read_reply()
-        assert isinstance(reply, dict) and reply.get("id") == msg["id"], f"unexpected reply to {method}: {reply}"
-        assert reply.get("jsonrpc") == "2.0", reply
-        assert ("result" in reply) != ("error" in reply), f"a reply has exactly one of result/error: {reply}"
-        return reply
-
-    def call(self, method: str, params: Any = None) -> Any:
-        reply = self.request(method, params)
-        assert "result" in reply, f"{method} failed: {reply['error']}"
-        return reply["result"]
-
-    def wait_notification(self, predicate) -> dict[str, Any]:
-        """Returns the first not-yet-returned notification matching `predicate`, reading until it arrives."""
-        while True:
-            for i in range(self.seen, len(self.notifications)):
-                n = self.notifications[i]
-                if predicate(n):
-                    self.seen = i + 1
-                    return n
-            self.seen = len(self.notifications)
-            msg = self.read_message()
-            assert isinstance(msg, dict) and "method" in msg and "id" not in msg, f"unexpected message: {msg}"
-            self.notifications.append(msg)
-
-
-@pytest.fixture(scope="module")
-def schema_host() -> Iterator[Host]:
-    host = Host()
-    try:
-        yield host
-        # Teardown: SIGTERM is a graceful shutdown that exits 0 and removes the socket.
-        host.proc.send_signal(signal.SIGTERM)
-        code = host.wait_exit()
-        assert code == 0, f"host exited {code} on SIGTERM; stderr: {host.stderr_text()}"
-        assert not os.path.exists(host.socket), "the host left its socket behind"
-    finally:
-        host.cleanup()
-
-
-@pytest.fixture
-def conn(schema_host: Host) -> Iterator[Conn]:
-    c = schema_host.connect()
-    yield c
-    c.close()
+# ---------------------------------------------------------------- the host (schema_host and conn: tests/conftest.py)
 
 
 @pytest.fixture(scope="module")
@@ -636,8 +382,6 @@ def test_positional_params_of_container_methods(conn: Conn) -> None:
     check(method_result_ref("pool.configure"), pool, "pool.configure result")
     assert (pool["depth"], pool["width"], pool["height"], pool["policy"]) == (0, 320, 480, "eager"), pool
 
-
-VP = {"width": 375, "height": 667}  # a range session's viewport
 
 BAD_PARAMS = [
     ("clock.advance", {}, "ms"),
@@ -1100,16 +844,6 @@ def test_event_schemas_are_strict(topic: str, params: dict[str, Any], valid: boo
 # ---------------------------------------------------------------- page sessions
 
 
-def check_error(reply: dict[str, Any], method: str, code: int, what: str) -> dict[str, Any]:
-    """`reply` is an error with `code`, an ErrorObject, and `method` lists the code; returns the error."""
-    assert "error" in reply, f"{what}: {method} succeeded: {reply}"
-    error = reply["error"]
-    check(pointer("components", "schemas", "ErrorObject"), error, f"{what}: {method} error")
-    assert error["code"] == code and error["data"]["kind"] == ERROR_CODES[code], f"{what}: {error}"
-    assert code in method_error_codes(method), f"{method} does not list {code} in its errors"
-    return error
-
-
 def test_page_session_errors_match_the_document(conn: Conn) -> None:
     """Errors that need a live session or a lookup (out-of-range index and offset, missing stream members, unknown
     session, class and stack, page.create's cross-member rules): each an ErrorObject with a code the method lists
@@ -1350,103 +1084,7 @@ def test_page_events_match_x_notifications(schema_host: Host) -> None:
         c.close()
 
 
-# ---------------------------------------------------------------- host behaviour that contradicts docs/
-# Each test_violation_* documents a contradiction found while describing the page methods. They fail until the
-# host is fixed; do not weaken them.
-
-
-def test_cancelled_swipe_did_transition_names_the_abandoned_page(conn: Conn) -> None:
-    """docs/pages.md: `didTransition {from, to, completed}`, `completed` saying whether the session ended on `to`
-    (UIPageViewController: transitionCompleted false for the pending page). A swipe 1 -> toward 2 that comes back
-    to rest on 1 announces `willTransition {1, 2}`; its `didTransition` must be `{from: 1, to: 2, completed:
-    false}`. The host sends `{from: 1, to: 1, completed: false}`: a transition to the page it never left, which
-    names no pending page and contradicts `completed`."""
-    conn.call("events.subscribe", {"topics": ["page"]})
-    s = conn.call("page.create", {"class": "Container", "count": 3, "width": 100, "height": 200,
-                                  "initialIndex": 1})["session"]
-    conn.call("page.willBeginDragging", {"session": s, "offset": 100})
-    conn.call("page.didScroll", {"session": s, "offset": 150})
-    conn.call("page.didEndDragging", {"session": s, "offset": 110, "willDecelerate": False})
-    events = [n["params"] for n in conn.notifications if n["method"] == "page" and n["params"]["session"] == s]
-    assert [(e["kind"], e["from"], e["to"]) for e in events][:1] == [("willTransition", 1, 2)], events
-    did = [e for e in events if e["kind"] == "didTransition"]
-    assert len(did) == 1 and did[0]["completed"] is False, events
-    assert (did[0]["from"], did[0]["to"]) == (1, 2), f"the cancelled didTransition should name page 2: {did[0]}"
-
-
-def test_failed_page_child_leaves_the_session(conn: Conn) -> None:
-    """docs/plugins.md (and docs/pages.md's children): a failing hook fails that container (-32004, torn down) and
-    nothing else.
-    When the page `page.show` brings in fails in viewDidLoad, the host tears its container down (deinit) but keeps
-    it as the page's child: page.info lists the dead container, and showing the page again fails with a `loadView`
-    error about that dead container instead of trying a new one (and emits another unmatched willTransition)."""
-    cls = "SchemaViolationFailingPage"
-    conn.call("classes.define", {"name": cls, "hooks": {"viewDidLoad": {"fail": True}}})
-    s = conn.call("page.create", {"pages": [{"class": "Container"}, {"class": cls}], "width": 100,
-                                  "height": 200})["session"]
-    first = check_error(conn.request("page.show", {"session": s, "index": 1, "animated": False}), "page.show",
-                        -32004, "a failing page")
-    dead = first["data"]["container"]
-    info = conn.call("page.info", {"session": s})
-    assert (info["index"], info["phase"]) == (0, "idle"), info
-    assert dead not in [ch["container"] for ch in info["children"]], \
-        f"the torn-down container {dead} is still listed as a child: {info['children']}"
-    second = check_error(conn.request("page.show", {"session": s, "index": 1, "animated": False}), "page.show",
-                         -32004, "the failing page again")
-    assert second["data"]["container"] != dead and second["data"].get("hook") == "viewDidLoad", \
-        f"showing the page again reuses the dead container: {second}"
-
-
-def test_memory_warning_releases_parked_pages_with_containment_hooks(conn: Conn) -> None:
-    """docs/pages.md: a released child gets willMoveToParent(nil), didMoveToParent(nil), deinit. A container parked
-    in a reuse queue is still the session's (it got willMoveToParent / didMoveToParent with the session id and
-    never nil; page.destroy releases parked ones with both nil hooks), but host.memoryWarning releases it with a
-    bare `deinit`."""
-    conn.call("events.subscribe", {"topics": ["lifecycle"]})
-    created = conn.call("page.create", {"class": "Container", "count": 4, "width": 100, "height": 200,
-                                        "cache": {"mode": "reuse"}})
-    s, first = created["session"], created["children"][0]["container"]
-    for i in (1, 2):
-        conn.call("page.show", {"session": s, "index": i, "animated": False})
-    assert conn.call("page.info", {"session": s})["reuseQueue"] == {"Container": 1}
-    mark = len(conn.notifications)
-    conn.call("host.memoryWarning", {})
-    hooks = [n["params"]["event"] for n in conn.notifications[mark:] if n["params"]["container"] == first]
-    assert hooks == ["willMoveToParent", "didMoveToParent", "deinit"], \
-        f"the parked container {first} (page 0) was released with {hooks}"
-
-
-@pytest.mark.parametrize("count", [-1, 10**15])
-def test_page_create_count_out_of_range_is_invalid_params(count: int) -> None:
-    """docs/protocol.md: invalid params are -32602 naming the field, and one bad request affects nothing else.
-    `page.create {class, count}` with a negative count (or an enormous one) crashes the whole host: the pages
-    array is built (`Array(repeating:count:)`) before the 1...1000000 range check, and every connection is lost."""
-    params = {"class": "Container", "count": count, "width": 100, "height": 200}
-    assert check_params("page.create", params), "the document rejects the count"
-    host = Host()
-    try:
-        c = host.connect()
-        c.send_line(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "page.create", "params": params}).encode())
-        try:
-            reply = c.read_reply()
-        except pytest.fail.Exception:
-            try:
-                code = host.proc.wait(TIMEOUT)
-            except subprocess.TimeoutExpired:
-                code = None
-            pytest.fail(f"page.create with count {count} brought the host down (exit {code}) instead of answering "
-                        "-32602 with data.path count", pytrace=False)
-        error = check_error(reply, "page.create", -32602, f"count {count}")
-        assert error["data"]["path"] == "count", error
-        assert c.call("host.ping") == {"pong": True}
-        c.close()
-    finally:
-        host.cleanup()
-
-
 # ---------------------------------------------------------------- range sessions
-
-RANGE_TYPES = ("visible", "display", "preload")
 
 
 def check_ranges_invariants(state: dict[str, Any], what: str) -> None:
@@ -1513,7 +1151,7 @@ class RangeMirror:
     def check_nearest_first(self, event: dict[str, Any]) -> None:
         """Paths nearest the viewport first, by distance in points from the viewport: those from the visible span on
         come in ascending order and those before it in descending order (how the two sides interleave depends on the
-        rows' lengths; tests/integration/test_contract_ranges.py checks it with known geometry). Only while items are
+        rows' lengths; tests/integration/test_ranges_events.py checks it with known geometry). Only while items are
         visible and the sections are known."""
         if self.starts is None or not self.sets["visible"]:
             return
@@ -1942,131 +1580,7 @@ def test_positional_params_of_range_methods(conn: Conn) -> None:
     assert call("range.destroy", [s]) == {"session": s, "destroyed": True}
 
 
-# ---------------------------------------------------------------- range host behaviour that contradicts docs/
-# Each test_violation_* documents a contradiction found while describing the range methods. They fail until the
-# host is fixed; do not weaken them.
-
-
-def test_range_events_list_each_path_once(conn: Conn) -> None:
-    """docs/ranges.md: after each update one `range` event lists only the changes (and `RangeChanges` / `PrefetchEvent`
-    say each path at most once). New items that land at the edge of a range are listed twice: the items a
-    `range.batchFetchDone` appends to a short list come as `enter.visible [[0,3],[0,3]]`, `enter.preload
-    [[0,3],[0,3],[0,4],[0,4]]` and `prefetchItems [[0,4],[0,4]]`; an item inserted before the first visible one comes
-    twice in every `enter` list. (The inserted block is counted once as the interval difference and once more as
-    "fresh".) test_range_events_match_x_notifications inserts and appends away from range edges; this test does
-    not."""
-    conn.call("events.subscribe", {"topics": ["range", "prefetch"]})
-    short = conn.call("range.create", {"count": 3, "itemLength": 100, "viewport": VP})  # shorter than L: a batch
-    assert short["batchInFlight"] is not None, short
-    long = conn.call("range.create", {"count": 100, "itemLength": 50, "viewport": VP})
-    mark = len(conn.notifications)
-    conn.call("range.batchFetchDone", {"session": short["session"], "context": short["batchInFlight"],
-                                       "lengths": [100, 100]})
-    conn.call("range.insertItems", {"session": long["session"], "at": [0, 0], "lengths": [20]})
-    duplicated = []
-    for n in conn.notifications[mark:]:
-        p = n["params"]
-        lists = {"paths": p["paths"]} if n["method"] == "prefetch" else \
-            {f"{side}.{t}": p[side][t] for side in ("enter", "exit") for t in RANGE_TYPES}
-        for name, paths in lists.items():
-            if len({tuple(x) for x in paths}) != len(paths):
-                duplicated.append(f"{n['method']} {p['session']} {p.get('kind', '')} {name}: {paths}")
-    assert not duplicated, "paths listed more than once in one event:\n" + "\n".join(duplicated)
-
-
-def test_lazy_fling_keeps_visible_items_in_display_and_preload(conn: Conn) -> None:
-    """docs/ranges.md: "a visible item has all three" states; `lazy: true` marks only the target region during a fling —
-    rather than everything between here and there, not instead of what is on screen. On `range.willEndDragging` a
-    lazy session's visible items leave display and preload (the `range` event lists them in `exit.display` /
-    `exit.preload` while they stay visible), and items that scroll into view during the fling are visible without
-    being in display or preload (`range.state {paths}` gives `visible: true, display: false, preload: false`)."""
-    s = conn.call("range.create", {"count": 200, "itemLength": 100, "viewport": VP, "lazy": True})["session"]
-    conn.call("range.willBeginDragging", {"session": s, "offset": 0})
-    conn.call("range.didScroll", {"session": s, "offset": 100})
-    target = conn.call("range.willEndDragging", {"session": s, "velocity": 10})["targetOffset"]
-    assert target > 3000, target
-    for offset in (None, 600):
-        if offset is not None:
-            conn.call("range.didScroll", {"session": s, "offset": offset})
-        state = conn.call("range.state", {"session": s})
-        outside = [p for p in state["visible"] if p not in state["display"] or p not in state["preload"]]
-        assert not outside, f"during the fling (offset {offset or 100}, target {target}) visible items lack " \
-                            f"display / preload: {outside}"
-
-
-def test_invisible_session_starts_in_minimum_mode(conn: Conn) -> None:
-    """docs/ranges.md: the mode is `minimum` until the first `willBeginDragging` while the session is visible, `full`
-    after; `lowMemory` is what `host.memoryWarning` gives a session that is not visible (Texture likewise:
-    ASRangeController gives `minimum` to a range controller that is not visible; `lowMemory` comes only from its
-    memory-warning handler). A session created with `visible: false` reports `lowMemory`, with an empty display
-    range, although no memory warning came."""
-    created = conn.call("range.create", {"count": 100, "itemLength": 50, "viewport": VP, "visible": False})
-    assert created["batchInFlight"] is None, created
-    assert created["mode"] == "minimum", f"a session created invisible is in {created['mode']} mode"
-
-
-def test_hiding_a_session_is_not_a_memory_warning(conn: Conn) -> None:
-    """docs/ranges.md (see test_violation_invisible_session_starts_in_minimum_mode): a session dragged while visible is
-    in
-    `full` mode; `range.setVisible false` turns it to `lowMemory` (display emptied), which docs/ranges.md reserves for
-    memory warnings. docs/ranges.md's rule keeps `full` (Texture's would give `minimum`); either, not `lowMemory`."""
-    s = conn.call("range.create", {"count": 100, "itemLength": 50, "viewport": VP})["session"]
-    assert conn.call("range.willBeginDragging", {"session": s, "offset": 0})["mode"] == "full"
-    conn.call("range.didEndDecelerating", {"session": s, "offset": 500})
-    hidden = conn.call("range.setVisible", {"session": s, "visible": False})
-    assert hidden["mode"] in ("full", "minimum"), f"hidden without a memory warning, the session is {hidden['mode']}"
-
-
-def test_invisible_session_lists_paths_nearest_the_viewport(conn: Conn) -> None:
-    """docs/ranges.md: a `range` event lists paths "nearest the viewport first", by distance in points from the
-    viewport,
-    visible or not: hiding a session at rest on [1000, 1480) (items 20..29 under it) lists what leaves nearest first,
-    the items under the viewport (distance 0) before those 1, 2, ... items away on either side."""
-    conn.call("events.subscribe", {"topics": ["range"]})
-    s = conn.call("range.create", {"count": 100, "itemLength": 50, "viewport": {"width": 375, "height": 480}})["session"]
-    conn.call("range.willBeginDragging", {"session": s, "offset": 0})
-    conn.call("range.didScroll", {"session": s, "offset": 1000})
-    conn.call("range.didEndDecelerating", {"session": s, "offset": 1000})
-    mark = len(conn.notifications)
-    conn.call("range.setVisible", {"session": s, "visible": False})
-    events = [n["params"] for n in conn.notifications[mark:] if n["method"] == "range"]
-    assert len(events) == 1, events
-    lo, hi = 20, 30  # the items under the viewport [1000, 1480)
-
-    def distance(path: list[int]) -> int:
-        return path[1] - hi + 1 if path[1] >= hi else lo - path[1] if path[1] < lo else 0
-
-    for side in ("enter", "exit"):
-        for t in RANGE_TYPES:
-            ds = [distance(p) for p in events[0][side][t]]
-            assert ds == sorted(ds), f"{side}.{t} of the hidden session, in items from the viewport: {ds}"
-
-
-@pytest.mark.parametrize("member", ["leading", "trailing"])
-def test_negative_tuning_buffer_names_the_member(conn: Conn, member: str) -> None:
-    """docs/protocol.md: -32602's `data.path` names the bad field. A negative tuning buffer is reported at the buffer
-    object, `tuning.full.display`, instead of `tuning.full.display.leading` / `.trailing` (a non-number there is
-    named right, see BAD_PARAMS)."""
-    params = {"count": 3, "viewport": VP, "tuning": {"full": {"display": {member: -1}}}}
-    assert check_params("range.create", params), "the document rejects the buffer"
-    error = check_error(conn.request("range.create", params), "range.create", -32602, f"negative {member}")
-    assert error["data"]["path"] == f"tuning.full.display.{member}", error
-
-
-@pytest.mark.parametrize("params,path", [
-    ({"count": 3, "viewport": {"width": 375, "height": 667, "depth": 1}}, "viewport.depth"),
-    ({"count": 3, "viewport": VP, "strategy": {"name": "threshold", "ration": 0.5}}, "strategy.ration"),
-], ids=["viewport", "strategy"])
-def test_unknown_members_of_range_create_are_rejected(conn: Conn, params: dict[str, Any], path: str) -> None:
-    """docs/protocol.md: invalid params are -32602 naming the field. range.create rejects unknown members of
-    `sections[i]`,
-    `tuning`, `batch` (and every method rejects unknown params), but silently ignores them in `viewport` and in a
-    `strategy` object: a misspelt `ration` leaves the threshold at its default 0.7 without a word."""
-    assert check_params("range.create", params), "the document rejects the member"
-    reply = conn.request("range.create", params)
-    assert "error" in reply, f"range.create accepted {path}: {reply['result']}"
-    error = check_error(reply, "range.create", -32602, path)
-    assert error["data"]["path"] == path, error
+# ---------------------------------------------------------------- plugin crashes
 
 
 def test_plugin_crash_events_and_errors_match_the_document(schema_host: Host) -> None:

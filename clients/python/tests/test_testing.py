@@ -105,6 +105,35 @@ def test_host_that_exits_while_starting(fake_binary, monkeypatch):
         HostProcess.start()
 
 
+def test_host_options_for_tests_of_the_host_itself(fake_binary, monkeypatch, tmp_path):
+    """clock=None passes no --clock, socket a path of the caller's, directory the caller's (the working
+    directory, kept at stop), stderr to a file read back by stderr_text."""
+    args_file = tmp_path / "args.json"
+    monkeypatch.setenv("FAKE_GREENROOM_ARGS_FILE", str(args_file))
+    folder = tmp_path / "h"
+    folder.mkdir()
+    sock = str(folder / "own.sock")
+    host = HostProcess.start(["--max-batch", "4"], clock=None, socket=sock, directory=str(folder),
+                             stderr=str(folder / "err.txt"))
+    try:
+        assert host.socket == sock and host.listen == [f"unix:{sock}"]
+        assert json.loads(args_file.read_text()) == ["serve", "--socket", sock, "--max-batch", "4"]
+        assert host.client().ping()
+        assert host.stderr_text() == ""
+    finally:
+        assert host.stop() == 0
+    assert folder.is_dir(), "a directory given by the caller is the caller's to remove"
+
+
+def test_a_refused_start_carries_the_exit_code_and_stderr(fake_binary, monkeypatch, tmp_path):
+    monkeypatch.setenv("FAKE_GREENROOM", "exit-early")
+    with pytest.raises(HostStartError) as caught:
+        HostProcess.start(directory=str(tmp_path), stderr=str(tmp_path / "err.txt"))
+    error = caught.value
+    assert error.returncode == 3 and error.stdout == ""
+    assert "failing on purpose" in error.stderr and "failing on purpose" in str(error)
+
+
 def test_host_that_ignores_sigterm_is_killed(fake_binary, monkeypatch):
     monkeypatch.setenv("FAKE_GREENROOM", "ignore-sigterm")
     host = HostProcess.start()

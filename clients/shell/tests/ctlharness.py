@@ -9,7 +9,6 @@ import json
 import os
 import select
 import shutil
-import signal
 import socket
 import socketserver
 import subprocess
@@ -19,6 +18,7 @@ import time
 from pathlib import Path
 
 import pytest
+from greenroom import testing
 
 
 HERE = Path(__file__).resolve().parent
@@ -201,36 +201,31 @@ def greenroom_bin() -> Path:
 
 
 class RealHost:
+    """A real `greenroom serve --clock virtual` on `path`, started by the shipped harness
+    (greenroom.testing.HostProcess, what the pytest plugin's greenroom_host uses), its stderr in a file."""
+
     def __init__(self, binary: Path, *args: str):
         self.dir = short_tmpdir()
         self.path = os.path.join(self.dir, "host.sock")
-        self.log = open(os.path.join(self.dir, "stderr.log"), "w+")
-        self.proc = subprocess.Popen(
-            [str(binary), "serve", "--socket", self.path, "--clock", "virtual", *args],
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=self.log,
-        )
         try:
-            line = read_line(self.proc, 60)
-            ready = json.loads(line)
-        except (TimeoutError, EOFError, ValueError) as e:
-            self.stop()
-            pytest.fail(f"host did not print its ready line: {e}; stderr: {self.stderr()}", pytrace=False)
+            self.host = testing.HostProcess.start(
+                list(args), binary=str(binary), clock="virtual", socket=self.path, directory=self.dir,
+                stderr=os.path.join(self.dir, "stderr.log"), ready_timeout=60)
+        except testing.HostStartError as e:
+            shutil.rmtree(self.dir, ignore_errors=True)
+            pytest.fail(f"host did not print its ready line: {e}", pytrace=False)
+        self.proc = self.host.process
+        ready = self.host.ready
         assert ready.get("event") == "ready", ready
         assert f"unix:{self.path}" in ready.get("listen", []), ready
         assert ready.get("pid") == self.proc.pid, ready
 
     def stderr(self) -> str:
-        self.log.seek(0)
-        return self.log.read()[-2000:]
+        return self.host.stderr_text()[-2000:]
 
     def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.proc.stdout.close()
-        self.log.close()
+        try:
+            self.host.stop(timeout=15)  # SIGTERM, then SIGKILL after 15 s
+        except testing.HostDidNotExit:
+            pass
         shutil.rmtree(self.dir, ignore_errors=True)

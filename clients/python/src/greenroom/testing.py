@@ -40,7 +40,18 @@ class HostBinaryNotFound(GreenroomError, FileNotFoundError):
 
 
 class HostStartError(GreenroomError):
-    """The host exited, or printed no ready line in time, while starting."""
+    """The host exited, or printed no ready line in time, while starting.
+
+    ``returncode`` is its exit code (None if it had to be killed), ``stdout``
+    what it printed on stdout, ``stderr`` what it wrote on stderr when that
+    went to a file (``HostProcess.start(stderr=PATH)``), else ``""``.
+    """
+
+    def __init__(self, message: str, returncode: int | None = None, stdout: str = "", stderr: str = "") -> None:
+        super().__init__(message)
+        self.returncode = returncode
+        self.stdout = stdout
+        self.stderr = stderr
 
 
 class HostDidNotExit(GreenroomError):
@@ -86,19 +97,24 @@ def find_binary(start: Iterable[os.PathLike[str] | str] | None = None, environ: 
 class HostProcess:
     """A running ``greenroom serve`` on its own socket in a fresh temporary folder.
 
-    Attributes: ``socket`` (the Unix socket path), ``process`` (the
-    :class:`subprocess.Popen`), ``ready`` (the parsed ready line), ``listen``
-    (its addresses), ``directory`` (the temporary folder, removed at stop).
+    Attributes: ``socket`` (the Unix socket path, None when the host was
+    started without ``--socket``), ``process`` (the :class:`subprocess.Popen`),
+    ``ready`` (the parsed ready line), ``listen`` (its addresses),
+    ``directory`` (the temporary folder, removed at stop unless the caller
+    gave it), ``stderr_path`` (where stderr goes, when given).
     """
 
     READY_TIMEOUT = 30.0
     STOP_TIMEOUT = 10.0
 
-    def __init__(self, process: subprocess.Popen[bytes], socket: str, directory: str, command: list[str]) -> None:
+    def __init__(self, process: subprocess.Popen[bytes], socket: str | None, directory: str, command: list[str],
+                 *, owns_directory: bool = True, stderr_path: str | None = None) -> None:
         self.process = process
         self.socket = socket
         self.directory = directory
         self.command = command
+        self.owns_directory = owns_directory
+        self.stderr_path = stderr_path
         self.ready: dict[str, Any] = {}
         self.stdout_lines: list[str] = []  # what the host printed on stdout, ready line included
         self._lines: queue.Queue[str | None] = queue.Queue()
@@ -112,37 +128,86 @@ class HostProcess:
         args: Iterable[str] = (),
         *,
         binary: str | None = None,
-        clock: str = "virtual",
+        clock: str | None = "virtual",
         ready_timeout: float | None = None,
         env: Mapping[str, str] | None = None,
+        socket: str | bool = True,
+        directory: str | None = None,
+        stderr: str | None = None,
+        user: int | str | None = None,
+        new_session: bool = False,
     ) -> HostProcess:
         """Start the host and return once it printed ``{"event":"ready",...}``.
 
         ``args`` are added to ``serve --socket PATH --clock CLOCK``. Raises
         :class:`HostBinaryNotFound` or :class:`HostStartError`.
+
+        The rest is for tests of the host itself: ``clock=None`` passes no
+        ``--clock``; ``socket`` is ``True`` (``host.sock`` in the folder),
+        a path, or ``False`` for no ``--socket`` (the host's default one);
+        ``directory`` is a folder of the caller's to use (also the working
+        directory; it is then not removed at stop); ``stderr`` a file to
+        write the host's stderr to (else it is inherited); ``user`` runs the
+        host as that user (root only); ``new_session`` starts it in a new
+        session, so that signals to the test's process group miss it.
         """
         binary = binary or find_binary(environ=env)
         # sun_path holds 108 bytes: keep the folder short, in /tmp.
-        directory = tempfile.mkdtemp(prefix="gr-", dir="/tmp")
-        socket = os.path.join(directory, "host.sock")
-        command = [binary, "serve", "--socket", socket, "--clock", clock, *args]
+        owns_directory = directory is None
+        if directory is None:
+            directory = tempfile.mkdtemp(prefix="gr-", dir="/tmp")
+        socket_path = os.path.join(directory, "host.sock") if socket is True else socket or None
+        command = [binary, "serve"]
+        if socket_path is not None:
+            command += ["--socket", socket_path]
+        if clock is not None:
+            command += ["--clock", clock]
+        command += [str(arg) for arg in args]
+        extra: dict[str, Any] = {}
+        if user is not None:
+            extra = {"user": user, "group": user, "extra_groups": []}
+        err_file = open(stderr, "wb") if stderr is not None else None
         try:
             process = subprocess.Popen(
                 command,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
+                stderr=err_file,
                 env=None if env is None else dict(env),
+                cwd=None if owns_directory else directory,
+                start_new_session=new_session,
+                **extra,
             )
         except OSError as error:
-            shutil.rmtree(directory, ignore_errors=True)
+            if owns_directory:
+                shutil.rmtree(directory, ignore_errors=True)
             raise HostStartError(f"cannot run {command}: {error}") from error
-        host = cls(process, socket, directory, command)
+        finally:
+            if err_file is not None:
+                err_file.close()
+        host = cls(process, socket_path, directory, command, owns_directory=owns_directory, stderr_path=stderr)
         try:
             host._wait_ready(cls.READY_TIMEOUT if ready_timeout is None else ready_timeout)
+        except HostStartError as error:
+            host._kill()
+            error.returncode = process.returncode
+            error.stdout = "\n".join(host.stdout_lines)
+            error.stderr = host.stderr_text()
+            raise
         except BaseException:
             host._kill()
             raise
         return host
+
+    def stderr_text(self) -> str:
+        """What the host wrote on stderr so far, when it goes to a file (``stderr=PATH``); else ``""``."""
+        if self.stderr_path is None:
+            return ""
+        try:
+            with open(self.stderr_path, "rb") as f:
+                return f.read().decode("utf-8", "replace")
+        except OSError:
+            return ""
 
     @property
     def pid(self) -> int:
@@ -156,6 +221,8 @@ class HostProcess:
 
     def client(self, **options: Any) -> Client:
         """A connected :class:`greenroom.Client` on this host, closed at :meth:`stop`."""
+        if self.socket is None:
+            raise GreenroomError("this host was started without --socket: connect to one of its `listen` addresses")
         client = Client(self.socket, **options)
         self._clients.append(client)
         return client
@@ -235,9 +302,13 @@ class HostProcess:
                 return
 
     def _stdout_note(self) -> str:
+        if self.stderr_path is None:
+            stderr = "its stderr is in the captured output"
+        else:
+            stderr = f"stderr: {self.stderr_text()[-2000:]!r}"
         if not self.stdout_lines:
-            return " (its stderr is in the captured output)"
-        return " (stdout: " + " | ".join(self.stdout_lines[-5:]) + "; its stderr is in the captured output)"
+            return f" ({stderr})"
+        return " (stdout: " + " | ".join(self.stdout_lines[-5:]) + f"; {stderr})"
 
     def _kill(self) -> None:
         if self.process.poll() is None:
@@ -252,7 +323,8 @@ class HostProcess:
         if self.process.stdout is not None and self.process.poll() is not None:
             self._reader.join(timeout=2)
             self.process.stdout.close()
-        shutil.rmtree(self.directory, ignore_errors=True)
+        if self.owns_directory:
+            shutil.rmtree(self.directory, ignore_errors=True)
 
 
 def _parse_ready(line: str) -> dict[str, Any] | None:

@@ -1,6 +1,7 @@
 """A peer's EOF means "no more requests", not "stop answering": every request read before a
 shutdown(SHUT_WR) is answered whole and its events written; then the host closes the connection and only
-then tears its objects down."""
+then tears its objects down.
+"""
 
 from __future__ import annotations
 
@@ -49,3 +50,27 @@ def test_events_caused_before_the_eof_are_written_before_the_close(host):
     replies = [m for m in msgs if "id" in m]
     assert [r["id"] for r in replies] == list(range(201))
     assert sum(1 for m in msgs if m.get("method") == "lifecycle") >= 200, "the creates' events were lost"
+
+
+def test_half_close_after_a_complete_request_still_gets_the_reply(host):
+    """A client that sends a request and shuts down its write side (as `nc -N` does) gets its reply."""
+    c = host.connect()
+    c.send_raw(encode({"jsonrpc": "2.0", "id": 7, "method": "host.ping"}))
+    c.sock.shutdown(socket.SHUT_WR)
+    lines = c.read_until_closed(timeout=5)
+    assert [json.loads(x) for x in lines] == [{"jsonrpc": "2.0", "id": 7, "result": {"pong": True}}], lines
+
+
+def test_half_close_after_pipelined_requests_gets_every_reply_and_event(vhost):
+    """A client that writes its requests and shuts its write side (`nc -N`, `socat -t`) still gets every
+    reply and the events caused by them, in order, before the host closes."""
+    c = vhost.connect()
+    data = (encode(req("events.subscribe", {"topics": ["lifecycle"]}, id="s"))
+            + encode(req("container.create", {"class": "Container"}, id="k"))
+            + b"".join(encode(req("host.ping", id=i)) for i in range(200)))
+    c.send_raw(data)
+    c.sock.shutdown(socket.SHUT_WR)
+    lines = [json.loads(x) for x in c.read_until_closed(timeout=10)]
+    ids = [m.get("id") for m in lines if "id" in m]
+    assert ids == ["s", "k"] + list(range(200)), ids[:5]
+    assert lines[1]["method"] == "lifecycle" and lines[1]["params"]["event"] == "init", lines[:3]
