@@ -84,6 +84,7 @@ public final class UVServer {
         host.lane.handoff = baton
         // Work queued from a callback runs before the loop blocks: this turn's poll does not block.
         host.lane.onQueued = { [unowned self] in uv_stop(self.loop) }
+        host.lane.onItemDone = { [unowned self] in flushDirty() }
     }
 
     static func from(_ handle: UnsafeMutablePointer<some Any>?) -> UVServer {
@@ -147,7 +148,7 @@ public final class UVServer {
         guard host.lane.isEnabled else { host.runIdlePass(); return }
         guard !idlePassQueued else { return }
         idlePassQueued = true
-        host.lane.enqueue(.task { [unowned self] in
+        host.lane.enqueue(.idle { [unowned self] in
             idlePassQueued = false
             if runsIdleTasks && host.dispatcher.hasRunnable { host.runIdlePass() }
         })

@@ -106,6 +106,18 @@ private func ids(_ lines: [JSONValue]) -> [JSONValue] { lines.compactMap { $0["i
         #expect(host.lane.stats["deferredLines"] == 3)
     }
 
+    @Test func anIdlePassRunsOnlyWhenNothingElseWaits() {
+        let (host, _) = laneHost()
+        let c = MemoryClient(host)
+        var seen: [String] = []
+        host.lane.enqueue(.idle { seen.append(host.classes["Later"] == nil ? "idle first" : "idle last") })
+        _ = c.sendRaw(#"{"jsonrpc":"2.0","id":1,"method":"classes.define","params":{"name":"Later"}}"#)
+        #expect(host.lane.stats["queued"] == 2)
+        host.lane.drain()
+        #expect(seen == ["idle last"])
+        #expect(ids(c.readAll()) == [1])
+    }
+
     @Test func aWorkerWaitGoesOffTheLoopOnlyFromTheLanesItem() {
         let (host, handoff) = laneHost()
         #expect(host.lane.waitForWorker { 7 } == 7 && handoff.waits == 0)

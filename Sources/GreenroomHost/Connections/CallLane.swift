@@ -28,8 +28,10 @@ public final class CallLane {
         case line(HostConnection)
         /// A connection closed: its objects are torn down (with hooks) here.
         case closed(HostConnection, reason: String)
-        /// Timers, an idle pass, shutdown.
+        /// Timers, shutdown.
         case task(() -> Void)
+        /// An idle pass (warm-ups): it runs only when no other work waits, as idle tasks do on the loop.
+        case idle(() -> Void)
     }
 
     unowned let host: Host
@@ -45,6 +47,8 @@ public final class CallLane {
     }
     /// Called when work is queued (the server then runs the lane before it blocks for I/O again).
     public var onQueued: (() -> Void)?
+    /// Called after each item (the server writes its replies and events before the next item runs).
+    public var onItemDone: (() -> Void)?
     /// Set by the plugin supervisor when it loads a plugin in a worker process.
     var hasIsolatedPlugins = false {
         didSet { host.updateLane() }
@@ -59,7 +63,7 @@ public final class CallLane {
 
     /// For `host.stats`.
     var stats: JSONObject {
-        ["enabled": .bool(isEnabled), "queued": .int(queue.count - head), "running": .bool(isRunning),
+        ["enabled": .bool(isEnabled), "queued": .int(queue.count - head + (idleWork == nil ? 0 : 1)), "running": .bool(isRunning),
          "deferredLines": .int(deferredLines), "handOvers": .int(handOvers)]
     }
 
@@ -67,7 +71,9 @@ public final class CallLane {
     public var isEnabled: Bool { hasIsolatedPlugins && handoff != nil }
 
     /// Work is queued and nothing runs: the server runs it (`drain`) before it blocks for I/O again.
-    public var hasRunnableWork: Bool { !isRunning && head < queue.count }
+    public var hasRunnableWork: Bool { !isRunning && (head < queue.count || idleWork != nil) }
+    /// The idle pass waiting for the lane to be free of everything else.
+    private var idleWork: (() -> Void)?
 
     /// Methods that never run a container hook and touch no container, stack, page, pool, timer or
     /// task state: they run where they are read, even while the lane's item waits on a worker.
@@ -102,7 +108,7 @@ public final class CallLane {
     }
 
     public func enqueue(_ work: Work) {
-        queue.append(work)
+        if case .idle(let body) = work { idleWork = body } else { queue.append(work) }
         onQueued?()
     }
 
@@ -119,12 +125,20 @@ public final class CallLane {
     /// runs (this is the loop's other thread, serving quick calls while that item waits).
     public func drain() {
         guard !isRunning else { return }
-        while head < queue.count {
-            let work = queue[head]
-            head += 1
-            if head == queue.count {
-                queue.removeAll(keepingCapacity: true)
-                head = 0
+        while true {
+            let work: Work
+            if head < queue.count {
+                work = queue[head]
+                head += 1
+                if head == queue.count {
+                    queue.removeAll(keepingCapacity: true)
+                    head = 0
+                }
+            } else if let idle = idleWork {
+                idleWork = nil
+                work = .idle(idle)
+            } else {
+                break
             }
             isRunning = true
             switch work {
@@ -138,10 +152,11 @@ public final class CallLane {
             case .closed(let c, let reason):
                 host.finishClosing(c, reason: reason)
                 isRunning = false
-            case .task(let body):
+            case .task(let body), .idle(let body):
                 body()
                 isRunning = false
             }
+            onItemDone?()
         }
     }
 

@@ -15,11 +15,14 @@ struct PrerenderBench {
 
     /// Polls `pool.status` until the class's pool has `idle` warm containers (idle tasks run on the
     /// host's own loop; bounded wait).
+    /// Waits until the pool holds `idle` warm containers and warms no more (a measured hit must not
+    /// share the host with a warm-up still running).
     func waitForIdle(_ cls: String, _ idle: Int, timeoutMs: Double = 60_000) throws {
         let deadline = monotonicNanos() + UInt64(timeoutMs * 1e6)
         while monotonicNanos() < deadline {
             let status = try client.call("pool.status", ["class": .string(cls)])
-            if let n = status["pools"]?.arrayValue?.first?["idle"]?.intValue, n >= idle { return }
+            let pool = status["pools"]?.arrayValue?.first
+            if let n = pool?["idle"]?.intValue, n >= idle, pool?["warming"]?.intValue ?? 0 == 0 { return }
             usleep(200)
         }
         throw LineClient.Failure(description: "pool \(cls) did not reach \(idle) idle containers in time")

@@ -122,7 +122,8 @@ final class IsolatedPlugin {
             generation += 1
         }
         do {
-            let w = try PluginWorkerProcess.start(path: path, config: config, maxDepth: supervisor.host.config.limits.maxDepth)
+            let w = try PluginWorkerProcess.start(path: path, config: config, maxDepth: supervisor.host.config.limits.maxDepth,
+                                                  lane: supervisor.host.lane)
             guard w.classNames == classNames else {
                 w.stop()
                 state = .failed("its library now registers other classes")

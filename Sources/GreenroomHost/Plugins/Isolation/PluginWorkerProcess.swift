@@ -57,7 +57,9 @@ final class PluginWorkerProcess {
 
     /// Starts `greenroom plugin-worker` for `path` and waits for its ready frame. A library the worker
     /// refuses is the same start-up error as in process.
-    static func start(path: String, config: PluginConfig, maxDepth: Int, readyTimeoutMs: Int = 20_000)
+    /// A restart runs in the call lane (`lane`): the wait for the new worker's ready frame (a process start
+    /// and a library load) then happens off the loop.
+    static func start(path: String, config: PluginConfig, maxDepth: Int, readyTimeoutMs: Int = 20_000, lane: CallLane? = nil)
         throws(PluginLoadError) -> PluginWorkerProcess
     {
         var fds: [Int32] = [0, 0]
@@ -96,7 +98,9 @@ final class PluginWorkerProcess {
         }
         let maxReply = config.maxOutputBytes.multipliedReportingOverflow(by: 2).overflow ? Int.max : config.maxOutputBytes * 2 + (64 << 10)
         let deadline = Wire.nowNanos() + UInt64(readyTimeoutMs) * 1_000_000
-        if let frame = try? Wire.readFrame(host, maxBody: 1 << 20, deadline: deadline) {
+        let readReady = { try? Wire.readFrame(host, maxBody: 1 << 20, deadline: deadline) }
+        let ready: WireReader? = if let lane { lane.waitForWorker(readReady) } else { readReady() }
+        if let frame = ready {
             switch WorkerFrame(rawValue: frame.kind) {
             case .ready:
                 if case .object(let o)? = try? JSONCodec.decode(frame.body),
@@ -173,7 +177,8 @@ final class PluginWorkerProcess {
             pthread_mutex_unlock(lock)
             return .failure(error)
         }
-        guard let lane, !Wire.readable(fd, withinMs: Self.inPlaceWaitMs) else { return reply() }
+        guard let lane, !Wire.readable(fd, withinMs: Self.inPlaceWaitMs, spinningUntil: Wire.nowNanos() + Wire.spinNanos)
+        else { return reply() }
         // The reply is late: wait off the loop. The lock goes before the loop is taken back, so a
         // thread that holds the loop never waits for it behind a thread that waits for the loop.
         return lane.waitForWorker(reply)
