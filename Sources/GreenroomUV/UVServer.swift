@@ -53,6 +53,8 @@ public final class UVServer {
     private let startTime: UInt64
     /// Hands the loop to another thread while a plugin hook waits (see `CallLane`).
     private(set) var baton: LoopBaton!
+    /// Plugin workers that die between calls.
+    private(set) var hangUpWatcher: UVHangUpWatcher!
     /// Timers, an idle pass or shutdown already wait in the lane.
     private var timersQueued = false
     private var idlePassQueued = false
@@ -80,6 +82,8 @@ public final class UVServer {
         host.onTimersChanged = { [unowned self] in self.rearmTimer() }
         host.onShutdownRequested = { [unowned self] in self.shutdownPending = true }
         try installHooks()
+        hangUpWatcher = UVHangUpWatcher(loop: loop)
+        host.hangUpWatcher = hangUpWatcher
         baton = try LoopBaton(server: self)
         host.lane.handoff = baton
         // Work queued from a callback runs before the loop blocks: this turn's poll does not block.
@@ -529,6 +533,7 @@ public final class UVServer {
         removeSocketFiles()
         host.teardownAll()
         baton.close()
+        hangUpWatcher.closeAll()
         // After the teardown's events: a WebSocket peer then gets its close frame (1001).
         for c in connections.values { c.hostConnection?.goingAway() }
         flushDirty()

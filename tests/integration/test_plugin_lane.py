@@ -206,3 +206,27 @@ def test_shutdown_waits_for_the_call_then_tears_down(lane_host, tmp_short):
     assert any(b'"deinit"' in line and box.encode() in line for line in lines), lines
     assert lane_host.wait(10) == 0
     assert not os.path.exists(lane_host.socket_path)
+
+
+def test_a_worker_that_dies_between_calls_is_reported_at_once(lane_host):
+    """No call is in flight: the host notices the hang-up itself, reports the crash, tears the lost
+    containers down and restarts the worker, before any further request."""
+    observer = lane_host.connect()
+    observer.result("events.subscribe", {"topics": ["host", "lifecycle"], "scope": "all"})
+    owner = lane_host.connect()
+    stack = owner.result("stack.create", {"width": 375, "height": 667})["stack"]
+    shown = owner.result("showRendered", {"class": "Crashy", "stack": stack})["container"]
+    pid = next(p for p in observer.result("host.info")["plugins"] if p["name"] == "crashy")["pid"]
+    os.kill(pid, signal.SIGKILL)
+
+    def restarted(evs):
+        return any(e["method"] == "host" and e["params"]["kind"] == "pluginRestarted" for e in evs)
+    seen = events_until(observer, restarted)
+    crash = next(e["params"] for e in seen if e["method"] == "host" and e["params"]["kind"] == "pluginCrashed")
+    assert crash["plugin"] == "crashy" and crash["reason"] == "crashed" and crash["signalName"] == "SIGKILL", crash
+    assert (shown, "deinit") in tags(seen)
+    assert lane_host.stats(observer)["plugins"]["crashes"] == 1
+    # The owner's stack lost the container balanced; a new one of the class works.
+    assert owner.result("stack.info", {"stack": stack})["containers"] == []
+    assert owner.result("showRendered", {"class": "Crashy", "stack": stack})["container"] != shown
+    assert lane_host.stats(observer)["unbalancedTransitions"] == 0

@@ -13,6 +13,15 @@ public protocol LoopHandoff: AnyObject {
     func waitingOffLoop<T>(_ wait: () -> T) -> T
 }
 
+/// Tells the host when the far end of a descriptor hangs up (a plugin worker that died while no call
+/// was in flight), so the crash is reported and its containers torn down at once, not on the next call.
+public protocol HangUpWatcher: AnyObject {
+    /// Calls `hungUp` on the loop, once, when the peer of `fd` closes. Returns a token for `stop`.
+    func watchHangUp(fd: Int32, _ hungUp: @escaping () -> Void) -> Int
+    /// Stops watching (before the descriptor is closed).
+    func stop(_ token: Int)
+}
+
 /// The work that may wait on a plugin worker, run one item at a time outside the loop's callbacks.
 ///
 /// When isolated plugins are loaded (and the server can hand its loop over), a line whose calls may run

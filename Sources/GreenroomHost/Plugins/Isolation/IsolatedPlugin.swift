@@ -41,6 +41,39 @@ final class IsolatedPlugin {
         version = worker.version
         classNames = worker.classNames
         self.supervisor = supervisor
+        watch()
+    }
+
+    /// The hang-up watch on the current worker's socket.
+    private var watchToken: Int?
+
+    /// Watches the current worker's socket: a worker that dies between calls is noticed at once.
+    private func watch() {
+        guard let worker, let watcher = supervisor.host.hangUpWatcher else { return }
+        let generation = self.generation
+        watchToken = watcher.watchHangUp(fd: worker.fd) { [weak self] in
+            guard let self else { return }
+            // Whatever happens to the worker runs hooks (teardown, restart): in the lane when it is on.
+            let lane = supervisor.host.lane
+            if lane.isEnabled { lane.enqueue(.task { [weak self] in self?.hungUp(generation: generation) }) } else { hungUp(generation: generation) }
+        }
+        worker.willClose = { [weak self] in self?.unwatch() }
+    }
+
+    private func unwatch() {
+        if let token = watchToken { supervisor.host.hangUpWatcher?.stop(token) }
+        watchToken = nil
+    }
+
+    /// The worker's socket hung up between calls: if that worker still is the current one, it died.
+    private func hungUp(generation: Int) {
+        guard generation == self.generation, let worker, state == .running else { return }
+        guard worker.hasHungUp else {
+            unwatch()
+            watch()  // a false alarm: watch again
+            return
+        }
+        workerEnded(worker.end(killing: false, reason: "closed", detail: "its socket closed"))
     }
 
     var config: PluginConfig { supervisor.host.config.plugins }
@@ -88,6 +121,7 @@ final class IsolatedPlugin {
 
     /// A worker ended: instances of its generation are lost; restart with backoff, or mark it failed.
     private func workerEnded(_ death: WorkerDeath) {
+        unwatch()
         worker = nil
         generation += 1
         crashes += 1
@@ -117,6 +151,7 @@ final class IsolatedPlugin {
     /// loads marks the plugin failed.
     func restart(reason: String) {
         if let worker {
+            unwatch()
             worker.stop()
             self.worker = nil
             generation += 1
@@ -132,6 +167,7 @@ final class IsolatedPlugin {
             }
             worker = w
             state = .running
+            watch()
             restarts += 1
             supervisor.restarted(self, reason: reason)
         } catch {
@@ -147,6 +183,7 @@ final class IsolatedPlugin {
     }
 
     func stop() {
+        unwatch()
         worker?.stop()
         worker = nil
     }

@@ -184,9 +184,24 @@ final class PluginWorkerProcess {
         return lane.waitForWorker(reply)
     }
 
+    /// Whether the worker's end of the socket is gone (it died): a peek, between calls, finds end of file
+    /// or a reset rather than nothing to read.
+    var hasHungUp: Bool {
+        guard fd >= 0 else { return true }
+        var byte: UInt8 = 0
+        let n = recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+        if n == 0 { return true }
+        return n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR
+    }
+
+    /// Called before the socket is closed (whatever watches it must stop first).
+    var willClose: (() -> Void)?
+
     /// Stops the worker: closes its socket (it exits on EOF), then kills it if it lingers.
     func stop(graceMs: Int = 1000) {
         guard isAlive else { return }
+        willClose?()
+        willClose = nil
         close(fd)
         fd = -1
         _ = PluginWorkerProcess.reap(pid, graceMs: graceMs)
@@ -195,6 +210,8 @@ final class PluginWorkerProcess {
     /// Ends the worker after a failed call and reports how it ended.
     func end(killing: Bool, reason: String, detail: String) -> WorkerDeath {
         if fd >= 0 {
+            willClose?()
+            willClose = nil
             close(fd)
             fd = -1
         }
