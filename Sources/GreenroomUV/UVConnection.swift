@@ -13,6 +13,8 @@ final class UVConnection: ConnectionTransport {
     var queuedBytes = 0
     /// Loop time (ms) of the last write the peer took, or of when the server started watching it.
     var lastProgress: UInt64 = 0
+    /// Bytes libuv had not yet written at the watchdog's last look.
+    var lastUnsent = 0
     /// In the server's watch list (paused or past the outbound limit: closed if it takes nothing for
     /// the slow-reader grace period).
     var isWatched = false

@@ -292,6 +292,11 @@ public final class UVServer {
                 }
             }
             let stalled = (c.hostConnection?.isPaused ?? false) || c.queuedBytes > outboundLimit
+            // A large write completes only once the peer took all of it: a queue that shrank since the
+            // last tick is progress too (a peer reading a many-megabyte reply steadily is not slow).
+            let unsent = c.stream.pointee.write_queue_size
+            if unsent < c.lastUnsent { c.lastProgress = now }
+            c.lastUnsent = unsent
             if !stalled {
                 if c.authDeadline != 0 { keep.append(c) } else { c.isWatched = false }
             } else if now &- c.lastProgress >= slowReaderGraceMs {
