@@ -44,11 +44,8 @@ public enum PluginWorkerMain {
 
         var instances: [UInt64: PluginInstance] = [:]
         var nextInstance: UInt64 = 1
-        var answeredAt: UInt64 = 0
         while true {
-            // Right after an answer the host's next request is usually on its way (a call runs several hooks).
-            let spinUntil = answeredAt == 0 ? 0 : answeredAt + Wire.spinNanos
-            guard var frame = try? Wire.readFrame(fd, maxBody: Int(Int32.max), deadline: nil, spinUntil: spinUntil) else { return 0 }
+            guard var frame = try? Wire.readFrame(fd, maxBody: Int(Int32.max), deadline: nil) else { return 0 }
             // Background work that finished while the worker waited completes first, as on the host's loop.
             threads.runFinished()
             let reply: [UInt8]
@@ -86,7 +83,6 @@ public enum PluginWorkerMain {
                 reply = w.finished()
             }
             do { try Wire.writeAll(fd, reply, deadline: nil) } catch { return 0 }
-            answeredAt = Wire.nowNanos()
         }
     }
 

@@ -177,8 +177,7 @@ final class PluginWorkerProcess {
             pthread_mutex_unlock(lock)
             return .failure(error)
         }
-        guard let lane, !Wire.readable(fd, withinMs: Self.inPlaceWaitMs, spinningUntil: Wire.nowNanos() + Wire.spinNanos)
-        else { return reply() }
+        guard let lane, !Wire.readable(fd, withinMs: Self.inPlaceWaitMs) else { return reply() }
         // The reply is late: wait off the loop. The lock goes before the loop is taken back, so a
         // thread that holds the loop never waits for it behind a thread that waits for the loop.
         return lane.waitForWorker(reply)

@@ -104,12 +104,8 @@ enum Wire {
 
     /// Whether `fd` has bytes to read within `ms` (a short, blocking look; errors count as readable,
     /// so the read that follows reports them).
-    static func readable(_ fd: Int32, withinMs ms: Int32, spinningUntil spinUntil: UInt64 = 0) -> Bool {
+    static func readable(_ fd: Int32, withinMs ms: Int32) -> Bool {
         var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        while spinUntil != 0 && nowNanos() < spinUntil {
-            if poll(&p, 1, 0) > 0 { return true }
-            sched_yield()
-        }
         while true {
             let n = poll(&p, 1, ms)
             if n >= 0 || errno != EINTR { return n != 0 }
@@ -129,14 +125,7 @@ enum Wire {
         }
     }
 
-    /// How long a side that just sent a frame keeps asking for the answer before it sleeps in poll: a
-    /// hook's round trip is a few microseconds of work on each side, and two sleeps and wake-ups would
-    /// cost more than the work. Bounded, so an idle worker or host burns nothing.
-    static let spinNanos: UInt64 = 50_000
-
-    /// Reads exactly `count` bytes. Until `spinUntil` (monotonic ns), an empty socket is asked again
-    /// instead of waited on.
-    static func readExact(_ fd: Int32, _ count: Int, deadline: UInt64?, spinUntil: UInt64 = 0) throws(WireError) -> [UInt8] {
+    static func readExact(_ fd: Int32, _ count: Int, deadline: UInt64?) throws(WireError) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: count)
         var done = 0
         while done < count {
@@ -144,14 +133,7 @@ enum Wire {
             if n > 0 { done += n; continue }
             if n == 0 { throw .closed }
             let e = errno
-            if e == EAGAIN || e == EWOULDBLOCK {
-                if spinUntil != 0 && nowNanos() < spinUntil {
-                    sched_yield()  // the other side may be waiting for this core
-                    continue
-                }
-                try wait(fd, Int16(POLLIN), deadline: deadline)
-                continue
-            }
+            if e == EAGAIN || e == EWOULDBLOCK { try wait(fd, Int16(POLLIN), deadline: deadline); continue }
             if e == EINTR { continue }
             if e == ECONNRESET { throw .closed }
             throw .io(e)
@@ -160,8 +142,8 @@ enum Wire {
     }
 
     /// Reads one frame whose body is at most `maxBody` bytes.
-    static func readFrame(_ fd: Int32, maxBody: Int, deadline: UInt64?, spinUntil: UInt64 = 0) throws(WireError) -> WireReader {
-        let header = try readExact(fd, 5, deadline: deadline, spinUntil: spinUntil)
+    static func readFrame(_ fd: Int32, maxBody: Int, deadline: UInt64?) throws(WireError) -> WireReader {
+        let header = try readExact(fd, 5, deadline: deadline)
         let length = Int(header[0]) | Int(header[1]) << 8 | Int(header[2]) << 16 | Int(header[3]) << 24
         guard length >= 1 else { throw .io(EPROTO) }
         guard length - 1 <= maxBody else { throw .tooLarge(length - 1) }
