@@ -272,11 +272,18 @@ def test_inspector_timeline_shows_each_event_of_a_page_session_once_in_order(bro
     page.close()
 
 
-def test_inspector_shows_an_unbalanced_transition_in_red(browser, web_vhost):
+@pytest.mark.parametrize("call", ["endAppearance", "beginAppearance(false)"])
+def test_inspector_shows_an_unbalanced_transition_in_red(browser, web_vhost, call):
+    """container.endAppearanceTransition with no transition begun, or beginAppearanceTransition(appearing:
+    false) of a container that never appeared: the host refuses it with an unbalancedAppearanceTransition
+    event, which the timeline draws red."""
     page = Page(browser, web_base(web_vhost) + "/inspect")
     p = driver(web_vhost)
     c = p("container.create", {"class": "Container"})["container"]
-    p("container.endAppearanceTransition", {"container": c})  # from disappeared: unbalanced
+    if call == "endAppearance":
+        p("container.endAppearanceTransition", {"container": c})  # from disappeared: unbalanced
+    else:
+        p("container.beginAppearanceTransition", {"container": c, "appearing": False})  # disappearing, never appeared
     page.wait("document.querySelector('#timeline-canvas .mark.unbalanced') !== null")
     mark = page.page.locator("#timeline-canvas .mark.unbalanced")
     assert mark.get_attribute("data-container") == c
@@ -287,7 +294,7 @@ def test_inspector_shows_an_unbalanced_transition_in_red(browser, web_vhost):
     # Clicking the mark shows the event's JSON.
     mark.click()
     page.wait("document.querySelector('#detail').textContent.includes('unbalancedAppearanceTransition')")
-    assert '"call": "endAppearance"' in page.js("document.querySelector('#detail').textContent")
+    assert f'"call": "{call}"' in page.js("document.querySelector('#detail').textContent")
     page.close()
 
 
@@ -300,15 +307,25 @@ def test_inspector_keeps_up_with_a_million_item_range_session(browser, web_vhost
     p("classes.define", {"name": "Article", "hooks": {"viewDidLoad": {"costMs": 1}}})
     p("pool.configure", {"class": "Article", "depth": 2, "width": 375, "height": 667, "policy": "eager"})
     p("tasks.drain")
+    # The virtual clock moves between the steps, so that the timeline's axis and the log show host time.
+    tick = lambda ms=40: p("clock.advance", {"ms": ms})  # noqa: E731
+    tick()
     stack = p("stack.create", {"width": 375, "height": 667})["stack"]
     p("showRendered", {"class": "Article", "stack": stack})
+    tick()
     p("tasks.drain")
+    tick()
     pages = p("page.create", {"class": "Container", "count": 6, "width": 375, "height": 667, "initialIndex": 2})["session"]
+    tick()
     p("page.willBeginDragging", {"session": pages, "offset": 750})
     p("page.didScroll", {"session": pages, "offset": 800})
+    tick(20)
     p("page.didScroll", {"session": pages, "offset": 700})
+    tick()
     c = p("container.create", {"class": "Container"})["container"]
+    tick(20)
     p("container.beginAppearanceTransition", {"container": c, "appearing": False})  # unbalanced: shows red
+    tick()
     ranges = p("range.create", {"count": 1_000_000, "itemLength": 50, "viewport": {"width": 375, "height": 600},
                                 "batch": {"leadingScreens": 0}})["session"]
     p("range.willBeginDragging", {"session": ranges, "offset": 0})
@@ -318,6 +335,7 @@ def test_inspector_keeps_up_with_a_million_item_range_session(browser, web_vhost
         p.conn.send(requests[start:start + 200])
         replies = p.conn.read_json(10.0)  # the driver subscribed to lifecycle only: the batch's reply is next
         assert isinstance(replies, list) and all("result" in r for r in replies), replies
+        tick(16)
     state = p("range.state", {"session": ranges})
     visible = sorted(path[1] for path in state["visible"])
     text = f"visible {visible[0]}–{visible[-1]}"
