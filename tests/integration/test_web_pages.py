@@ -344,6 +344,14 @@ def test_inspector_keeps_up_with_a_million_item_range_session(browser, web_vhost
         lines: document.querySelector('#log').textContent.split('\\n').length })""")
     assert counts["log"] <= counts["max"] and counts["lines"] <= 60, counts
     page.wait("document.querySelector('.tile[data-stat=unbalanced]').classList.contains('bad')")
+    # The time axis follows the host's (virtual) clock: each mark sits at its event's t, ticks read host time.
+    now = p("clock.now")["ms"]
+    page.wait(f"document.querySelector('#clock').textContent.includes('virtual {round(now)} ms')")
+    axis = page.js("""({ ticks: [...document.querySelectorAll('#timeline-axis .tick')].map(t => parseFloat(t.textContent)),
+        marks: [...document.querySelectorAll('#timeline-canvas .mark')].map(m => [parseFloat(m.style.left), Number(m.dataset.t)]) })""")
+    assert len(axis["ticks"]) >= 3 and axis["ticks"] == sorted(set(axis["ticks"])) and axis["ticks"][-1] <= now, axis["ticks"]
+    marks = sorted(axis["marks"])
+    assert [t for _, t in marks] == sorted(t for _, t in marks) and marks[-1][1] > marks[0][1], marks
     page.screenshot("inspector.png", full_page=True)
     page.close()
 
