@@ -74,9 +74,9 @@ def web_vhost(start_host):
 class Page:
     """A browser page that fails the test on any page error or console error."""
 
-    def __init__(self, browser, url: str, width: int = 1400, height: int = 1000):
+    def __init__(self, browser, url: str, width: int = 1400, height: int = 1000, **options):
         self.errors: list[str] = []
-        self.page = browser.new_page(viewport={"width": width, "height": height})
+        self.page = browser.new_page(viewport={"width": width, "height": height}, **options)
         self.page.on("pageerror", lambda e: self.errors.append(f"pageerror: {e}"))
         self.page.on("console", lambda m: m.type == "error" and self.errors.append(f"console: {m.text}"))
         self.page.goto(url)
@@ -157,6 +157,54 @@ def test_demo_feed_renders_the_display_range_fills_every_row_and_fetches_batches
     display, rows = display_and_rendered(page)
     assert rows == display, (rows, display)
     assert page.js("Number(document.querySelector('#count-batches').textContent)") >= 1
+    page.close()
+
+
+RECORD_CALLS = """() => {
+    const client = window.greenroomDemo.client;
+    const call = client.call.bind(client);
+    window.calls = [];
+    client.call = (method, params) => { window.calls.push(method); return call(method, params); };
+}"""
+
+
+def test_demo_feed_touch_scroll_is_a_drag(browser, web_host):
+    """A real touch scroll (touch events dispatched to chromium: touchstart, twenty moves, touchend) on the feed:
+    the page reports it as a drag — range.willBeginDragging, range.didScroll, range.willEndDragging, then
+    range.didEndDecelerating at rest — and renders the display range filled."""
+    page = Page(browser, web_base(web_host) + "/demo?latency=150", has_touch=True)
+    page.wait("document.querySelectorAll('#feed .row.blank').length === 0")
+    page.js(RECORD_CALLS)
+    box = page.page.locator("#feed").bounding_box()
+    ends = rest_count(page)
+    cdp = page.page.context.new_cdp_session(page.page)
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] * 0.8
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x, "y": y}]})
+    for step in range(1, 21):  # a finger moving up 400 px: the browser scrolls the feed (and cancels the pointer)
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": x, "y": y - step * 20}]})
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    page.wait(f"window.greenroomDemo.scrollEnds > {ends} && window.greenroomDemo.feed.phase === 'idle'")
+    calls = [c for c in page.js("window.calls") if c.startswith("range.") and c != "range.state"]
+    assert calls[0] == "range.willBeginDragging" and calls[-1] == "range.didEndDecelerating", calls
+    assert "range.didScroll" in calls and calls.index("range.willEndDragging") > calls.index("range.didScroll"), calls
+    assert page.js("document.querySelector('#feed').scrollTop") > 0
+    display, rows = display_and_rendered(page)
+    assert rows == display and rows[0] > 0, (rows, display)
+    page.wait("document.querySelectorAll('#feed .row.blank').length === 0")
+    page.close()
+
+
+def test_demo_feed_tap_leaves_the_range_session_at_rest(browser, web_host):
+    """A click on the feed (a press and a release, nothing scrolls, so no scrollend) ends the drag it began: the
+    host's range session is not left tracking, which would pause its idle tasks (pool refills) indefinitely."""
+    page = Page(browser, web_base(web_host) + "/demo")
+    page.js(RECORD_CALLS)
+    page.page.click("#feed")
+    page.wait("window.calls.includes('range.willBeginDragging') && window.greenroomDemo.feed.phase === 'idle'")
+    assert [c for c in page.js("window.calls") if c.startswith("range.")] == \
+        ["range.willBeginDragging", "range.willEndDragging", "range.didEndDecelerating"]
+    stats = page.js("window.greenroomDemo.client.call('host.stats')")
+    assert stats["sessions"]["rangeTracking"] == 0, stats["sessions"]
     page.close()
 
 

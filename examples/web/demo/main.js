@@ -88,7 +88,13 @@ function wireScroll(feed) {
   feedEl.addEventListener("wheel", () => feed.beginDragging(feedEl.scrollTop), { passive: true });
   feedEl.addEventListener("pointerdown", () => feed.beginDragging(feedEl.scrollTop));
   feedEl.addEventListener("touchstart", () => feed.beginDragging(feedEl.scrollTop), { passive: true });
-  const release = () => feed.endDragging(feedEl.scrollTop, velocity);
+  const frame = () => new Promise((resolve) => requestAnimationFrame(resolve));
+  const release = async () => {
+    feed.endDragging(feedEl.scrollTop, velocity);
+    await frame();
+    await frame();
+    feed.restIfStill(feedEl.scrollTop);
+  };
   feedEl.addEventListener("pointerup", release);
   feedEl.addEventListener("touchend", release);
   if ("onscrollend" in window) {
