@@ -194,13 +194,24 @@ def test_demo_feed_touch_scroll_is_a_drag(browser, web_host):
     page.close()
 
 
-def test_demo_feed_tap_leaves_the_range_session_at_rest(browser, web_host):
-    """A click on the feed (a press and a release, nothing scrolls, so no scrollend) ends the drag it began: the
-    host's range session is not left tracking, which would pause its idle tasks (pool refills) indefinitely."""
+def test_demo_feed_tap_or_wheel_at_the_top_leaves_the_range_session_at_rest(browser, web_host):
+    """A click on the feed, or a wheel turned up at its top (nothing scrolls, so no scrollend), ends the drag it
+    began: the host's range session is not left tracking, which would pause its idle tasks (pool refills)."""
     page = Page(browser, web_base(web_host) + "/demo")
     page.js(RECORD_CALLS)
     page.page.click("#feed")
     page.wait("window.calls.includes('range.willBeginDragging') && window.greenroomDemo.feed.phase === 'idle'")
+    assert [c for c in page.js("window.calls") if c.startswith("range.")] == \
+        ["range.willBeginDragging", "range.willEndDragging", "range.didEndDecelerating"]
+    stats = page.js("window.greenroomDemo.client.call('host.stats')")
+    assert stats["sessions"]["rangeTracking"] == 0, stats["sessions"]
+    # A wheel turned up at the top scrolls nothing either.
+    page.js("window.calls.length = 0")
+    box = page.page.locator("#feed").bounding_box()
+    page.page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.page.mouse.wheel(0, -240)
+    page.wait("window.calls.includes('range.didEndDecelerating') && window.greenroomDemo.feed.phase === 'idle'")
+    assert page.js("document.querySelector('#feed').scrollTop") == 0
     assert [c for c in page.js("window.calls") if c.startswith("range.")] == \
         ["range.willBeginDragging", "range.willEndDragging", "range.didEndDecelerating"]
     stats = page.js("window.greenroomDemo.client.call('host.stats')")

@@ -108,7 +108,7 @@ test("the scroll stream: a wheel or touch is a drag that ends in order when the 
   ]);
 });
 
-test("a press released without scrolling (a tap on the feed) comes to rest when the page says it is still", async () => {
+test("a drag that scrolls nothing (a tap, a wheel at the top) comes to rest when the page says it is still", async () => {
   const { client, feed } = await startedFeed();
   client.calls.length = 0;
   feed.beginDragging(144);
@@ -120,6 +120,12 @@ test("a press released without scrolling (a tap on the feed) comes to rest when 
     ["range.willEndDragging", { session: "r-1", offset: 144, velocity: 0 }],
     ["range.didEndDecelerating", { session: "r-1", offset: 144 }],
   ]);
+  // A wheel where the feed cannot move: a drag never released, at rest all the same.
+  client.calls.length = 0;
+  feed.beginDragging(0);
+  feed.restIfStill(0);
+  assert.equal(feed.phase, "idle");
+  assert.deepEqual(client.methods(), ["range.willBeginDragging", "range.willEndDragging", "range.didEndDecelerating"]);
   // A drag that scrolled (during the drag or after the release: a fling) waits for its scrollend.
   for (const scrollAfterRelease of [false, true]) {
     client.calls.length = 0;

@@ -188,12 +188,12 @@ export class Feed {
     return this.#send("range.willEndDragging", { offset, velocity });
   }
 
-  /** A released drag that has not scrolled at all (a tap) gets no scrollend: the page calls this a little
-   * after the release (two frames, when the scroll events of any scroll it caused have come), and such a
-   * drag comes to rest now. Otherwise the session would stay decelerating — tracking, which pauses the
-   * host's idle tasks — until some later scroll ends. */
+  /** A drag that has not scrolled at all gets no scrollend: a tap, or a wheel turned where the feed cannot
+   * move (up at the top). The page calls this a little after the release or the wheel (two frames, when
+   * the scroll events of any scroll they caused have come), and such a drag comes to rest now. Otherwise
+   * the session would stay tracking, which pauses the host's idle tasks, until some later scroll ends. */
   restIfStill(offset) {
-    if (this.phase !== "decelerating" || this.moved) return undefined;
+    if (this.phase === "idle" || this.moved) return undefined;
     return this.cameToRest(offset);
   }
 
