@@ -38,7 +38,7 @@ test-swift:
 	$(SWIFT) test --skip-build
 
 # The web pages' logic (examples/web: the inspector's model, the demo's feed, pager and article) under
-# node against fake clients; the pages themselves run in a real browser in tests/browser.
+# node against fake clients; the pages themselves run in a real browser in tests/integration/test_web_pages.py.
 test-js:
 	node --test tests/js/
 

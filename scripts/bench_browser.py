@@ -9,6 +9,10 @@ socket in the same run, on the same host.
 one item, so that every didScroll changes the visible range and yields one `range` event; the time is from the
 call to the event (which the host writes before the reply). Chromium's performance.now() is coarsened to
 100 us on a page that is not cross-origin isolated: the browser's numbers are quantised to that.
+
+Two more rows: the inspector open while a client streams 60 range.didScroll a second on a million items (its
+redraw time per frame and its frame intervals), and the demo feed's blank and wasted rows at 150 and 500 ms of
+backend latency.
 """
 
 from __future__ import annotations
@@ -132,6 +136,50 @@ def feed_counts(base: str, latencies=(150, 500)) -> dict[int, dict]:
     return out
 
 
+INSPECTOR_PROBE = """() => {
+  const view = window.greenroomInspector.view;
+  const probe = { renders: [], frames: [], stop: false };
+  const render = view.render.bind(view);
+  view.render = () => { const t0 = performance.now(); render(); probe.renders.push(performance.now() - t0); };
+  let last = performance.now();
+  const frame = (t) => { probe.frames.push(t - last); last = t; if (!probe.stop) requestAnimationFrame(frame); };
+  requestAnimationFrame(frame);
+  window.inspectorProbe = probe;
+}"""
+
+
+def inspector_load(base: str, sock: str, seconds: float = 5.0, rate: float = 60.0) -> dict:
+    """The inspector open on a host while a client streams range.didScroll at `rate` a second on a 1,000,000-item
+    session (one item a call, so each call moves every range: a range and a prefetch event each): the page's
+    redraw time per frame and its frame intervals (requestAnimationFrame), and whether it kept up."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.goto(base + "/inspect")
+            page.wait_for_selector("body[data-ready]", state="attached", timeout=15_000)
+            page.evaluate(INSPECTOR_PROBE)
+            conn = Lines(sock)
+            session = conn.call("range.create", SESSION)["session"]
+            conn.call("range.willBeginDragging", {"session": session, "offset": 0})
+            calls = int(seconds * rate)
+            due = time.monotonic()
+            for i in range(1, calls + 1):
+                conn.call("range.didScroll", {"session": session, "offset": i * 50})
+                due += 1 / rate
+                time.sleep(max(0.0, due - time.monotonic()))
+            page.wait_for_function(f"window.greenroomInspector.model.ranges.get({session!r})?.updates > {calls}", timeout=15_000)
+            probe = page.evaluate("(() => { const p = window.inspectorProbe; p.stop = true; return { renders: p.renders, frames: p.frames,"
+                                  " events: window.greenroomInspector.model.eventCount, log: window.greenroomInspector.model.log.length }; })()")
+            conn.call("range.destroy", {"session": session})
+            probe["calls"] = calls
+            return probe
+        finally:
+            browser.close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--bin", default=str(REPO / ".build" / "release" / "greenroom"))
@@ -151,6 +199,7 @@ def main() -> None:
                 unix.append(unix_samples(sock, args.samples))
                 web.append(browser_samples(base, args.samples))
             feeds = feed_counts(base)
+            inspector = inspector_load(base, sock)
         finally:
             host.terminate()
             host.wait(10)
@@ -164,6 +213,12 @@ def main() -> None:
     print(f"{'row':<44} {'unix socket (us)':>17} {'browser ws (us)':>16} {'browser / unix':>15}")
     for name, unix_us, web_us in rows:
         print(f"{name:<44} {unix_us:>17.1f} {web_us:>16.1f} {web_us / unix_us:>14.2f}x")
+    print()
+    r, f = inspector["renders"], inspector["frames"]
+    print(f"inspector open during {inspector['calls']} range.didScroll at 60/s on 1,000,000 items "
+          f"({inspector['events']} events applied, log kept {inspector['log']}):")
+    print(f"  redraw per frame: p50 {percentile(r, 50):.2f} ms, p99 {percentile(r, 99):.2f} ms, max {max(r):.2f} ms ({len(r)} redraws)")
+    print(f"  frame interval:   p50 {percentile(f, 50):.1f} ms, p99 {percentile(f, 99):.1f} ms, max {max(f):.1f} ms ({len(f)} frames)")
     print()
     print("demo feed autoscroll (6 drags down, 2 up):")
     for latency, c in feeds.items():

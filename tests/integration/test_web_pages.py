@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import os
 import subprocess
+import threading
+import time
 from pathlib import Path
 
 import grhost
@@ -26,8 +28,19 @@ pytestmark = pytest.mark.skipif(not _serves_web(), reason="this greenroom has no
 
 CHROMIUM = os.environ.get("GREENROOM_CHROMIUM", "/usr/bin/chromium")
 WAIT_MS = 15_000
-#: Seed 001's interactive table, 1 -> 0 (docs/pages.md).
-SEED_001_INTERACTIVE_1_TO_0 = ["viewWillAppear 0", "viewWillDisappear 1", "viewDidAppear 0", "viewDidDisappear 1"]
+#: Seed 001's interactive tables (docs/pages.md), starting on page 1: the pager's offsets the drag passes
+#: through (page width 320, so 380 is "toward page 2" and 260 "back toward page 0") and the appearance hooks
+#: UIPageViewController calls, in order.
+SEED_001_INTERACTIVE = {
+    "to a neighbour": ([80], 0, ["viewWillAppear 0", "viewWillDisappear 1", "viewDidAppear 0", "viewDidDisappear 1"]),
+    "one turn-back": ([380, 60], 0, ["viewWillAppear 2", "viewWillDisappear 1",
+                                     "viewWillAppear 0", "viewWillDisappear 2", "viewDidDisappear 2",
+                                     "viewDidAppear 0", "viewDidDisappear 1"]),
+    "two turn-backs": ([380, 260, 600], 2, ["viewWillAppear 2", "viewWillDisappear 1",
+                                            "viewWillAppear 0", "viewWillDisappear 2", "viewDidDisappear 2",
+                                            "viewWillAppear 2", "viewWillDisappear 0", "viewDidDisappear 0",
+                                            "viewDidAppear 2", "viewDidDisappear 1"]),
+}
 
 
 @pytest.fixture(scope="module")
@@ -61,9 +74,9 @@ def web_vhost(start_host):
 class Page:
     """A browser page that fails the test on any page error or console error."""
 
-    def __init__(self, browser, url: str, width: int = 1400, height: int = 1000):
+    def __init__(self, browser, url: str, width: int = 1400, height: int = 1000, **options):
         self.errors: list[str] = []
-        self.page = browser.new_page(viewport={"width": width, "height": height})
+        self.page = browser.new_page(viewport={"width": width, "height": height}, **options)
         self.page.on("pageerror", lambda e: self.errors.append(f"pageerror: {e}"))
         self.page.on("console", lambda m: m.type == "error" and self.errors.append(f"console: {m.text}"))
         self.page.goto(url)
@@ -147,24 +160,104 @@ def test_demo_feed_renders_the_display_range_fills_every_row_and_fetches_batches
     page.close()
 
 
-def test_demo_pager_drag_shows_seed_001s_interactive_order(browser, web_host):
+RECORD_CALLS = """() => {
+    const client = window.greenroomDemo.client;
+    const call = client.call.bind(client);
+    window.calls = [];
+    client.call = (method, params) => { window.calls.push(method); return call(method, params); };
+}"""
+
+
+def test_demo_feed_touch_scroll_is_a_drag(browser, web_host):
+    """A real touch scroll (touch events dispatched to chromium: touchstart, twenty moves, touchend) on the feed:
+    the page reports it as a drag — range.willBeginDragging, range.didScroll, range.willEndDragging, then
+    range.didEndDecelerating at rest — and renders the display range filled."""
+    page = Page(browser, web_base(web_host) + "/demo?latency=150", has_touch=True)
+    page.wait("document.querySelectorAll('#feed .row.blank').length === 0")
+    page.js(RECORD_CALLS)
+    box = page.page.locator("#feed").bounding_box()
+    ends = rest_count(page)
+    cdp = page.page.context.new_cdp_session(page.page)
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] * 0.8
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x, "y": y}]})
+    for step in range(1, 21):  # a finger moving up 400 px: the browser scrolls the feed (and cancels the pointer)
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": x, "y": y - step * 20}]})
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    page.wait(f"window.greenroomDemo.scrollEnds > {ends} && window.greenroomDemo.feed.phase === 'idle'")
+    calls = [c for c in page.js("window.calls") if c.startswith("range.") and c != "range.state"]
+    assert calls[0] == "range.willBeginDragging" and calls[-1] == "range.didEndDecelerating", calls
+    assert "range.didScroll" in calls and calls.index("range.willEndDragging") > calls.index("range.didScroll"), calls
+    assert page.js("document.querySelector('#feed').scrollTop") > 0
+    display, rows = display_and_rendered(page)
+    assert rows == display and rows[0] > 0, (rows, display)
+    page.wait("document.querySelectorAll('#feed .row.blank').length === 0")
+    page.close()
+
+
+def test_demo_feed_tap_or_wheel_at_the_top_leaves_the_range_session_at_rest(browser, web_host):
+    """A click on the feed, or a wheel turned up at its top (nothing scrolls, so no scrollend), ends the drag it
+    began: the host's range session is not left tracking, which would pause its idle tasks (pool refills)."""
+    page = Page(browser, web_base(web_host) + "/demo")
+    page.js(RECORD_CALLS)
+    page.page.click("#feed")
+    page.wait("window.calls.includes('range.willBeginDragging') && window.greenroomDemo.feed.phase === 'idle'")
+    assert [c for c in page.js("window.calls") if c.startswith("range.")] == \
+        ["range.willBeginDragging", "range.willEndDragging", "range.didEndDecelerating"]
+    stats = page.js("window.greenroomDemo.client.call('host.stats')")
+    assert stats["sessions"]["rangeTracking"] == 0, stats["sessions"]
+    # A wheel turned up at the top scrolls nothing either.
+    page.js("window.calls.length = 0")
+    box = page.page.locator("#feed").bounding_box()
+    page.page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.page.mouse.wheel(0, -240)
+    page.wait("window.calls.includes('range.didEndDecelerating') && window.greenroomDemo.feed.phase === 'idle'")
+    assert page.js("document.querySelector('#feed').scrollTop") == 0
+    assert [c for c in page.js("window.calls") if c.startswith("range.")] == \
+        ["range.willBeginDragging", "range.willEndDragging", "range.didEndDecelerating"]
+    stats = page.js("window.greenroomDemo.client.call('host.stats')")
+    assert stats["sessions"]["rangeTracking"] == 0, stats["sessions"]
+    page.close()
+
+
+@pytest.mark.parametrize("case", list(SEED_001_INTERACTIVE))
+def test_demo_pager_drag_shows_seed_001s_interactive_order(browser, web_host, case):
+    """A real pointer drag on the pager (Playwright's mouse: pointerdown, pointermoves, pointerup on the
+    element) through the offsets of one of seed 001's interactive tables: the page lists UIPageViewController's
+    appearance hooks in the table's order, each page's own list ends with its last appearance hooks, and the
+    pager rests on the table's page."""
+    offsets, rest, expected = SEED_001_INTERACTIVE[case]
     page = Page(browser, web_base(web_host) + "/demo")
     box = page.page.locator("#pager").bounding_box()
     y = box["y"] + box["height"] / 2
+    start_x = box["x"] + box["width"] / 2
     mouse = page.page.mouse
-    mouse.move(box["x"] + 40, y)
+    mouse.move(start_x, y)
     mouse.down()
-    for step in range(1, 13):
-        mouse.move(box["x"] + 40 + step * 20, y)
+    for offset in offsets:  # the pages follow the pointer: offset = 320 - (x - start_x)
+        mouse.move(start_x - (offset - 320), y, steps=8)
     mouse.up()
-    page.wait("document.querySelectorAll('#pager-interaction li').length >= 4 && window.greenroomDemo.pager.index === 0")
+    page.wait(f"document.querySelectorAll('#pager-interaction li').length >= {len(expected)} && "
+              f"window.greenroomDemo.pager.index === {rest} && window.greenroomDemo.pager.offset === {rest * 320}")
     hooks = page.js("[...document.querySelectorAll('#pager-interaction li')].map(li => li.textContent)")
-    assert hooks == SEED_001_INTERACTIVE_1_TO_0
-    # And with the buttons: an animated page.show, its did-hooks after the 300 ms animation.
+    assert hooks == expected
+    # Each page's own hook list in the DOM: its appearance hooks end as the table leaves it.
+    for index in {int(h.split()[1]) for h in expected}:
+        mine = [h.split()[0] for h in expected if int(h.split()[1]) == index]
+        shown = page.js(f"[...document.querySelectorAll('ol.page-hooks[data-index=\"{index}\"] li')].map(li => li.textContent)"
+                        ".filter(h => h.startsWith('view') && h.includes('ppear'))")
+        k = min(len(mine), len(shown))  # a page shows its last 8 hooks
+        assert k > 0 and shown[-k:] == mine[-k:], (index, shown, mine)
+    page.close()
+
+
+def test_demo_pager_buttons_show_the_animated_order(browser, web_host):
+    page = Page(browser, web_base(web_host) + "/demo")
+    # An animated page.show (seed 001's non-interactive table), its did-hooks after the 300 ms animation.
     page.page.click("#pager-next")
-    page.wait("window.greenroomDemo.pager.index === 1 && document.querySelectorAll('#pager-interaction li').length >= 4")
+    page.wait("window.greenroomDemo.pager.index === 2 && document.querySelectorAll('#pager-interaction li').length >= 4")
     hooks = page.js("[...document.querySelectorAll('#pager-interaction li')].map(li => li.textContent)")
-    assert hooks == ["viewWillAppear 1", "viewWillDisappear 0", "viewDidAppear 1", "viewDidDisappear 0"]
+    assert hooks == ["viewWillAppear 2", "viewWillDisappear 1", "viewDidAppear 2", "viewDidDisappear 1"]
+    page.wait("document.querySelector('#pager-index').textContent === 'page 2 of 5'")
     page.close()
 
 
@@ -238,11 +331,18 @@ def test_inspector_timeline_shows_each_event_of_a_page_session_once_in_order(bro
     page.close()
 
 
-def test_inspector_shows_an_unbalanced_transition_in_red(browser, web_vhost):
+@pytest.mark.parametrize("call", ["endAppearance", "beginAppearance(false)"])
+def test_inspector_shows_an_unbalanced_transition_in_red(browser, web_vhost, call):
+    """container.endAppearanceTransition with no transition begun, or beginAppearanceTransition(appearing:
+    false) of a container that never appeared: the host refuses it with an unbalancedAppearanceTransition
+    event, which the timeline draws red."""
     page = Page(browser, web_base(web_vhost) + "/inspect")
     p = driver(web_vhost)
     c = p("container.create", {"class": "Container"})["container"]
-    p("container.endAppearanceTransition", {"container": c})  # from disappeared: unbalanced
+    if call == "endAppearance":
+        p("container.endAppearanceTransition", {"container": c})  # from disappeared: unbalanced
+    else:
+        p("container.beginAppearanceTransition", {"container": c, "appearing": False})  # disappearing, never appeared
     page.wait("document.querySelector('#timeline-canvas .mark.unbalanced') !== null")
     mark = page.page.locator("#timeline-canvas .mark.unbalanced")
     assert mark.get_attribute("data-container") == c
@@ -253,7 +353,7 @@ def test_inspector_shows_an_unbalanced_transition_in_red(browser, web_vhost):
     # Clicking the mark shows the event's JSON.
     mark.click()
     page.wait("document.querySelector('#detail').textContent.includes('unbalancedAppearanceTransition')")
-    assert '"call": "endAppearance"' in page.js("document.querySelector('#detail').textContent")
+    assert f'"call": "{call}"' in page.js("document.querySelector('#detail').textContent")
     page.close()
 
 
@@ -266,15 +366,25 @@ def test_inspector_keeps_up_with_a_million_item_range_session(browser, web_vhost
     p("classes.define", {"name": "Article", "hooks": {"viewDidLoad": {"costMs": 1}}})
     p("pool.configure", {"class": "Article", "depth": 2, "width": 375, "height": 667, "policy": "eager"})
     p("tasks.drain")
+    # The virtual clock moves between the steps, so that the timeline's axis and the log show host time.
+    tick = lambda ms=40: p("clock.advance", {"ms": ms})  # noqa: E731
+    tick()
     stack = p("stack.create", {"width": 375, "height": 667})["stack"]
     p("showRendered", {"class": "Article", "stack": stack})
+    tick()
     p("tasks.drain")
+    tick()
     pages = p("page.create", {"class": "Container", "count": 6, "width": 375, "height": 667, "initialIndex": 2})["session"]
+    tick()
     p("page.willBeginDragging", {"session": pages, "offset": 750})
     p("page.didScroll", {"session": pages, "offset": 800})
+    tick(20)
     p("page.didScroll", {"session": pages, "offset": 700})
+    tick()
     c = p("container.create", {"class": "Container"})["container"]
+    tick(20)
     p("container.beginAppearanceTransition", {"container": c, "appearing": False})  # unbalanced: shows red
+    tick()
     ranges = p("range.create", {"count": 1_000_000, "itemLength": 50, "viewport": {"width": 375, "height": 600},
                                 "batch": {"leadingScreens": 0}})["session"]
     p("range.willBeginDragging", {"session": ranges, "offset": 0})
@@ -284,6 +394,7 @@ def test_inspector_keeps_up_with_a_million_item_range_session(browser, web_vhost
         p.conn.send(requests[start:start + 200])
         replies = p.conn.read_json(10.0)  # the driver subscribed to lifecycle only: the batch's reply is next
         assert isinstance(replies, list) and all("result" in r for r in replies), replies
+        tick(16)
     state = p("range.state", {"session": ranges})
     visible = sorted(path[1] for path in state["visible"])
     text = f"visible {visible[0]}–{visible[-1]}"
@@ -292,5 +403,175 @@ def test_inspector_keeps_up_with_a_million_item_range_session(browser, web_vhost
         lines: document.querySelector('#log').textContent.split('\\n').length })""")
     assert counts["log"] <= counts["max"] and counts["lines"] <= 60, counts
     page.wait("document.querySelector('.tile[data-stat=unbalanced]').classList.contains('bad')")
+    # The time axis follows the host's (virtual) clock: each mark sits at its event's t, ticks read host time.
+    now = p("clock.now")["ms"]
+    page.wait(f"document.querySelector('#clock').textContent.includes('virtual {round(now)} ms')")
+    axis = page.js("""({ ticks: [...document.querySelectorAll('#timeline-axis .tick')].map(t => parseFloat(t.textContent)),
+        marks: [...document.querySelectorAll('#timeline-canvas .mark')].map(m => [parseFloat(m.style.left), Number(m.dataset.t)]) })""")
+    assert len(axis["ticks"]) >= 3 and axis["ticks"] == sorted(set(axis["ticks"])) and axis["ticks"][-1] <= now, axis["ticks"]
+    marks = sorted(axis["marks"])
+    assert [t for _, t in marks] == sorted(t for _, t in marks) and marks[-1][1] > marks[0][1], marks
     page.screenshot("inspector.png", full_page=True)
+    page.close()
+
+
+def test_inspector_opened_while_a_script_drives_a_page_session_shows_each_later_event_once_in_order(browser, web_host):
+    """The inspector is opened while a Python script (in another thread, on the real clock) swipes through a
+    page session whose children come warm from an eager pool (their green-room hooks offscreen): the timeline
+    shows exactly the script's lifecycle events from some point on — each once, in order, none missed after
+    the inspector subscribed — with the offscreen ones marked."""
+    p = driver(web_host)
+    p("classes.define", {"name": "Story", "hooks": {"viewDidLoad": {"costMs": 1}}})
+    p("pool.configure", {"class": "Story", "depth": 2, "width": 320, "height": 480, "policy": "eager"})
+    p("tasks.drain")
+    session = p("page.create", {"class": "Story", "count": 400, "width": 320, "height": 480, "initialIndex": 0,
+                                "prerender": True, "cache": {"limit": 1}})["session"]
+    opened = threading.Event()
+    failure: list[BaseException] = []
+
+    def drive() -> None:
+        try:
+            after = None
+            for step in range(1, 400):
+                p("page.show", {"session": session, "index": step})
+                p("tasks.drain")  # the pool warms the next child in its green room: offscreen hooks
+                if opened.is_set():
+                    after = step if after is None else after
+                    if step - after >= 12:
+                        return
+                elif step >= 40:
+                    opened.wait(WAIT_MS / 1000)
+            raise AssertionError("the inspector did not open while the script was driving")
+        except BaseException as e:  # noqa: BLE001 - reported by the main thread
+            failure.append(e)
+
+    thread = threading.Thread(target=drive, daemon=True)
+    thread.start()
+    page = Page(browser, web_base(web_host) + "/inspect")
+    opened.set()
+    thread.join(WAIT_MS / 1000)
+    assert not thread.is_alive() and not failure, failure
+    last = p("container.create", {"class": "Container"})["container"]  # the last event: everything before it arrived
+    page.wait(f"document.querySelector('#timeline-canvas .mark[data-container=\"{last}\"]') !== null")
+    expected = [(e["params"]["container"], e["params"]["event"], e["params"]["offscreen"])
+                for e in p.events() if e["method"] == "lifecycle"]
+    shown = timeline(page)
+    assert 0 < len(shown) < len(expected), (len(shown), len(expected))  # opened in the middle of the drive
+    assert shown == expected[-len(shown):]
+    assert any(off for _, _, off in shown) and not all(off for _, _, off in shown)
+    marked = page.js("[...document.querySelectorAll('#timeline-canvas .mark')].filter(m => m.classList.contains('offscreen')).length")
+    assert marked == sum(1 for _, _, off in shown if off)
+    page.close()
+
+
+def test_inspector_stats_pools_and_page_strip_match_the_host(browser, web_vhost):
+    """The tiles say what host.stats says (connections, containers by state, the task queue), the pool row what
+    pool.status says (idle, warming, depth, hits, misses), and the page strip marks the current page, the guess
+    of a drag under way and the cached children."""
+    page = Page(browser, web_base(web_vhost) + "/inspect")
+    p = driver(web_vhost)
+    p("classes.define", {"name": "Story", "hooks": {"viewDidLoad": {"costMs": 1}}})
+    p("pool.configure", {"class": "Story", "depth": 2, "width": 320, "height": 480, "policy": "lazy"})
+    stack = p("stack.create", {"width": 320, "height": 480})["stack"]
+    p("showRendered", {"class": "Story", "stack": stack})  # a miss: a lazy pool warms nothing before the first take
+    p("tasks.drain")
+    p("showRendered", {"class": "Story", "stack": stack})  # a hit
+    p("tasks.drain")
+    session = p("page.create", {"class": "Container", "count": 5, "width": 320, "height": 480, "initialIndex": 2})["session"]
+    p("page.willBeginDragging", {"session": session, "offset": 640})
+    p("page.didScroll", {"session": session, "offset": 700})  # toward page 3: the guess
+    pool = p.pool("Story")
+    assert pool["hits"] == 1 and pool["misses"] == 1, pool
+    stats = p.stats()
+    by_state = stats["containers"]["byState"]
+    page.wait("""([pool, stats, states]) => {
+        const cells = [...document.querySelectorAll('#pools-body tr[data-pool="Story 320x480"] td.num')].map(td => td.textContent);
+        const tile = (name) => document.querySelector(`.tile[data-stat="${name}"]`);
+        return JSON.stringify(cells) === JSON.stringify([pool.idle, pool.warming, pool.depth, pool.hits, pool.misses].map(String))
+            && tile('connections')?.querySelector('.tile-value').textContent === String(stats.connections.open)
+            && tile('containers')?.querySelector('.tile-value').textContent === String(stats.containers.total)
+            && states.every(([state, n]) => tile('containers').querySelector('.tile-note').textContent.split(' · ').includes(`${state} ${n}`))
+            && tile('task queue')?.querySelector('.tile-value').textContent === String(stats.tasks.pending);
+    }""", [pool, stats, [[s, by_state[s]] for s in ("appeared", "appearing", "disappearing", "disappeared", "fresh")]])
+    assert stats["connections"]["open"] == 2  # the inspector and this script
+    strip = f".page-session[data-session=\"{session}\"]"
+    page.wait(f"document.querySelector('{strip} .page-cell.guess')?.dataset.index === '3'")
+    cells = page.js(f"""[...document.querySelectorAll('{strip} .page-cell')].map(c => ({{
+        index: Number(c.dataset.index), current: c.classList.contains('current'), guess: c.classList.contains('guess'),
+        cached: c.classList.contains('cached'), state: ['appeared', 'appearing', 'disappearing', 'disappeared', 'fresh'].find(s => c.classList.contains(s)) ?? null }}))""")
+    assert [c["index"] for c in cells if c["current"]] == [2]
+    assert [c["index"] for c in cells if c["guess"]] == [3]
+    cached = {c["index"]: c["state"] for c in cells if c["cached"]}
+    assert cached.get(2) == "disappearing" and cached.get(3) == "appearing", cached
+    page.close()
+
+
+def test_inspector_pause_clear_and_bounded_history_under_60_scrolls_a_second(browser, web_host):
+    """A script streams range.didScroll at 60 a second (real clock) on a 1,000,000-item session while the
+    inspector is open. Pause freezes the picture while events are still applied; Resume catches up; Clear
+    forgets the timeline and the log but keeps the sessions; the event history stays bounded and the range
+    strip ends on the host's own final ranges (the page kept up)."""
+    page = Page(browser, web_base(web_host) + "/inspect")
+    p = driver(web_host)
+    for _ in range(3):
+        p("container.create", {"class": "Container"})  # lanes for Clear to clear
+    ranges = p("range.create", {"count": 1_000_000, "itemLength": 50, "viewport": {"width": 375, "height": 600},
+                                "batch": {"leadingScreens": 0}})["session"]
+    p("range.willBeginDragging", {"session": ranges, "offset": 0})
+    page.wait("document.querySelectorAll('#timeline-canvas .mark').length === 3")
+    stop = threading.Event()
+    sent = []
+    failure: list[BaseException] = []
+
+    def stream() -> None:
+        try:
+            period, due = 1 / 60, time.monotonic()
+            while not stop.is_set():
+                offset = (len(sent) + 1) * 50  # one item a frame: each call moves every range
+                p("range.didScroll", {"session": ranges, "offset": offset})
+                sent.append(offset)
+                due += period
+                stop.wait(max(0.0, due - time.monotonic()))  # the 60 Hz pace of a display, not a wait for a result
+        except BaseException as e:  # noqa: BLE001 - reported by the main thread
+            failure.append(e)
+
+    thread = threading.Thread(target=stream, daemon=True)
+    thread.start()
+    try:
+        model = "window.greenroomInspector.model"
+        row = f"document.querySelector('.range-session[data-session=\"{ranges}\"] .strip-head')"
+        page.wait(f"{model}.ranges.get({ranges!r})?.updates >= 20")
+        # Pause: the drawing stops, the model goes on.
+        page.page.click("#pause")
+        page.wait("document.body.classList.contains('paused') && document.querySelector('#pause').textContent === 'Resume'")
+        frozen = page.js(f"({{ head: {row}.textContent, events: document.querySelector('.tile[data-stat=events] .tile-value').textContent, applied: {model}.eventCount }})")
+        page.wait(f"{model}.eventCount > {frozen['applied'] + 30}")
+        now = page.js(f"({{ head: {row}.textContent, events: document.querySelector('.tile[data-stat=events] .tile-value').textContent }})")
+        assert now == {"head": frozen["head"], "events": frozen["events"]}
+        # Resume: the picture catches up with what was applied meanwhile.
+        applied = page.js(f"{model}.eventCount")
+        page.page.click("#pause")
+        page.wait(f"Number(document.querySelector('.tile[data-stat=events] .tile-value').textContent.replace(/,/g, '')) >= {applied}"
+                  f" && {row}.textContent !== {frozen['head']!r}")
+        # Clear: no marks, no lanes, a fresh log; the range session stays.
+        page.page.click("#clear")
+        page.wait("document.querySelectorAll('#timeline-canvas .mark').length === 0 && document.querySelectorAll('#timeline-labels .lane-label').length === 0"
+                  f" && document.querySelector('#timeline-count').textContent.startsWith('0 hooks') && {row} !== null")
+        # Bounded: more events than the log keeps went by, and the page holds no more than its bounds.
+        page.wait(f"{model}.eventCount > {model}.maxLog + {frozen['applied']}")
+    finally:
+        stop.set()
+        thread.join(WAIT_MS / 1000)
+    assert not failure, failure
+    assert len(sent) > 100
+    state = p("range.state", {"session": ranges})
+    visible = sorted(path[1] for path in state["visible"])
+    page.wait(f"document.querySelector('.range-session[data-session=\"{ranges}\"] .range-text')?.textContent.startsWith('visible {visible[0]}–{visible[-1]}')")
+    sizes = page.js(f"""({{ log: {model}.log.length, maxLog: {model}.maxLog, logLines: document.querySelector('#log').textContent.split('\\n').length,
+        rangeNodes: document.querySelectorAll('#ranges *').length, updates: {model}.ranges.get({ranges!r}).updates,
+        preload: {model}.ranges.get({ranges!r}).sets.preload.size }})""")
+    assert sizes["log"] <= sizes["maxLog"] and sizes["logLines"] <= 60, sizes
+    # Bands are intervals; only the items being prefetched (inside preload, a few screens) are dots, twice.
+    assert sizes["preload"] < 200 and sizes["rangeNodes"] <= 30 + 2 * sizes["preload"], sizes
+    assert sizes["updates"] >= len(sent), sizes
     page.close()

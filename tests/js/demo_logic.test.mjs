@@ -108,6 +108,41 @@ test("the scroll stream: a wheel or touch is a drag that ends in order when the 
   ]);
 });
 
+test("a drag that scrolls nothing (a tap, a wheel at the top) comes to rest when the page says it is still", async () => {
+  const { client, feed } = await startedFeed();
+  client.calls.length = 0;
+  feed.beginDragging(144);
+  feed.endDragging(144, 0);
+  feed.restIfStill(144);
+  assert.equal(feed.phase, "idle");
+  assert.deepEqual(client.calls, [
+    ["range.willBeginDragging", { session: "r-1", offset: 144 }],
+    ["range.willEndDragging", { session: "r-1", offset: 144, velocity: 0 }],
+    ["range.didEndDecelerating", { session: "r-1", offset: 144 }],
+  ]);
+  // A wheel where the feed cannot move: a drag never released, at rest all the same.
+  client.calls.length = 0;
+  feed.beginDragging(0);
+  feed.restIfStill(0);
+  assert.equal(feed.phase, "idle");
+  assert.deepEqual(client.methods(), ["range.willBeginDragging", "range.willEndDragging", "range.didEndDecelerating"]);
+  // A drag that scrolled (during the drag or after the release: a fling) waits for its scrollend.
+  for (const scrollAfterRelease of [false, true]) {
+    client.calls.length = 0;
+    feed.beginDragging(144);
+    if (!scrollAfterRelease) feed.scrolled(200, 2);
+    feed.endDragging(200, 2);
+    if (scrollAfterRelease) feed.scrolled(260, 2);
+    feed.restIfStill(260);
+    assert.equal(feed.phase, "decelerating");
+    assert.deepEqual(client.methods(), scrollAfterRelease
+      ? ["range.willBeginDragging", "range.willEndDragging", "range.didScroll"]
+      : ["range.willBeginDragging", "range.didScroll", "range.willEndDragging"]);
+    feed.cameToRest(260);
+    assert.equal(feed.phase, "idle");
+  }
+});
+
 test("the fake backend answers after its latency, with stable rows, and stops at its total", async () => {
   const backend = new FakeBackend({ latencyMs: 0, total: 40, batchSize: 30 });
   assert.deepEqual(await backend.fetchRows([3]), [rowData(3)]);

@@ -28,6 +28,7 @@ export class Feed {
     this.everVisible = new Set();
     this.counts = { blank: 0, wasted: 0, fetched: 0, cancelled: 0, batches: 0, rangeEvents: 0 };
     this.phase = "idle";
+    this.moved = false;
     this.early = [];
     this.listeners = new Set();
   }
@@ -168,6 +169,7 @@ export class Feed {
 
   scrolled(offset, velocity) {
     if (this.session === null) return undefined;
+    if (this.phase !== "idle") this.moved = true;
     const params = { offset };
     if (velocity !== undefined && this.phase !== "idle") params.velocity = velocity;
     return this.#send("range.didScroll", params);
@@ -176,6 +178,7 @@ export class Feed {
   beginDragging(offset) {
     if (this.session === null || this.phase === "dragging") return undefined;
     this.phase = "dragging";
+    this.moved = false;
     return this.#send("range.willBeginDragging", { offset });
   }
 
@@ -183,6 +186,15 @@ export class Feed {
     if (this.phase !== "dragging") return undefined;
     this.phase = "decelerating";
     return this.#send("range.willEndDragging", { offset, velocity });
+  }
+
+  /** A drag that has not scrolled at all gets no scrollend: a tap, or a wheel turned where the feed cannot
+   * move (up at the top). The page calls this a little after the release or the wheel (two frames, when
+   * the scroll events of any scroll they caused have come), and such a drag comes to rest now. Otherwise
+   * the session would stay tracking, which pauses the host's idle tasks, until some later scroll ends. */
+  restIfStill(offset) {
+    if (this.phase === "idle" || this.moved) return undefined;
+    return this.cameToRest(offset);
   }
 
   /** The scroll came to rest (scrollend): ends a drag that began, in order. */

@@ -85,10 +85,23 @@ function wireScroll(feed) {
     feed.scrolled(offset, velocity);
   }, { passive: true });
   // A wheel turn or a touch is a drag; it ends when the scroll comes to rest.
-  feedEl.addEventListener("wheel", () => feed.beginDragging(feedEl.scrollTop), { passive: true });
+  // A drag that scrolls nothing (a tap, a wheel up at the top) gets no scrollend: two frames later it rests.
+  const frame = () => new Promise((resolve) => requestAnimationFrame(resolve));
+  const restIfStill = async () => {
+    await frame();
+    await frame();
+    feed.restIfStill(feedEl.scrollTop);
+  };
+  feedEl.addEventListener("wheel", () => {
+    feed.beginDragging(feedEl.scrollTop);
+    restIfStill();
+  }, { passive: true });
   feedEl.addEventListener("pointerdown", () => feed.beginDragging(feedEl.scrollTop));
   feedEl.addEventListener("touchstart", () => feed.beginDragging(feedEl.scrollTop), { passive: true });
-  const release = () => feed.endDragging(feedEl.scrollTop, velocity);
+  const release = () => {
+    feed.endDragging(feedEl.scrollTop, velocity);
+    restIfStill();
+  };
   feedEl.addEventListener("pointerup", release);
   feedEl.addEventListener("touchend", release);
   if ("onscrollend" in window) {

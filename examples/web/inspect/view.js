@@ -71,7 +71,7 @@ export class InspectorView {
     if (this.paused || this.frame !== null) return;
     this.frame = requestAnimationFrame(() => {
       this.frame = null;
-      this.render();
+      if (!this.paused) this.render(); // paused after this frame was asked for: Resume draws
     });
   }
 
