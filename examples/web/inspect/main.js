@@ -22,7 +22,8 @@ document.getElementById("pause").addEventListener("click", (e) => {
 });
 document.getElementById("clear").addEventListener("click", () => {
   model.clear();
-  view.invalidate();
+  // Paused or not, Clear shows its effect at once (a paused picture is redrawn once, then frozen again).
+  view.redrawNow();
 });
 document.getElementById("zoom").addEventListener("input", (e) => {
   model.setScale(0.4 * 2 ** Number(e.target.value));

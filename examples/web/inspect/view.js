@@ -75,6 +75,12 @@ export class InspectorView {
     });
   }
 
+  /** Draws now, even while paused (Clear must show at once). */
+  redrawNow() {
+    this.dirty = true;
+    this.render();
+  }
+
   setPaused(paused) {
     this.paused = paused;
     this.root.classList.toggle("paused", paused);
