@@ -583,3 +583,30 @@ def test_inspector_pause_clear_and_bounded_history_under_60_scrolls_a_second(bro
     assert sizes["preload"] < 200 and sizes["rangeNodes"] <= 30 + 2 * sizes["preload"], sizes
     assert sizes["updates"] >= len(sent), sizes
     page.close()
+
+
+def test_the_readmes_page_of_your_own_runs_as_written(browser, web_host):
+    """README.md's "From a page of your own" snippet, run as written in a page of the host's own origin: it
+    logs the container's lifecycle, the typed error for an unknown container, and the container's info."""
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    section = readme[readme.index("### From a page of your own"):]
+    html = section[section.index("```html\n") + len("```html\n"):section.index("```", section.index("```html\n") + 8)]
+    script = html.strip().removeprefix('<script type="module">').removesuffix("</script>")
+    page = browser.new_page()
+    logs: list[str] = []
+    errors: list[str] = []
+    page.on("console", lambda m: logs.append(m.text) if m.type == "log"
+            else "favicon.ico" in m.location.get("url", "") or errors.append(f"{m.type}: {m.text}"))
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(web_base(web_host) + "/")  # a page of the host's origin
+    page.add_script_tag(content=script, type="module")
+    page.wait_for_function("() => true", timeout=WAIT_MS)
+    deadline = time.monotonic() + WAIT_MS / 1000
+    while len(logs) < 3 and time.monotonic() < deadline:
+        page.wait_for_timeout(20)  # the module runs asynchronously; its console lines are the condition
+    page.close()
+    assert not errors, errors
+    container_lines = [line for line in logs if line.startswith("c-") and " " in line]
+    assert container_lines and container_lines[0].split()[1] == "init", logs
+    assert "-32002 unknownObject" in logs, logs
+    assert logs[-1].startswith("{container: c-1, class: Container,"), logs
