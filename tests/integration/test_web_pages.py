@@ -559,8 +559,9 @@ def test_inspector_pause_clear_and_bounded_history_under_60_scrolls_a_second(bro
                   f" && document.querySelector('#timeline-count').textContent.startsWith('0 hooks') && {row} !== null")
         # Bounded: more events than the log keeps went by, and the page holds no more than its bounds.
         page.wait(f"{model}.eventCount > {model}.maxLog + {frozen['applied']}")
-        # Clear while paused shows at once, and the picture stays paused.
-        p("container.create", {"class": "Container"})
+        # Clear while paused shows at once, and the picture stays paused (a connection of its own: the
+        # stream thread uses `p`).
+        driver(web_host)("container.create", {"class": "Container"})
         page.wait("document.querySelectorAll('#timeline-canvas .mark').length >= 1")
         page.page.click("#pause")
         page.wait("document.body.classList.contains('paused')")
