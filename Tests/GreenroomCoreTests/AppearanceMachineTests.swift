@@ -57,7 +57,15 @@ final class RecordingDelegate: LifecycleDelegate {
         log.append("\(c.id):\(hook.rawValue)")
         return !failOn.contains("\(c.id):\(hook.rawValue)")
     }
-    func unbalanced(_ c: ContainerRecord, call: String) { unbalancedCalls.append("\(c.id):\(call)") }
+    func unbalanced(_ c: ContainerRecord, call: AppearanceCall) {
+        // UIKit's names for the calls, as the host's event says them.
+        let name = switch call {
+        case .beginAppearing: "beginAppearance(true)"
+        case .beginDisappearing: "beginAppearance(false)"
+        case .end: "endAppearance"
+        }
+        unbalancedCalls.append("\(c.id):\(name)")
+    }
     func schedule(afterMs ms: Double, _ action: @escaping () -> Void) -> Int {
         defer { nextToken += 1 }
         timers.append((now + ms, nextToken, action))

@@ -17,7 +17,7 @@ public protocol LifecycleDelegate: AnyObject {
     /// Runs `hook` on `container` and emits its `lifecycle` event. Returns false when the hook failed.
     func perform(_ hook: Hook, on container: ContainerRecord, _ context: HookContext) -> Bool
     /// An appearance call the state table rejects (`begin` or `end`); counted and emitted.
-    func unbalanced(_ container: ContainerRecord, call: String)
+    func unbalanced(_ container: ContainerRecord, call: AppearanceCall)
     /// Runs `action` after `ms` on the host clock; returns a token for `cancel`.
     func schedule(afterMs ms: Double, _ action: @escaping () -> Void) -> Int
     func cancel(_ token: Int)
@@ -75,7 +75,7 @@ public struct Lifecycle {
         if appearing { try loadIfNeeded(c, size: size) }
         switch c.appearance.begin(appearing: appearing) {
         case .hook(let h): try run(h, c, HookContext(animated: animated))
-        case .unbalanced: delegate.unbalanced(c, call: appearing ? "beginAppearance(true)" : "beginAppearance(false)")
+        case .unbalanced: delegate.unbalanced(c, call: appearing ? .beginAppearing : .beginDisappearing)
         }
     }
 
@@ -83,7 +83,7 @@ public struct Lifecycle {
         guard !c.isFailed, !c.isDestroyed else { return }
         switch c.appearance.end() {
         case .hook(let h): try run(h, c, HookContext(animated: animated))
-        case .unbalanced: delegate.unbalanced(c, call: "endAppearance")
+        case .unbalanced: delegate.unbalanced(c, call: .end)
         }
     }
 

@@ -9,7 +9,7 @@ public protocol PageSessionDelegate: AnyObject {
     /// Reuse mode: parks a child that left current +- 1 in its class's reuse queue.
     func recycleChild(_ session: PageSession, _ child: ContainerRecord, index: Int)
     /// `willTransition {from, to}` / `didTransition {from, to, completed}`.
-    func pageEvent(_ session: PageSession, _ kind: String, from: Int, to: Int, completed: Bool?)
+    func pageEvent(_ session: PageSession, _ kind: PageTransitionEvent, from: Int, to: Int, completed: Bool?)
     /// The session started or stopped tracking (dragging, decelerating, animating).
     func trackingChanged(_ session: PageSession)
     /// A child's hook failed where no reply carries the error (an animation's end, a hide mid-gesture):
@@ -21,13 +21,23 @@ extension PageSessionDelegate {
     public func childFailed(_ session: PageSession, _ failure: ContainerFailure) {}
 }
 
-/// Errors of the scroll stream and page.show that the host turns into -32003 / -32602.
+/// Errors of the scroll stream and `show` that the host turns into -32003 / -32602 (it names the
+/// calls and fields on the wire).
 public enum PageError: Error, Equatable, Sendable {
     case indexOutOfRange(index: Int, count: Int)
     case offsetOutOfRange(offset: Double, min: Double, max: Double)
-    case outOfOrder(call: String, phase: String)
+    /// A call that does not fit the session's phase.
+    case outOfOrder(PageCall, phase: PageSession.Phase)
+    /// A call that needs the session on screen.
+    case offscreen(PageCall)
     case child(ContainerFailure)
 }
+
+/// The calls a page session can refuse as out of order.
+public enum PageCall: Equatable, Sendable { case show, willBeginDragging, willEndDragging, didEndDragging, didEndDecelerating }
+
+/// The two `page` events of a transition.
+public enum PageTransitionEvent: Equatable, Sendable { case willTransition, didTransition }
 
 /// A page session (docs/pages.md; the GYPageViewController and MJianshu articles): UIPageViewController-exact
 /// child lifecycles from a scroll stream named after UIScrollViewDelegate, regular where UIPageViewController is not.
@@ -44,7 +54,7 @@ public final class PageSession {
         case reuse
     }
 
-    public enum Phase: String, Sendable { case idle, dragging, decelerating, animating }
+    public enum Phase: Equatable, Sendable { case idle, dragging, decelerating, animating }
 
     public let id: String
     public let count: Int
@@ -264,7 +274,7 @@ public final class PageSession {
     /// animated). A running animation completes first.
     public func show(_ index: Int, animated: Bool) throws(PageError) {
         guard (0..<count).contains(index) else { throw .indexOutOfRange(index: index, count: count) }
-        if phase == .dragging || phase == .decelerating { throw .outOfOrder(call: "page.show", phase: phase.rawValue) }
+        if phase == .dragging || phase == .decelerating { throw .outOfOrder(.show, phase: phase) }
         completeAnimation()
         guard index != current else { return }
         let from = current
@@ -279,14 +289,14 @@ public final class PageSession {
         // The current page's child, unless it failed earlier (then nothing is on screen to leave).
         let old = attached(from)
         let new = try child(index)  // most recently used: the destination
-        delegate.pageEvent(self, "willTransition", from: from, to: index, completed: nil)
+        delegate.pageEvent(self, .willTransition, from: from, to: index, completed: nil)
         do {
             try ruleBegin(new, appearing: true, animated: animated, size: pageSize)
         } catch {
             // The new page failed before anything else moved: it leaves the session, the transition
             // is reported as not completed, and the old page stays.
             forget(new)
-            delegate.pageEvent(self, "didTransition", from: from, to: index, completed: false)
+            delegate.pageEvent(self, .didTransition, from: from, to: index, completed: false)
             throw .child(error)
         }
         // A failing hook fails its container and nothing else (docs/plugins.md): the other page's calls
@@ -330,7 +340,7 @@ public final class PageSession {
                 }
             }
             self.cleanUpAtRest()
-            self.delegate.pageEvent(self, "didTransition", from: from, to: index, completed: arrived)
+            self.delegate.pageEvent(self, .didTransition, from: from, to: index, completed: arrived)
             self.delegate.trackingChanged(self)
             // The first failure is the caller's to report; any other goes to the host at once.
             for extra in failures.dropFirst() { self.delegate.childFailed(self, extra) }
@@ -373,10 +383,10 @@ public final class PageSession {
 
     public func willBeginDragging(offset x: Double) throws(PageError) {
         try checkOffset(x)
-        guard isVisible else { throw .outOfOrder(call: "page.willBeginDragging", phase: "offscreen") }
+        guard isVisible else { throw .offscreen(.willBeginDragging) }
         switch phase {
         case .dragging:
-            throw .outOfOrder(call: "page.willBeginDragging", phase: phase.rawValue)
+            throw .outOfOrder(.willBeginDragging, phase: phase)
         case .decelerating:
             // Continues the same interaction: origin re-anchored to the page boundary behind the motion.
             let movingForward = x >= origin
@@ -414,9 +424,9 @@ public final class PageSession {
             throw error
         }
         if lastGuess == current {
-            delegate.pageEvent(self, "willTransition", from: current, to: next, completed: nil)
+            delegate.pageEvent(self, .willTransition, from: current, to: next, completed: nil)
         } else {
-            delegate.pageEvent(self, "willTransition", from: lastGuess, to: next, completed: nil)
+            delegate.pageEvent(self, .willTransition, from: lastGuess, to: next, completed: nil)
         }
         do {
             do { try ruleBegin(incoming, appearing: true, animated: true, size: pageSize) } catch {
@@ -436,13 +446,13 @@ public final class PageSession {
 
     public func willEndDragging(offset x: Double) throws(PageError) {
         try checkOffset(x)
-        guard phase == .dragging else { throw .outOfOrder(call: "page.willEndDragging", phase: phase.rawValue) }
+        guard phase == .dragging else { throw .outOfOrder(.willEndDragging, phase: phase) }
         offset = x
     }
 
     public func didEndDragging(offset x: Double, willDecelerate: Bool) throws(PageError) {
         try checkOffset(x)
-        guard phase == .dragging else { throw .outOfOrder(call: "page.didEndDragging", phase: phase.rawValue) }
+        guard phase == .dragging else { throw .outOfOrder(.didEndDragging, phase: phase) }
         offset = x
         if willDecelerate {
             phase = .decelerating
@@ -454,7 +464,7 @@ public final class PageSession {
 
     public func didEndDecelerating(offset x: Double) throws(PageError) {
         try checkOffset(x)
-        guard phase == .decelerating else { throw .outOfOrder(call: "page.didEndDecelerating", phase: phase.rawValue) }
+        guard phase == .decelerating else { throw .outOfOrder(.didEndDecelerating, phase: phase) }
         try settle(at: x)
     }
 
@@ -491,7 +501,7 @@ public final class PageSession {
                         try ruleEnd(gc, animated: true)
                     }
                     let nc = try child(new)
-                    delegate.pageEvent(self, "willTransition", from: old, to: new, completed: nil)
+                    delegate.pageEvent(self, .willTransition, from: old, to: new, completed: nil)
                     try ruleBegin(nc, appearing: true, animated: true, size: pageSize)
                     try ruleEnd(nc, animated: true)
                     if let oldChild { try ruleEnd(oldChild, animated: true) }
@@ -500,7 +510,7 @@ public final class PageSession {
                 // No guess was made (no didScroll crossed a page) but the rest is elsewhere.
                 let nc = try child(new)
                 let oc = attached(old)
-                delegate.pageEvent(self, "willTransition", from: old, to: new, completed: nil)
+                delegate.pageEvent(self, .willTransition, from: old, to: new, completed: nil)
                 try ruleBegin(nc, appearing: true, animated: true, size: pageSize)
                 if let oc { try ruleBegin(oc, appearing: false, animated: true) }
                 try ruleEnd(nc, animated: true)
@@ -516,7 +526,7 @@ public final class PageSession {
             }
             restAfterFailure(failure, old: old, new: new)
             if g != nil || new != old {
-                delegate.pageEvent(self, "didTransition", from: old, to: new == old ? (g ?? new) : new, completed: current != old)
+                delegate.pageEvent(self, .didTransition, from: old, to: new == old ? (g ?? new) : new, completed: current != old)
             }
             cleanUpAtRest()
             throw .child(failure)
@@ -524,7 +534,7 @@ public final class PageSession {
         current = new
         if g != nil || new != old {
             // A cancelled swipe names the page it gave up on.
-            delegate.pageEvent(self, "didTransition", from: old, to: new == old ? (g ?? new) : new, completed: new != old)
+            delegate.pageEvent(self, .didTransition, from: old, to: new == old ? (g ?? new) : new, completed: new != old)
         }
         cleanUpAtRest()
     }

@@ -149,10 +149,10 @@ public final class ContainerSystem: HostComponent, LifecycleDelegate {
         return ok
     }
 
-    public func unbalanced(_ c: ContainerRecord, call: String) {
+    public func unbalanced(_ c: ContainerRecord, call: AppearanceCall) {
         unbalancedTransitions += 1
         var fields = baseEvent(c, event: "unbalancedAppearanceTransition")
-        fields["call"] = .string(call)
+        fields["call"] = .string(call.wireName)
         fields["state"] = .string(c.state.rawValue)
         host.emit("lifecycle", owner: eventTarget(c), fields)
     }
@@ -325,12 +325,15 @@ public final class ContainerSystem: HostComponent, LifecycleDelegate {
 
     /// Runs a Core operation; a hook failure becomes -32004 after its container is torn down.
     func guarded<T>(_ body: () throws(ContainerFailure) -> T) throws(RPCError) -> T {
-        do { return try body() } catch {
-            guard let c = containers[error.container] else {
-                throw RPCError(.pluginFailed, "A hook failed", ["container": .string(error.container), "hook": .string(error.hook.rawValue)])
-            }
-            throw fail(c)
+        try mappingErrors(rpc, body)
+    }
+
+    /// Tears the failed container down; its -32004.
+    func rpc(_ failure: ContainerFailure) -> RPCError {
+        guard let c = containers[failure.container] else {
+            return RPCError(.pluginFailed, "A hook failed", ["container": .string(failure.container), "hook": .string(failure.hook.rawValue)])
         }
+        return fail(c)
     }
 
     /// `configure` with business data; returns the hook's output.

@@ -133,11 +133,11 @@ public final class PageSystem: HostComponent, PageSessionDelegate {
         e.reuseQueue[child.className, default: []].append(child)
     }
 
-    public func pageEvent(_ session: PageSession, _ kind: String, from: Int, to: Int, completed: Bool?) {
+    public func pageEvent(_ session: PageSession, _ kind: PageTransitionEvent, from: Int, to: Int, completed: Bool?) {
         guard let e = sessions[session.id] else { return }
         let target = host.connection(id: e.owner)
         guard host.wantsEvents("page", owner: target) else { return }
-        var f: JSONObject = ["session": .string(session.id), "kind": .string(kind), "from": .int(from), "to": .int(to)]
+        var f: JSONObject = ["session": .string(session.id), "kind": .string(kind.wireName), "from": .int(from), "to": .int(to)]
         if let completed { f["completed"] = .bool(completed) }
         host.emit("page", owner: target, f)
     }
