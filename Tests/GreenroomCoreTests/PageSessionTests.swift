@@ -13,7 +13,7 @@ final class PageHarness: PageSessionDelegate {
 
     init(count: Int = 5, initial: Int = 1, cache: PageSession.CacheMode = .limit(3)) {
         session = PageSession(id: "p", count: count, pageSize: Size(width: 100, height: 200), initialIndex: initial,
-                              cacheMode: cache, lifecycle: Lifecycle(delegate: d), delegate: self)
+                              cacheMode: cache, host: d, delegate: self)
         try! session.setVisible(true)
         _ = d.take()
     }
@@ -24,7 +24,7 @@ final class PageHarness: PageSessionDelegate {
     }
     func releaseChild(_ session: PageSession, _ child: ContainerRecord, index: Int) {
         released.append(index)
-        Lifecycle(delegate: d).teardown(child)
+        try? d.perform(Lifecycle().teardown(child))
     }
     func recycleChild(_ session: PageSession, _ child: ContainerRecord, index: Int) { recycled.append(index) }
     func pageEvent(_ session: PageSession, _ kind: PageTransitionEvent, from: Int, to: Int, completed: Bool?) {

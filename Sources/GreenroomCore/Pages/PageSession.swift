@@ -81,18 +81,21 @@ public final class PageSession {
     /// Non-interactive animation: destination and timer.
     private var animation: (to: Int, from: Int, timer: Int, complete: () -> Void)?
 
-    let lifecycle: Lifecycle
+    let lifecycle = Lifecycle()
+    /// Not yet a machine returning actions: the session hands the lifecycle's actions to the host as it
+    /// goes, because what it does next depends on whether they failed.
+    unowned let host: LifecycleHost
     public unowned let delegate: PageSessionDelegate
 
     public init(id: String, count: Int, pageSize: Size, initialIndex: Int, cacheMode: CacheMode,
-                lifecycle: Lifecycle, delegate: PageSessionDelegate) {
+                host: LifecycleHost, delegate: PageSessionDelegate) {
         self.id = id
         self.count = count
         self.pageSize = pageSize
         self.cacheMode = cacheMode
         self.current = initialIndex
         self.offset = Double(initialIndex) * pageSize.width
-        self.lifecycle = lifecycle
+        self.host = host
         self.delegate = delegate
         self.isVisible = false
     }
@@ -170,7 +173,7 @@ public final class PageSession {
         deferred.remove(index)
         takeOver(c)
         // A page at rest is disappeared; anything else is brought there balanced first.
-        try? lifecycle.disappear(c)
+        try? host.perform(lifecycle.disappear(c))
         delegate.releaseChild(self, c, index: index)
     }
 
@@ -184,7 +187,7 @@ public final class PageSession {
                 guard let c = children.removeValue(forKey: index) else { continue }
                 lru.removeAll { $0 == index }
                 takeOver(c)
-                try? lifecycle.disappear(c)
+                try? host.perform(lifecycle.disappear(c))
                 delegate.recycleChild(self, c, index: index)
             }
         }
@@ -211,7 +214,7 @@ public final class PageSession {
         // Hiding makes no child: a page whose child failed has nothing on screen to leave.
         guard let c = visible ? try child(current) : attached(current) else { return }
         do {
-            if visible { try lifecycle.appear(c, animated: animated, size: pageSize) } else { try lifecycle.disappear(c, animated: animated) }
+            if visible { try host.perform(lifecycle.appear(c, animated: animated, size: pageSize)) } else { try host.perform(lifecycle.disappear(c, animated: animated)) }
         } catch { throw .child(error) }
     }
 
@@ -227,7 +230,7 @@ public final class PageSession {
         guard let c = appearing ? try child(current) : attached(current) else { return }
         // A page already where the session is going (its own rules moved it) gets no call.
         guard (c.state == .appearing || c.state == .appeared) != appearing else { return }
-        do { try lifecycle.begin(c, appearing: appearing, animated: animated, size: pageSize) } catch { throw .child(error) }
+        do { try host.perform(lifecycle.begin(c, appearing: appearing, animated: animated, size: pageSize)) } catch { throw .child(error) }
         forwarded = (c, c.state)
     }
 
@@ -240,7 +243,7 @@ public final class PageSession {
         guard let f = forwarded else { return }
         forwarded = nil
         guard children.values.contains(where: { $0 === f.container }), f.container.state == f.state else { return }
-        do { try lifecycle.end(f.container, animated: animated) } catch { throw .child(error) }
+        do { try host.perform(lifecycle.end(f.container, animated: animated)) } catch { throw .child(error) }
     }
 
     /// The session's own rules make an appearance call on `c`: a forwarded transition on it is theirs now.
@@ -251,13 +254,13 @@ public final class PageSession {
     /// begin(appearing:) by the session's own rules (page.show, the scroll stream).
     private func ruleBegin(_ c: ContainerRecord, appearing: Bool, animated: Bool, size: Size? = nil) throws(ContainerFailure) {
         takeOver(c)
-        try lifecycle.begin(c, appearing: appearing, animated: animated, size: size)
+        try host.perform(lifecycle.begin(c, appearing: appearing, animated: animated, size: size))
     }
 
     /// end() by the session's own rules.
     private func ruleEnd(_ c: ContainerRecord, animated: Bool) throws(ContainerFailure) {
         takeOver(c)
-        try lifecycle.end(c, animated: animated)
+        try host.perform(lifecycle.end(c, animated: animated))
     }
 
     /// Hiding mid-gesture: the gesture is settled where it is, so nothing is left half way.
@@ -334,7 +337,7 @@ public final class PageSession {
                 // The destination failed: the page it was leaving comes back, as a stack reveals the
                 // container under a failed top.
                 self.takeOver(o)
-                do throws(ContainerFailure) { try self.lifecycle.appear(o, animated: animated, size: self.pageSize) } catch {
+                do throws(ContainerFailure) { try self.host.perform(self.lifecycle.appear(o, animated: animated, size: self.pageSize)) } catch {
                     self.forget(o)
                     failures.append(error)
                 }
@@ -348,7 +351,7 @@ public final class PageSession {
         }
         if animated {
             phase = .animating
-            let timer = lifecycle.delegate.schedule(afterMs: animationMs) { [weak self] in
+            let timer = host.schedule(afterMs: animationMs) { [weak self] in
                 guard let self, self.animation != nil else { return }
                 self.animation?.complete()
             }
@@ -370,7 +373,7 @@ public final class PageSession {
     /// Delivers a running animation's end calls now (a new show or drag interrupts it).
     public func completeAnimation() {
         guard let a = animation else { return }
-        lifecycle.delegate.cancel(a.timer)
+        host.cancel(a.timer)
         a.complete()
     }
 
@@ -549,7 +552,7 @@ public final class PageSession {
             guard let c = children[i] else { continue }
             takeOver(c)
             do throws(ContainerFailure) {
-                if i == current && isVisible { try lifecycle.appear(c, size: pageSize) } else { try lifecycle.disappear(c) }
+                if i == current && isVisible { try host.perform(lifecycle.appear(c, size: pageSize)) } else { try host.perform(lifecycle.disappear(c)) }
             } catch {
                 forget(c)
                 delegate.childFailed(self, error)

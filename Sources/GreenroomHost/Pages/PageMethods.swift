@@ -119,7 +119,7 @@ extension PageSystem {
             let stack: StackRecord? = p.has("stack") ? try containers.stack(p, owner: conn) : nil
 
             let session = PageSession(id: makeSessionID(), count: classes.count, pageSize: size, initialIndex: initial,
-                                      cacheMode: mode, lifecycle: containers.lifecycle, delegate: self)
+                                      cacheMode: mode, host: containers, delegate: self)
             let e = PageSessionEntry(session: session, owner: conn.id, classes: classes, data: data, prerender: prerender)
             sessions[session.id] = e
             if let stack {

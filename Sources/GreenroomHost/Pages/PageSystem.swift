@@ -110,8 +110,8 @@ public final class PageSystem: HostComponent, PageSessionDelegate {
             }
         }
         child.parent = .page(session: session.id, index: index)
-        try containers.lifecycle.willMove(child, toParent: session.id)
-        try containers.lifecycle.didMove(child, toParent: session.id)
+        try containers.perform(containers.lifecycle.willMove(child, toParent: session.id))
+        try containers.perform(containers.lifecycle.didMove(child, toParent: session.id))
         if needsConfigure, let data {
             do { _ = try containers.configure(child, data: data) } catch {
                 throw ContainerFailure(container: child.id, hook: .configure)
@@ -121,10 +121,10 @@ public final class PageSystem: HostComponent, PageSessionDelegate {
     }
 
     public func releaseChild(_ session: PageSession, _ child: ContainerRecord, index: Int) {
-        try? containers.lifecycle.willMove(child, toParent: nil)
-        try? containers.lifecycle.didMove(child, toParent: nil)
+        try? containers.perform(containers.lifecycle.willMove(child, toParent: nil))
+        try? containers.perform(containers.lifecycle.didMove(child, toParent: nil))
         // Its deinit still says which page it was (teardown clears the parent afterwards).
-        containers.lifecycle.teardown(child)
+        containers.teardown(child)
     }
 
     public func recycleChild(_ session: PageSession, _ child: ContainerRecord, index: Int) {
