@@ -24,7 +24,8 @@ public struct ContainerFailure: Error, Equatable, Sendable {
 /// The lifecycle rules of docs/lifecycle.md over `ContainerRecord`s: lazy view loading, layout at a size,
 /// the appearance machine, containment, teardown. A machine in the shape of `AppearanceMachine`: each
 /// input updates the record and returns the actions the host performs, in order (`perform`); what the
-/// hooks did comes back as inputs (`hookFailed`, `didDeinitialize`). It calls nothing.
+/// hooks did comes back as inputs (`hookFailed`, `didDeinitialize`). It holds no reference to the host:
+/// `perform` drives one list through the effect the host passes in.
 public struct Lifecycle: Sendable {
     public init() {}
 
