@@ -244,7 +244,7 @@ extension RangeSystem {
             guard at.count == 2 else { throw .invalidParams(path: "at", "expected an index path [section, row]") }
             let lengths = try Self.lengths(["lengths": p.value("lengths") ?? .null], path: "")
             guard !lengths.isEmpty else { throw .invalidParams(path: "lengths", "is required (at least one length)") }
-            try mapped { () throws(RangeError) in try e.session.insert(section: at[0], row: at[1], lengths: lengths) }
+            _ = try mapped { () throws(RangeError) in try e.session.insert(section: at[0], row: at[1], lengths: lengths) }
             // Texture re-checks after a data change with changes, unless dragging.
             refresh(e, checkBatch: !e.session.dragging)
             return .object(summary(e))
