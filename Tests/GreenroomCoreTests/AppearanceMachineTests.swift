@@ -44,8 +44,9 @@ import Testing
     }
 }
 
-/// Records hooks as "c-1:viewWillAppear" and runs scheduled work on a fake clock.
-final class RecordingDelegate: LifecycleDelegate {
+/// Performs lifecycle actions by recording hooks as "c-1:viewWillAppear" (failing those in `failOn`),
+/// and runs scheduled work on a fake clock.
+final class RecordingDelegate: LifecycleHost {
     var log: [String] = []
     var unbalancedCalls: [String] = []
     var failOn: Set<String> = []
@@ -53,11 +54,24 @@ final class RecordingDelegate: LifecycleDelegate {
     var timers: [(at: Double, token: Int, action: () -> Void)] = []
     var nextToken = 1
 
-    func perform(_ hook: Hook, on c: ContainerRecord, _ context: HookContext) -> Bool {
-        log.append("\(c.id):\(hook.rawValue)")
-        return !failOn.contains("\(c.id):\(hook.rawValue)")
+    func perform(_ actions: LifecycleActions) throws(ContainerFailure) {
+        try Lifecycle().perform(actions) { action in
+            switch action {
+            case .run(let hook, let c, _):
+                log.append("\(c.id):\(hook.rawValue)")
+                return !failOn.contains("\(c.id):\(hook.rawValue)")
+            case .unbalanced(let c, let call, _):
+                // UIKit's names for the calls, as the host's event says them.
+                let name = switch call {
+                case .beginAppearing: "beginAppearance(true)"
+                case .beginDisappearing: "beginAppearance(false)"
+                case .end: "endAppearance"
+                }
+                unbalancedCalls.append("\(c.id):\(name)")
+                return true
+            }
+        }
     }
-    func unbalanced(_ c: ContainerRecord, call: String) { unbalancedCalls.append("\(c.id):\(call)") }
     func schedule(afterMs ms: Double, _ action: @escaping () -> Void) -> Int {
         defer { nextToken += 1 }
         timers.append((now + ms, nextToken, action))
@@ -76,29 +90,29 @@ final class RecordingDelegate: LifecycleDelegate {
 
 @Suite struct LifecycleTests {
     let d = RecordingDelegate()
-    var life: Lifecycle { Lifecycle(delegate: d) }
+    let life = Lifecycle()
 
     @Test func viewLoadsLazilyBeforeFirstAppearanceAndLaysOutOnlyOnSizeChange() throws {
         let c = ContainerRecord(id: "c", className: "K", owner: nil)
         let size = Size(width: 10, height: 20)
-        try life.begin(c, appearing: true, animated: false, size: size)
+        try d.perform(life.begin(c, appearing: true, animated: false, size: size))
         #expect(d.take() == ["c:loadView", "c:viewDidLoad", "c:viewWillLayoutSubviews", "c:viewDidLayoutSubviews", "c:viewWillAppear"])
-        try life.end(c, animated: false)
-        try life.disappear(c)
-        try life.appear(c, size: size)
+        try d.perform(life.end(c, animated: false))
+        try d.perform(life.disappear(c))
+        try d.perform(life.appear(c, size: size))
         #expect(d.take() == ["c:viewDidAppear", "c:viewWillDisappear", "c:viewDidDisappear", "c:viewWillAppear", "c:viewDidAppear"])
-        try life.layout(c, size: Size(width: 11, height: 20))
+        try d.perform(life.layout(c, size: Size(width: 11, height: 20)))
         #expect(d.take() == ["c:viewWillLayoutSubviews", "c:viewDidLayoutSubviews"])
     }
 
     @Test func teardownDisappearsThenDeinits() throws {
         let c = ContainerRecord(id: "c", className: "K", owner: nil)
-        try life.appear(c)
+        try d.perform(life.appear(c))
         _ = d.take()
-        life.teardown(c)
+        try d.perform(life.teardown(c))
         #expect(d.take() == ["c:viewWillDisappear", "c:viewDidDisappear", "c:deinit"])
         #expect(c.isDestroyed)
-        life.teardown(c)
+        try d.perform(life.teardown(c))
         #expect(d.take().isEmpty, "teardown runs once")
     }
 
@@ -106,18 +120,18 @@ final class RecordingDelegate: LifecycleDelegate {
         let c = ContainerRecord(id: "c", className: "K", owner: nil)
         d.failOn = ["c:viewDidLoad"]
         #expect(throws: ContainerFailure(container: "c", hook: .viewDidLoad)) {
-            try life.begin(c, appearing: true, animated: false)
+            try d.perform(life.begin(c, appearing: true, animated: false))
         }
         #expect(d.take() == ["c:loadView", "c:viewDidLoad"])
         #expect(c.isFailed)
-        life.teardown(c)
+        try? d.perform(life.teardown(c))
         #expect(d.take() == ["c:deinit"])
     }
 
     @Test func unbalancedCallsRunNoHookAndAreReported() throws {
         let c = ContainerRecord(id: "c", className: "K", owner: nil)
-        try life.end(c, animated: false)
-        try life.begin(c, appearing: false, animated: false)
+        try d.perform(life.end(c, animated: false))
+        try d.perform(life.begin(c, appearing: false, animated: false))
         #expect(d.take().isEmpty)
         #expect(d.unbalancedCalls == ["c:endAppearance", "c:beginAppearance(false)"])
     }

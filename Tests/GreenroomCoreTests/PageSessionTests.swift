@@ -13,7 +13,7 @@ final class PageHarness: PageSessionDelegate {
 
     init(count: Int = 5, initial: Int = 1, cache: PageSession.CacheMode = .limit(3)) {
         session = PageSession(id: "p", count: count, pageSize: Size(width: 100, height: 200), initialIndex: initial,
-                              cacheMode: cache, lifecycle: Lifecycle(delegate: d), delegate: self)
+                              cacheMode: cache, host: d, delegate: self)
         try! session.setVisible(true)
         _ = d.take()
     }
@@ -24,10 +24,10 @@ final class PageHarness: PageSessionDelegate {
     }
     func releaseChild(_ session: PageSession, _ child: ContainerRecord, index: Int) {
         released.append(index)
-        Lifecycle(delegate: d).teardown(child)
+        try? d.perform(Lifecycle().teardown(child))
     }
     func recycleChild(_ session: PageSession, _ child: ContainerRecord, index: Int) { recycled.append(index) }
-    func pageEvent(_ session: PageSession, _ kind: String, from: Int, to: Int, completed: Bool?) {
+    func pageEvent(_ session: PageSession, _ kind: PageTransitionEvent, from: Int, to: Int, completed: Bool?) {
         events.append("\(kind) \(from)->\(to)\(completed.map { $0 ? " done" : " cancelled" } ?? "")")
     }
     func trackingChanged(_ session: PageSession) {}
@@ -185,14 +185,14 @@ final class PageHarness: PageSessionDelegate {
 
     @Test func outOfOrderCallsAreErrorsAndChangeNothing() throws {
         let h = PageHarness()
-        #expect(throws: PageError.outOfOrder(call: "page.didEndDecelerating", phase: "idle")) { try h.session.didEndDecelerating(offset: 100) }
-        #expect(throws: PageError.outOfOrder(call: "page.didEndDragging", phase: "idle")) { try h.session.didEndDragging(offset: 100, willDecelerate: false) }
+        #expect(throws: PageError.outOfOrder(.didEndDecelerating, phase: .idle)) { try h.session.didEndDecelerating(offset: 100) }
+        #expect(throws: PageError.outOfOrder(.didEndDragging, phase: .idle)) { try h.session.didEndDragging(offset: 100, willDecelerate: false) }
         try h.session.didScroll(offset: 150)  // not dragging: recorded, no lifecycle
         #expect(h.log().isEmpty)
         #expect(throws: PageError.indexOutOfRange(index: 5, count: 5)) { try h.session.show(5, animated: false) }
         #expect(throws: PageError.self) { try h.session.willBeginDragging(offset: -150) }
         try h.drag([100, 150], release: 200)
-        #expect(throws: PageError.outOfOrder(call: "page.didEndDecelerating", phase: "idle")) { try h.session.didEndDecelerating(offset: 200) }
+        #expect(throws: PageError.outOfOrder(.didEndDecelerating, phase: .idle)) { try h.session.didEndDecelerating(offset: 200) }
         h.checkRest()
     }
 

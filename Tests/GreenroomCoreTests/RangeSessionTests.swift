@@ -28,7 +28,7 @@ import Testing
         // Reversing flips leading and trailing.
         try s.didScroll(to: 2900)
         _ = s.update()
-        #expect(s.directionName == "up")
+        #expect(s.direction == .up)
         #expect(s.display == IndexInterval(19, 44))
         #expect(s.preload == IndexInterval(4, 54))
     }
@@ -156,7 +156,7 @@ import Testing
         try s.didScroll(to: 1000)
         let target = try s.willEndDragging(velocity: 4, target: nil)
         #expect(target == min(1000 + 4 * 499, 9000))
-        #expect(throws: RangeError.outOfOrder(call: "range.willEndDragging", phase: "decelerating")) {
+        #expect(throws: RangeError.outOfOrder(.willEndDragging, phase: .decelerating)) {
             try s.willEndDragging(velocity: 1, target: nil)
         }
     }
@@ -333,7 +333,7 @@ import Testing
         let s = RangeSession(id: "r", sections: [[100, 100], [100]], viewportLength: 1000, viewportCross: 375,
                              horizontal: false, itemLimit: 5)
         _ = s.update()
-        #expect(throws: RangeError.invalid(path: "lengths", reason: "a session holds at most 5 items in all (it has 3)")) {
+        #expect(throws: RangeError.tooManyItems(limit: 5, count: 3)) {
             try s.insert(section: 1, row: 0, lengths: [1, 1, 1])
         }
         #expect(s.count == 3 && s.contentLength == 300 && s.sectionStarts == [0, 2, 3])

@@ -101,13 +101,13 @@ import Testing
         try s.didScroll(to: 2980, velocity: 0.5)
         #expect(s.scrollSign == 1, "a velocity, when sent, wins over the delta")
         _ = s.updateIfNeeded()
-        #expect(s.directionName == "down")
+        #expect(s.direction == .down)
         // A snap target above the offset while the finger moved down: toward the target.
         #expect(try s.willEndDragging(velocity: 0.5, target: 2500) == 2500)
         #expect(s.scrollSign == -1)
         try s.didScroll(to: 2800)
         _ = s.updateIfNeeded()
-        #expect(s.directionName == "up")
+        #expect(s.direction == .up)
         // full, up at 2800: display [1800, 4300) rows 18..42, preload [300, 5300) rows 3..52.
         #expect(s.display == IndexInterval(18, 43) && s.preload == IndexInterval(3, 53))
         try s.didEndDecelerating()
@@ -115,7 +115,7 @@ import Testing
         try s.didScroll(to: 5000)
         #expect(s.scrollSign == 0)
         _ = s.updateIfNeeded()
-        #expect(s.directionName == "up")
+        #expect(s.direction == .up)
         #expect(s.display == IndexInterval(40, 65) && s.preload == IndexInterval(25, 75))
     }
 
@@ -131,13 +131,13 @@ import Testing
         try s.didScroll(to: 7300)
         try s.didScroll(to: 7100, velocity: -0.2)
         _ = s.updateIfNeeded()
-        #expect(s.directionName == "up")
+        #expect(s.direction == .up)
         #expect(!s.shouldBeginBatch(), "dragging toward the head: no")
         _ = try s.willEndDragging(velocity: 0, target: nil)
         #expect(s.scrollSign == 0)
         #expect(s.shouldBeginBatch(at: 7100), "a zero-velocity release has no direction: fetch")
         try s.didEndDecelerating()
-        #expect(s.directionName == "up" && s.shouldBeginBatch(), "at rest near the end, whatever the ranges keep")
+        #expect(s.direction == .up && s.shouldBeginBatch(), "at rest near the end, whatever the ranges keep")
     }
 
     @Test func theBatchBoundaryIsInclusive() throws {
@@ -262,13 +262,13 @@ import Testing
         s.willBeginDragging()
         try s.didScroll(to: 900)
         _ = s.updateIfNeeded()
-        #expect(s.directionName == "right")
+        #expect(s.direction == .right)
         // full right at 900: display [650, 1900) = rows 6..9 and 10..27; preload [150, 2150) = 1..29.
         #expect(s.display == IndexInterval(6, 28) && s.preload == IndexInterval(1, 30))
         #expect(s.path(10).section == 2 && s.path(10).row == 0)
         try s.didScroll(to: 850)
         _ = s.updateIfNeeded()
-        #expect(s.directionName == "left")
+        #expect(s.direction == .left)
         // full left at 850: display [350, 1600) rows 3..21, preload [-400, 2100) rows 0..29.
         #expect(s.display == IndexInterval(3, 22) && s.preload == IndexInterval(0, 30))
     }

@@ -1,3 +1,6 @@
+/// An appearance call, as an unbalanced one is reported: begin (appearing or not) or end.
+public enum AppearanceCall: Equatable, Sendable { case beginAppearing, beginDisappearing, end }
+
 /// A container's appearance state (UIKit's begin/end appearance transitions).
 public enum Appearance: String, Sendable, CaseIterable {
     case disappeared, appearing, appeared, disappearing

@@ -20,7 +20,7 @@ public enum ContainerParent: Equatable, Sendable {
 }
 
 /// One container as Core sees it: identity, appearance state, view state and place. The class-side
-/// state (hooks' work) lives with the host, reached through `LifecycleDelegate`.
+/// state (hooks' work) lives with the host, which performs `Lifecycle`'s actions on it.
 public final class ContainerRecord {
     public let id: String
     public let className: String

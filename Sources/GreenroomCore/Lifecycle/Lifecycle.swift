@@ -11,18 +11,6 @@ public struct HookContext: Sendable, Equatable {
     }
 }
 
-/// What Core asks of the host: run hooks (and emit their events), report unbalanced calls, and keep
-/// time. Core decides which hooks run and in what order; the host does the work.
-public protocol LifecycleDelegate: AnyObject {
-    /// Runs `hook` on `container` and emits its `lifecycle` event. Returns false when the hook failed.
-    func perform(_ hook: Hook, on container: ContainerRecord, _ context: HookContext) -> Bool
-    /// An appearance call the state table rejects (`begin` or `end`); counted and emitted.
-    func unbalanced(_ container: ContainerRecord, call: String)
-    /// Runs `action` after `ms` on the host clock; returns a token for `cancel`.
-    func schedule(afterMs ms: Double, _ action: @escaping () -> Void) -> Int
-    func cancel(_ token: Int)
-}
-
 /// A hook failed: the container is failed and must be torn down; nothing else is affected.
 public struct ContainerFailure: Error, Equatable, Sendable {
     public let container: String
@@ -34,101 +22,169 @@ public struct ContainerFailure: Error, Equatable, Sendable {
 }
 
 /// The lifecycle rules of docs/lifecycle.md over `ContainerRecord`s: lazy view loading, layout at a size,
-/// the appearance machine, containment, teardown.
-public struct Lifecycle {
-    public unowned let delegate: LifecycleDelegate
-
-    public init(delegate: LifecycleDelegate) { self.delegate = delegate }
-
-    @inline(__always)
-    func run(_ hook: Hook, _ c: ContainerRecord, _ context: HookContext = HookContext()) throws(ContainerFailure) {
-        guard !c.isFailed, !c.isDestroyed else { throw ContainerFailure(container: c.id, hook: hook) }
-        if !delegate.perform(hook, on: c, context) {
-            c.isFailed = true
-            throw ContainerFailure(container: c.id, hook: hook)
-        }
-    }
+/// the appearance machine, containment, teardown. A machine in the shape of `AppearanceMachine`: each
+/// input updates the record and returns the actions the host performs, in order (`perform`); what the
+/// hooks did comes back as inputs (`hookFailed`, `didDeinitialize`). It holds no reference to the host:
+/// `perform` drives one list through the effect the host passes in.
+public struct Lifecycle: Sendable {
+    public init() {}
 
     /// Loads the view if it is not loaded yet (loadView, viewDidLoad), then lays it out at `size`.
-    public func loadIfNeeded(_ c: ContainerRecord, size: Size?) throws(ContainerFailure) {
-        if !c.viewLoaded {
-            try run(.loadView, c)
-            try run(.viewDidLoad, c)
-            c.viewLoaded = true
-        }
-        if let size { try layout(c, size: size) }
+    public func loadIfNeeded(_ c: ContainerRecord, size: Size?) -> LifecycleActions {
+        var a = LifecycleActions()
+        loadIfNeeded(c, size: size, into: &a)
+        return a
     }
 
     /// Lays the view out when its size changes (viewWillLayoutSubviews, viewDidLayoutSubviews).
-    public func layout(_ c: ContainerRecord, size: Size) throws(ContainerFailure) {
-        guard c.viewLoaded, c.laidOutSize != size else { return }
-        try run(.viewWillLayoutSubviews, c, HookContext(size: size))
-        c.laidOutSize = size
-        try run(.viewDidLayoutSubviews, c, HookContext(size: size))
+    public func layout(_ c: ContainerRecord, size: Size) -> LifecycleActions {
+        var a = LifecycleActions()
+        layout(c, size: size, into: &a)
+        return a
     }
 
     /// begin(appearing:) per the table; appearing loads the view first (at `size`).
     /// A failed or torn-down container gets no appearance call: its teardown ran (or will run) its
     /// last hooks, and a call its failure cut short must not be ended later (that would be unbalanced).
-    public func begin(_ c: ContainerRecord, appearing: Bool, animated: Bool, size: Size? = nil) throws(ContainerFailure) {
-        guard !c.isFailed, !c.isDestroyed else { return }
-        if appearing { try loadIfNeeded(c, size: size) }
-        switch c.appearance.begin(appearing: appearing) {
-        case .hook(let h): try run(h, c, HookContext(animated: animated))
-        case .unbalanced: delegate.unbalanced(c, call: appearing ? "beginAppearance(true)" : "beginAppearance(false)")
-        }
+    public func begin(_ c: ContainerRecord, appearing: Bool, animated: Bool, size: Size? = nil) -> LifecycleActions {
+        var a = LifecycleActions()
+        begin(c, appearing: appearing, animated: animated, size: size, into: &a)
+        return a
     }
 
-    public func end(_ c: ContainerRecord, animated: Bool) throws(ContainerFailure) {
-        guard !c.isFailed, !c.isDestroyed else { return }
-        switch c.appearance.end() {
-        case .hook(let h): try run(h, c, HookContext(animated: animated))
-        case .unbalanced: delegate.unbalanced(c, call: "endAppearance")
-        }
+    public func end(_ c: ContainerRecord, animated: Bool) -> LifecycleActions {
+        var a = LifecycleActions()
+        end(c, animated: animated, into: &a)
+        return a
     }
 
     /// Brings a container to `disappeared` with balanced calls (nothing to do when it already is).
-    public func disappear(_ c: ContainerRecord, animated: Bool = false) throws(ContainerFailure) {
-        switch c.state {
-        case .appearing, .appeared:
-            try begin(c, appearing: false, animated: animated)
-            try end(c, animated: animated)
-        case .disappearing:
-            try end(c, animated: animated)
-        case .disappeared:
-            break
-        }
+    public func disappear(_ c: ContainerRecord, animated: Bool = false) -> LifecycleActions {
+        var a = LifecycleActions()
+        disappear(c, animated: animated, into: &a)
+        return a
     }
 
     /// Brings a container to `appeared` with balanced calls.
-    public func appear(_ c: ContainerRecord, animated: Bool = false, size: Size? = nil) throws(ContainerFailure) {
+    public func appear(_ c: ContainerRecord, animated: Bool = false, size: Size? = nil) -> LifecycleActions {
+        var a = LifecycleActions()
         switch c.state {
         case .disappeared, .disappearing:
-            try begin(c, appearing: true, animated: animated, size: size)
-            try end(c, animated: animated)
+            begin(c, appearing: true, animated: animated, size: size, into: &a)
+            end(c, animated: animated, into: &a)
         case .appearing:
-            try end(c, animated: animated)
+            end(c, animated: animated, into: &a)
         case .appeared:
-            if let size { try layout(c, size: size) }
+            if let size { layout(c, size: size, into: &a) }
         }
+        return a
     }
 
-    public func willMove(_ c: ContainerRecord, toParent parent: String?) throws(ContainerFailure) {
-        try run(.willMoveToParent, c, HookContext(parent: .some(parent)))
+    public func willMove(_ c: ContainerRecord, toParent parent: String?) -> LifecycleActions {
+        LifecycleActions(.run(.willMoveToParent, c, HookContext(parent: .some(parent))))
     }
 
-    public func didMove(_ c: ContainerRecord, toParent parent: String?) throws(ContainerFailure) {
-        try run(.didMoveToParent, c, HookContext(parent: .some(parent)))
+    public func didMove(_ c: ContainerRecord, toParent parent: String?) -> LifecycleActions {
+        LifecycleActions(.run(.didMoveToParent, c, HookContext(parent: .some(parent))))
     }
 
     /// Tears a container down: disappear (balanced) if it is on screen, then deinit. A failed
-    /// container skips straight to deinit. Never throws: teardown always completes.
-    public func teardown(_ c: ContainerRecord) {
-        guard !c.isDestroyed else { return }
-        if !c.isFailed { try? disappear(c) }
-        c.isFailed = false  // deinit always runs, even after a failure
-        _ = delegate.perform(.deinitialize, on: c, HookContext())
+    /// container skips straight to deinit; deinit runs even when a disappearing hook fails.
+    public func teardown(_ c: ContainerRecord) -> LifecycleActions {
+        guard !c.isDestroyed else { return LifecycleActions() }
+        var a = LifecycleActions()
+        if !c.isFailed { disappear(c, animated: false, into: &a) }
+        a.append(.run(.deinitialize, c, HookContext()))
+        return a
+    }
+
+    // MARK: What the hooks did
+
+    /// A hook failed: no hook but deinit runs on the container any more. Returns what the caller of the
+    /// failed operation gets (the host tears the container down: `teardown`).
+    public func hookFailed(_ c: ContainerRecord, _ hook: Hook) -> ContainerFailure {
+        c.isFailed = true
+        return ContainerFailure(container: c.id, hook: hook)
+    }
+
+    /// Its deinit ran: the container is gone and in no parent. (Its events said where it was until now.)
+    public func didDeinitialize(_ c: ContainerRecord) {
+        c.isFailed = false
         c.isDestroyed = true
         c.parent = .none
+    }
+
+    /// Performs `actions` in order through `effect` (the host's: run the hook and emit its event, or
+    /// report an unbalanced call; false when the hook failed), feeding what happened back in: after a
+    /// failure, or on a container failed or torn down meanwhile, its later hooks are skipped but deinit,
+    /// and the first failure is thrown once the list is done.
+    public func perform(_ actions: LifecycleActions, _ effect: (LifecycleAction) -> Bool) throws(ContainerFailure) {
+        var failure: ContainerFailure?
+        for action in actions {
+            if case .run(.deinitialize, let c, _) = action {
+                _ = effect(action)
+                didDeinitialize(c)
+                continue
+            }
+            guard failure == nil else { continue }
+            switch action {
+            case .unbalanced:
+                _ = effect(action)
+            case .run(let hook, let c, _):
+                guard !c.isFailed, !c.isDestroyed else {
+                    failure = ContainerFailure(container: c.id, hook: hook)
+                    continue
+                }
+                if !effect(action) { failure = hookFailed(c, hook) }
+            }
+        }
+        if let failure { throw failure }
+    }
+
+    // MARK: Building the lists
+
+    private func loadIfNeeded(_ c: ContainerRecord, size: Size?, into a: inout LifecycleActions) {
+        if !c.viewLoaded {
+            a.append(.run(.loadView, c, HookContext()))
+            a.append(.run(.viewDidLoad, c, HookContext()))
+            c.viewLoaded = true
+        }
+        if let size { layout(c, size: size, into: &a) }
+    }
+
+    private func layout(_ c: ContainerRecord, size: Size, into a: inout LifecycleActions) {
+        guard c.viewLoaded, c.laidOutSize != size else { return }
+        a.append(.run(.viewWillLayoutSubviews, c, HookContext(size: size)))
+        c.laidOutSize = size
+        a.append(.run(.viewDidLayoutSubviews, c, HookContext(size: size)))
+    }
+
+    private func begin(_ c: ContainerRecord, appearing: Bool, animated: Bool, size: Size?, into a: inout LifecycleActions) {
+        guard !c.isFailed, !c.isDestroyed else { return }
+        if appearing { loadIfNeeded(c, size: size, into: &a) }
+        switch c.appearance.begin(appearing: appearing) {
+        case .hook(let h): a.append(.run(h, c, HookContext(animated: animated)))
+        case .unbalanced: a.append(.unbalanced(c, appearing ? .beginAppearing : .beginDisappearing, state: c.state))
+        }
+    }
+
+    private func end(_ c: ContainerRecord, animated: Bool, into a: inout LifecycleActions) {
+        guard !c.isFailed, !c.isDestroyed else { return }
+        switch c.appearance.end() {
+        case .hook(let h): a.append(.run(h, c, HookContext(animated: animated)))
+        case .unbalanced: a.append(.unbalanced(c, .end, state: c.state))
+        }
+    }
+
+    private func disappear(_ c: ContainerRecord, animated: Bool, into a: inout LifecycleActions) {
+        switch c.state {
+        case .appearing, .appeared:
+            begin(c, appearing: false, animated: animated, size: nil, into: &a)
+            end(c, animated: animated, into: &a)
+        case .disappearing:
+            end(c, animated: animated, into: &a)
+        case .disappeared:
+            break
+        }
     }
 }

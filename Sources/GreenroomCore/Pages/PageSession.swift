@@ -9,7 +9,7 @@ public protocol PageSessionDelegate: AnyObject {
     /// Reuse mode: parks a child that left current +- 1 in its class's reuse queue.
     func recycleChild(_ session: PageSession, _ child: ContainerRecord, index: Int)
     /// `willTransition {from, to}` / `didTransition {from, to, completed}`.
-    func pageEvent(_ session: PageSession, _ kind: String, from: Int, to: Int, completed: Bool?)
+    func pageEvent(_ session: PageSession, _ kind: PageTransitionEvent, from: Int, to: Int, completed: Bool?)
     /// The session started or stopped tracking (dragging, decelerating, animating).
     func trackingChanged(_ session: PageSession)
     /// A child's hook failed where no reply carries the error (an animation's end, a hide mid-gesture):
@@ -21,13 +21,23 @@ extension PageSessionDelegate {
     public func childFailed(_ session: PageSession, _ failure: ContainerFailure) {}
 }
 
-/// Errors of the scroll stream and page.show that the host turns into -32003 / -32602.
+/// Errors of the scroll stream and `show` that the host turns into -32003 / -32602 (it names the
+/// calls and fields on the wire).
 public enum PageError: Error, Equatable, Sendable {
     case indexOutOfRange(index: Int, count: Int)
     case offsetOutOfRange(offset: Double, min: Double, max: Double)
-    case outOfOrder(call: String, phase: String)
+    /// A call that does not fit the session's phase.
+    case outOfOrder(PageCall, phase: PageSession.Phase)
+    /// A call that needs the session on screen.
+    case offscreen(PageCall)
     case child(ContainerFailure)
 }
+
+/// The calls a page session can refuse as out of order.
+public enum PageCall: Equatable, Sendable { case show, willBeginDragging, willEndDragging, didEndDragging, didEndDecelerating }
+
+/// The two `page` events of a transition.
+public enum PageTransitionEvent: Equatable, Sendable { case willTransition, didTransition }
 
 /// A page session (docs/pages.md; the GYPageViewController and MJianshu articles): UIPageViewController-exact
 /// child lifecycles from a scroll stream named after UIScrollViewDelegate, regular where UIPageViewController is not.
@@ -44,7 +54,7 @@ public final class PageSession {
         case reuse
     }
 
-    public enum Phase: String, Sendable { case idle, dragging, decelerating, animating }
+    public enum Phase: Equatable, Sendable { case idle, dragging, decelerating, animating }
 
     public let id: String
     public let count: Int
@@ -71,18 +81,21 @@ public final class PageSession {
     /// Non-interactive animation: destination and timer.
     private var animation: (to: Int, from: Int, timer: Int, complete: () -> Void)?
 
-    let lifecycle: Lifecycle
+    let lifecycle = Lifecycle()
+    /// Not yet a machine returning actions: the session hands the lifecycle's actions to the host as it
+    /// goes, because what it does next depends on whether they failed.
+    unowned let host: LifecycleHost
     public unowned let delegate: PageSessionDelegate
 
     public init(id: String, count: Int, pageSize: Size, initialIndex: Int, cacheMode: CacheMode,
-                lifecycle: Lifecycle, delegate: PageSessionDelegate) {
+                host: LifecycleHost, delegate: PageSessionDelegate) {
         self.id = id
         self.count = count
         self.pageSize = pageSize
         self.cacheMode = cacheMode
         self.current = initialIndex
         self.offset = Double(initialIndex) * pageSize.width
-        self.lifecycle = lifecycle
+        self.host = host
         self.delegate = delegate
         self.isVisible = false
     }
@@ -160,7 +173,7 @@ public final class PageSession {
         deferred.remove(index)
         takeOver(c)
         // A page at rest is disappeared; anything else is brought there balanced first.
-        try? lifecycle.disappear(c)
+        try? host.perform(lifecycle.disappear(c))
         delegate.releaseChild(self, c, index: index)
     }
 
@@ -174,7 +187,7 @@ public final class PageSession {
                 guard let c = children.removeValue(forKey: index) else { continue }
                 lru.removeAll { $0 == index }
                 takeOver(c)
-                try? lifecycle.disappear(c)
+                try? host.perform(lifecycle.disappear(c))
                 delegate.recycleChild(self, c, index: index)
             }
         }
@@ -201,7 +214,7 @@ public final class PageSession {
         // Hiding makes no child: a page whose child failed has nothing on screen to leave.
         guard let c = visible ? try child(current) : attached(current) else { return }
         do {
-            if visible { try lifecycle.appear(c, animated: animated, size: pageSize) } else { try lifecycle.disappear(c, animated: animated) }
+            if visible { try host.perform(lifecycle.appear(c, animated: animated, size: pageSize)) } else { try host.perform(lifecycle.disappear(c, animated: animated)) }
         } catch { throw .child(error) }
     }
 
@@ -217,7 +230,7 @@ public final class PageSession {
         guard let c = appearing ? try child(current) : attached(current) else { return }
         // A page already where the session is going (its own rules moved it) gets no call.
         guard (c.state == .appearing || c.state == .appeared) != appearing else { return }
-        do { try lifecycle.begin(c, appearing: appearing, animated: animated, size: pageSize) } catch { throw .child(error) }
+        do { try host.perform(lifecycle.begin(c, appearing: appearing, animated: animated, size: pageSize)) } catch { throw .child(error) }
         forwarded = (c, c.state)
     }
 
@@ -230,7 +243,7 @@ public final class PageSession {
         guard let f = forwarded else { return }
         forwarded = nil
         guard children.values.contains(where: { $0 === f.container }), f.container.state == f.state else { return }
-        do { try lifecycle.end(f.container, animated: animated) } catch { throw .child(error) }
+        do { try host.perform(lifecycle.end(f.container, animated: animated)) } catch { throw .child(error) }
     }
 
     /// The session's own rules make an appearance call on `c`: a forwarded transition on it is theirs now.
@@ -241,13 +254,13 @@ public final class PageSession {
     /// begin(appearing:) by the session's own rules (page.show, the scroll stream).
     private func ruleBegin(_ c: ContainerRecord, appearing: Bool, animated: Bool, size: Size? = nil) throws(ContainerFailure) {
         takeOver(c)
-        try lifecycle.begin(c, appearing: appearing, animated: animated, size: size)
+        try host.perform(lifecycle.begin(c, appearing: appearing, animated: animated, size: size))
     }
 
     /// end() by the session's own rules.
     private func ruleEnd(_ c: ContainerRecord, animated: Bool) throws(ContainerFailure) {
         takeOver(c)
-        try lifecycle.end(c, animated: animated)
+        try host.perform(lifecycle.end(c, animated: animated))
     }
 
     /// Hiding mid-gesture: the gesture is settled where it is, so nothing is left half way.
@@ -264,7 +277,7 @@ public final class PageSession {
     /// animated). A running animation completes first.
     public func show(_ index: Int, animated: Bool) throws(PageError) {
         guard (0..<count).contains(index) else { throw .indexOutOfRange(index: index, count: count) }
-        if phase == .dragging || phase == .decelerating { throw .outOfOrder(call: "page.show", phase: phase.rawValue) }
+        if phase == .dragging || phase == .decelerating { throw .outOfOrder(.show, phase: phase) }
         completeAnimation()
         guard index != current else { return }
         let from = current
@@ -279,14 +292,14 @@ public final class PageSession {
         // The current page's child, unless it failed earlier (then nothing is on screen to leave).
         let old = attached(from)
         let new = try child(index)  // most recently used: the destination
-        delegate.pageEvent(self, "willTransition", from: from, to: index, completed: nil)
+        delegate.pageEvent(self, .willTransition, from: from, to: index, completed: nil)
         do {
             try ruleBegin(new, appearing: true, animated: animated, size: pageSize)
         } catch {
             // The new page failed before anything else moved: it leaves the session, the transition
             // is reported as not completed, and the old page stays.
             forget(new)
-            delegate.pageEvent(self, "didTransition", from: from, to: index, completed: false)
+            delegate.pageEvent(self, .didTransition, from: from, to: index, completed: false)
             throw .child(error)
         }
         // A failing hook fails its container and nothing else (docs/plugins.md): the other page's calls
@@ -324,13 +337,13 @@ public final class PageSession {
                 // The destination failed: the page it was leaving comes back, as a stack reveals the
                 // container under a failed top.
                 self.takeOver(o)
-                do throws(ContainerFailure) { try self.lifecycle.appear(o, animated: animated, size: self.pageSize) } catch {
+                do throws(ContainerFailure) { try self.host.perform(self.lifecycle.appear(o, animated: animated, size: self.pageSize)) } catch {
                     self.forget(o)
                     failures.append(error)
                 }
             }
             self.cleanUpAtRest()
-            self.delegate.pageEvent(self, "didTransition", from: from, to: index, completed: arrived)
+            self.delegate.pageEvent(self, .didTransition, from: from, to: index, completed: arrived)
             self.delegate.trackingChanged(self)
             // The first failure is the caller's to report; any other goes to the host at once.
             for extra in failures.dropFirst() { self.delegate.childFailed(self, extra) }
@@ -338,7 +351,7 @@ public final class PageSession {
         }
         if animated {
             phase = .animating
-            let timer = lifecycle.delegate.schedule(afterMs: animationMs) { [weak self] in
+            let timer = host.schedule(afterMs: animationMs) { [weak self] in
                 guard let self, self.animation != nil else { return }
                 self.animation?.complete()
             }
@@ -360,7 +373,7 @@ public final class PageSession {
     /// Delivers a running animation's end calls now (a new show or drag interrupts it).
     public func completeAnimation() {
         guard let a = animation else { return }
-        lifecycle.delegate.cancel(a.timer)
+        host.cancel(a.timer)
         a.complete()
     }
 
@@ -373,10 +386,10 @@ public final class PageSession {
 
     public func willBeginDragging(offset x: Double) throws(PageError) {
         try checkOffset(x)
-        guard isVisible else { throw .outOfOrder(call: "page.willBeginDragging", phase: "offscreen") }
+        guard isVisible else { throw .offscreen(.willBeginDragging) }
         switch phase {
         case .dragging:
-            throw .outOfOrder(call: "page.willBeginDragging", phase: phase.rawValue)
+            throw .outOfOrder(.willBeginDragging, phase: phase)
         case .decelerating:
             // Continues the same interaction: origin re-anchored to the page boundary behind the motion.
             let movingForward = x >= origin
@@ -414,9 +427,9 @@ public final class PageSession {
             throw error
         }
         if lastGuess == current {
-            delegate.pageEvent(self, "willTransition", from: current, to: next, completed: nil)
+            delegate.pageEvent(self, .willTransition, from: current, to: next, completed: nil)
         } else {
-            delegate.pageEvent(self, "willTransition", from: lastGuess, to: next, completed: nil)
+            delegate.pageEvent(self, .willTransition, from: lastGuess, to: next, completed: nil)
         }
         do {
             do { try ruleBegin(incoming, appearing: true, animated: true, size: pageSize) } catch {
@@ -436,13 +449,13 @@ public final class PageSession {
 
     public func willEndDragging(offset x: Double) throws(PageError) {
         try checkOffset(x)
-        guard phase == .dragging else { throw .outOfOrder(call: "page.willEndDragging", phase: phase.rawValue) }
+        guard phase == .dragging else { throw .outOfOrder(.willEndDragging, phase: phase) }
         offset = x
     }
 
     public func didEndDragging(offset x: Double, willDecelerate: Bool) throws(PageError) {
         try checkOffset(x)
-        guard phase == .dragging else { throw .outOfOrder(call: "page.didEndDragging", phase: phase.rawValue) }
+        guard phase == .dragging else { throw .outOfOrder(.didEndDragging, phase: phase) }
         offset = x
         if willDecelerate {
             phase = .decelerating
@@ -454,7 +467,7 @@ public final class PageSession {
 
     public func didEndDecelerating(offset x: Double) throws(PageError) {
         try checkOffset(x)
-        guard phase == .decelerating else { throw .outOfOrder(call: "page.didEndDecelerating", phase: phase.rawValue) }
+        guard phase == .decelerating else { throw .outOfOrder(.didEndDecelerating, phase: phase) }
         try settle(at: x)
     }
 
@@ -491,7 +504,7 @@ public final class PageSession {
                         try ruleEnd(gc, animated: true)
                     }
                     let nc = try child(new)
-                    delegate.pageEvent(self, "willTransition", from: old, to: new, completed: nil)
+                    delegate.pageEvent(self, .willTransition, from: old, to: new, completed: nil)
                     try ruleBegin(nc, appearing: true, animated: true, size: pageSize)
                     try ruleEnd(nc, animated: true)
                     if let oldChild { try ruleEnd(oldChild, animated: true) }
@@ -500,7 +513,7 @@ public final class PageSession {
                 // No guess was made (no didScroll crossed a page) but the rest is elsewhere.
                 let nc = try child(new)
                 let oc = attached(old)
-                delegate.pageEvent(self, "willTransition", from: old, to: new, completed: nil)
+                delegate.pageEvent(self, .willTransition, from: old, to: new, completed: nil)
                 try ruleBegin(nc, appearing: true, animated: true, size: pageSize)
                 if let oc { try ruleBegin(oc, appearing: false, animated: true) }
                 try ruleEnd(nc, animated: true)
@@ -516,7 +529,7 @@ public final class PageSession {
             }
             restAfterFailure(failure, old: old, new: new)
             if g != nil || new != old {
-                delegate.pageEvent(self, "didTransition", from: old, to: new == old ? (g ?? new) : new, completed: current != old)
+                delegate.pageEvent(self, .didTransition, from: old, to: new == old ? (g ?? new) : new, completed: current != old)
             }
             cleanUpAtRest()
             throw .child(failure)
@@ -524,7 +537,7 @@ public final class PageSession {
         current = new
         if g != nil || new != old {
             // A cancelled swipe names the page it gave up on.
-            delegate.pageEvent(self, "didTransition", from: old, to: new == old ? (g ?? new) : new, completed: new != old)
+            delegate.pageEvent(self, .didTransition, from: old, to: new == old ? (g ?? new) : new, completed: new != old)
         }
         cleanUpAtRest()
     }
@@ -539,7 +552,7 @@ public final class PageSession {
             guard let c = children[i] else { continue }
             takeOver(c)
             do throws(ContainerFailure) {
-                if i == current && isVisible { try lifecycle.appear(c, size: pageSize) } else { try lifecycle.disappear(c) }
+                if i == current && isVisible { try host.perform(lifecycle.appear(c, size: pageSize)) } else { try host.perform(lifecycle.disappear(c)) }
             } catch {
                 forget(c)
                 delegate.childFailed(self, error)

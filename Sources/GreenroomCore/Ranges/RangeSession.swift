@@ -61,11 +61,38 @@ public struct RangeUpdate: Equatable, Sendable {
     public var isEmpty: Bool { count == 0 }
 }
 
-/// Errors the host turns into -32602 / -32003.
+/// Why a range session refused an input. Core says which input and why; the host words it and names
+/// the JSON path (-32602 / -32003).
 public enum RangeError: Error, Equatable, Sendable {
-    case invalid(path: String, reason: String)
-    case outOfOrder(call: String, phase: String)
+    /// An offset, velocity or target that is not a finite number.
+    case notFinite(RangeInput)
+    /// An offset (or target) outside the content, a viewport of bounce either side: `min...max`.
+    case outsideContent(RangeInput, value: Double, min: Double, max: Double)
+    /// `batchFetchDone` named a context that is not the batch in flight.
+    case notBatchInFlight(context: String, inFlight: String?)
+    /// An insert at a section that does not exist.
+    case noSuchSection(Int)
+    /// An insert at a row outside `0...rows` of its section.
+    case rowOutsideSection(row: Int, rows: Int)
+    /// Inserting would pass the session's item limit (it holds `count`).
+    case tooManyItems(limit: Int, count: Int)
+    /// New lengths that are not finite and >= 0, or that make the content length infinite.
+    case lengthsNotFinite
+    /// A scroll-stream call that does not fit the session's phase.
+    case outOfOrder(RangeCall, phase: RangePhase)
 }
+
+/// The input a `RangeError` is about.
+public enum RangeInput: Equatable, Sendable { case offset, targetOffset, velocity }
+
+/// The scroll-stream calls a range session can refuse as out of order.
+public enum RangeCall: Equatable, Sendable { case willEndDragging, didEndDecelerating }
+
+/// Where a range session is in the scroll stream.
+public enum RangePhase: Equatable, Sendable { case idle, dragging, decelerating }
+
+/// The direction of the last motion along the session's axis.
+public enum ScrollDirection: Equatable, Sendable { case up, down, left, right }
 
 /// A range (prefetch) session (docs/ranges.md; Texture's ASRangeController and batch fetching;
 /// the ASDK preloading article).
@@ -175,8 +202,8 @@ public final class RangeSession {
     /// otherwise the mode it had. A memory warning's mode holds for one update (see `memoryWarning`).
     public var mode: RangeMode { currentMode ?? .minimum }
 
-    public var directionName: String {
-        horizontal ? (forward ? "right" : "left") : (forward ? "down" : "up")
+    public var direction: ScrollDirection {
+        horizontal ? (forward ? .right : .left) : (forward ? .down : .up)
     }
 
     /// The scroll direction now (+1 toward the tail, -1 toward the head, 0 none): Texture's
@@ -184,7 +211,7 @@ public final class RangeSession {
     /// rest (a programmatic scroll has no direction).
     public var scrollSign: Int { dragging ? trackingSign : decelerating ? deceleratingSign : 0 }
 
-    public var phase: String { dragging ? "dragging" : decelerating ? "decelerating" : "idle" }
+    public var phase: RangePhase { dragging ? .dragging : decelerating ? .decelerating : .idle }
     public var isTracking: Bool { dragging || decelerating }
 
     // MARK: Paths
@@ -521,11 +548,11 @@ public final class RangeSession {
     // MARK: Scroll stream
 
     /// Checks an offset against the content (with a viewport of bounce either side).
-    public func checkOffset(_ x: Double, _ path: String = "offset") throws(RangeError) {
-        guard x.isFinite else { throw .invalid(path: path, reason: "must be a finite number") }
+    public func checkOffset(_ x: Double, _ input: RangeInput = .offset) throws(RangeError) {
+        guard x.isFinite else { throw .notFinite(input) }
         let maxOffset = max(0, contentLength - viewportLength) + viewportLength
         guard x >= -viewportLength, x <= maxOffset else {
-            throw .invalid(path: path, reason: "\(x) is outside \(-viewportLength)...\(maxOffset)")
+            throw .outsideContent(input, value: x, min: -viewportLength, max: maxOffset)
         }
     }
 
@@ -549,7 +576,7 @@ public final class RangeSession {
     /// it stays toward the target; at rest there is none. Velocity outside a drag is ignored.
     public func didScroll(to x: Double, velocity: Double? = nil) throws(RangeError) {
         try checkOffset(x)
-        if let velocity, !velocity.isFinite { throw .invalid(path: "velocity", reason: "must be a finite number") }
+        if let velocity, !velocity.isFinite { throw .notFinite(.velocity) }
         if dragging { trackingSign = velocity.map(Self.sign) ?? Self.sign(x - offset) }
         offset = x
         layout()
@@ -559,9 +586,9 @@ public final class RangeSession {
     /// the caller gives the target; returns it. From here until `didEndDecelerating` the direction is
     /// toward the target (none when it is the offset: a release at rest), whatever the velocity says.
     public func willEndDragging(velocity: Double, target t: Double?) throws(RangeError) -> Double {
-        guard dragging else { throw .outOfOrder(call: "range.willEndDragging", phase: phase) }
-        guard velocity.isFinite else { throw .invalid(path: "velocity", reason: "must be a finite number") }
-        if let t { try checkOffset(t, "targetOffset") }
+        guard dragging else { throw .outOfOrder(.willEndDragging, phase: phase) }
+        guard velocity.isFinite else { throw .notFinite(.velocity) }
+        if let t { try checkOffset(t, .targetOffset) }
         let predicted = t ?? (offset + velocity * 0.998 / 0.002)
         let clamped = min(max(predicted, 0), max(0, contentLength - viewportLength))
         target = clamped
@@ -575,7 +602,7 @@ public final class RangeSession {
 
     /// Whether `didEndDecelerating` is in order now (checked before anything moves).
     public func checkCanEndDecelerating() throws(RangeError) {
-        guard decelerating || dragging else { throw .outOfOrder(call: "range.didEndDecelerating", phase: phase) }
+        guard decelerating || dragging else { throw .outOfOrder(.didEndDecelerating, phase: phase) }
     }
 
     public func didEndDecelerating() throws(RangeError) {
@@ -656,7 +683,7 @@ public final class RangeSession {
     /// flat insertion index.
     public func finishBatch(context: String, lengths: [Double]) throws(RangeError) -> Int {
         guard batchInFlight == context else {
-            throw .invalid(path: "context", reason: "\(context) is not the batch in flight (\(batchInFlight ?? "none"))")
+            throw .notBatchInFlight(context: context, inFlight: batchInFlight)
         }
         let at = batchPrepends ? 0 : count
         let section = batchPrepends ? 0 : max(0, sectionCount - 1)
@@ -689,15 +716,15 @@ public final class RangeSession {
     }
 
     private func insertWithoutLayout(section: Int, row: Int, lengths: [Double]) throws(RangeError) -> Int {
-        guard section >= 0, section < sectionCount else { throw .invalid(path: "at[0]", reason: "section \(section) does not exist") }
+        guard section >= 0, section < sectionCount else { throw .noSuchSection(section) }
         let size = sectionStarts[section + 1] - sectionStarts[section]
-        guard row >= 0, row <= size else { throw .invalid(path: "at[1]", reason: "row \(row) is outside 0...\(size)") }
+        guard row >= 0, row <= size else { throw .rowOutsideSection(row: row, rows: size) }
         guard lengths.count <= itemLimit - count else {
-            throw .invalid(path: "lengths", reason: "a session holds at most \(itemLimit) items in all (it has \(count))")
+            throw .tooManyItems(limit: itemLimit, count: count)
         }
         let added = lengths.reduce(0, +)
         guard added.isFinite, (tree.total + added).isFinite, lengths.allSatisfy({ $0.isFinite && $0 >= 0 }) else {
-            throw .invalid(path: "lengths", reason: "lengths must be finite, >= 0, and add up to a finite content length")
+            throw .lengthsNotFinite
         }
         let at = sectionStarts[section] + row
         tree.insert(lengths, at: at)

@@ -28,26 +28,28 @@ public final class StackRecord {
 /// Push, pop, remove, hide and destroy with balanced appearance calls. Animated transitions end after
 /// `animationMs` on the host clock; starting another transition on the same stack first completes the
 /// running one (its end calls are delivered).
+///
+/// Not yet a machine returning actions: it hands the lifecycle's actions to the host as it goes
+/// (`LifecycleHost`), because what it does next depends on whether they failed.
 public struct StackOperations {
-    public let lifecycle: Lifecycle
+    public let lifecycle = Lifecycle()
+    public unowned let host: LifecycleHost
     public var animationMs: Double = 300
 
-    public init(lifecycle: Lifecycle) { self.lifecycle = lifecycle }
-
-    var delegate: LifecycleDelegate { lifecycle.delegate }
+    public init(host: LifecycleHost) { self.host = host }
 
     /// Delivers a running animation's end calls now.
     public func completeTransition(_ s: StackRecord) {
         guard let t = s.transition else { return }
         s.transition = nil
-        delegate.cancel(t.timer)
+        host.cancel(t.timer)
         t.complete()
     }
 
     /// Ends appearance calls either now or after the animation.
     private func finish(_ s: StackRecord, animated: Bool, _ complete: @escaping () -> Void) {
         if animated {
-            let token = delegate.schedule(afterMs: animationMs) { [weak s] in
+            let token = host.schedule(afterMs: animationMs) { [weak s] in
                 guard let s, s.transition != nil else { return }
                 s.transition = nil
                 complete()
@@ -68,37 +70,37 @@ public struct StackOperations {
         // The parent is set first so every event of the move says where it happens (offscreen for
         // the green room).
         c.parent = s.isGreenRoom ? .greenRoom(s.id) : .stack(s.id)
-        try lifecycle.willMove(c, toParent: s.id)
+        try host.perform(lifecycle.willMove(c, toParent: s.id))
         s.items.append(c)
         guard !s.isHidden else {
-            try lifecycle.didMove(c, toParent: s.id)
+            try host.perform(lifecycle.didMove(c, toParent: s.id))
             return
         }
         let oldVisible = old.map { $0.state == .appeared || $0.state == .appearing } ?? false
-        try lifecycle.begin(c, appearing: true, animated: animated, size: s.size)
+        try host.perform(lifecycle.begin(c, appearing: true, animated: animated, size: s.size))
         if let old, oldVisible {
-            do throws(ContainerFailure) { try lifecycle.begin(old, appearing: false, animated: animated) } catch { onFailure(error) }
+            do throws(ContainerFailure) { try host.perform(lifecycle.begin(old, appearing: false, animated: animated)) } catch { onFailure(error) }
         }
         guard animated else {
             // Not animated: the end calls run now, and a failure of the pushed container is the
             // caller's to report (it throws); the old top's is reported through `onFailure`.
-            try lifecycle.end(c, animated: false)
-            try lifecycle.didMove(c, toParent: s.id)
+            try host.perform(lifecycle.end(c, animated: false))
+            try host.perform(lifecycle.didMove(c, toParent: s.id))
             if let old, oldVisible {
-                do throws(ContainerFailure) { try lifecycle.end(old, animated: false) } catch { onFailure(error) }
+                do throws(ContainerFailure) { try host.perform(lifecycle.end(old, animated: false)) } catch { onFailure(error) }
             }
             return
         }
-        let lifecycle = self.lifecycle
+        let lifecycle = self.lifecycle, host = self.host
         finish(s, animated: true) {
             do throws(ContainerFailure) {
-                try lifecycle.end(c, animated: true)
-                try lifecycle.didMove(c, toParent: s.id)
+                try host.perform(lifecycle.end(c, animated: true))
+                try host.perform(lifecycle.didMove(c, toParent: s.id))
             } catch { onFailure(error) }
             // When the pushed container failed, it was torn down and `old`, the top again, appeared
             // at once: its transition is over, and ending it again would be unbalanced.
             if let old, oldVisible, old.state == .disappearing {
-                do throws(ContainerFailure) { try lifecycle.end(old, animated: true) } catch { onFailure(error) }
+                do throws(ContainerFailure) { try host.perform(lifecycle.end(old, animated: true)) } catch { onFailure(error) }
             }
         }
     }
@@ -114,23 +116,23 @@ public struct StackOperations {
         // The one below appears again, in a green room too (offscreen): it is a shown window, so the
         // next warm container taken leaves from on screen like the first.
         let revealed = s.top
-        do throws(ContainerFailure) { try lifecycle.willMove(top, toParent: nil) } catch { onFailure(error) }
+        do throws(ContainerFailure) { try host.perform(lifecycle.willMove(top, toParent: nil)) } catch { onFailure(error) }
         let visible = !s.isHidden && (top.state == .appeared || top.state == .appearing)
         if let revealed, !s.isHidden {
-            do throws(ContainerFailure) { try lifecycle.begin(revealed, appearing: true, animated: animated, size: s.size) } catch { onFailure(error) }
+            do throws(ContainerFailure) { try host.perform(lifecycle.begin(revealed, appearing: true, animated: animated, size: s.size)) } catch { onFailure(error) }
         }
         if visible {
-            do throws(ContainerFailure) { try lifecycle.begin(top, appearing: false, animated: animated) } catch { onFailure(error) }
+            do throws(ContainerFailure) { try host.perform(lifecycle.begin(top, appearing: false, animated: animated)) } catch { onFailure(error) }
         }
-        let lifecycle = self.lifecycle
+        let lifecycle = self.lifecycle, host = self.host
         let hidden = s.isHidden
         finish(s, animated: animated && visible) {
             if let revealed, !hidden {
-                do throws(ContainerFailure) { try lifecycle.end(revealed, animated: animated) } catch { onFailure(error) }
+                do throws(ContainerFailure) { try host.perform(lifecycle.end(revealed, animated: animated)) } catch { onFailure(error) }
             }
             do throws(ContainerFailure) {
-                if visible { try lifecycle.end(top, animated: animated) }
-                try lifecycle.didMove(top, toParent: nil)
+                if visible { try host.perform(lifecycle.end(top, animated: animated)) }
+                try host.perform(lifecycle.didMove(top, toParent: nil))
             } catch { onFailure(error) }
             // The parent changes last, so every event of the move says where it happened (offscreen
             // for the green room).
@@ -151,10 +153,10 @@ public struct StackOperations {
         guard let i = s.items.firstIndex(where: { $0 === c }) else { return }
         s.items.remove(at: i)
         do throws(ContainerFailure) {
-            try lifecycle.willMove(c, toParent: nil)
-            try lifecycle.disappear(c)
+            try host.perform(lifecycle.willMove(c, toParent: nil))
+            try host.perform(lifecycle.disappear(c))
         } catch { onFailure(error) }
-        do throws(ContainerFailure) { try lifecycle.didMove(c, toParent: nil) } catch { onFailure(error) }
+        do throws(ContainerFailure) { try host.perform(lifecycle.didMove(c, toParent: nil)) } catch { onFailure(error) }
         c.parent = .none
     }
 
@@ -172,7 +174,7 @@ public struct StackOperations {
         s.isHidden = hidden
         guard let top = s.top else { return }
         do throws(ContainerFailure) {
-            if hidden { try lifecycle.disappear(top) } else { try lifecycle.appear(top, size: s.size) }
+            if hidden { try host.perform(lifecycle.disappear(top)) } else { try host.perform(lifecycle.appear(top, size: s.size)) }
         } catch { onFailure(error) }
     }
 
@@ -180,13 +182,13 @@ public struct StackOperations {
     public func resize(_ s: StackRecord, to size: Size, onFailure: @escaping (ContainerFailure) -> Void) {
         s.size = size
         guard !s.isHidden, let top = s.top, top.viewLoaded else { return }
-        do throws(ContainerFailure) { try lifecycle.layout(top, size: size) } catch { onFailure(error) }
+        do throws(ContainerFailure) { try host.perform(lifecycle.layout(top, size: size)) } catch { onFailure(error) }
     }
 
     /// Tears the stack down: the running animation completes, then every container (top first)
     /// disappears if on screen and is deinited.
     public func destroy(_ s: StackRecord) {
         completeTransition(s)
-        while let c = s.items.popLast() { lifecycle.teardown(c) }
+        while let c = s.items.popLast() { try? host.perform(lifecycle.teardown(c)) }
     }
 }

@@ -99,13 +99,13 @@ extension ContainerSystem {
             let c = try looseContainer(p, owner: conn)
             let appearing: Bool = try p.require("appearing")
             let animated: Bool = try p.optional("animated") ?? false
-            try guarded { () throws(ContainerFailure) in try lifecycle.begin(c, appearing: appearing, animated: animated) }
+            try guarded { () throws(ContainerFailure) in try perform(lifecycle.begin(c, appearing: appearing, animated: animated)) }
             return containerInfo(c)
         }
         r.register("container.endAppearanceTransition", params: ["container", "animated"]) { [unowned self] conn, p throws(RPCError) in
             let c = try looseContainer(p, owner: conn)
             let animated: Bool = try p.optional("animated") ?? false
-            try guarded { () throws(ContainerFailure) in try lifecycle.end(c, animated: animated) }
+            try guarded { () throws(ContainerFailure) in try perform(lifecycle.end(c, animated: animated)) }
             return containerInfo(c)
         }
     }

@@ -4,7 +4,7 @@ import GreenroomRPC
 
 /// Containers, stacks and prerender pools: binds Core's lifecycle rules to class instances, events,
 /// connections and the idle-task dispatcher.
-public final class ContainerSystem: HostComponent, LifecycleDelegate {
+public final class ContainerSystem: HostComponent, LifecycleHost {
     unowned let host: Host
     private(set) var containers: [String: ContainerRecord] = [:]
     private(set) var instances: [String: ContainerInstance] = [:]
@@ -49,8 +49,8 @@ public final class ContainerSystem: HostComponent, LifecycleDelegate {
     private var timerTokens: [Int: TimerID] = [:]
     private var nextToken = 1
 
-    public private(set) lazy var lifecycle = Lifecycle(delegate: self)
-    public private(set) lazy var stackOps = StackOperations(lifecycle: lifecycle)
+    public let lifecycle = Lifecycle()
+    public private(set) lazy var stackOps = StackOperations(host: self)
 
     public init(host: Host) {
         self.host = host
@@ -123,9 +123,30 @@ public final class ContainerSystem: HostComponent, LifecycleDelegate {
         result["failed"] = .array(failed)
     }
 
-    // MARK: LifecycleDelegate
+    // MARK: Performing lifecycle actions
 
-    public func perform(_ hook: Hook, on c: ContainerRecord, _ context: HookContext) -> Bool {
+    /// Performs Core's lifecycle actions in order: each hook runs and is emitted, each unbalanced call
+    /// counted and emitted; a failing hook is fed back to the machine, which skips the container's later
+    /// hooks (`Lifecycle.perform`). Throws the first failure.
+    public func perform(_ actions: LifecycleActions) throws(ContainerFailure) {
+        try lifecycle.perform(actions) { action in
+            switch action {
+            case .run(let hook, let c, let context): return runHook(hook, on: c, context)
+            case .unbalanced(let c, let call, let state):
+                reportUnbalanced(c, call, state)
+                return true
+            }
+        }
+    }
+
+    /// Tears a container down (disappearing if on screen, then deinit). Never fails: deinit always runs.
+    func teardown(_ c: ContainerRecord) {
+        try? perform(lifecycle.teardown(c))
+    }
+
+    /// Runs `hook` on `c` and emits its `lifecycle` event; false when it failed. An appearance hook of a
+    /// page session's own container is forwarded to its current page.
+    private func runHook(_ hook: Hook, on c: ContainerRecord, _ context: HookContext) -> Bool {
         guard let instance = instances[c.id] else { return false }
         var input = JSONObject()
         if let a = context.animated { input["animated"] = .bool(a) }
@@ -149,11 +170,11 @@ public final class ContainerSystem: HostComponent, LifecycleDelegate {
         return ok
     }
 
-    public func unbalanced(_ c: ContainerRecord, call: String) {
+    private func reportUnbalanced(_ c: ContainerRecord, _ call: AppearanceCall, _ state: Appearance) {
         unbalancedTransitions += 1
         var fields = baseEvent(c, event: "unbalancedAppearanceTransition")
-        fields["call"] = .string(call)
-        fields["state"] = .string(c.state.rawValue)
+        fields["call"] = .string(call.wireName)
+        fields["state"] = .string(state.rawValue)
         host.emit("lifecycle", owner: eventTarget(c), fields)
     }
 
@@ -274,7 +295,7 @@ public final class ContainerSystem: HostComponent, LifecycleDelegate {
     /// Releases a container: detached (disappearing if on screen), then deinit.
     func release(_ c: ContainerRecord) {
         detach(c)
-        lifecycle.teardown(c)
+        teardown(c)
     }
 
     /// A hook failed: the container is torn down (no further hooks but deinit) and the caller gets
@@ -300,11 +321,11 @@ public final class ContainerSystem: HostComponent, LifecycleDelegate {
         default: break
         }
         c.parent = parent
-        lifecycle.teardown(c)
+        teardown(c)
         c.parent = .none
         // The container it covered is the top of a shown stack again: it appears.
         if let s = revealed, let top = s.top {
-            do throws(ContainerFailure) { try lifecycle.appear(top, size: s.size) } catch { deferredFailure(error) }
+            do throws(ContainerFailure) { try perform(lifecycle.appear(top, size: s.size)) } catch { deferredFailure(error) }
         }
         let hook = f?.hook.rawValue ?? "unknown"
         return RPCError(.pluginFailed, "\(Self.failureSentence(className: c.className, hook: hook, message: f?.failure.message ?? "hook failed")); container \(c.id) was torn down",
@@ -325,12 +346,15 @@ public final class ContainerSystem: HostComponent, LifecycleDelegate {
 
     /// Runs a Core operation; a hook failure becomes -32004 after its container is torn down.
     func guarded<T>(_ body: () throws(ContainerFailure) -> T) throws(RPCError) -> T {
-        do { return try body() } catch {
-            guard let c = containers[error.container] else {
-                throw RPCError(.pluginFailed, "A hook failed", ["container": .string(error.container), "hook": .string(error.hook.rawValue)])
-            }
-            throw fail(c)
+        try mappingErrors(rpc, body)
+    }
+
+    /// Tears the failed container down; its -32004.
+    func rpc(_ failure: ContainerFailure) -> RPCError {
+        guard let c = containers[failure.container] else {
+            return RPCError(.pluginFailed, "A hook failed", ["container": .string(failure.container), "hook": .string(failure.hook.rawValue)])
         }
+        return fail(c)
     }
 
     /// `configure` with business data; returns the hook's output.

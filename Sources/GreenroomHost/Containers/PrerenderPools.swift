@@ -134,7 +134,7 @@ extension ContainerSystem {
     /// Frees an idle container where it sits: it disappears (if it is the green room's top) and
     /// deinits, all offscreen, and its memory is returned.
     func destroyPooled(_ c: ContainerRecord, in p: PoolRecord) {
-        lifecycle.teardown(c)
+        teardown(c)
         stackOps.discard(c, from: p.greenRoom)
     }
 

@@ -7,17 +7,9 @@ extension PageSystem {
         try owner.owned(p, "session", in: sessions, expected: "page session") { $0.owner }
     }
 
-    /// Maps Core's page errors onto JSON-RPC errors; a failed child is torn down (-32004).
+    /// Maps Core's page errors onto JSON-RPC errors (CoreToWire.swift); a failed child is torn down (-32004).
     func rpc(_ e: PageError) -> RPCError {
-        switch e {
-        case .indexOutOfRange(let index, let count):
-            return .invalidParams(path: "index", "\(index) is out of range (0..<\(count))")
-        case .offsetOutOfRange(let offset, let lo, let hi):
-            return .invalidParams(path: "offset", "\(offset) is outside \(lo)...\(hi)")
-        case .outOfOrder(let call, let phase):
-            return .invalidState("\(call) does not fit the scroll stream here (the session is \(phase))",
-                                 ["call": .string(call), "phase": .string(phase)])
-        case .child(let failure):
+        RPCError(e) { failure in
             if let c = containers.containers[failure.container], !c.isDestroyed { return containers.fail(c) }
             if let made = childCreateError {
                 childCreateError = nil
@@ -30,7 +22,7 @@ extension PageSystem {
 
     func run(_ body: () throws(PageError) -> Void) throws(RPCError) {
         childCreateError = nil
-        do { try body() } catch { throw rpc(error) }
+        try mappingErrors(rpc, body)
     }
 
     func info(_ e: PageSessionEntry) -> JSONValue {
@@ -46,7 +38,7 @@ extension PageSystem {
             "count": .int(s.count),
             "width": .double(s.pageSize.width),
             "height": .double(s.pageSize.height),
-            "phase": .string(s.phase.rawValue),
+            "phase": .string(s.phase.wireName),
             "offset": .double(s.offset),
             "guess": s.guess.map { .int($0) } ?? .null,
             "visible": .bool(s.isVisible),
@@ -63,7 +55,7 @@ extension PageSystem {
 
     /// A light reply for the scroll stream (it is called at frame rate).
     func streamReply(_ e: PageSessionEntry) -> JSONValue {
-        ["session": .string(e.session.id), "index": .int(e.session.current), "phase": .string(e.session.phase.rawValue),
+        ["session": .string(e.session.id), "index": .int(e.session.current), "phase": .string(e.session.phase.wireName),
          "guess": e.session.guess.map { .int($0) } ?? .null]
     }
 
@@ -127,7 +119,7 @@ extension PageSystem {
             let stack: StackRecord? = p.has("stack") ? try containers.stack(p, owner: conn) : nil
 
             let session = PageSession(id: makeSessionID(), count: classes.count, pageSize: size, initialIndex: initial,
-                                      cacheMode: mode, lifecycle: containers.lifecycle, delegate: self)
+                                      cacheMode: mode, host: containers, delegate: self)
             let e = PageSessionEntry(session: session, owner: conn.id, classes: classes, data: data, prerender: prerender)
             sessions[session.id] = e
             if let stack {

@@ -110,8 +110,8 @@ public final class PageSystem: HostComponent, PageSessionDelegate {
             }
         }
         child.parent = .page(session: session.id, index: index)
-        try containers.lifecycle.willMove(child, toParent: session.id)
-        try containers.lifecycle.didMove(child, toParent: session.id)
+        try containers.perform(containers.lifecycle.willMove(child, toParent: session.id))
+        try containers.perform(containers.lifecycle.didMove(child, toParent: session.id))
         if needsConfigure, let data {
             do { _ = try containers.configure(child, data: data) } catch {
                 throw ContainerFailure(container: child.id, hook: .configure)
@@ -121,10 +121,10 @@ public final class PageSystem: HostComponent, PageSessionDelegate {
     }
 
     public func releaseChild(_ session: PageSession, _ child: ContainerRecord, index: Int) {
-        try? containers.lifecycle.willMove(child, toParent: nil)
-        try? containers.lifecycle.didMove(child, toParent: nil)
+        try? containers.perform(containers.lifecycle.willMove(child, toParent: nil))
+        try? containers.perform(containers.lifecycle.didMove(child, toParent: nil))
         // Its deinit still says which page it was (teardown clears the parent afterwards).
-        containers.lifecycle.teardown(child)
+        containers.teardown(child)
     }
 
     public func recycleChild(_ session: PageSession, _ child: ContainerRecord, index: Int) {
@@ -133,11 +133,11 @@ public final class PageSystem: HostComponent, PageSessionDelegate {
         e.reuseQueue[child.className, default: []].append(child)
     }
 
-    public func pageEvent(_ session: PageSession, _ kind: String, from: Int, to: Int, completed: Bool?) {
+    public func pageEvent(_ session: PageSession, _ kind: PageTransitionEvent, from: Int, to: Int, completed: Bool?) {
         guard let e = sessions[session.id] else { return }
         let target = host.connection(id: e.owner)
         guard host.wantsEvents("page", owner: target) else { return }
-        var f: JSONObject = ["session": .string(session.id), "kind": .string(kind), "from": .int(from), "to": .int(to)]
+        var f: JSONObject = ["session": .string(session.id), "kind": .string(kind.wireName), "from": .int(from), "to": .int(to)]
         if let completed { f["completed"] = .bool(completed) }
         host.emit("page", owner: target, f)
     }

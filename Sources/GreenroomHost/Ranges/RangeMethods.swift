@@ -71,7 +71,7 @@ extension RangeSystem {
 
     func offset(_ p: Params, _ e: RangeEntry) throws(RPCError) -> Double? {
         guard let x: Double = try p.optional("offset") else { return nil }
-        do throws(RangeError) { try e.session.checkOffset(x) } catch { throw Self.rpc(error) }
+        try mapped { () throws(RangeError) in try e.session.checkOffset(x) }
         return x
     }
 
@@ -162,7 +162,7 @@ extension RangeSystem {
             let v = try velocity(p)
             e.session.willBeginDragging(velocity: v)
             // Where the drag starts: a layout, no motion yet (the velocity's, when sent).
-            if let x { do throws(RangeError) { try e.session.didScroll(to: x, velocity: v ?? 0) } catch { throw Self.rpc(error) } }
+            if let x { try mapped { () throws(RangeError) in try e.session.didScroll(to: x, velocity: v ?? 0) } }
             host.updateTracking()
             refresh(e, checkBatch: false)
             return .object(summary(e))
@@ -171,7 +171,7 @@ extension RangeSystem {
             let e = try entry(p, owner: conn)
             let x: Double = try p.require("offset")
             let v = try velocity(p)
-            do throws(RangeError) { try e.session.didScroll(to: x, velocity: v) } catch { throw Self.rpc(error) }
+            try mapped { () throws(RangeError) in try e.session.didScroll(to: x, velocity: v) }
             // Texture's scrollViewDidScroll: batch fetching is judged only when visible and not dragging
             // (decelerating or programmatic).
             refresh(e, checkBatch: !e.session.dragging && e.session.isVisible)
@@ -182,14 +182,17 @@ extension RangeSystem {
             // Every param is checked before anything moves: bad input changes nothing.
             let v: Double = try p.require("velocity")
             let t: Double? = try p.optional("targetOffset")
-            if let t { do throws(RangeError) { try e.session.checkOffset(t) } catch { throw Self.rpc(.invalid(path: "targetOffset", reason: "\(t) is outside the content")) } }
+            if let t {
+                try mappingErrors({ _ in .invalidParams(path: "targetOffset", "\(t) is outside the content") }) { () throws(RangeError) in
+                    try e.session.checkOffset(t)
+                }
+            }
             let x = try offset(p, e)
             guard e.session.dragging else {
-                throw Self.rpc(.outOfOrder(call: "range.willEndDragging", phase: e.session.phase))
+                throw RPCError(RangeError.outOfOrder(.willEndDragging, phase: e.session.phase))
             }
-            if let x { do throws(RangeError) { try e.session.didScroll(to: x) } catch { throw Self.rpc(error) } }
-            let target: Double
-            do throws(RangeError) { target = try e.session.willEndDragging(velocity: v, target: t) } catch { throw Self.rpc(error) }
+            if let x { try mapped { () throws(RangeError) in try e.session.didScroll(to: x) } }
+            let target = try mapped { () throws(RangeError) in try e.session.willEndDragging(velocity: v, target: t) }
             host.updateTracking()
             // Judged at the target, toward it (Texture's scrollViewWillEndDragging).
             refresh(e, checkBatch: true, batchOffset: target)
@@ -199,7 +202,7 @@ extension RangeSystem {
             let e = try entry(p, owner: conn)
             let x = try offset(p, e)
             var decided: Bool?
-            do throws(RangeError) {
+            try mapped { () throws(RangeError) in
                 try e.session.checkCanEndDecelerating()  // out of order: nothing moves
                 if let x {
                     // The motion's last step: a didScroll while still decelerating (judged toward the target).
@@ -211,7 +214,7 @@ extension RangeSystem {
                 // A drag ended here without range.willEndDragging: judged as a release at rest (UIKit
                 // always calls willEndDragging, where Texture judges).
                 if wasDragging { decided = e.session.batchDecision() }
-            } catch { throw Self.rpc(error) }
+            }
             host.updateTracking()
             refresh(e, checkBatch: false, decided: decided)
             return .object(summary(e))
@@ -241,7 +244,7 @@ extension RangeSystem {
             guard at.count == 2 else { throw .invalidParams(path: "at", "expected an index path [section, row]") }
             let lengths = try Self.lengths(["lengths": p.value("lengths") ?? .null], path: "")
             guard !lengths.isEmpty else { throw .invalidParams(path: "lengths", "is required (at least one length)") }
-            do throws(RangeError) { try e.session.insert(section: at[0], row: at[1], lengths: lengths) } catch { throw Self.rpc(error) }
+            _ = try mapped { () throws(RangeError) in try e.session.insert(section: at[0], row: at[1], lengths: lengths) }
             // Texture re-checks after a data change with changes, unless dragging.
             refresh(e, checkBatch: !e.session.dragging)
             return .object(summary(e))
@@ -270,7 +273,7 @@ extension RangeSystem {
             let e = try entry(p, owner: conn)
             let context: String = try p.require("context")
             let lengths = try Self.lengths(["lengths": p.value("lengths") ?? .array([])], path: "")
-            do throws(RangeError) { _ = try e.session.finishBatch(context: context, lengths: lengths) } catch { throw Self.rpc(error) }
+            _ = try mapped { () throws(RangeError) in try e.session.finishBatch(context: context, lengths: lengths) }
             // An exhausted backend (no items) gets no re-check: Texture runs none after a change with
             // zero changes, so a finished list does not ask again and again.
             refresh(e, checkBatch: !lengths.isEmpty && !e.session.dragging)
@@ -288,9 +291,9 @@ extension RangeSystem {
                     let st = s.state(f)
                     items.append(["path": pathJSON(s, f), "preload": .bool(st.preload), "display": .bool(st.display), "visible": .bool(st.visible)])
                 }
-                return ["mode": .string(s.mode.rawValue), "direction": .string(s.directionName), "items": .array(items)]
+                return ["mode": .string(s.mode.rawValue), "direction": .string(s.direction.wireName), "items": .array(items)]
             }
-            return ["mode": .string(s.mode.rawValue), "direction": .string(s.directionName),
+            return ["mode": .string(s.mode.rawValue), "direction": .string(s.direction.wireName),
                     "visible": paths(s, s.members(RangeSpan(s.visible))),
                     "display": paths(s, s.members(s.display)),
                     "preload": paths(s, s.members(s.preload))]

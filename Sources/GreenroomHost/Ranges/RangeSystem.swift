@@ -45,13 +45,10 @@ public final class RangeSystem: HostComponent {
 
     private static let rangeTopic = Host.mask(["range"]), prefetchTopic = Host.mask(["prefetch"])
 
-    static func rpc(_ e: RangeError) -> RPCError {
-        switch e {
-        case .invalid(let path, let reason): return .invalidParams(path: path, reason)
-        case .outOfOrder(let call, let phase):
-            return .invalidState("\(call) does not fit the scroll stream here (the session is \(phase))",
-                                 ["call": .string(call), "phase": .string(phase)])
-        }
+    /// Runs a range session's call; its refusal becomes the reply's error (CoreToWire.swift).
+    @inline(__always)
+    func mapped<T>(_ body: () throws(RangeError) -> T) throws(RPCError) -> T {
+        try mappingErrors(RPCError.init, body)
     }
 
     func pathJSON(_ s: RangeSession, _ flat: Int) -> JSONValue {
@@ -73,7 +70,7 @@ public final class RangeSystem: HostComponent {
         let target = e.connection
         if (!u.isEmpty || !removed.isEmpty), host.wantsEvents(mask: Self.rangeTopic, owner: target) {
             var f: JSONObject = [
-                "session": .string(s.id), "mode": .string(s.mode.rawValue), "direction": .string(s.directionName),
+                "session": .string(s.id), "mode": .string(s.mode.rawValue), "direction": .string(s.direction.wireName),
                 "enter": ["preload": paths(s, u.enterPreload), "display": paths(s, u.enterDisplay), "visible": paths(s, u.enterVisible)],
                 "exit": ["preload": paths(s, u.exitPreload), "display": paths(s, u.exitDisplay), "visible": paths(s, u.exitVisible)],
             ]
@@ -101,7 +98,7 @@ public final class RangeSystem: HostComponent {
     func streamReply(_ e: RangeEntry) -> EncodedJSON {
         let s = e.session
         if let r = e.streamReply, r.mode == s.mode, r.forward == s.forward { return r.json }
-        let json = EncodedJSON(["session": .string(s.id), "mode": .string(s.mode.rawValue), "direction": .string(s.directionName)])
+        let json = EncodedJSON(["session": .string(s.id), "mode": .string(s.mode.rawValue), "direction": .string(s.direction.wireName)])
         e.streamReply = (s.mode, s.forward, json)
         return json
     }
@@ -115,8 +112,8 @@ public final class RangeSystem: HostComponent {
             "contentLength": .double(s.contentLength),
             "offset": .double(s.offset),
             "mode": .string(s.mode.rawValue),
-            "direction": .string(s.directionName),
-            "phase": .string(s.phase),
+            "direction": .string(s.direction.wireName),
+            "phase": .string(s.phase.wireName),
             "visible": .bool(s.isVisible),
             "batchInFlight": s.batchInFlight.map { .string($0) } ?? .null,
         ]

@@ -1,0 +1,42 @@
+/// One thing the lifecycle machine asks the host to do.
+public enum LifecycleAction: Equatable {
+    /// Run `hook` on the container and emit its `lifecycle` event; a failure is an input back
+    /// (`Lifecycle.hookFailed`).
+    case run(Hook, ContainerRecord, HookContext)
+    /// An appearance call the table rejects: no hook runs; the host counts and emits it (with the
+    /// container's state, which the call left as it was).
+    case unbalanced(ContainerRecord, AppearanceCall, state: Appearance)
+
+    public static func == (a: LifecycleAction, b: LifecycleAction) -> Bool {
+        switch (a, b) {
+        case let (.run(h1, c1, x1), .run(h2, c2, x2)): h1 == h2 && c1 === c2 && x1 == x2
+        case let (.unbalanced(c1, k1, s1), .unbalanced(c2, k2, s2)): c1 === c2 && k1 == k2 && s1 == s2
+        default: false
+        }
+    }
+}
+
+/// The actions of one lifecycle input, in order. At most six (a first appearance loads, lays out,
+/// begins and ends), held inline: an input allocates nothing.
+public struct LifecycleActions: RandomAccessCollection, Equatable {
+    public static let capacity = 6
+    private var storage = InlineArray<6, LifecycleAction?>(repeating: nil)
+    public private(set) var count = 0
+
+    public init() {}
+
+    public init(_ action: LifecycleAction) {
+        append(action)
+    }
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { count }
+    public subscript(i: Int) -> LifecycleAction { storage[i]! }
+
+    mutating func append(_ action: LifecycleAction) {
+        storage[count] = action
+        count += 1
+    }
+
+    public static func == (a: LifecycleActions, b: LifecycleActions) -> Bool { a.elementsEqual(b) }
+}

@@ -1,0 +1,146 @@
+import GreenroomCore
+import GreenroomJSON
+import GreenroomRPC
+
+// Core says which call, which input and why in its own enums; this file alone gives them their wire
+// names, JSON paths and JSON-RPC errors (the names of hooks and appearance states are UIKit's, their
+// raw values).
+
+/// Runs a Core call; its typed error becomes the JSON-RPC error of the reply through `map`. Every method
+/// file maps Core errors through here (with `RPCError.init` of the error, or a domain's own map when a
+/// failure has host work to do, like tearing a failed container down).
+@inline(__always)
+func mappingErrors<T, E: Error>(_ map: (E) -> RPCError, _ body: () throws(E) -> T) throws(RPCError) -> T {
+    do { return try body() } catch { throw map(error) }
+}
+
+extension RPCError {
+    /// -32003: a scroll-stream call that does not fit the session's phase.
+    static func outOfOrder(call: String, phase: String) -> RPCError {
+        .invalidState("\(call) does not fit the scroll stream here (the session is \(phase))",
+                      ["call": .string(call), "phase": .string(phase)])
+    }
+
+    /// A range session's refusal: -32602 naming the field, or -32003 for a call out of order.
+    init(_ e: RangeError) {
+        switch e {
+        case .notFinite(let input):
+            self = .invalidParams(path: input.path, "must be a finite number")
+        case .outsideContent(let input, let x, let lo, let hi):
+            self = .invalidParams(path: input.path, "\(x) is outside \(lo)...\(hi)")
+        case .notBatchInFlight(let context, let inFlight):
+            self = .invalidParams(path: "context", "\(context) is not the batch in flight (\(inFlight ?? "none"))")
+        case .noSuchSection(let section):
+            self = .invalidParams(path: "at[0]", "section \(section) does not exist")
+        case .rowOutsideSection(let row, let rows):
+            self = .invalidParams(path: "at[1]", "row \(row) is outside 0...\(rows)")
+        case .tooManyItems(let limit, let count):
+            self = .invalidParams(path: "lengths", "a session holds at most \(limit) items in all (it has \(count))")
+        case .lengthsNotFinite:
+            self = .invalidParams(path: "lengths", "lengths must be finite, >= 0, and add up to a finite content length")
+        case .outOfOrder(let call, let phase):
+            self = .outOfOrder(call: call.method, phase: phase.wireName)
+        }
+    }
+
+    /// A page session's refusal; a failed child is `child`'s to map (the host tears it down).
+    init(_ e: PageError, child: (ContainerFailure) -> RPCError) {
+        switch e {
+        case .indexOutOfRange(let index, let count):
+            self = .invalidParams(path: "index", "\(index) is out of range (0..<\(count))")
+        case .offsetOutOfRange(let offset, let lo, let hi):
+            self = .invalidParams(path: "offset", "\(offset) is outside \(lo)...\(hi)")
+        case .outOfOrder(let call, let phase):
+            self = .outOfOrder(call: call.method, phase: phase.wireName)
+        case .offscreen(let call):
+            self = .outOfOrder(call: call.method, phase: "offscreen")
+        case .child(let failure):
+            self = child(failure)
+        }
+    }
+}
+
+extension RangeInput {
+    /// The param's JSON path.
+    var path: String {
+        switch self {
+        case .offset: "offset"
+        case .targetOffset: "targetOffset"
+        case .velocity: "velocity"
+        }
+    }
+}
+
+extension RangeCall {
+    var method: String {
+        switch self {
+        case .willEndDragging: "range.willEndDragging"
+        case .didEndDecelerating: "range.didEndDecelerating"
+        }
+    }
+}
+
+extension RangePhase {
+    var wireName: String {
+        switch self {
+        case .idle: "idle"
+        case .dragging: "dragging"
+        case .decelerating: "decelerating"
+        }
+    }
+}
+
+extension ScrollDirection {
+    var wireName: String {
+        switch self {
+        case .up: "up"
+        case .down: "down"
+        case .left: "left"
+        case .right: "right"
+        }
+    }
+}
+
+extension PageCall {
+    var method: String {
+        switch self {
+        case .show: "page.show"
+        case .willBeginDragging: "page.willBeginDragging"
+        case .willEndDragging: "page.willEndDragging"
+        case .didEndDragging: "page.didEndDragging"
+        case .didEndDecelerating: "page.didEndDecelerating"
+        }
+    }
+}
+
+extension PageSession.Phase {
+    var wireName: String {
+        switch self {
+        case .idle: "idle"
+        case .dragging: "dragging"
+        case .decelerating: "decelerating"
+        case .animating: "animating"
+        }
+    }
+}
+
+extension PageTransitionEvent {
+    /// The `page` event's `kind`.
+    var wireName: String {
+        switch self {
+        case .willTransition: "willTransition"
+        case .didTransition: "didTransition"
+        }
+    }
+}
+
+extension AppearanceCall {
+    /// The `call` of an `unbalancedAppearanceTransition` event (UIKit's names).
+    var wireName: String {
+        switch self {
+        case .beginAppearing: "beginAppearance(true)"
+        case .beginDisappearing: "beginAppearance(false)"
+        case .end: "endAppearance"
+        }
+    }
+}
