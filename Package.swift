@@ -80,6 +80,7 @@ let package = Package(
         .testTarget(name: "GreenroomToolTests", dependencies: ["greenroom"]),
         .testTarget(name: "GreenroomJSONTests", dependencies: ["GreenroomJSON"]),
         .testTarget(name: "GreenroomRPCTests", dependencies: ["GreenroomRPC", "GreenroomJSON"]),
+        .testTarget(name: "GreenroomUVTests", dependencies: ["GreenroomUV", "GreenroomHost"]),
         .testTarget(name: "GreenroomWebTests", dependencies: ["GreenroomWeb", "GreenroomRPC", "GreenroomJSON"]),
         .testTarget(name: "GreenroomHostTests", dependencies: ["GreenroomHost", "GreenroomRPC", "GreenroomJSON", "GreenroomCore"]),
         .target(name: "CGreenroomPlugin"),

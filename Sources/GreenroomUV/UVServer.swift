@@ -6,22 +6,16 @@ import GreenroomRPC
 import GreenroomWeb
 import Logging
 
-/// The libuv side of the host: listeners, connections, write coalescing, the prepare/check/idle hooks
-/// that drive idle tasks and flushes, the real-clock timer, signals and graceful shutdown.
+/// The libuv side of the host: its listeners' connections, write coalescing, the prepare/check/idle
+/// hooks that drive idle tasks and flushes, the real-clock timer, signals and graceful shutdown.
 public final class UVServer {
     public let host: Host
     let loop: UnsafeMutablePointer<uv_loop_t>
     let readBufferSize = 256 * 1024
     let readBuffer: UnsafeMutableRawPointer
 
-    private var options: ListenOptions
-    private var unixListener: UnsafeMutablePointer<uv_pipe_t>?
-    /// TCP listeners and what each speaks (keyed by handle address).
-    private var tcpListeners: [UnsafeMutableRawPointer: TCPListenerRole] = [:]
-    private var socketPath: String?
-    private var lockFD: Int32 = -1
-    /// The lock file this host holds (removed with the socket, also when start-up fails after it).
-    private var lockPath: String?
+    /// Every way in (the Unix socket first): each binds, accepts and gives its connections a codec.
+    private let listeners: [Listener]
     public private(set) var listenAddresses: [String] = []
 
     private var connections: [ObjectIdentifier: UVConnection] = [:]
@@ -50,7 +44,6 @@ public final class UVServer {
     private var idleActive = false
     private var shutdownPending = false
     private var shuttingDown = false
-    private let startTime: UInt64
     /// Hands the loop to another thread while a plugin hook waits (see `CallLane`).
     private(set) var baton: LoopBaton!
     /// Plugin workers that die between calls.
@@ -60,9 +53,18 @@ public final class UVServer {
     private var idlePassQueued = false
     private var shutdownQueued = false
 
-    /// Creates the loop and the host. `configure` finishes the host config (limits, clock mode...).
-    public init(config: HostConfig, options: ListenOptions) throws {
-        self.options = options
+    /// A real clock for a `Host`: monotonic milliseconds since this call (libuv's high-resolution time).
+    public static func monotonicClock() -> () -> Double {
+        let start = uv_hrtime()
+        return { Double(uv_hrtime() - start) / 1_000_000 }
+    }
+
+    /// Creates the loop for `host` (built by the caller, with `monotonicClock()` as its real clock) and
+    /// its listeners (`ListenOptions.listeners(for:)`); nothing listens before `listen()`.
+    public init(host: Host, listeners: [Listener]) throws {
+        self.host = host
+        self.listeners = listeners
+        let config = host.config
         outboundLimit = config.maxOutboundBytes
         slowReaderGraceMs = UInt64(max(1, config.slowReaderGraceMs))
         authTimeoutMs = UInt64(max(1, config.authTimeoutMs))
@@ -70,12 +72,6 @@ public final class UVServer {
         loop = allocateZeroed(uv_loop_t.self)
         try uvCheck(uv_loop_init(loop), "uv_loop_init")
         readBuffer = UnsafeMutableRawPointer.allocate(byteCount: readBufferSize, alignment: 16)
-        let start = uv_hrtime()
-        startTime = start
-        var config = config
-        config.pid = Int(getpid())
-        config.residentBytes = residentSetBytes
-        host = Host(config: config, realClock: { Double(uv_hrtime() - start) / 1_000_000 })
         host.workScheduler = UVWorkScheduler(loop: loop)
         if config.readAhead { host.processor.startReadingAhead() }
         loop.pointee.data = Unmanaged.passUnretained(self).toOpaque()
@@ -322,91 +318,20 @@ public final class UVServer {
 
     // MARK: Listening
 
+    /// Binds and listens on every listener, in order; `listenAddresses` then shows each with its real
+    /// port. After a failure, `abandon()` undoes what was done.
     public func listen() throws {
-        let isDefault = options.socketPath == nil
-        let path = options.socketPath ?? defaultSocketPath()
-        lockFD = try prepareSocketPath(path, isDefault: isDefault)
-        lockPath = path + ".lock"
-        let pipe = allocateZeroed(uv_pipe_t.self)
-        try uvCheck(uv_pipe_init(loop, pipe, 0), "uv_pipe_init")
-        unixListener = pipe
-        let old = umask(0o177)
-        let rc = uv_pipe_bind(pipe, path)
-        umask(old)
-        try uvCheck(rc, "binding \(path)")
-        chmod(path, 0o600)
-        socketPath = path
-        try uvCheck(uv_listen(asStream(pipe), 511) { s, status in
-            guard status >= 0, let s else { return }
-            UVServer.from(s).accept(from: s, kind: .unix)
-        }, "listening on \(path)")
-        listenAddresses.append("unix:\(path)")
-
-        for listener in options.network { try listenTCP(listener) }
+        for listener in listeners {
+            try listener.listen(on: loop)
+            listenAddresses.append(listener.address)
+        }
         host.listenAddresses = listenAddresses
     }
 
-    /// Binds and listens on one network listener; its address (with the real port) joins `listenAddresses`.
-    private func listenTCP(_ listener: NetworkListener) throws {
-        let spec = "\(listener.kind.rawValue):\(listener.address)"
-        let (hostName, port) = try parseHostPort(listener.address)
-        if !isLoopback(hostName) && !options.bindAny {
-            throw ServerSetupError("refusing to listen on non-loopback \(hostName) without --bind-any (which needs --token-file)")
-        }
-        if options.bindAny && host.config.token == nil {
-            throw ServerSetupError("--bind-any requires --token-file")
-        }
-        let tcp = allocateZeroed(uv_tcp_t.self)
-        try uvCheck(uv_tcp_init(loop, tcp), "uv_tcp_init")
-        tcpListeners[UnsafeMutableRawPointer(tcp)] = TCPListenerRole(kind: listener.kind == .ws ? .ws : .tcp, webSocket: nil)
-        var storage = sockaddr_storage()
-        let addrRC: Int32 = withUnsafeMutablePointer(to: &storage) { p in
-            p.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { a6 in
-                hostName.contains(":") ? uv_ip6_addr(hostName, port, a6)
-                    : a6.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { uv_ip4_addr(hostName, port, $0) }
-            }
-        }
-        try uvCheck(addrRC, "parsing address \(hostName)")
-        _ = try withUnsafePointer(to: &storage) { p in
-            try p.withMemoryRebound(to: sockaddr.self, capacity: 1) { sa in
-                try uvCheck(uv_tcp_bind(tcp, sa, 0), "binding \(spec)")
-            }
-        }
-        try uvCheck(uv_listen(asStream(tcp), 511) { s, status in
-            guard status >= 0, let s else { return }
-            let server = UVServer.from(s)
-            guard let role = server.tcpListeners[UnsafeMutableRawPointer(s)] else { return }
-            server.accept(from: s, kind: role.kind, webSocket: role.webSocket)
-        }, "listening on \(spec)")
-        var bound = sockaddr_storage()
-        var len = Int32(MemoryLayout<sockaddr_storage>.size)
-        let actualPort: Int = withUnsafeMutablePointer(to: &bound) { p in
-            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { sa in
-                _ = uv_tcp_getsockname(tcp, sa, &len)
-                return p.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin_port)) }
-            }
-        }
-        let shown = hostName.contains(":") ? "[\(hostName)]" : hostName
-        if listener.kind == .ws {
-            let policy = BrowserPolicy(listenerAuthority: "\(shown):\(actualPort)", allowedOrigins: options.allowedOrigins,
-                                       bindAny: options.bindAny, token: host.config.token)
-            tcpListeners[UnsafeMutableRawPointer(tcp)]?.webSocket = WebSocketConfig(
-                policy: policy, maxMessageBytes: host.config.limits.maxMessageBytes, files: .standard(openRPC: OpenRPCDocument.bytes))
-        }
-        listenAddresses.append("\(listener.kind.rawValue):\(shown):\(actualPort)")
-    }
-
-    private func accept(from server: UnsafeMutablePointer<uv_stream_t>, kind: HostConnection.Kind, webSocket: WebSocketConfig? = nil) {
-        let stream: UnsafeMutablePointer<uv_stream_t>
-        if kind != .unix {
-            let t = allocateZeroed(uv_tcp_t.self)
-            uv_tcp_init(loop, t)
-            stream = asStream(t)
-        } else {
-            let p = allocateZeroed(uv_pipe_t.self)
-            uv_pipe_init(loop, p, 0)
-            stream = asStream(p)
-        }
+    /// Takes one connection from `listener`'s listening handle, admits or refuses it, and gives it
+    /// the listener's codec.
+    func accept(from listener: Listener, listening server: UnsafeMutablePointer<uv_stream_t>) {
+        let stream = listener.makeStream(loop)
         let conn = UVConnection(server: self, stream: stream)
         stream.pointee.data = Unmanaged.passRetained(conn).toOpaque()
         connections[ObjectIdentifier(conn)] = conn
@@ -414,18 +339,19 @@ public final class UVServer {
             conn.close(reason: "accept failed")
             return
         }
-        if kind != .unix { uv_tcp_nodelay(UnsafeMutableRawPointer(stream).assumingMemoryBound(to: uv_tcp_t.self), 1) }
-        let peer = peerDescription(stream, kind: kind)
+        listener.accepted(stream)
+        let kind = listener.kind
+        let peer = host.config.logger.logLevel <= .warning ? listener.describePeer(stream) : nil
         if host.connections.count >= host.config.maxConnections {
             host.countRefused(limit: true)
             host.logRefusal("connection limit (\(host.config.maxConnections)) reached", peer: peer)
-            refuse(conn, RPCRefusal.limit(host.config.maxConnections), kind: kind)
+            refuse(conn, listener.refusalBytes(RPCRefusal.limit(host.config.maxConnections)))
             return
         }
-        if kind == .unix, let refusal = checkPeer(stream) {
+        if let refusal = listener.refusal(for: stream) {
             host.countRefused(limit: false)
-            host.logRefusal("peer uid is not the host's", peer: peer)
-            refuse(conn, refusal, kind: kind)
+            host.logRefusal(refusal.logReason, peer: peer)
+            refuse(conn, listener.refusalBytes(refusal.line))
             return
         }
         // Connections that must authenticate have their own share of the limit, so that they can never
@@ -433,12 +359,10 @@ public final class UVServer {
         if host.unauthenticatedShareFull(kind: kind) {
             host.countRefusedUnauthenticated()
             host.logRefusal("unauthenticated share (\(host.unauthenticatedShare)) full", peer: peer)
-            refuse(conn, RPCRefusal.unauthenticatedLimit(host.unauthenticatedShare), kind: kind)
+            refuse(conn, listener.refusalBytes(RPCRefusal.unauthenticatedLimit(host.unauthenticatedShare)))
             return
         }
-        let codec: MessageCodec = webSocket.map { WebSocketCodec(config: $0) }
-            ?? LineCodec(maxMessageBytes: host.config.limits.maxMessageBytes, refusesHTTP: kind == .tcp)
-        let hc = host.openConnection(kind: kind, transport: conn, peer: peer, codec: codec)
+        let hc = host.openConnection(kind: kind, transport: conn, peer: peer, codec: listener.makeCodec())
         conn.hostConnection = hc
         if !hc.isAuthenticated {
             conn.authDeadline = uv_now(loop) + authTimeoutMs
@@ -447,61 +371,10 @@ public final class UVServer {
         do { try conn.startReading() } catch { conn.close(reason: "read failed") }
     }
 
-    /// Who is at the other end, for the logs: `HOST:PORT` for TCP, `uid=N pid=M` for a Unix peer.
-    private func peerDescription(_ stream: UnsafeMutablePointer<uv_stream_t>, kind: HostConnection.Kind) -> String? {
-        guard host.config.logger.logLevel <= .warning else { return nil }
-        if kind == .tcp {
-            var storage = sockaddr_storage()
-            var len = Int32(MemoryLayout<sockaddr_storage>.size)
-            let tcp = UnsafeMutableRawPointer(stream).assumingMemoryBound(to: uv_tcp_t.self)
-            let ok = withUnsafeMutablePointer(to: &storage) { p in
-                p.withMemoryRebound(to: sockaddr.self, capacity: 1) { uv_tcp_getpeername(tcp, $0, &len) == 0 }
-            }
-            guard ok else { return nil }
-            var name = [CChar](repeating: 0, count: 64)
-            let family = storage.ss_family
-            return withUnsafePointer(to: &storage) { p -> String? in
-                if family == sa_family_t(AF_INET6) {
-                    return p.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { a in
-                        uv_ip6_name(a, &name, name.count)
-                        return "[\(String(cString: name))]:\(UInt16(bigEndian: a.pointee.sin6_port))"
-                    }
-                }
-                return p.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { a in
-                    uv_ip4_name(a, &name, name.count)
-                    return "\(String(cString: name)):\(UInt16(bigEndian: a.pointee.sin_port))"
-                }
-            }
-        }
-        var fd: uv_os_fd_t = -1
-        guard uv_fileno(asHandle(stream), &fd) == 0 else { return nil }
-        var uid: UInt32 = 0
-        var pid: Int32 = 0
-        guard greenroom_peer_uid(fd, &uid, &pid) == 0 else { return nil }
-        return "uid=\(uid) pid=\(pid)"
-    }
-
-    /// Same-uid peers only, unless allowed (SO_PEERCRED).
-    private func checkPeer(_ stream: UnsafeMutablePointer<uv_stream_t>) -> String? {
-        var fd: uv_os_fd_t = -1
-        guard uv_fileno(asHandle(stream), &fd) == 0 else { return RPCRefusal.peer(uid: nil) }
-        var uid: UInt32 = 0
-        var pid: Int32 = 0
-        guard greenroom_peer_uid(fd, &uid, &pid) == 0 else { return RPCRefusal.peer(uid: nil) }
-        if uid == getuid() || options.allowedUIDs.contains(uid) { return nil }
-        return RPCRefusal.peer(uid: uid)
-    }
-
-    /// Writes one error line to a connection that is not admitted (a fresh socket has room for it),
-    /// then closes it gracefully so that the peer can read why.
-    private func refuse(_ conn: UVConnection, _ line: String, kind: HostConnection.Kind) {
-        // A WebSocket peer has not upgraded yet: it is answered in HTTP (503), never with a JSON line.
-        var bytes = Array(line.utf8)
-        if kind == .ws {
-            let out = ByteBuffer()
-            HTTPResponse.error(503, "The host refused the connection: \(line.trimmingWhitespace())").write(into: out)
-            bytes = Array(out.bytes)
-        }
+    /// Writes why a connection is not admitted (a fresh socket has room for it), then closes it
+    /// gracefully so that the peer can read it.
+    private func refuse(_ conn: UVConnection, _ bytes: [UInt8]) {
+        var bytes = bytes
         bytes.withUnsafeMutableBytes { raw in
             var buf = uv_buf_init(raw.baseAddress!.assumingMemoryBound(to: CChar.self), UInt32(raw.count))
             _ = uv_try_write(conn.stream, &buf, 1)
@@ -532,10 +405,7 @@ public final class UVServer {
     public func beginShutdown() {
         guard !shuttingDown else { return }
         shuttingDown = true
-        if let l = unixListener { closeAndFree(asHandle(l)); unixListener = nil }
-        for l in tcpListeners.keys { closeAndFree(l.assumingMemoryBound(to: uv_handle_t.self)) }
-        tcpListeners.removeAll()
-        removeSocketFiles()
+        for listener in listeners { listener.close() }
         host.teardownAll()
         baton.close()
         hangUpWatcher.closeAll()
@@ -565,40 +435,9 @@ public final class UVServer {
         idleActive = false
     }
 
-    /// Undoes a partial start (a listener failed after the socket was bound).
+    /// Undoes a partial start (a listener failed after the socket was bound): the socket and lock
+    /// files are removed.
     public func abandon() {
-        removeSocketFiles()
-    }
-
-    private func removeSocketFiles() {
-        if let path = socketPath {
-            unlink(path)
-            socketPath = nil
-        }
-        if let path = lockPath {
-            unlink(path)
-            lockPath = nil
-        }
-        if lockFD >= 0 { close(lockFD); lockFD = -1 }
-    }
-}
-
-/// What a TCP listener speaks: lines, or WebSocket with its config (set once the port is known).
-struct TCPListenerRole {
-    var kind: HostConnection.Kind
-    var webSocket: WebSocketConfig?
-}
-
-/// Error lines for connections the host does not admit.
-enum RPCRefusal {
-    static func limit(_ max: Int) -> String {
-        "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32005,\"message\":\"Too many connections (limit \(max))\",\"data\":{\"kind\":\"limitExceeded\",\"limit\":\"connections\",\"max\":\(max)}}}\n"
-    }
-    static func unauthenticatedLimit(_ max: Int) -> String {
-        "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32005,\"message\":\"Too many connections waiting to authenticate (limit \(max))\",\"data\":{\"kind\":\"limitExceeded\",\"limit\":\"unauthenticatedConnections\",\"max\":\(max)}}}\n"
-    }
-    static func peer(uid: UInt32?) -> String {
-        let u = uid.map { String($0) } ?? "null"
-        return "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32006,\"message\":\"Unauthorized: peer uid \(u) is not the host's\",\"data\":{\"kind\":\"unauthorized\",\"peerUid\":\(u)}}}\n"
+        for listener in listeners { listener.close() }
     }
 }

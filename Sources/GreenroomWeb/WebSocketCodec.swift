@@ -51,6 +51,24 @@ public final class WebSocketCodec: MessageCodec {
     private var output: ByteBuffer?
     private var emitting: ((CodecEvent) -> Void)?
 
+    // The data message being received. wslay runs without buffering: it hands over each data frame's
+    // payload, unmasked in its own input buffer, and says when a message ends, so a message that came
+    // in one piece (the usual case) reaches the host without being copied or allocated.
+    /// Whether the frame being read is a control frame (wslay buffers and answers those itself).
+    private var inControlFrame = false
+    /// Whether the data frame being read ends its message, and how much of its payload is still to come.
+    private var frameIsFinal = false
+    private var frameRemaining: UInt64 = 0
+    /// The current data message is text (binary is refused at its end, as it is not buffered).
+    private var messageIsText = false
+    /// Payload bytes of the current data message so far, held to the message limit across fragments.
+    private var messageLength: UInt64 = 0
+    /// A whole message in one piece, still in wslay's buffer: valid until wslay reads again, so it is
+    /// kept only from the chunk that completes the message to the end of the message that follows at once.
+    private var piece: UnsafeRawBufferPointer?
+    /// A message that came in several pieces, copied.
+    private var assembled: [UInt8] = []
+
     public init(config: WebSocketConfig) {
         self.config = config
         maxMessageBytes = config.maxMessageBytes
@@ -175,6 +193,14 @@ public final class WebSocketCodec: MessageCodec {
             codec.output?.append(UnsafeRawBufferPointer(start: data, count: len))
             return len
         }
+        callbacks.on_frame_recv_start_callback = { ctx, arg, user in
+            guard let arg else { return }
+            Unmanaged<WebSocketCodec>.fromOpaque(user!).takeUnretainedValue().frameStarted(arg.pointee, ctx: ctx)
+        }
+        callbacks.on_frame_recv_chunk_callback = { _, arg, user in
+            guard let arg else { return }
+            Unmanaged<WebSocketCodec>.fromOpaque(user!).takeUnretainedValue().frameChunk(arg.pointee)
+        }
         callbacks.on_msg_recv_callback = { ctx, arg, user in
             guard let arg else { return }
             let codec = Unmanaged<WebSocketCodec>.fromOpaque(user!).takeUnretainedValue()
@@ -183,15 +209,59 @@ public final class WebSocketCodec: MessageCodec {
         var ctx: OpaquePointer?
         wslay_event_context_server_init(&ctx, &callbacks, Unmanaged.passUnretained(self).toOpaque())
         context = ctx
+        wslay_event_config_set_no_buffering(ctx, 1)
         wslay_event_config_set_max_recv_msg_length(ctx, UInt64(maxMessageBytes))
     }
 
-    /// One whole message from wslay (pings and closes are answered by wslay itself).
+    /// A frame starts (its payload follows in chunks). Without buffering wslay checks each frame
+    /// against the message limit, not the sum of a fragmented message's frames: that sum is held here.
+    private func frameStarted(_ frame: wslay_event_on_frame_recv_start_arg, ctx: OpaquePointer?) {
+        piece = nil
+        inControlFrame = frame.opcode & 0x8 != 0
+        guard !inControlFrame else { return }
+        frameIsFinal = frame.fin != 0
+        frameRemaining = frame.payload_length
+        if frame.opcode != UInt8(WSLAY_CONTINUATION_FRAME.rawValue) {
+            messageIsText = frame.opcode == UInt8(WSLAY_TEXT_FRAME.rawValue)
+            messageLength = 0
+            assembled.removeAll(keepingCapacity: assembled.capacity <= 1 << 16)
+        }
+        messageLength += frame.payload_length
+        if messageLength > UInt64(maxMessageBytes) && !closeQueued {
+            wslay_event_queue_close(ctx, UInt16(WSLAY_CODE_MESSAGE_TOO_BIG.rawValue), nil, 0)
+            wslay_event_shutdown_read(ctx)
+            closeQueued = true
+        }
+    }
+
+    /// A piece of a data frame's payload, unmasked in wslay's buffer.
+    private func frameChunk(_ chunk: wslay_event_on_frame_recv_chunk_arg) {
+        guard !inControlFrame else { return }
+        frameRemaining -= UInt64(chunk.data_length)
+        guard messageIsText, !closeQueued, chunk.data_length > 0 else { return }
+        let bytes = UnsafeRawBufferPointer(start: chunk.data, count: chunk.data_length)
+        if frameIsFinal && frameRemaining == 0 && assembled.isEmpty {
+            piece = bytes  // the whole message: `received` follows before wslay reads again
+        } else {
+            assembled.append(contentsOf: bytes)
+        }
+    }
+
+    /// One whole message (pings and closes are answered by wslay itself).
     private func received(_ message: wslay_event_on_msg_recv_arg, ctx: OpaquePointer?) {
         switch Int(message.opcode) {
         case Int(WSLAY_TEXT_FRAME.rawValue):
             guard !closeQueued else { return }
-            emitting?(.message(UnsafeRawBufferPointer(start: message.msg, count: message.msg_length)))
+            if let p = piece {
+                piece = nil
+                emitting?(.message(p))
+            } else if assembled.isEmpty {
+                // An empty message still has an address (the host reads messages through it).
+                withUnsafeBytes(of: 0 as UInt8) { emitting?(.message(UnsafeRawBufferPointer(rebasing: $0[0..<0]))) }
+            } else {
+                assembled.withUnsafeBytes { emitting?(.message($0)) }
+                assembled.removeAll(keepingCapacity: assembled.capacity <= 1 << 16)
+            }
         case Int(WSLAY_BINARY_FRAME.rawValue):
             guard !closeQueued else { return }
             let reason = Array("binary frames are not accepted: send JSON-RPC as text frames".utf8)
@@ -219,6 +289,7 @@ public final class WebSocketCodec: MessageCodec {
             }
             var failed = false
             if wslay_event_want_read(context) != 0 { failed = wslay_event_recv(context) != 0 }
+            piece = nil
             if failed {
                 // A frame wslay could not read at all (a fragmented or oversized control frame, a
                 // length with its top bit set): it queued a close without a status code. Our

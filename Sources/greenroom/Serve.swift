@@ -135,10 +135,14 @@ struct Serve: ParsableCommand {
         options.allowedOrigins = allowOrigin
         options.bindAny = bindAny
         options.allowedUIDs = allowUid
+        config.pid = Int(getpid())
+        config.residentBytes = residentSetBytes
         do {
-            let server = try UVServer(config: config, options: options)
+            // The executable builds the host; the UV layer runs it behind the listeners.
+            let host = Host(config: config, realClock: UVServer.monotonicClock())
+            let server = try UVServer(host: host, listeners: options.listeners(for: host))
             // Plugins load before any socket exists: a bad one is a clear start-up error.
-            let supervisor = PluginSupervisor.install(on: server.host)
+            let supervisor = PluginSupervisor.install(on: host)
             // Workers outlive nothing: they stop after the host's graceful shutdown (their containers'
             // deinit ran), and with the host however it ends (they watch it).
             defer { supervisor.stopAll() }

@@ -32,7 +32,8 @@ private func run(_ chunks: [[UInt8]], config: WebSocketConfig = config()) -> Run
                 switch event {
                 case .message(let m):
                     let text = String(decoding: m, as: UTF8.self)
-                    r.events.append("message \(text)")
+                    // The host reads a message through its base address, even an empty one.
+                    r.events.append(m.baseAddress == nil ? "message without an address" : "message \(text)")
                     let mark = codec.beginMessage(out)
                     out.append(Array("echo:\(text)".utf8))
                     codec.endMessage(out, from: mark)
@@ -105,6 +106,15 @@ private func expectSameForEveryCut(_ stream: [UInt8], config: WebSocketConfig = 
             #expect(r.events == ["opened auth=true", "message {\"x\":\"é\"}"])
             #expect(r.frames.contains(ServerFrame(fin: true, opcode: 0xA, payload: Array("p1".utf8))), "the ping is answered with its payload")
             #expect(r.frames.contains(ServerFrame(fin: true, opcode: 1, payload: Array("echo:{\"x\":\"é\"}".utf8))))
+        }
+    }
+
+    @Test func emptyMessagesAreMessagesWithAnAddress() {
+        let stream = upgrade() + ClientFrame.text("") + ClientFrame.text("", fin: false) + ClientFrame.frame(ClientFrame.continuation, [])
+            + ClientFrame.text("1")
+        expectSameForEveryCut(stream) { r in
+            #expect(r.events == ["opened auth=true", "message ", "message ", "message 1"])
+            #expect(r.frames.count == 3)
         }
     }
 

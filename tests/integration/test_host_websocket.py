@@ -184,6 +184,18 @@ def test_fragmented_message_is_reassembled_and_ping_answered(start_host):
         assert ws.ping(b"are you there").wait(timeout=10)
 
 
+def test_an_empty_text_frame_is_a_parse_error_and_the_host_lives_on(start_host):
+    """An empty message (what `socket.send("")` sends from any page) used to stop the host."""
+    host = start_host("--listen", "ws:127.0.0.1:0")
+    with ws_open(host) as ws:
+        for message in ["", ["", ""]]:  # one empty frame, then an empty message in two fragments
+            ws.send(message)
+            reply = json.loads(ws.recv(timeout=10))
+            assert reply["id"] is None and reply["error"]["code"] == -32700, reply
+        assert call(ws, "host.ping")["result"] == {"pong": True}
+    host.wait_stats(lambda s: s["connections"]["open"] == 1)
+
+
 # -- close codes, each counted -------------------------------------------------------------------------
 
 

@@ -54,25 +54,33 @@ struct Bench: ParsableCommand {
 
         if wants("wire") {
             let servers: [(name: String, args: [String])] = [
-                ("host", ["serve", "--listen", "ws:127.0.0.1:0", "--socket", "\(dir)/host.sock"]),
+                ("host", ["serve", "--listen", "ws:127.0.0.1:0", "--listen", "tcp:127.0.0.1:0", "--socket", "\(dir)/host.sock"]),
                 ("host 1 thread", ["serve", "--read-ahead", "off", "--socket", "\(dir)/host1.sock"]),
-                ("raw echo", ["echo-server", "--mode", "raw", "--socket", "\(dir)/raw.sock"]),
+                ("raw echo", ["echo-server", "--mode", "raw", "--tcp-port", "0", "--socket", "\(dir)/raw.sock"]),
                 ("naive echo", ["echo-server", "--mode", "naive", "--socket", "\(dir)/naive.sock"]),
             ]
             var p50: [String: Double] = [:], p99: [String: Double] = [:], rate: [String: Double] = [:]
+            // Over loopback TCP, measured interleaved with the same server's Unix socket (same moments):
+            // the host's tcp: lines and ws: frames, and the raw echo's TCP port (the kernel's floor).
+            var tcp50: [String: Double] = [:], tcpRate: [String: Double] = [:]
             var ws50 = Double.infinity, wsRate = 0.0
             for s in servers {
                 let child = try ChildProcess(arguments: s.args)
                 defer { child.stop() }
                 let gen = LoadGenerator(socket: s.args.last!)
-                // The host's ws: listener, measured interleaved with its Unix socket (same moments).
+                let tcp = child.tcpPort.map { LoadGenerator(tcpPort: $0) }
                 let ws = child.port(of: "ws").map { WebSocketLoad(port: $0) }
                 var best50 = Double.infinity, best99 = Double.infinity, bestRate = 0.0
+                var bestTCP50 = Double.infinity, bestTCPRate = 0.0
                 for _ in 0..<reps {
                     let h = try gen.roundTrips(count: rt)
                     best50 = min(best50, Double(h.valueAtPercentile(50)) / 1000)
                     best99 = min(best99, Double(h.valueAtPercentile(99)) / 1000)
                     bestRate = max(bestRate, try gen.pipelinedRate(total: pl))
+                    if let tcp {
+                        bestTCP50 = min(bestTCP50, Double(try tcp.roundTrips(count: rt).valueAtPercentile(50)) / 1000)
+                        bestTCPRate = max(bestTCPRate, try tcp.pipelinedRate(total: pl))
+                    }
                     if let ws {
                         ws50 = min(ws50, Double(try ws.roundTrips(count: rt).valueAtPercentile(50)) / 1000)
                         wsRate = max(wsRate, try ws.pipelinedRate(total: pl))
@@ -81,6 +89,10 @@ struct Bench: ParsableCommand {
                 p50[s.name] = best50
                 p99[s.name] = best99
                 rate[s.name] = bestRate
+                if tcp != nil {
+                    tcp50[s.name] = bestTCP50
+                    tcpRate[s.name] = bestTCPRate
+                }
             }
             table.add("ping round trip p50", unit: "us", values: p50,
                       ratio: ("host / raw echo", p50["host"]! / p50["raw echo"]!), budget: .atMost(1.5))
@@ -90,9 +102,17 @@ struct Bench: ParsableCommand {
                       ratio: ("host / raw echo", rate["host"]! / rate["raw echo"]!), budget: .atLeast(0.25))
             table.add("pipelined rate", unit: "req/s", values: rate,
                       ratio: ("host / naive echo", rate["host"]! / rate["naive echo"]!), budget: .atLeast(3))
-            table.add("WebSocket ping round trip p50", unit: "us", values: ["unix": p50["host"]!, "ws": ws50],
+            // What loopback TCP itself costs over a Unix socket on this machine: the same raw echo on both.
+            table.add("raw echo ping p50, loopback TCP vs Unix", unit: "us", values: ["unix": p50["raw echo"]!, "tcp": tcp50["raw echo"]!],
+                      ratio: ("tcp / unix", tcp50["raw echo"]! / p50["raw echo"]!), budget: nil)
+            table.add("host ping p50, tcp: lines vs Unix", unit: "us", values: ["unix": p50["host"]!, "tcp": tcp50["host"]!],
+                      ratio: ("tcp / unix", tcp50["host"]! / p50["host"]!), budget: nil)
+            table.add("WebSocket ping round trip p50", unit: "us", values: ["unix": p50["host"]!, "tcp": tcp50["host"]!, "ws": ws50],
                       ratio: ("ws / unix", ws50 / p50["host"]!), budget: .atMost(1.3))
-            table.add("WebSocket pipelined rate", unit: "req/s", values: ["unix": rate["host"]!, "ws": wsRate],
+            // The codec's own share: frames against lines over the same kind of socket.
+            table.add("WebSocket ping round trip p50", unit: "us", values: ["tcp": tcp50["host"]!, "ws": ws50],
+                      ratio: ("ws / tcp", ws50 / tcp50["host"]!), budget: nil)
+            table.add("WebSocket pipelined rate", unit: "req/s", values: ["unix": rate["host"]!, "tcp": tcpRate["host"]!, "ws": wsRate],
                       ratio: ("ws / unix", wsRate / rate["host"]!), budget: .atLeast(0.7))
             // The ceiling for any host that parses each request with Jansson: json_loadb alone, in
             // process, no I/O, no dispatch, no reply.

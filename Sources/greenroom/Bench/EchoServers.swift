@@ -12,6 +12,9 @@ struct EchoServer: ParsableCommand {
 
     @Option var mode: String = "raw"
     @Option var socket: String
+    /// Raw mode only: also echo on a loopback TCP port (0 picks one; the ready line shows it), the
+    /// kernel's floor for a TCP round trip beside the Unix socket's.
+    @Option var tcpPort: Int32?
 
     func run() throws {
         let loop = uv_default_loop()!
@@ -23,10 +26,35 @@ struct EchoServer: ParsableCommand {
         let rc = uv_listen(UnsafeMutableRawPointer(server).assumingMemoryBound(to: uv_stream_t.self), 128,
                            naive ? naiveOnConnection : rawOnConnection)
         guard rc == 0 else { throw ValidationError("cannot listen") }
-        print("{\"event\":\"ready\",\"listen\":[\"unix:\(socket)\"],\"pid\":\(getpid())}")
+        var listen = ["\"unix:\(socket)\""]
+        if let tcpPort, !naive { listen.append("\"tcp:127.0.0.1:\(try listenTCP(loop, port: tcpPort))\"") }
+        print("{\"event\":\"ready\",\"listen\":[\(listen.joined(separator: ","))],\"pid\":\(getpid())}")
         fflush(stdout)
         uv_run(loop, UV_RUN_DEFAULT)
     }
+}
+
+/// A raw echo on 127.0.0.1:`port`; returns the port bound.
+private func listenTCP(_ loop: UnsafeMutablePointer<uv_loop_t>, port: Int32) throws -> Int {
+    let server = UnsafeMutablePointer<uv_tcp_t>.allocate(capacity: 1)
+    uv_tcp_init(loop, server)
+    var addr = sockaddr_in()
+    uv_ip4_addr("127.0.0.1", port, &addr)
+    let bound = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { uv_tcp_bind(server, $0, 0) } }
+    guard bound == 0, uv_listen(UnsafeMutableRawPointer(server).assumingMemoryBound(to: uv_stream_t.self), 128, { server, status in
+        guard status == 0 else { return }
+        let client = UnsafeMutablePointer<uv_tcp_t>.allocate(capacity: 1)
+        uv_tcp_init(server!.pointee.loop, client)
+        let s = UnsafeMutableRawPointer(client).assumingMemoryBound(to: uv_stream_t.self)
+        s.pointee.data = nil
+        uv_accept(server, s)
+        uv_tcp_nodelay(client, 1)
+        uv_read_start(s, allocBuffer, rawEcho)
+    }) == 0 else { throw ValidationError("cannot listen on 127.0.0.1:\(port)") }
+    var name = sockaddr_in()
+    var len = Int32(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafeMutablePointer(to: &name) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { uv_tcp_getsockname(server, $0, &len) } }
+    return Int(UInt16(bigEndian: name.sin_port))
 }
 
 private func allocBuffer(_ h: UnsafeMutablePointer<uv_handle_t>?, _ size: Int, _ buf: UnsafeMutablePointer<uv_buf_t>?) {
@@ -63,14 +91,15 @@ private func closeStream(_ s: UnsafeMutablePointer<uv_stream_t>?) {
 
 private let rawOnConnection: uv_connection_cb = { server, status in
     guard status == 0 else { return }
-    let s = acceptClient(server)
-    uv_read_start(s, allocBuffer) { stream, nread, buf in
-        if nread > 0 {
-            writeOwned(stream, buf!.pointee.base, nread)  // the read buffer becomes the write buffer
-        } else {
-            free(buf!.pointee.base)
-            if nread < 0 { closeStream(stream) }
-        }
+    uv_read_start(acceptClient(server), allocBuffer, rawEcho)
+}
+
+private let rawEcho: uv_read_cb = { stream, nread, buf in
+    if nread > 0 {
+        writeOwned(stream, buf!.pointee.base, nread)  // the read buffer becomes the write buffer
+    } else {
+        free(buf!.pointee.base)
+        if nread < 0 { closeStream(stream) }
     }
 }
 

@@ -6,59 +6,67 @@ import Histogram
 struct WebSocketLoad {
     let port: UInt16
 
-    /// One client connection past its `101 Switching Protocols`.
+    /// One client connection past its `101 Switching Protocols`. Frames are counted as they stream in,
+    /// from a receive buffer allocated once (as `LineClient.countLines` does), so that the client costs
+    /// the ws: rows what it costs the line rows.
     final class Connection {
         let client: LineClient
-        private var buffer: [UInt8] = []
+        private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 * 1024, alignment: 16)
+        /// The header of the frame being read, while incomplete (at most 10 bytes).
+        private var header: [UInt8] = []
+        /// Payload bytes of the current frame still to come.
+        private var remaining = 0
+        /// Whole frames read and not yet counted by `countFrames`.
+        private var frames = 0
 
         init(port: UInt16) throws {
             client = try LineClient(tcpHost: "127.0.0.1", port: port)
+            header.reserveCapacity(16)
             try client.send("GET /rpc HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                             + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
-            let end = Array("\r\n\r\n".utf8)
-            while !buffer.starts(with: Array("HTTP/1.1 101".utf8)) || buffer.firstRange(of: end) == nil {
-                guard try fill() > 0, buffer.count < 4096 else { throw LineClient.Failure(description: "no 101 from the ws: listener") }
+            // The response head, a byte at a time (nothing follows it until a frame is sent).
+            var head: [UInt8] = []
+            var byte: UInt8 = 0
+            while !head.suffix(4).elementsEqual([13, 10, 13, 10]) {
+                guard recv(client.fd, &byte, 1, 0) == 1, head.count < 4096 else { throw LineClient.Failure(description: "no 101 from the ws: listener") }
+                head.append(byte)
             }
-            buffer.removeSubrange(..<buffer.firstRange(of: end)!.upperBound)
+            guard head.starts(with: Array("HTTP/1.1 101".utf8)) else { throw LineClient.Failure(description: "no 101 from the ws: listener") }
         }
 
-        private func fill() throws -> Int {
-            var chunk = [UInt8](repeating: 0, count: 256 * 1024)
-            while true {
-                let n = chunk.withUnsafeMutableBytes { recv(client.fd, $0.baseAddress!, $0.count, 0) }
-                if n < 0 { if errno == EINTR { continue }; throw LineClient.Failure(description: "recv: \(String(cString: strerror(errno)))") }
-                buffer.append(contentsOf: chunk[0..<n])
-                return n
-            }
-        }
+        deinit { scratch.deallocate() }
 
         /// Reads until `wanted` whole server frames have arrived.
         func countFrames(_ wanted: Int) throws {
-            var seen = 0
-            var at = 0
-            while seen < wanted {
-                while at + 2 <= buffer.count {
-                    var length = Int(buffer[at + 1] & 0x7F)
-                    var header = 2
-                    if length == 126 {
-                        guard at + 4 <= buffer.count else { break }
-                        length = Int(buffer[at + 2]) << 8 | Int(buffer[at + 3])
-                        header = 4
-                    } else if length == 127 {
-                        guard at + 10 <= buffer.count else { break }
-                        length = (0..<8).reduce(0) { $0 << 8 | Int(buffer[at + 2 + $1]) }
-                        header = 10
-                    }
-                    guard at + header + length <= buffer.count else { break }
-                    at += header + length
-                    seen += 1
-                    if seen == wanted { break }
-                }
-                if seen < wanted {
-                    guard try fill() > 0 else { throw LineClient.Failure(description: "ws: connection closed after \(seen) of \(wanted) frames") }
-                }
+            while frames < wanted {
+                let n = recv(client.fd, scratch.baseAddress!, scratch.count, 0)
+                if n < 0 { if errno == EINTR { continue }; throw LineClient.Failure(description: "recv: \(String(cString: strerror(errno)))") }
+                if n == 0 { throw LineClient.Failure(description: "ws: connection closed after \(frames) of \(wanted) frames") }
+                scan(n)
             }
-            buffer.removeSubrange(..<at)
+            frames -= wanted
+        }
+
+        private func scan(_ n: Int) {
+            var i = 0
+            while i < n {
+                if remaining > 0 {
+                    let skip = min(remaining, n - i)
+                    i += skip
+                    remaining -= skip
+                    if remaining == 0 { frames += 1 }
+                    continue
+                }
+                header.append(scratch[i])
+                i += 1
+                guard header.count >= 2 else { continue }
+                let short = Int(header[1] & 0x7F)
+                let size = short == 126 ? 4 : short == 127 ? 10 : 2
+                guard header.count == size else { continue }
+                let length = size == 2 ? short : header[2..<size].reduce(0) { $0 << 8 | Int($1) }
+                header.removeAll(keepingCapacity: true)
+                if length == 0 { frames += 1 } else { remaining = length }
+            }
         }
     }
 

@@ -1,0 +1,9 @@
+extension String {
+    /// The string without leading and trailing white space.
+    public func trimmingWhitespace() -> String {
+        var s = Substring(self)
+        while let f = s.first, f.isWhitespace { s.removeFirst() }
+        while let l = s.last, l.isWhitespace { s.removeLast() }
+        return String(s)
+    }
+}
