@@ -306,14 +306,18 @@ def test_connect_error_names_the_socket(tmp_path):
 
 
 def connection_kinds(observer, closed: int) -> list[str]:
-    """connectionOpened/Closed host events seen by ``observer`` until ``closed`` closes."""
-    kinds: list[str] = []
+    """connectionOpened/Closed host events seen by ``observer`` until ``closed`` closes, grouped by
+    connection in the order each opened (the host may accept a new connection before it reads the
+    end of one closed just before, so the raw events of two connections can interleave)."""
+    by_connection: dict[str, list[str]] = {}
+    count = 0
     for event in observer.events("host", timeout=10):
         if event["kind"].startswith("connection"):
-            kinds.append(event["kind"])
-        if kinds.count("connectionClosed") == closed:
+            by_connection.setdefault(event["connection"], []).append(event["kind"])
+            count += event["kind"] == "connectionClosed"
+        if count == closed:
             break
-    return kinds
+    return [kind for kinds in by_connection.values() for kind in kinds]
 
 
 def test_context_managers_close_the_connection(greenroom_host):
