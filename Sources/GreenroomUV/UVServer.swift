@@ -390,7 +390,9 @@ public final class UVServer {
 
     /// Runs the loop until shutdown completes; then checks that every handle was closed.
     public func run() throws {
-        baton.serve(holding: true)
+        // The lane (and the hand-over it needs) is on only with plugins in worker processes, which are
+        // loaded before the loop runs; without them the loop runs as a plain uv_run.
+        if host.lane.isEnabled { baton.serve(holding: true) } else { uv_run(loop, UV_RUN_DEFAULT) }
         // Anything still open is a leak: close it and run until the close callbacks have freed it.
         uv_walk(loop, { h, _ in if let h { closeAndFree(h) } }, nil)
         uv_run(loop, UV_RUN_DEFAULT)
