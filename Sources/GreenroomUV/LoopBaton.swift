@@ -33,8 +33,7 @@ final class LoopBaton: LoopHandoff {
     var laneThread: pthread_t = 0
     /// Wakes the driver's poll when a waiting thread wants the baton back.
     private var wake: UnsafeMutablePointer<uv_async_t>?
-    /// Helper threads made so far (hand-overs and stats).
-    private(set) var threadsMade = 0
+    /// Waits handed off the loop so far.
     private(set) var handOvers = 0
 
     init(server: UVServer) throws {
@@ -70,7 +69,6 @@ final class LoopBaton: LoopHandoff {
         let me = pthread_self()
         guard laneThread != 0, pthread_equal(laneThread, me) != 0, let wake else { return wait() }
         waiting += 1
-        handOvers += 1
         if waiting == 1 { uv_ref(asHandle(wake)) }
         pthread_mutex_lock(mutex)
         holder = 0
@@ -87,6 +85,7 @@ final class LoopBaton: LoopHandoff {
             return wait()
         }
         pthread_mutex_unlock(mutex)
+        handOvers += 1
 
         let result = wait()
 
@@ -152,7 +151,6 @@ final class LoopBaton: LoopHandoff {
             return false
         }
         pthread_detach(thread)
-        threadsMade += 1
         return true
     }
 }

@@ -6,6 +6,7 @@ import GreenroomRPC
 /// A handoff that waits in place (the lane's ordering does not depend on threads).
 private final class InPlaceHandoff: LoopHandoff {
     var waits = 0
+    var handOvers: Int { waits }
     func waitingOffLoop<T>(_ wait: () -> T) -> T {
         waits += 1
         return wait()

@@ -11,6 +11,8 @@ public protocol LoopHandoff: AnyObject {
     /// Runs `wait` — a blocking wait that touches no host state — with the loop served by another
     /// thread meanwhile when the caller runs the lane's work; returns once the caller holds the loop again.
     func waitingOffLoop<T>(_ wait: () -> T) -> T
+    /// Waits that were handed off the loop so far (for `host.stats`).
+    var handOvers: Int { get }
 }
 
 /// Tells the host when the far end of a descriptor hangs up (a plugin worker that died while no call
@@ -48,8 +50,6 @@ public final class CallLane {
     private var head = 0
     /// An item is running (perhaps waiting on a worker while the loop serves quick calls).
     public private(set) var isRunning = false
-    /// The connection whose line runs now.
-    private weak var current: HostConnection?
     /// Set by the server: how the loop is handed over while a hook waits.
     public var handoff: LoopHandoff? {
         didSet { host.updateLane() }
@@ -67,13 +67,11 @@ public final class CallLane {
 
     /// Lines taken since start.
     private var deferredLines = 0
-    /// Waits handed off the loop since start.
-    private var handOvers = 0
 
     /// For `host.stats`.
     var stats: JSONObject {
         ["enabled": .bool(isEnabled), "queued": .int(queue.count - head + (idleWork == nil ? 0 : 1)), "running": .bool(isRunning),
-         "deferredLines": .int(deferredLines), "handOvers": .int(handOvers)]
+         "deferredLines": .int(deferredLines), "handOvers": .int(handoff?.handOvers ?? 0)]
     }
 
     /// Whether lines that may run hooks go through the lane.
@@ -109,7 +107,7 @@ public final class CallLane {
 
     /// Asked for every line read while the lane is enabled: true when the line was taken to run later.
     func takes(_ read: RPCProcessor<HostConnection>.ReadLine, from c: HostConnection) -> Bool {
-        guard isEnabled, !(isRunning && current === c), Self.mayRunHooks(read) else { return false }
+        guard isEnabled, Self.mayRunHooks(read) else { return false }
         c.deferLine(read)
         deferredLines += 1
         enqueue(.line(c))
@@ -152,9 +150,7 @@ public final class CallLane {
             isRunning = true
             switch work {
             case .line(let c):
-                current = c
                 c.runDeferred()
-                current = nil
                 isRunning = false
                 // Its later lines run now; the next one that may run hooks queues again, behind the others.
                 c.deferredLineDone()
@@ -171,10 +167,7 @@ public final class CallLane {
 
     /// Waits for a worker: off the loop when this is the lane's item, else in place (the loop waits).
     func waitForWorker<T>(_ wait: () -> T) -> T {
-        if isRunning, let handoff {
-            handOvers += 1
-            return handoff.waitingOffLoop(wait)
-        }
+        if isRunning, let handoff { return handoff.waitingOffLoop(wait) }
         return wait()
     }
 }
