@@ -230,3 +230,13 @@ def test_a_worker_that_dies_between_calls_is_reported_at_once(lane_host):
     assert owner.result("stack.info", {"stack": stack})["containers"] == []
     assert owner.result("showRendered", {"class": "Crashy", "stack": stack})["container"] != shown
     assert lane_host.stats(observer)["unbalancedTransitions"] == 0
+
+
+def test_a_wait_hook_without_a_fifo_fails_that_container_only(lane_host, tmp_short):
+    c = lane_host.connect()
+    box = c.result("container.create", {"class": "Crashy"})["container"]
+    err = c.call("container.configure", {"container": box, "data": {"crash": "wait", "path": f"{tmp_short}/none"}})["error"]
+    assert err["code"] == -32004 and "path" in err["message"], err
+    c.ping()
+    again = c.result("container.create", {"class": "Crashy"})["container"]
+    assert c.result("container.configure", {"container": again, "data": {}})["output"]["calls"] >= 1
