@@ -466,7 +466,9 @@ def test_inspector_opened_while_a_script_drives_a_page_session_shows_each_later_
     shown = [m[:3] for m in snapshot[:end]]
     assert 0 < len(shown) < len(expected), (len(shown), len(expected))  # opened in the middle of the drive
     assert shown == expected[-len(shown):]
-    assert any(off for _, _, off in shown) and not all(off for _, _, off in shown)
+    # The drive had offscreen (green-room) hooks and on-screen ones; how many of each the page saw depends
+    # on when it opened. Each shown mark is drawn offscreen exactly when its event was.
+    assert any(off for _, _, off in expected) and not all(off for _, _, off in expected)
     assert all(m[2] == m[3] for m in snapshot[:end])  # offscreen events are drawn as such, and only they
     page.close()
 
