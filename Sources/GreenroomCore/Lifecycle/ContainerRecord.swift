@@ -24,22 +24,49 @@ public enum ContainerParent: Equatable, Sendable {
 public final class ContainerRecord {
     public let id: String
     public let className: String
-    public internal(set) var appearance = AppearanceMachine()
-    public internal(set) var viewLoaded = false
+    public internal(set) var appearance = AppearanceMachine() { willSet { journal?.willChange(self) } }
+    public internal(set) var viewLoaded = false { willSet { journal?.willChange(self) } }
     /// The size of the last layout; nil before the first.
-    public internal(set) var laidOutSize: Size?
-    public var parent: ContainerParent = .none
+    public internal(set) var laidOutSize: Size? { willSet { journal?.willChange(self) } }
+    public var parent: ContainerParent = .none { willSet { journal?.willChange(self) } }
     /// Who receives its events: a connection id; nil while the host owns it (idle in a pool).
-    public var owner: String?
+    public var owner: String? { willSet { journal?.willChange(self) } }
     /// True once it has run `deinit`.
-    public internal(set) var isDestroyed = false
+    public internal(set) var isDestroyed = false { willSet { journal?.willChange(self) } }
     /// True after a hook failed: no further hook runs but `deinit`.
-    public internal(set) var isFailed = false
+    public internal(set) var isFailed = false { willSet { journal?.willChange(self) } }
 
-    public init(id: String, className: String, owner: String?) {
+    /// Where its changes are saved during a speculative run (nil: never).
+    private let journal: RecordJournal?
+    /// The journal run that last saved it.
+    var journalRun = 0
+
+    public init(id: String, className: String, owner: String?, journal: RecordJournal? = nil) {
         self.id = id
         self.className = className
         self.owner = owner
+        self.journal = journal
+    }
+
+    /// Its whole changeable state, for `RecordJournal`.
+    struct Saved {
+        var appearance: AppearanceMachine, viewLoaded: Bool, laidOutSize: Size?, parent: ContainerParent
+        var owner: String?, isDestroyed: Bool, isFailed: Bool
+    }
+
+    var saved: Saved {
+        Saved(appearance: appearance, viewLoaded: viewLoaded, laidOutSize: laidOutSize, parent: parent, owner: owner,
+              isDestroyed: isDestroyed, isFailed: isFailed)
+    }
+
+    func restore(_ s: Saved) {
+        appearance = s.appearance
+        viewLoaded = s.viewLoaded
+        laidOutSize = s.laidOutSize
+        parent = s.parent
+        owner = s.owner
+        isDestroyed = s.isDestroyed
+        isFailed = s.isFailed
     }
 
     /// A hook failed outside Core's own sequences (init, configure): only deinit may run now.

@@ -3,21 +3,56 @@
 /// depends on the window being shown, not on being on screen).
 public final class StackRecord {
     public let id: String
-    public internal(set) var size: Size
-    public internal(set) var isHidden: Bool
-    public internal(set) var items: [ContainerRecord] = []
-    public var owner: String?
+    public internal(set) var size: Size { willSet { journal?.willChange(self) } }
+    public internal(set) var isHidden: Bool { willSet { journal?.willChange(self) } }
+    /// Bottom first. Changed in place (a green room may hold thousands): saved before the change.
+    public internal(set) var items: [ContainerRecord] {
+        get { _items }
+        set {
+            journal?.willChange(self)
+            _items = newValue
+        }
+        _modify {
+            journal?.willChange(self)
+            yield &_items
+        }
+    }
+    private var _items: [ContainerRecord] = []
+    public var owner: String? { willSet { journal?.willChange(self) } }
     /// True for the green room's stacks: popping their top does not reveal the one below.
     public let isGreenRoom: Bool
     /// The running push/pop animation: its completion and timer.
-    var transition: (complete: () -> Void, timer: Int)?
+    var transition: (complete: () -> Void, timer: Int)? { willSet { journal?.willChange(self) } }
 
-    public init(id: String, size: Size, hidden: Bool = false, owner: String?, greenRoom: Bool = false) {
+    /// Where its changes are saved during a speculative run (nil: never).
+    private let journal: RecordJournal?
+    /// The journal run that last saved it.
+    var journalRun = 0
+
+    public init(id: String, size: Size, hidden: Bool = false, owner: String?, greenRoom: Bool = false,
+                journal: RecordJournal? = nil) {
         self.id = id
         self.size = size
         self.isHidden = hidden
         self.owner = owner
         self.isGreenRoom = greenRoom
+        self.journal = journal
+    }
+
+    /// Its whole changeable state, for `RecordJournal`.
+    struct Saved {
+        var size: Size, isHidden: Bool, items: [ContainerRecord], owner: String?
+        var transition: (complete: () -> Void, timer: Int)?
+    }
+
+    var saved: Saved { Saved(size: size, isHidden: isHidden, items: items, owner: owner, transition: transition) }
+
+    func restore(_ s: Saved) {
+        size = s.size
+        isHidden = s.isHidden
+        _items = s.items
+        owner = s.owner
+        transition = s.transition
     }
 
     public var top: ContainerRecord? { items.last }
