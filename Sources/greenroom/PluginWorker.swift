@@ -11,10 +11,12 @@ struct PluginWorker: ParsableCommand {
     @Option(help: "The host's pid: the worker dies with it.") var parent: Int32 = 0
     @Option(help: "Most bytes of output one hook may give.") var maxOutputBytes = 1 << 20
     @Option(help: "Deepest JSON nesting.") var maxDepth = 64
+    @Option(help: "A shared page where the worker says which hook of a batch it is in.") var progressFd: Int32?
     @Argument(help: "The plugin library.") var path: String
 
     func run() throws {
-        let status = PluginWorkerMain.run(fd: fd, path: path, parent: parent, maxOutputBytes: maxOutputBytes, maxDepth: maxDepth)
+        let status = PluginWorkerMain.run(fd: fd, path: path, parent: parent, maxOutputBytes: maxOutputBytes, maxDepth: maxDepth,
+                                          progressFD: progressFd)
         if status != 0 { throw ExitCode(status) }
     }
 }

@@ -57,12 +57,17 @@ final class PluginInstance: ContainerInstance {
     }
 
     func run(_ hook: Hook, input: JSONObject) throws(HookFailure) -> JSONValue? {
+        try run(hook, inputJSON: JSONCodec.encode(.object(input)))
+    }
+
+    /// `run` with the input already encoded (a JSON object).
+    func run(_ hook: Hook, inputJSON: [UInt8]) throws(HookFailure) -> JSONValue? {
         guard let pointer else {
             throw HookFailure("\(cls.name).\(hook.rawValue) ran after the instance was destroyed",
                               cls.failureData(hook: hook.rawValue, containerID: containerID))
         }
         // A NUL after the JSON lets C plugins treat it as a C string; the length excludes it.
-        var bytes = JSONCodec.encode(.object(input))
+        var bytes = inputJSON
         let length = bytes.count
         bytes.append(0)
         let call = PluginCall(outputLimit: cls.maxOutputBytes)

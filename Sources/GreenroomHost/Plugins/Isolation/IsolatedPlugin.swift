@@ -106,17 +106,39 @@ final class IsolatedPlugin {
         do {
             return try worker.call(request, timeoutMs: config.hookTimeoutMs, lane: supervisor.host.lane)
         } catch {
-            workerEnded(error)
-            let why = error.reason == "timeout"
-                ? "ran past its deadline of \(config.hookTimeoutMs) ms (--hook-timeout-ms); the worker was killed"
-                : "crashed: its worker \(error.detail)"
-            var data = error.data
-            data["plugin"] = .string(name)
-            data["class"] = .string(className)
-            data["hook"] = .string(hook)
-            data["container"] = .string(containerID)
-            throw HookFailure("\(className).\(hook) \(why)", data)
+            throw failure(after: error, hook: hook, className: className, containerID: containerID)
         }
+    }
+
+    /// Runs hooks of this plugin's instances (`IsolatedInstance.hookFrame`s) in one message: the replies
+    /// of those that ran, in order, up to and including the first failure (nil: it ran, its reply went
+    /// down with the worker). When the worker ended on the hook after those, `death` says how; it is not reported yet: the caller reports it
+    /// (`failure(after:...)`) where that hook's outcome is taken, so events keep the order they would
+    /// have had one hook at a time.
+    func callBatch(_ frames: [[UInt8]]) -> (replies: [WireReader?], death: WorkerDeath?) {
+        guard let worker, state == .running else { return ([], WorkerDeath(reason: "closed", detail: "the worker is not running")) }
+        return worker.callBatch(frames, timeoutMs: config.hookTimeoutMs, lane: supervisor.host.lane)
+    }
+
+    /// Tells the worker a batch follows (sent while the host plans it, so the worker's wake-up overlaps
+    /// the planning).
+    func wake() {
+        if state == .running { worker?.wake() }
+    }
+
+    /// Reports that the worker ended during a call (it restarts or is marked failed) and returns what the
+    /// hook it ended on failed with.
+    func failure(after death: WorkerDeath, hook: String, className: String, containerID: String) -> HookFailure {
+        workerEnded(death)
+        let why = death.reason == "timeout"
+            ? "ran past its deadline of \(config.hookTimeoutMs) ms (--hook-timeout-ms); the worker was killed"
+            : "crashed: its worker \(death.detail)"
+        var data = death.data
+        data["plugin"] = .string(name)
+        data["class"] = .string(className)
+        data["hook"] = .string(hook)
+        data["container"] = .string(containerID)
+        return HookFailure("\(className).\(hook) \(why)", data)
     }
 
     /// A worker ended: instances of its generation are lost; restart with backoff, or mark it failed.
@@ -245,20 +267,34 @@ final class IsolatedInstance: ContainerInstance {
     /// Whether its worker is gone (the container's state went with it).
     var isLost: Bool { generation != cls.plugin.generation }
 
+    /// Whether its hooks can go to its worker now (else `run` fails at once: the worker that held it ended).
+    var canCall: Bool { !isLost && !destroyed }
+
     func run(_ hook: Hook, input: JSONObject) throws(HookFailure) -> JSONValue? {
-        let plugin = cls.plugin
-        guard !isLost, !destroyed else {
+        guard canCall else {
+            let plugin = cls.plugin
             throw HookFailure("\(cls.name).\(hook.rawValue): the worker of plugin \(plugin.name) that held container \(containerID) ended",
                               ["plugin": .string(plugin.name), "class": .string(cls.name), "hook": .string(hook.rawValue),
                                "container": .string(containerID), "reason": "workerEnded"])
         }
+        var reply = try cls.plugin.call(hookFrame(hook, input: input), hook: hook.rawValue, className: cls.name, containerID: containerID)
+        return try read(&reply, hook: hook)
+    }
+
+    /// The request that runs `hook` in the worker (alone, or in a batch).
+    func hookFrame(_ hook: Hook, input: JSONObject) -> [UInt8] {
         var w = WireWriter(.hook)
         w.u64(handle)
         let name = Array(hook.rawValue.utf8)
         w.u16(name.count)
         w.raw(name)
         w.raw(JSONCodec.encode(.object(input)))
-        var reply = try plugin.call(w.finished(), hook: hook.rawValue, className: cls.name, containerID: containerID)
+        return w.finished()
+    }
+
+    /// What `hook` returned, from its reply: its output, or the plugin's failure.
+    func read(_ reply: inout WireReader, hook: Hook) throws(HookFailure) -> JSONValue? {
+        let plugin = cls.plugin
         let result = try Self.check(&reply, plugin: plugin.name, className: cls.name, hook: hook.rawValue, containerID: containerID)
         memoryBytes = result.memoryBytes
         guard !reply.rest.isEmpty else { return nil }

@@ -7,7 +7,8 @@ import GreenroomJSON
 /// crash here (abort, NULL, exit, a hang the host kills) ends only this process.
 public enum PluginWorkerMain {
     /// Runs the worker; returns its exit status. `parent` is the host's pid: the worker dies with it.
-    public static func run(fd: Int32, path: String, parent: Int32, maxOutputBytes: Int, maxDepth: Int) -> Int32 {
+    public static func run(fd: Int32, path: String, parent: Int32, maxOutputBytes: Int, maxDepth: Int,
+                           progressFD: Int32? = nil) -> Int32 {
         // Die with the host, even when it is SIGKILLed (the socket's EOF covers the rest).
         dieWithParent()
         if parent > 0 && getppid() != parent { return 1 }
@@ -42,47 +43,39 @@ public enum PluginWorkerMain {
         ]))
         do { try Wire.writeAll(fd, ready.finished(), deadline: nil) } catch { return 1 }
 
-        var instances: [UInt64: PluginInstance] = [:]
-        var nextInstance: UInt64 = 1
+        let progress = progressFD.flatMap { fd in
+            defer { close(fd) }
+            return BatchProgress.map(fd: fd)
+        }
+        var calls = WorkerCalls(classes: classes, maxDepth: maxDepth)
         while true {
             guard var frame = try? Wire.readFrame(fd, maxBody: Int(Int32.max), deadline: nil) else { return 0 }
             // Background work that finished while the worker waited completes first, as on the host's loop.
             threads.runFinished()
-            let reply: [UInt8]
-            do throws(HookFailure) {
-                switch WorkerFrame(rawValue: frame.kind) {
-                case .create:
-                    guard let index = frame.u32(), index < classes.count else { return 3 }
-                    let id = String(decoding: frame.rest, as: UTF8.self)
-                    let instance = try classes[index].makeInstance(containerID: id) as! PluginInstance
-                    let handle = nextInstance
-                    nextInstance += 1
-                    instances[handle] = instance
-                    reply = ok(handle, instance.memoryBytes, output: nil)
-                case .hook:
-                    guard let handle = frame.u64(), let n = frame.u16(), let name = frame.bytes(n),
-                          let hook = Hook(rawValue: String(decoding: name, as: UTF8.self)),
-                          let instance = instances[handle] else { return 3 }
-                    let input: JSONObject
-                    switch try? JSONCodec.decode(Array(frame.rest), maxDepth: maxDepth + 2) {
-                    case .object(let o)?: input = o
-                    default: return 3
-                    }
-                    let output = try instance.run(hook, input: input)
-                    reply = ok(0, instance.memoryBytes, output: output)
-                case .destroy:
-                    guard let handle = frame.u64() else { return 3 }
-                    instances.removeValue(forKey: handle)?.destroy()
-                    reply = ok(0, 0, output: nil)
-                default:
-                    return 3
-                }
-            } catch {
-                var w = WireWriter(.failed)
-                w.raw(JSONCodec.encode(["message": .string(error.message), "data": .object(error.data)]))
-                reply = w.finished()
+            if frame.kind == WorkerFrame.wake.rawValue {
+                // A batch follows while the host plans it: look for it awake, for up to 200 µs.
+                _ = Wire.readable(fd, spinningNanos: 200_000, thenWithinMs: 0)
+                continue
             }
-            do { try Wire.writeAll(fd, reply, deadline: nil) } catch { return 0 }
+            guard frame.kind == WorkerFrame.batch.rawValue else {
+                guard let (reply, _) = calls.answer(&frame) else { return 3 }
+                do { try Wire.writeAll(fd, reply, deadline: nil) } catch { return 0 }
+                continue
+            }
+            // A batch: the hooks run in order until one fails, and their replies go back in one message.
+            // Before each, the shared page says which it is, so a crash or a hang is known to be its.
+            guard let count = frame.u32() else { return 3 }
+            var replies: [UInt8] = []
+            for i in 0..<count {
+                guard let n = frame.u32(), n >= 1, let body = frame.bytes(n), body.first == WorkerFrame.hook.rawValue else { return 3 }
+                var hook = WireReader(kind: WorkerFrame.hook.rawValue, body: Array(body.dropFirst()))
+                threads.runFinished()
+                progress?.started = i + 1
+                guard let (reply, failed) = calls.answer(&hook) else { return 3 }
+                replies.append(contentsOf: reply)
+                if failed { break }
+            }
+            do { try Wire.writeAll(fd, replies, deadline: nil) } catch { return 0 }
         }
     }
 
@@ -92,6 +85,54 @@ public enum PluginWorkerMain {
         guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "prctl") else { return }
         let PR_SET_PDEATHSIG: Int32 = 1
         _ = unsafeBitCast(symbol, to: Prctl.self)(PR_SET_PDEATHSIG, UInt(SIGKILL), 0, 0, 0)
+    }
+}
+
+/// The worker's side of the calls: its plugin's classes and the instances made so far.
+struct WorkerCalls {
+    let classes: [PluginClass]
+    let maxDepth: Int
+    private var instances: [UInt64: PluginInstance] = [:]
+    private var nextInstance: UInt64 = 1
+
+    init(classes: [PluginClass], maxDepth: Int) {
+        self.classes = classes
+        self.maxDepth = maxDepth
+    }
+
+    /// Runs one create, hook or destroy frame; its reply frame and whether the plugin failed it. Nil for
+    /// a frame that breaks the protocol (the worker then exits).
+    mutating func answer(_ frame: inout WireReader) -> (reply: [UInt8], failed: Bool)? {
+        do throws(HookFailure) {
+            switch WorkerFrame(rawValue: frame.kind) {
+            case .create:
+                guard let index = frame.u32(), index < classes.count else { return nil }
+                let id = String(decoding: frame.rest, as: UTF8.self)
+                let instance = try classes[index].makeInstance(containerID: id) as! PluginInstance
+                let handle = nextInstance
+                nextInstance += 1
+                instances[handle] = instance
+                return (Self.ok(handle, instance.memoryBytes, output: nil), false)
+            case .hook:
+                guard let handle = frame.u64(), let n = frame.u16(), let name = frame.bytes(n),
+                      let hook = Hook(rawValue: String(decoding: name, as: UTF8.self)),
+                      let instance = instances[handle] else { return nil }
+                // The host's own encoding of an object: handed to the plugin as it came.
+                guard frame.rest.first == UInt8(ascii: "{") else { return nil }
+                let output = try instance.run(hook, inputJSON: Array(frame.rest))
+                return (Self.ok(0, instance.memoryBytes, output: output), false)
+            case .destroy:
+                guard let handle = frame.u64() else { return nil }
+                instances.removeValue(forKey: handle)?.destroy()
+                return (Self.ok(0, 0, output: nil), false)
+            default:
+                return nil
+            }
+        } catch {
+            var w = WireWriter(.failed)
+            w.raw(JSONCodec.encode(["message": .string(error.message), "data": .object(error.data)]))
+            return (w.finished(), true)
+        }
     }
 
     private static func ok(_ value: UInt64, _ memoryBytes: Int, output: JSONValue?) -> [UInt8] {

@@ -46,7 +46,13 @@ final class PluginWorkerProcess {
     /// The largest reply body accepted (the worker enforces the output limit; more is a protocol error).
     let maxReplyBytes: Int
 
-    private init(pid: pid_t, fd: Int32, plugin: String, version: String, classNames: [String], maxReplyBytes: Int) {
+    /// Which hook of a batch the worker is in (nil: the page could not be made; batches then go one hook
+    /// at a time).
+    private let progress: BatchProgress?
+
+    private init(pid: pid_t, fd: Int32, plugin: String, version: String, classNames: [String], maxReplyBytes: Int,
+                 progress: BatchProgress?) {
+        self.progress = progress
         self.pid = pid
         self.fd = fd
         self.plugin = plugin
@@ -85,13 +91,17 @@ final class PluginWorkerProcess {
         posix_spawnattr_setpgroup(&attr, 0)
         posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
 
-        let args = [config.workerExecutable, "plugin-worker", "--fd", "\(child)", "--parent", "\(getpid())",
-                    "--max-output-bytes", "\(config.maxOutputBytes)", "--max-depth", "\(maxDepth)", path]
+        let shared = BatchProgress.create()
+        var args = [config.workerExecutable, "plugin-worker", "--fd", "\(child)", "--parent", "\(getpid())",
+                    "--max-output-bytes", "\(config.maxOutputBytes)", "--max-depth", "\(maxDepth)"]
+        if let shared { args += ["--progress-fd", "\(shared.fd)"] }
+        args.append(path)
         let argv: [UnsafeMutablePointer<CChar>?] = args.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
         let rc = posix_spawn(&pid, config.workerExecutable, nil, &attr, argv, environ)
         close(child)
+        if let shared { close(shared.fd) }
         guard rc == 0 else {
             close(host)
             throw .worker(path: path, message: "cannot start its worker (\(config.workerExecutable)): \(String(cString: strerror(rc)))")
@@ -108,7 +118,7 @@ final class PluginWorkerProcess {
                     let version: String = if case .string(let v)? = o["version"] { v } else { "" }
                     let classNames = names.compactMap { v -> String? in if case .string(let s) = v { s } else { nil } }
                     return PluginWorkerProcess(pid: pid, fd: host, plugin: plugin, version: version, classNames: classNames,
-                                               maxReplyBytes: maxReply)
+                                               maxReplyBytes: maxReply, progress: shared?.progress)
                 }
             case .refused:
                 close(host)
@@ -140,47 +150,142 @@ final class PluginWorkerProcess {
     /// How long a reply is waited for in place before the loop is handed over (`CallLane`): most hooks
     /// answer well within it, and a hand-over costs two thread wake-ups.
     static let inPlaceWaitMs: Int32 = 1
+    /// How long a reply is looked for awake before sleeping for it.
+    static let spinNanos: UInt64 = 100_000
 
     /// Sends one request and waits for its reply, up to `timeoutMs`: in place for a moment, then (when
     /// `lane` runs this call) with the loop handed over, so other clients are served meanwhile. Any
     /// failure to get a reply ends the worker (killed if need be, then reaped) and says how it ended.
     func call(_ request: [UInt8], timeoutMs: Int, lane: CallLane? = nil) throws(WorkerDeath) -> WireReader {
-        guard isAlive else { throw WorkerDeath(reason: "closed", detail: "the worker is not running") }
-        let deadline = Wire.nowNanos() + UInt64(max(1, timeoutMs)) * 1_000_000
-        let outcome = exchange(request, deadline: deadline, lane: lane)
-        switch outcome {
-        case .success(let reply): return reply
-        case .failure(let error):
-            switch error {
-            case .timeout:
-                throw end(killing: true, reason: "timeout", detail: "no reply within \(timeoutMs) ms")
-            case .tooLarge(let n):
-                throw end(killing: true, reason: "protocol", detail: "a reply of \(n) bytes, over the limit")
-            case .io(let e):
-                throw end(killing: true, reason: "protocol", detail: "socket error \(e)")
-            case .closed:
-                throw end(killing: false, reason: "closed", detail: "its socket closed")
-            }
-        }
+        try exchange(request, timeoutMs: timeoutMs, lane: lane).get()
     }
 
-    private func exchange(_ request: [UInt8], deadline: UInt64, lane: CallLane?) -> Result<WireReader, WireError> {
+    /// Sends `wake`: the worker wakes now and looks for the next request awake for a moment. Best effort:
+    /// a full socket or a dead worker is found by the call that follows.
+    func wake() {
+        guard isAlive else { return }
+        pthread_mutex_lock(exchanging)
+        let frame = WireWriter(.wake).finished()
+        _ = frame.withUnsafeBytes { send(fd, $0.baseAddress!, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+        pthread_mutex_unlock(exchanging)
+    }
+
+    /// Runs `frames` (hook requests) as one batch: the worker runs them in order and stops at the first
+    /// that fails. Returns one entry per hook that ran, in order, up to and including a failed one: its
+    /// reply, or nil for a hook that ran but whose reply went down with the worker. When the worker died
+    /// (or ran past a hook's deadline and was killed) on the hook after those, `death` says how. Each hook
+    /// has `timeoutMs` of its own, from when the worker starts it.
+    func callBatch(_ frames: [[UInt8]], timeoutMs: Int, lane: CallLane? = nil) -> (replies: [WireReader?], death: WorkerDeath?) {
+        guard let progress else {
+            // No shared page to tell which hook a crash was in: one hook at a time.
+            var replies: [WireReader?] = []
+            for frame in frames {
+                switch exchange(frame, timeoutMs: timeoutMs, lane: lane) {
+                case .failure(let death): return (replies, death)
+                case .success(let r):
+                    replies.append(r)
+                    if r.kind == WorkerFrame.failed.rawValue { return (replies, nil) }
+                }
+            }
+            return (replies, nil)
+        }
+        guard isAlive else { return ([], WorkerDeath(reason: "closed", detail: "the worker is not running")) }
+        var w = WireWriter(.batch)
+        w.u32(frames.count)
+        for f in frames { w.raw(f) }
+        let request = w.finished()
+        let timeout = UInt64(max(1, timeoutMs)) * 1_000_000
+        pthread_mutex_lock(exchanging)
+        let (fd, maxBody, lock) = (self.fd, maxReplyBytes, exchanging)
+        progress.started = 0
+        var incoming = FrameBuffer(maxBody: maxBody)
+        var replies: [WireReader?] = []
+        /// Reads until every hook answered or one failed; the deadline runs from the start of the hook
+        /// the worker is in.
+        func readAll() -> WireError? {
+            var seen = 0
+            var since = Wire.nowNanos()
+            while true {
+                do {
+                    while let frame = try incoming.next() {
+                        replies.append(frame)
+                        if frame.kind == WorkerFrame.failed.rawValue || replies.count == frames.count { return nil }
+                    }
+                    if try incoming.receive(fd) { continue }
+                } catch {
+                    return error
+                }
+                let now = Wire.nowNanos()
+                if progress.started != seen {
+                    seen = progress.started
+                    since = now
+                }
+                guard now - since < timeout else { return .timeout }
+                // A short wait, then a look at the worker's progress again.
+                _ = Wire.readable(fd, withinMs: Int32(min(10, (since + timeout - now + 999_999) / 1_000_000)))
+            }
+        }
+        var failure: WireError?
+        do {
+            try Wire.writeAll(fd, request, deadline: Wire.nowNanos() + timeout)
+            if let lane, !Wire.readable(fd, spinningNanos: Self.spinNanos, thenWithinMs: Self.inPlaceWaitMs) {
+                // Late: the rest is waited for off the loop; the lock goes before the loop is taken back.
+                failure = lane.waitForWorker { () -> WireError? in
+                    defer { pthread_mutex_unlock(lock) }
+                    return readAll()
+                }
+                return finishBatch(replies, failure, progress: progress, timeoutMs: timeoutMs)
+            }
+            failure = readAll()
+        } catch {
+            failure = error
+        }
+        pthread_mutex_unlock(lock)
+        return finishBatch(replies, failure, progress: progress, timeoutMs: timeoutMs)
+    }
+
+    /// A batch's outcome: the hooks the worker started before the one it died on ran (their replies, if
+    /// any, were lost with it).
+    private func finishBatch(_ replies: [WireReader?], _ failure: WireError?, progress: BatchProgress, timeoutMs: Int)
+        -> (replies: [WireReader?], death: WorkerDeath?)
+    {
+        guard let failure else { return (replies, nil) }
+        var all = replies
+        let ran = max(0, progress.started - 1)
+        while all.count < ran { all.append(nil) }
+        return (all, death(after: failure, timeoutMs: timeoutMs))
+    }
+
+    private func exchange(_ request: [UInt8], timeoutMs: Int, lane: CallLane?) -> Result<WireReader, WorkerDeath> {
+        guard isAlive else { return .failure(WorkerDeath(reason: "closed", detail: "the worker is not running")) }
+        let deadline = Wire.nowNanos() + UInt64(max(1, timeoutMs)) * 1_000_000
         pthread_mutex_lock(exchanging)
         let (fd, maxBody, lock) = (self.fd, maxReplyBytes, exchanging)
         func reply() -> Result<WireReader, WireError> {
             defer { pthread_mutex_unlock(lock) }
             return Result { () throws(WireError) in try Wire.readFrame(fd, maxBody: maxBody, deadline: deadline) }
         }
+        let outcome: Result<WireReader, WireError>
         do {
             try Wire.writeAll(fd, request, deadline: deadline)
+            // A late reply is waited for off the loop. The lock goes before the loop is taken back, so a
+            // thread that holds the loop never waits for it behind a thread that waits for the loop.
+            if let lane, !Wire.readable(fd, spinningNanos: Self.spinNanos, thenWithinMs: Self.inPlaceWaitMs) { outcome = lane.waitForWorker(reply) } else { outcome = reply() }
         } catch {
             pthread_mutex_unlock(lock)
-            return .failure(error)
+            outcome = .failure(error)
         }
-        guard let lane, !Wire.readable(fd, withinMs: Self.inPlaceWaitMs) else { return reply() }
-        // The reply is late: wait off the loop. The lock goes before the loop is taken back, so a
-        // thread that holds the loop never waits for it behind a thread that waits for the loop.
-        return lane.waitForWorker(reply)
+        return outcome.mapError { death(after: $0, timeoutMs: timeoutMs) }
+    }
+
+    /// Ends the worker after `error` and says how it ended.
+    private func death(after error: WireError, timeoutMs: Int) -> WorkerDeath {
+        switch error {
+        case .timeout: end(killing: true, reason: "timeout", detail: "no reply within \(timeoutMs) ms")
+        case .tooLarge(let n): end(killing: true, reason: "protocol", detail: "a reply of \(n) bytes, over the limit")
+        case .io(let e): end(killing: true, reason: "protocol", detail: "socket error \(e)")
+        case .closed: end(killing: false, reason: "closed", detail: "its socket closed")
+        }
     }
 
     /// Whether the worker's end of the socket is gone (it died): a peek, between calls, finds end of file

@@ -6,12 +6,15 @@ import Glibc
 ///
 ///   create  u32 class index, container id (UTF-8)          -> ok: instance id, memory bytes
 ///   hook    u64 instance, u16 name length, name, input JSON  -> ok: 0, memory bytes, output JSON (may be empty)
+///   batch   u32 count, then `count` whole hook frames         -> one reply per hook, written as each ends,
+///           up to and including the first `failed` (the hooks after it do not run)
 ///   destroy u64 instance                                     -> ok
+///   wake    (no body): a batch follows soon; the worker looks for it awake for a moment (no reply)
 ///   failed  JSON {"message", "data"}: the plugin failed the call (the worker lives on)
 ///   ready   JSON {"plugin", "version", "classes"}: sent once, when init succeeded
 ///   refused UTF-8 message: the library could not be loaded; the worker then exits
 enum WorkerFrame: UInt8 {
-    case create = 0x43, hook = 0x48, destroy = 0x44, ok = 0x4F, failed = 0x46, ready = 0x52, refused = 0x45
+    case create = 0x43, hook = 0x48, batch = 0x42, wake = 0x57, destroy = 0x44, ok = 0x4F, failed = 0x46, ready = 0x52, refused = 0x45
 }
 
 /// Builds one frame.
@@ -66,6 +69,50 @@ struct WireReader {
     var rest: ArraySlice<UInt8> { body[at...] }
 }
 
+/// Frames read from a non-blocking socket in as few reads as there are bytes ready (a batch's replies
+/// arrive together).
+struct FrameBuffer {
+    let maxBody: Int
+    private var bytes: [UInt8] = []
+    private var at = 0
+
+    init(maxBody: Int) { self.maxBody = maxBody }
+
+    /// The next whole frame in what was received, if any.
+    mutating func next() throws(WireError) -> WireReader? {
+        guard bytes.count - at >= 5 else { return nil }
+        let length = Int(bytes[at]) | Int(bytes[at + 1]) << 8 | Int(bytes[at + 2]) << 16 | Int(bytes[at + 3]) << 24
+        guard length >= 1 else { throw .io(EPROTO) }
+        guard length - 1 <= maxBody else { throw .tooLarge(length - 1) }
+        guard bytes.count - at >= 4 + length else { return nil }
+        let frame = WireReader(kind: bytes[at + 4], body: Array(bytes[(at + 5)..<(at + 4 + length)]))
+        at += 4 + length
+        if at == bytes.count {
+            bytes.removeAll(keepingCapacity: true)
+            at = 0
+        }
+        return frame
+    }
+
+    /// Reads what the socket has now: true when something came, false when nothing is ready.
+    mutating func receive(_ fd: Int32) throws(WireError) -> Bool {
+        while true {
+            let n = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64 << 10) { chunk in
+                let n = recv(fd, chunk.baseAddress!, chunk.count, Int32(MSG_DONTWAIT))
+                if n > 0 { bytes.append(contentsOf: chunk[0..<n]) }
+                return n
+            }
+            if n > 0 { return true }
+            if n == 0 { throw .closed }
+            let e = errno
+            if e == EAGAIN || e == EWOULDBLOCK { return false }
+            if e == EINTR { continue }
+            if e == ECONNRESET { throw .closed }
+            throw .io(e)
+        }
+    }
+}
+
 /// Why a read or write on the worker's socket did not complete.
 enum WireError: Error {
     /// The peer closed its end (or reset it): it exited or crashed.
@@ -100,6 +147,18 @@ enum Wire {
             if n > 0 { return }
             if n < 0 && errno != EINTR { throw .io(errno) }
         }
+    }
+
+    /// Whether `fd` has bytes to read within `spinNanos` of looking without sleeping, then within `ms`
+    /// of sleeping in poll. A worker's reply usually comes within tens of microseconds; on a virtual
+    /// machine, being woken for it costs about as much, so the host looks for it awake first.
+    static func readable(_ fd: Int32, spinningNanos spin: UInt64, thenWithinMs ms: Int32) -> Bool {
+        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        let end = nowNanos() + spin
+        repeat {
+            if poll(&p, 1, 0) != 0 { return true }
+        } while nowNanos() < end
+        return readable(fd, withinMs: ms)
     }
 
     /// Whether `fd` has bytes to read within `ms` (a short, blocking look; errors count as readable,
