@@ -270,6 +270,10 @@ public final class Host {
     /// Sends an event on `topic` to `owner` (when subscribed) and to every `scope: "all"` observer
     /// subscribed to it; with `broadcast`, to every subscriber (host-wide news such as memory warnings).
     public func emit(_ topic: String, owner: HostConnection?, broadcast: Bool = false, _ fields: JSONObject) {
+        if heldEvents != nil {
+            heldEvents?.append(HeldEvent(topic: topic, owner: owner, broadcast: broadcast, fields: fields))
+            return
+        }
         let t = now
         if broadcast {
             for c in connections where !c.isClosed && c.subscriptions.contains(topic) {
@@ -286,6 +290,29 @@ public final class Host {
             c.send(topic: topic, fields, now: t)
             stats.eventsSent += 1
         }
+    }
+
+    /// An event kept back while an operation is planned (`ContainerSystem.planned`).
+    struct HeldEvent {
+        let topic: String
+        let owner: HostConnection?
+        let broadcast: Bool
+        let fields: JSONObject
+    }
+
+    /// Events `emit` keeps back instead of sending (nil: it sends).
+    private var heldEvents: [HeldEvent]?
+    var isHoldingEvents: Bool { heldEvents != nil }
+    /// From now on `emit` keeps events back, until `takeHeldEvents`.
+    func holdEvents() { heldEvents = [] }
+    /// Stops holding events back; returns those held, in order.
+    func takeHeldEvents() -> [HeldEvent] {
+        defer { heldEvents = nil }
+        return heldEvents ?? []
+    }
+    /// Sends events that were held back, in order.
+    func emit(_ held: [HeldEvent]) {
+        for e in held { emit(e.topic, owner: e.owner, broadcast: e.broadcast, e.fields) }
     }
 
     /// Whether anyone would receive an event on `topic` about `owner`'s objects: lets hot paths skip

@@ -36,6 +36,8 @@ struct Serve: ParsableCommand {
     @Option(help: "A plugin hook running longer fails its container and its worker is killed and restarted (default 2000; not enforceable with --plugin-isolation none).")
     var hookTimeoutMs: Int?
     @Option(help: "Most bytes of output one plugin hook may give; more fails the hook.") var pluginOutputLimit = 1 << 20
+    @Option(help: "on: the hooks one call runs in a plugin's worker go there in one message (a showRendered hit: one round trip, not ten); off: one message per hook. The events and replies are the same either way.")
+    var hookBatching = "on"
     @Option(help: "Most restarts of one plugin's worker per minute; one more crash marks the plugin failed until plugins.restart.")
     var pluginRestartLimit = 5
 
@@ -79,6 +81,7 @@ struct Serve: ParsableCommand {
             throw ValidationError("--plugin-isolation must be process or none")
         }
         if let t = hookTimeoutMs, t <= 0 { throw ValidationError("--hook-timeout-ms must be positive") }
+        guard ["on", "off"].contains(hookBatching) else { throw ValidationError("--hook-batching must be on or off, not \(hookBatching)") }
         guard pluginOutputLimit > 0 else { throw ValidationError("--plugin-output-limit must be positive") }
         guard pluginRestartLimit >= 0 else { throw ValidationError("--plugin-restart-limit must be 0 or more") }
         for l in listen where NetworkListener(l) == nil { throw ValidationError("--listen takes tcp:HOST:PORT or ws:HOST:PORT, got \(l)") }
@@ -119,6 +122,7 @@ struct Serve: ParsableCommand {
         config.plugins.isolation = pluginIsolation == "none" ? .none : .process
         config.plugins.hookTimeoutMs = hookTimeoutMs ?? 2000
         config.plugins.maxOutputBytes = pluginOutputLimit
+        config.plugins.batchesHooks = hookBatching == "on"
         config.plugins.restartLimitPerMinute = pluginRestartLimit
         if pluginIsolation == "none" && hookTimeoutMs != nil && !plugins.isEmpty {
             fputs("greenroom: warning: --hook-timeout-ms is not enforced with --plugin-isolation none: an in-process hook cannot be stopped\n", stderr)

@@ -173,13 +173,21 @@ extension ContainerSystem {
         r.register("stack.push", params: ["stack", "container", "animated"]) { [unowned self] conn, p throws(RPCError) in
             let s = try stack(p, owner: conn)
             let c = try container(p, owner: conn)
-            try push(c, onto: s, animated: try p.optional("animated") ?? false)
+            let animated: Bool = try p.optional("animated") ?? false
+            // Not animated, its hooks all run now: those in a plugin's worker go there in one message.
+            try planned(animated ? nil : worker(of: c) ?? worker(of: s.top)) { () throws(RPCError) in
+                try push(c, onto: s, animated: animated)
+            }
             return stackInfo(s)
         }
         r.register("stack.pop", params: ["stack", "animated"]) { [unowned self] conn, p throws(RPCError) in
             let s = try stack(p, owner: conn)
             let animated: Bool = try p.optional("animated") ?? false
-            guard let c = stackOps.pop(s, animated: animated, onFailure: deferredFailure) else {
+            var popped: ContainerRecord?
+            try planned(animated ? nil : worker(of: s.top)) { () throws(RPCError) in
+                popped = stackOps.pop(s, animated: animated, onFailure: deferredFailure)
+            }
+            guard let c = popped else {
                 throw .invalidState("Stack \(s.id) is empty", ["stack": .string(s.id)])
             }
             return ["container": .string(c.id), "stack": stackInfo(s)]

@@ -50,6 +50,11 @@ public final class ContainerSystem: HostComponent, LifecycleHost {
     private var nextToken = 1
 
     public let lifecycle = Lifecycle()
+    /// Saves records' changes while an operation is planned (`planned`), to undo them if a hook failed.
+    let journal = RecordJournal()
+    /// Whether hooks run as they come, are planned, or are replayed after a plan (HookPlanning.swift).
+    var hookMode = HookMode.live
+    var planStats = HookPlanStats()
     public private(set) lazy var stackOps = StackOperations(host: self)
 
     public init(host: Host) {
@@ -147,14 +152,19 @@ public final class ContainerSystem: HostComponent, LifecycleHost {
     /// Runs `hook` on `c` and emits its `lifecycle` event; false when it failed. An appearance hook of a
     /// page session's own container is forwarded to its current page.
     private func runHook(_ hook: Hook, on c: ContainerRecord, _ context: HookContext) -> Bool {
-        guard let instance = instances[c.id] else { return false }
         var input = JSONObject()
         if let a = context.animated { input["animated"] = .bool(a) }
         if let s = context.size { input["size"] = Self.sizeJSON(s) }
         if let p = context.parent { input["parent"] = p.map { .string($0) } ?? .null }
+        if isPlanning {
+            // Listed to run later, assumed to succeed; its event is held until the plan's hooks ran.
+            if plan(hook, on: c, input: input) { emitLifecycle(hook, c, context, failed: false) }
+            return true
+        }
+        guard let instance = instances[c.id] else { return false }
         var ok = true
-        do {
-            _ = try instance.run(hook, input: input)
+        do throws(HookFailure) {
+            if let known = knownOutcome(hook, on: c) { _ = try known.get() } else { _ = try instance.run(hook, input: input) }
         } catch {
             recordFailure(c, hook, error)
             ok = false
@@ -171,6 +181,7 @@ public final class ContainerSystem: HostComponent, LifecycleHost {
     }
 
     private func reportUnbalanced(_ c: ContainerRecord, _ call: AppearanceCall, _ state: Appearance) {
+        guard !isPlanning else { return spoilPlan() }
         unbalancedTransitions += 1
         var fields = baseEvent(c, event: "unbalancedAppearanceTransition")
         fields["call"] = .string(call.wireName)
@@ -179,6 +190,8 @@ public final class ContainerSystem: HostComponent, LifecycleHost {
     }
 
     public func schedule(afterMs ms: Double, _ action: @escaping () -> Void) -> Int {
+        // A timer is not held back by a plan: the operation runs live instead.
+        guard !isPlanning else { spoilPlan(); return 0 }
         let token = nextToken
         nextToken += 1
         timerTokens[token] = host.schedule(at: host.now + ms) { [weak self] in
@@ -189,6 +202,7 @@ public final class ContainerSystem: HostComponent, LifecycleHost {
     }
 
     public func cancel(_ token: Int) {
+        guard !isPlanning else { return spoilPlan() }
         if let id = timerTokens.removeValue(forKey: token) { host.cancelTimer(id) }
     }
 
@@ -243,7 +257,7 @@ public final class ContainerSystem: HostComponent, LifecycleHost {
             throw RPCError(.pluginFailed, "Creating a \(cls.name) failed: \(error.message)",
                            mergingData(error.data, ["class": .string(cls.name), "hook": "init"]))
         }
-        let c = ContainerRecord(id: id, className: cls.name, owner: owner)
+        let c = ContainerRecord(id: id, className: cls.name, owner: owner, journal: journal)
         containers[id] = c
         instances[id] = instance
         if asked > 0 {
@@ -384,7 +398,7 @@ public final class ContainerSystem: HostComponent, LifecycleHost {
     }
 
     func makeStack(size: Size, hidden: Bool, owner: String) -> StackRecord {
-        let s = StackRecord(id: "s-\(nextStack)", size: size, hidden: hidden, owner: owner)
+        let s = StackRecord(id: "s-\(nextStack)", size: size, hidden: hidden, owner: owner, journal: journal)
         nextStack += 1
         stacks[s.id] = s
         return s
@@ -488,6 +502,7 @@ public final class ContainerSystem: HostComponent, LifecycleHost {
         ]
         stats["scriptedMemory"] = ["usedBytes": .int(scriptedBytes), "budgetBytes": .int(scriptedBudgetBytes)]
         stats["unbalancedTransitions"] = .int(unbalancedTransitions)
+        stats["hookBatching"] = planStats.json(enabled: host.config.plugins.batchesHooks)
     }
 }
 

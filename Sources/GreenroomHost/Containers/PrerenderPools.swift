@@ -8,7 +8,7 @@ extension ContainerSystem {
     func pool(for key: PoolKey, create: Bool = true) -> PoolRecord? {
         if let p = pools[key] { return p }
         guard create else { return nil }
-        let room = StackRecord(id: "g-\(key)", size: key.size, owner: nil, greenRoom: true)
+        let room = StackRecord(id: "g-\(key)", size: key.size, owner: nil, greenRoom: true, journal: journal)
         let p = PoolRecord(key: key, depth: 1, policy: .lazy, greenRoom: room)
         pools[key] = p
         poolOrder.append(key)
@@ -98,9 +98,17 @@ extension ContainerSystem {
             poolEvent("warmFailed", p, nil, to: target, ["error": error.json])
             return
         }
-        do throws(ContainerFailure) {
-            try stackOps.push(c, onto: p.greenRoom, animated: false, onFailure: deferredFailure)
-        } catch {
+        // Its push into the green room runs eight hooks: in one message when they go to a worker.
+        var failure: ContainerFailure?
+        try? planned(worker(of: c)) { () throws(RPCError) in
+            failure = nil
+            do throws(ContainerFailure) {
+                try stackOps.push(c, onto: p.greenRoom, animated: false, onFailure: deferredFailure)
+            } catch {
+                failure = error
+            }
+        }
+        if failure != nil {
             let e = fail(c)
             poolEvent("warmFailed", p, c, to: target, ["error": e.json])
             return
@@ -240,19 +248,31 @@ extension ContainerSystem {
             let target: StackRecord? = p.has("stack") ? try stack(p, owner: conn) : nil
             let animated: Bool = try p.optional("animated") ?? false
             let pool = poolForShow(className: cls.name, size: target?.size, anySize: true)
-            var c: ContainerRecord
-            var warm = false
-            if let hit = take(from: pool, owner: conn) {
-                c = hit
-                warm = true
-                pool.hits += 1
+            // A hit: the warm container leaves the green room and is pushed. Its hooks go to a plugin's
+            // worker in one message when its class runs in one (the hand-over and the push are planned).
+            var hit: ContainerRecord?
+            var pushFailed: RPCError?
+            try planned(animated ? nil : worker(of: pool.greenRoom.top)) { () throws(RPCError) in
+                (hit, pushFailed) = (nil, nil)
+                hit = take(from: pool, owner: conn)
+                guard let c = hit else { return }
                 poolEvent("hit", pool, c, to: conn)
+                if let target {
+                    do throws(RPCError) { try push(c, onto: target, animated: animated) } catch { pushFailed = error }
+                }
+            }
+            let c: ContainerRecord
+            let warm = hit != nil
+            if let hit {
+                c = hit
+                pool.hits += 1
+                if let pushFailed { throw pushFailed }
             } else {
                 pool.misses += 1
                 c = try create(cls, owner: conn.id, data: nil)
                 poolEvent("miss", pool, c, to: conn)
+                if let target { try push(c, onto: target, animated: animated) }
             }
-            if let target { try push(c, onto: target, animated: animated) }
             var reply: JSONObject = ["container": .string(c.id), "class": .string(cls.name), "warm": .bool(warm)]
             if let data = p.value("data") { reply["output"] = try configure(c, data: data) }
             // Replacement warming runs after this reply is written, as idle tasks.
