@@ -16,6 +16,10 @@
  *   "fail"      returns an error the ordinary way (set_error)
  *   "wait"      opens "path" (a FIFO) and reads until its writer closes it, then succeeds, once: a
  *               hook that takes as long as a test or script wants, released by `echo > PATH`
+ * With "next": true the data arms the class instead of the container: the next hook named "on" that any
+ *   Crashy container runs, after "after" others of that name (default 0), misbehaves, once. This is how a
+ *   pooled container, which no client can configure, is made to fail in the hook of your choice (say, the
+ *   willMoveToParent of a showRendered hit's hand-over).
  * {"crash": null} clears it. A hook that does not misbehave succeeds; `configure` returns
  *   {"calls": N, "pid": P}: how many hooks this instance ran and the process it runs in.
  */
@@ -41,6 +45,10 @@ typedef struct crashy {
     int status;
     char path[256];  /* "wait": the FIFO to read */
 } crashy;
+
+/* What "next": true armed for the class (mode[0] == 0: nothing), and how many hooks of that name pass first. */
+static crashy armed;
+static long armed_skip;
 
 static void *crashy_create(void *class_ctx, const char *container_id, greenroom_call *call) {
     (void)class_ctx;
@@ -119,8 +127,27 @@ static int crashy_hook(void *instance, const char *hook, const char *input, size
     crashy *c = instance;
     c->calls++;
     json_t *in = json_loadb(input, len, 0, NULL);
-    read_data(c, json_object_get(in, "data"), hook);
+    json_t *data = json_object_get(in, "data");
+    if (json_is_object(data) && json_is_true(json_object_get(data, "next"))) {
+        memset(&armed, 0, sizeof armed);
+        read_data(&armed, data, hook);
+        json_t *after = json_object_get(data, "after");
+        armed_skip = json_is_integer(after) ? (long)json_integer_value(after) : 0;
+    } else {
+        read_data(c, data, hook);
+    }
     json_decref(in);
+    if (armed.mode[0] && strcmp(armed.on, hook) == 0) {
+        if (armed_skip > 0) {
+            armed_skip--;
+        } else {
+            crashy once = armed;
+            armed.mode[0] = 0;
+            int r = misbehave(&once, call);
+            if (r == -2) return 0;
+            if (r != 0) return r;
+        }
+    }
     if (c->mode[0] && strcmp(c->on, hook) == 0) {
         int r = misbehave(c, call);
         if (r == -2) return 0;
