@@ -384,17 +384,35 @@ public final class UVServer {
 
     func connectionClosing(_ c: UVConnection) {
         connections.removeValue(forKey: ObjectIdentifier(c))
+        // Shutting down, the last one gone: the grace period's timer has nothing left to wait for.
+        if connections.isEmpty, let g = graceTimer {
+            closeAndFree(asHandle(g))
+            graceTimer = nil
+        }
     }
 
     // MARK: Running and shutdown
+
+    /// The kinds of the handles the loop still had open when it stopped (a leak: shutdown closes every
+    /// handle it made).
+    public private(set) var handlesLeftAtExit: [String] = []
 
     /// Runs the loop until shutdown completes; then checks that every handle was closed.
     public func run() throws {
         // The lane (and the hand-over it needs) is on only with plugins in worker processes, which are
         // loaded before the loop runs; without them the loop runs as a plain uv_run.
         if host.lane.isEnabled { baton.serve(holding: true) } else { uv_run(loop, UV_RUN_DEFAULT) }
-        // Anything still open is a leak: close it and run until the close callbacks have freed it.
-        uv_walk(loop, { h, _ in if let h { closeAndFree(h) } }, nil)
+        // Anything still open is a leak: counted (tests check there is none), closed, and run until the
+        // close callbacks have freed it.
+        var left: [String] = []
+        withUnsafeMutablePointer(to: &left) { names in
+            uv_walk(loop, { h, names in
+                guard let h, uv_is_closing(h) == 0 else { return }
+                names!.assumingMemoryBound(to: [String].self).pointee.append(String(cString: uv_handle_type_name(uv_handle_get_type(h))))
+                closeAndFree(h)
+            }, names)
+        }
+        handlesLeftAtExit = left
         uv_run(loop, UV_RUN_DEFAULT)
         host.processor.stopReadingAhead()
         try uvCheck(uv_loop_close(loop), "uv_loop_close (a handle was left open)")
