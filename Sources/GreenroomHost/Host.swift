@@ -122,14 +122,17 @@ public final class Host {
     }
 
     /// The transport lost or closed the connection: its objects are torn down (with lifecycle events to
-    /// observers) and nothing else is affected. With isolated plugins the teardown runs hooks, so it
-    /// waits for the call lane (after the line of this connection that runs there, if one does).
+    /// observers) and nothing else is affected. Never inside the parse loop: when this happens while the
+    /// connection's lines run (a write failed as backpressure flushed), the teardown waits for them to
+    /// stop. With isolated plugins the teardown runs hooks, so it waits for the call lane (after the line
+    /// of this connection that runs there, if one does).
     public func connectionClosed(_ c: HostConnection, reason: String = "closed") {
         guard !c.isClosed else { return }
         if lane.connectionClosed(c, reason: reason) {
             c.transport = nil
             return
         }
+        if c.isReadingLines { return c.closeAfterRead(reason: reason) }
         finishClosing(c, reason: reason)
     }
 

@@ -238,3 +238,38 @@ final class StalledTransport: ConnectionTransport {
     }
 }
 
+
+/// A transport whose peer is gone: the write that backpressure tries mid-read fails, and it reports
+/// the connection closed there and then (as a libuv stream does when a write fails).
+final class LostPeerTransport: ConnectionTransport {
+    unowned let host: Host
+    /// The stacks that were still there just after the close was reported.
+    var stacksAtClose: Int?
+    init(_ host: Host) { self.host = host }
+    func outputReady(_ connection: HostConnection) {}
+    func closeRequested(_ connection: HostConnection) {}
+    func flushNow(_ connection: HostConnection) {
+        host.connectionClosed(connection, reason: "write failed")
+        stacksAtClose = host.containerSystem.stacks.count
+    }
+}
+
+@Suite struct ConnectionTeardownTests {
+    @Test func aConnectionLostMidReadIsTornDownAfterTheReadNotInsideIt() {
+        let host = virtualHost { $0.maxOutboundBytes = 4096 }
+        let transport = LostPeerTransport(host)
+        let c = host.openConnection(kind: .unix, transport: transport)
+        c.receive(Array(#"{"jsonrpc":"2.0","id":1,"method":"stack.create","params":{"width":10,"height":10}}"#.utf8) + [0x0A])
+        #expect(host.containerSystem.stacks.count == 1)
+        // A large reply pushes the queue past the high-water mark: backpressure flushes, and the write fails.
+        let read = #"{"jsonrpc":"2.0","id":2,"method":"rpc.discover"}"# + "\n" +
+            #"{"jsonrpc":"2.0","id":3,"method":"container.create","params":{"class":"Container"}}"# + "\n"
+        c.receive(Array(read.utf8))
+        #expect(transport.stacksAtClose == 1, "torn down inside the parse loop")
+        #expect(c.isClosed)
+        #expect(host.containerSystem.stacks.isEmpty)
+        // The line after the failed write never ran.
+        #expect(host.containerSystem.containers.isEmpty)
+    }
+}
+

@@ -80,6 +80,32 @@ public final class HostConnection {
     public internal(set) var isClosed = false {
         didSet { halted = halted || isClosed }
     }
+    /// True while a read's lines run (`receive`, held lines, the lane's line): a close that happens
+    /// meanwhile (a write failed as backpressure flushed) waits for them to stop (`closeAfterRead`), so
+    /// the teardown never runs inside the parse loop.
+    private(set) var isReadingLines = false
+    /// Why the connection closed during the read in progress: torn down when it ends.
+    private var closedDuringRead: String?
+
+    /// The transport is gone mid-read: no further line runs, nothing more is written, and the teardown
+    /// waits for the read to end.
+    func closeAfterRead(reason: String) {
+        closedDuringRead = closedDuringRead ?? reason
+        halted = true
+        transport = nil
+    }
+
+    /// Runs `lines` as a read: a close meanwhile is carried out after them.
+    private func readingLines(_ lines: () -> Void) {
+        guard !isReadingLines else { return lines() }
+        isReadingLines = true
+        lines()
+        isReadingLines = false
+        if let reason = closedDuringRead {
+            closedDuringRead = nil
+            host.finishClosing(self, reason: reason)
+        }
+    }
 
     init(id: String, kind: Kind, host: Host, authenticated: Bool, codec: MessageCodec) {
         self.id = id
@@ -136,8 +162,10 @@ public final class HostConnection {
     func runDeferred() {
         guard let read = deferred else { return }
         deferred = nil
-        if !isClosed { host.processor.dispatchNow(read, context: self, out: out) }
-        if !out.isEmpty { transport?.outputReady(self) }
+        readingLines {
+            if !isClosed { host.processor.dispatchNow(read, context: self, out: out) }
+            if !out.isEmpty { transport?.outputReady(self) }
+        }
     }
 
     /// The waiting line ran: the held lines run (until one waits again or backpressure pauses), then
@@ -161,6 +189,10 @@ public final class HostConnection {
     /// connection closes.
     private func runHeld() {
         guard !isPaused, !isWaiting, !isClosed, !refused else { return }
+        readingLines(runHeldLines)
+    }
+
+    private func runHeldLines() {
         halted = false
         let processor = host.processor
         while heldStart < held.count, !stopsReading() {
@@ -263,7 +295,12 @@ public final class HostConnection {
     /// ahead on the parser thread when the processor has one); a line reassembled from earlier chunks
     /// or an oversized one first flushes the run, so order is kept.
     public func receive(_ bytes: UnsafeRawBufferPointer) {
-        guard !isClosed, let chunk = bytes.baseAddress else { return }
+        guard !isClosed, bytes.baseAddress != nil else { return }
+        readingLines { receiveLines(bytes) }
+    }
+
+    private func receiveLines(_ bytes: UnsafeRawBufferPointer) {
+        guard let chunk = bytes.baseAddress else { return }
         let processor = host.processor
         func flush() {
             guard !run.isEmpty else { return }
