@@ -11,17 +11,22 @@ public struct MethodSpec<Context> {
     public let name: String
     /// Declared parameter names in positional order; nil accepts any object.
     public let params: [String]?
+    /// A quick method never runs a container hook and touches no container, stack, page, pool, timer or
+    /// task state: the host may run it while another call waits on a plugin worker (the call lane).
+    public let isQuick: Bool
     let run: (Context, Params) throws(RPCError) -> RPCResult
 
-    public init(_ name: String, params: [String]? = [], _ handler: @escaping Handler) {
+    public init(_ name: String, params: [String]? = [], quick: Bool = false, _ handler: @escaping Handler) {
         self.name = name
         self.params = params
+        self.isQuick = quick
         self.run = { (c: Context, p: Params) throws(RPCError) -> RPCResult in .value(try handler(c, p)) }
     }
 
-    public init(_ name: String, params: [String]? = [], encoded handler: @escaping EncodedHandler) {
+    public init(_ name: String, params: [String]? = [], quick: Bool = false, encoded handler: @escaping EncodedHandler) {
         self.name = name
         self.params = params
+        self.isQuick = quick
         self.run = { (c: Context, p: Params) throws(RPCError) -> RPCResult in .encoded(try handler(c, p)) }
     }
 
@@ -86,12 +91,14 @@ public struct MethodRegistry<Context> {
         methods[spec.name] = spec
     }
 
-    public mutating func register(_ name: String, params: [String]? = [], _ handler: @escaping MethodSpec<Context>.Handler) {
-        register(MethodSpec(name, params: params, handler))
+    public mutating func register(_ name: String, params: [String]? = [], quick: Bool = false,
+                                  _ handler: @escaping MethodSpec<Context>.Handler) {
+        register(MethodSpec(name, params: params, quick: quick, handler))
     }
 
-    public mutating func registerEncoded(_ name: String, params: [String]? = [], _ handler: @escaping MethodSpec<Context>.EncodedHandler) {
-        register(MethodSpec(name, params: params, encoded: handler))
+    public mutating func registerEncoded(_ name: String, params: [String]? = [], quick: Bool = false,
+                                         _ handler: @escaping MethodSpec<Context>.EncodedHandler) {
+        register(MethodSpec(name, params: params, quick: quick, encoded: handler))
     }
 
     /// A handler around another method's: gets the call and the original spec to run.
@@ -102,11 +109,13 @@ public struct MethodRegistry<Context> {
     /// order and unknown-member checks stay the original's. A name not registered is a programming error.
     public mutating func wrap(_ name: String, _ wrapper: @escaping Wrapper) {
         guard let original = methods[name] else { preconditionFailure("method \(name) is not registered") }
-        methods[name] = MethodSpec(name, params: original.params) { (c: Context, p: Params) throws(RPCError) -> JSONValue in
+        methods[name] = MethodSpec(name, params: original.params, quick: original.isQuick) { (c: Context, p: Params) throws(RPCError) -> JSONValue in
             try wrapper(c, p, original)
         }
     }
 
     public subscript(name: String) -> MethodSpec<Context>? { methods[name] }
+    /// Whether `name` is a registered quick method (`MethodSpec.isQuick`).
+    public func isQuick(_ name: String) -> Bool { methods[name]?.isQuick ?? false }
     public var names: [String] { methods.keys.sorted() }
 }

@@ -273,3 +273,18 @@ final class LostPeerTransport: ConnectionTransport {
     }
 }
 
+
+@Suite struct QuickMethodTests {
+    /// The methods that may run while a call waits on a plugin worker, as docs/plugins.md lists them:
+    /// each says so where it is registered, and a new method is not quick unless it says so.
+    @Test func exactlyTheDocumentedMethodsAreQuick() {
+        let registry = virtualHost().processor.registry
+        #expect(Set(registry.names.filter(registry.isQuick)) == [
+            "host.ping", "host.auth", "events.subscribe", "events.unsubscribe", "rpc.discover", "clock.now",
+            "range.didScroll", "range.willBeginDragging", "range.willEndDragging", "range.didEndDecelerating",
+            "range.setViewport", "range.setVisible", "range.insertItems", "range.deleteItems",
+            "range.batchFetchDone", "range.state",
+        ])
+        #expect(!registry.isQuick("showRendered") && !registry.isQuick("no.such.method"))
+    }
+}

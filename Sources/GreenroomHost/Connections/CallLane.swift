@@ -29,7 +29,7 @@ public protocol HangUpWatcher: AnyObject {
 /// When isolated plugins are loaded (and the server can hand its loop over), a line whose calls may run
 /// a container hook is not run where it is read: it waits here, its connection holding its later lines
 /// (replies stay in order), and runs when the lane is free. While its hook waits on a worker, the loop
-/// goes on serving the calls that never run a hook (`quickMethods`: pings, auth, subscriptions, range
+/// goes on serving the calls that never run a hook (quick methods: pings, auth, subscriptions, range
 /// streams) on every other connection. Two items never overlap, so a call that runs hooks sees only
 /// those quick calls between its hooks — never another call's containers, pools or timers mid-change.
 /// Timers, idle passes, connection teardown and shutdown run here too, since they run hooks.
@@ -82,20 +82,13 @@ public final class CallLane {
     /// The idle pass waiting for the lane to be free of everything else.
     private var idleWork: (() -> Void)?
 
-    /// Methods that never run a container hook and touch no container, stack, page, pool, timer or
-    /// task state: they run where they are read, even while the lane's item waits on a worker.
-    /// (`range.create` queues template warm-ups and `range.destroy` may cancel them: not quick.)
-    public static let quickMethods: Set<String> = [
-        "host.ping", "host.auth", "events.subscribe", "events.unsubscribe", "rpc.discover", "clock.now",
-        "range.didScroll", "range.willBeginDragging", "range.willEndDragging", "range.didEndDecelerating",
-        "range.setViewport", "range.setVisible", "range.insertItems", "range.deleteItems",
-        "range.batchFetchDone", "range.state",
-    ]
-
-    /// Whether running `read` here could run a hook (a line that failed to parse never does).
-    static func mayRunHooks(_ read: RPCProcessor<HostConnection>.ReadLine) -> Bool {
+    /// Whether running `read` here could run a hook: a line with a call that is not quick
+    /// (`MethodSpec.isQuick`, declared where each method is registered). A line that failed to parse
+    /// never does.
+    func mayRunHooks(_ read: RPCProcessor<HostConnection>.ReadLine) -> Bool {
+        let registry = host.processor.registry
         func may(_ entry: RPCProcessor<HostConnection>.Incoming) -> Bool {
-            if case .request(let method, _, _) = entry { return !quickMethods.contains(method) }
+            if case .request(let method, _, _) = entry { return !registry.isQuick(method) }
             return false
         }
         switch read {
@@ -107,7 +100,7 @@ public final class CallLane {
 
     /// Asked for every line read while the lane is enabled: true when the line was taken to run later.
     func takes(_ read: RPCProcessor<HostConnection>.ReadLine, from c: HostConnection) -> Bool {
-        guard isEnabled, Self.mayRunHooks(read) else { return false }
+        guard isEnabled, mayRunHooks(read) else { return false }
         c.deferLine(read)
         deferredLines += 1
         enqueue(.line(c))

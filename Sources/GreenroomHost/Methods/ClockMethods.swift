@@ -3,7 +3,7 @@ import GreenroomRPC
 
 extension Host {
     func registerClockMethods(into r: inout MethodRegistry<HostConnection>) {
-        r.register("clock.now") { c, _ throws(RPCError) in
+        r.register("clock.now", quick: true) { c, _ throws(RPCError) in
             ["ms": .double(c.host.now), "mode": .string(c.host.config.clockMode.rawValue)]
         }
         r.register("clock.advance", params: ["ms"]) { c, p throws(RPCError) in

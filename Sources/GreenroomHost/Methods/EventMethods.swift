@@ -3,7 +3,7 @@ import GreenroomRPC
 
 extension Host {
     func registerEventMethods(into r: inout MethodRegistry<HostConnection>) {
-        r.register("events.subscribe", params: ["topics", "scope"]) { c, p throws(RPCError) in
+        r.register("events.subscribe", params: ["topics", "scope"], quick: true) { c, p throws(RPCError) in
             let topics = try Host.validTopics(p)
             let scope = try p.choice("scope", ["own", "all"])
             c.subscriptions.formUnion(topics)
@@ -11,7 +11,7 @@ extension Host {
             c.host.refreshObserver(c)
             return c.subscriptionReply()
         }
-        r.register("events.unsubscribe", params: ["topics"]) { c, p throws(RPCError) in
+        r.register("events.unsubscribe", params: ["topics"], quick: true) { c, p throws(RPCError) in
             let topics = try Host.validTopics(p)
             c.subscriptions.subtract(topics)
             c.host.refreshObserver(c)

@@ -6,12 +6,12 @@ extension Host {
     /// The host's own methods: discovery, liveness, info, stats, memory, shutdown, auth, events, clock
     /// and idle tasks.
     func registerHostMethods(into r: inout MethodRegistry<HostConnection>) {
-        r.register("rpc.discover") { c, _ throws(RPCError) in
+        r.register("rpc.discover", quick: true) { c, _ throws(RPCError) in
             try c.host.discoverDocument()
         }
         // A constant result, encoded once by Jansson: liveness checks cost only the request's parse.
         let pong = EncodedJSON(["pong": true])
-        r.registerEncoded("host.ping") { _, _ throws(RPCError) in pong }
+        r.registerEncoded("host.ping", quick: true) { _, _ throws(RPCError) in pong }
         r.register("host.info") { c, _ throws(RPCError) in c.host.info() }
         r.register("host.stats") { c, _ throws(RPCError) in .object(c.host.statsReport()) }
         r.register("host.memoryWarning", params: ["level"]) { c, p throws(RPCError) in
@@ -27,7 +27,7 @@ extension Host {
             c.host.requestShutdown()
             return ["shuttingDown": true]
         }
-        r.register("host.auth", params: ["token"]) { c, p throws(RPCError) in
+        r.register("host.auth", params: ["token"], quick: true) { c, p throws(RPCError) in
             let token: String = try p.require("token")
             if let expected = c.host.config.token, c.kind.needsToken, !c.isAuthenticated {
                 guard constantTimeEqual(token, expected) else {

@@ -156,7 +156,7 @@ extension RangeSystem {
             if templates { reply["templatesQueued"] = .int(queueTemplates(e, cause: conn)) }
             return .object(reply)
         }
-        r.register("range.willBeginDragging", params: ["session", "offset", "velocity"]) { [unowned self] conn, p throws(RPCError) in
+        r.register("range.willBeginDragging", params: ["session", "offset", "velocity"], quick: true) { [unowned self] conn, p throws(RPCError) in
             let e = try entry(p, owner: conn)
             let x = try offset(p, e)
             let v = try velocity(p)
@@ -167,7 +167,7 @@ extension RangeSystem {
             refresh(e, checkBatch: false)
             return .object(summary(e))
         }
-        r.registerEncoded("range.didScroll", params: ["session", "offset", "velocity"]) { [unowned self] conn, p throws(RPCError) in
+        r.registerEncoded("range.didScroll", params: ["session", "offset", "velocity"], quick: true) { [unowned self] conn, p throws(RPCError) in
             let e = try entry(p, owner: conn)
             let x: Double = try p.require("offset")
             let v = try velocity(p)
@@ -177,7 +177,7 @@ extension RangeSystem {
             refresh(e, checkBatch: !e.session.dragging && e.session.isVisible)
             return streamReply(e)
         }
-        r.register("range.willEndDragging", params: ["session", "velocity", "targetOffset", "offset"]) { [unowned self] conn, p throws(RPCError) in
+        r.register("range.willEndDragging", params: ["session", "velocity", "targetOffset", "offset"], quick: true) { [unowned self] conn, p throws(RPCError) in
             let e = try entry(p, owner: conn)
             // Every param is checked before anything moves: bad input changes nothing.
             let v: Double = try p.require("velocity")
@@ -198,7 +198,7 @@ extension RangeSystem {
             refresh(e, checkBatch: true, batchOffset: target)
             return ["session": .string(e.session.id), "targetOffset": .double(target)]
         }
-        r.register("range.didEndDecelerating", params: ["session", "offset"]) { [unowned self] conn, p throws(RPCError) in
+        r.register("range.didEndDecelerating", params: ["session", "offset"], quick: true) { [unowned self] conn, p throws(RPCError) in
             let e = try entry(p, owner: conn)
             let x = try offset(p, e)
             var decided: Bool?
@@ -219,14 +219,14 @@ extension RangeSystem {
             refresh(e, checkBatch: false, decided: decided)
             return .object(summary(e))
         }
-        r.register("range.setVisible", params: ["session", "visible"]) { [unowned self] conn, p throws(RPCError) in
+        r.register("range.setVisible", params: ["session", "visible"], quick: true) { [unowned self] conn, p throws(RPCError) in
             let e = try entry(p, owner: conn)
             let changed = e.session.setVisible(try p.require("visible"))
             // Texture's didMoveToWindow: once on screen, a batch is judged with the leading screens.
             refresh(e, checkBatch: changed && e.session.isVisible && !e.session.dragging)
             return .object(summary(e))
         }
-        r.register("range.setViewport", params: ["session", "viewport", "width", "height"]) { [unowned self] conn, p throws(RPCError) in
+        r.register("range.setViewport", params: ["session", "viewport", "width", "height"], quick: true) { [unowned self] conn, p throws(RPCError) in
             let e = try entry(p, owner: conn)
             let vp: (width: Double, height: Double)
             if p.has("viewport") { vp = try viewport(p) } else {
@@ -238,7 +238,7 @@ extension RangeSystem {
             refresh(e, checkBatch: false)
             return .object(summary(e))
         }
-        r.register("range.insertItems", params: ["session", "at", "lengths"]) { [unowned self] conn, p throws(RPCError) in
+        r.register("range.insertItems", params: ["session", "at", "lengths"], quick: true) { [unowned self] conn, p throws(RPCError) in
             let e = try entry(p, owner: conn)
             let at: [Int] = try p.require("at")
             guard at.count == 2 else { throw .invalidParams(path: "at", "expected an index path [section, row]") }
@@ -249,7 +249,7 @@ extension RangeSystem {
             refresh(e, checkBatch: !e.session.dragging)
             return .object(summary(e))
         }
-        r.register("range.deleteItems", params: ["session", "paths"]) { [unowned self] conn, p throws(RPCError) in
+        r.register("range.deleteItems", params: ["session", "paths"], quick: true) { [unowned self] conn, p throws(RPCError) in
             let e = try entry(p, owner: conn)
             let list: [[Int]] = try p.require("paths")
             var flats: [Int] = []
@@ -269,7 +269,7 @@ extension RangeSystem {
             refresh(e, checkBatch: !e.session.dragging, removed: removed)
             return .object(summary(e))
         }
-        r.register("range.batchFetchDone", params: ["session", "context", "lengths"]) { [unowned self] conn, p throws(RPCError) in
+        r.register("range.batchFetchDone", params: ["session", "context", "lengths"], quick: true) { [unowned self] conn, p throws(RPCError) in
             let e = try entry(p, owner: conn)
             let context: String = try p.require("context")
             let lengths = try Self.lengths(["lengths": p.value("lengths") ?? .array([])], path: "")
@@ -279,7 +279,7 @@ extension RangeSystem {
             refresh(e, checkBatch: !lengths.isEmpty && !e.session.dragging)
             return .object(summary(e))
         }
-        r.register("range.state", params: ["session", "paths"]) { [unowned self] conn, p throws(RPCError) in
+        r.register("range.state", params: ["session", "paths"], quick: true) { [unowned self] conn, p throws(RPCError) in
             let e = try entry(p, owner: conn)
             let s = e.session
             if let list: [[Int]] = try p.optional("paths") {

@@ -25,9 +25,9 @@ public final class PluginSupervisor: HostComponent {
         // so no request sees a container whose worker is gone.
         let previous = host.processor.gate
         host.processor.gate = { [unowned s] c, method throws(RPCError) in
-            // A quick call (`CallLane.quickMethods`) sees no container; with the lane on, it may run while
+            // A quick call (`MethodSpec.isQuick`) sees no container; with the lane on, it may run while
             // the lane's item waits on a worker, so the sweep (which restarts workers) waits for the lane.
-            if s.needsSweep && !(s.host.lane.isEnabled && CallLane.quickMethods.contains(method)) { s.sweep() }
+            if s.needsSweep && !(s.host.lane.isEnabled && s.host.processor.registry.isQuick(method)) { s.sweep() }
             try previous?(c, method)
         }
         return s
