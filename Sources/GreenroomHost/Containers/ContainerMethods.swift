@@ -84,7 +84,7 @@ extension ContainerSystem {
                 throw .invalidState("Container \(c.id) is a child of page session \(session); destroy the session instead",
                                     ["container": .string(c.id), "session": .string(session)])
             }
-            if let session = sessionOwning?(c) {
+            if let session = pages?.session(owning: c) {
                 throw .invalidState("Container \(c.id) is page session \(session)'s own container; destroy the session (page.destroy) instead",
                                     ["container": .string(c.id), "session": .string(session)])
             }
@@ -117,7 +117,7 @@ extension ContainerSystem {
         var data: JSONObject = ["container": .string(c.id)]
         switch c.parent {
         case .none:
-            if let session = sessionOwning?(c) {
+            if let session = pages?.session(owning: c) {
                 data["session"] = .string(session)
                 throw .invalidState("Container \(c.id) is page session \(session)'s own container: the session drives its appearance", data)
             }

@@ -2,6 +2,22 @@ import GreenroomCore
 import GreenroomJSON
 import GreenroomRPC
 
+/// What containers and stacks need to know of page sessions: which containers are their pages or their
+/// own, and when they must follow (a stack destroyed, a page failed, their own container appearing).
+protocol ContainerPages: AnyObject {
+    /// `{session, index}` for a page's child, `{session}` for a session's own container, else nil (events
+    /// say it).
+    func pageInfo(of c: ContainerRecord) -> JSONValue?
+    /// The page session whose own container `c` is, if any (it is released with its session only).
+    func session(owning c: ContainerRecord) -> String?
+    /// A stack is about to be destroyed: page sessions sitting in it go with it, children first.
+    func stackWillBeDestroyed(_ s: StackRecord)
+    /// A page's child failed and is about to be torn down: its session lets it go.
+    func childFailed(_ c: ContainerRecord)
+    /// An appearance hook ran on `c`: a session's own container makes its current page follow.
+    func appearanceHookRan(on c: ContainerRecord, _ hook: Hook, animated: Bool)
+}
+
 /// Containers, stacks and prerender pools: binds Core's lifecycle rules to class instances, events,
 /// connections and the idle-task dispatcher.
 public final class ContainerSystem: HostComponent, LifecycleHost {
@@ -23,16 +39,8 @@ public final class ContainerSystem: HostComponent, LifecycleHost {
     /// When each idle pooled container was warmed (least recently used goes first past the budget).
     var warmedAt: [String: Double] = [:]
     public private(set) var unbalancedTransitions = 0
-    /// Page sessions report their children here (set by the page component).
-    public var pageInfo: ((ContainerRecord) -> JSONValue?)?
-    /// The page session whose own container `c` is, if any (it is released with its session only).
-    public var sessionOwning: ((ContainerRecord) -> String?)?
-    /// Called before a stack is destroyed, so page sessions sitting in it go with it, children first.
-    public var stackWillBeDestroyed: ((StackRecord) -> Void)?
-    /// Called when a page's child failed, before it is torn down: its session lets it go.
-    var pageChildFailed: ((ContainerRecord) -> Void)?
-    /// Called after an appearance hook ran on a container (a page session in a stack forwards it).
-    var appearanceForwarder: ((ContainerRecord, Hook, Bool) -> Void)?
+    /// The page sessions, for the containers that are their pages or their own (set by `PageSystem`).
+    weak var pages: (any ContainerPages)?
 
     public var defaultSize = Size(width: 375, height: 667)
     /// Host-wide budget for bytes held by idle pooled containers.
@@ -171,9 +179,10 @@ public final class ContainerSystem: HostComponent, LifecycleHost {
         }
         emitLifecycle(hook, c, context, failed: !ok)
         if hook == .deinitialize { finishDestroy(c) }
-        if ok, let forward = appearanceForwarder {
+        if ok, let pages {
             switch hook {
-            case .viewWillAppear, .viewDidAppear, .viewWillDisappear, .viewDidDisappear: forward(c, hook, context.animated ?? false)
+            case .viewWillAppear, .viewDidAppear, .viewWillDisappear, .viewDidDisappear:
+                pages.appearanceHookRan(on: c, hook, animated: context.animated ?? false)
             default: break
             }
         }
@@ -218,7 +227,7 @@ public final class ContainerSystem: HostComponent, LifecycleHost {
     func baseEvent(_ c: ContainerRecord, event: String) -> JSONObject {
         var f: JSONObject = ["container": .string(c.id), "class": .string(c.className), "event": .string(event),
                              "offscreen": .bool(c.isOffscreen)]
-        if let page = pageInfo?(c) { f["page"] = page }
+        if let page = pages?.pageInfo(of: c) { f["page"] = page }
         return f
     }
 
@@ -331,7 +340,7 @@ public final class ContainerSystem: HostComponent, LifecycleHost {
             }
         case .page:
             // Its session must never hold (or end calls on) a torn-down container.
-            pageChildFailed?(c)
+            pages?.childFailed(c)
         default: break
         }
         c.parent = parent
@@ -406,7 +415,7 @@ public final class ContainerSystem: HostComponent, LifecycleHost {
 
     func destroyStack(_ s: StackRecord) {
         stackOps.completeTransition(s)
-        stackWillBeDestroyed?(s)
+        pages?.stackWillBeDestroyed(s)
         stackOps.destroy(s)
         stacks[s.id] = nil
     }

@@ -119,7 +119,7 @@ extension ContainerSystem {
         guard case .planning(var hooks, let spoiled) = hookMode, !spoiled else { return false }
         // A container's end changes the host's books (its instance goes), and a page session's own container
         // makes its pages follow: neither is held back.
-        guard hook != .deinitialize, sessionOwning?(c) == nil, let instance = instances[c.id] else {
+        guard hook != .deinitialize, pages?.session(owning: c) == nil, let instance = instances[c.id] else {
             hookMode = .planning(hooks: hooks, spoiled: true)
             return false
         }

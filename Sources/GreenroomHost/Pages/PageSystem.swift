@@ -27,7 +27,7 @@ final class PageSessionEntry {
 }
 
 /// Page sessions (docs/pages.md): binds Core's `PageSession` to containers, pools, events and methods.
-public final class PageSystem: HostComponent, PageSessionDelegate {
+public final class PageSystem: HostComponent, PageSessionDelegate, ContainerPages {
     unowned let host: Host
     var containers: ContainerSystem { host.containerSystem }
     var sessions: [String: PageSessionEntry] = [:]
@@ -41,29 +41,7 @@ public final class PageSystem: HostComponent, PageSessionDelegate {
     public init(host: Host) {
         self.host = host
         try? host.classes.register(PlainClass(name: "PageViewController"))
-        host.containerSystem.pageInfo = { [unowned self] c in
-            if case .page(let s, let i) = c.parent { return ["session": .string(s), "index": .int(i)] }
-            if let e = sessionByContainer[c.id] { return ["session": .string(e.session.id)] }
-            return nil
-        }
-        host.containerSystem.sessionOwning = { [unowned self] c in sessionByContainer[c.id]?.session.id }
-        host.containerSystem.stackWillBeDestroyed = { [unowned self] s in
-            // A destroyed stack takes the page sessions in it along (UIKit releases the page view
-            // controller with its navigation stack): children first, then the session's container.
-            let inStack = Set(s.items.map(\.id))
-            for e in sessions.values.sorted(by: { $0.session.id < $1.session.id }) {
-                if let own = e.ownContainer, inStack.contains(own.id) { destroy(e) }
-            }
-        }
-        host.containerSystem.pageChildFailed = { [unowned self] c in
-            if case .page(let sid, _) = c.parent, let e = sessions[sid] {
-                e.session.forget(c)
-                e.reuseQueue = e.reuseQueue.mapValues { $0.filter { $0 !== c } }
-            }
-        }
-        host.containerSystem.appearanceForwarder = { [unowned self] c, hook, animated in
-            self.forward(c, hook, animated)
-        }
+        host.containerSystem.pages = self
     }
 
     var anyTracking: Bool { sessions.values.contains { $0.session.isTracking } }
@@ -149,8 +127,34 @@ public final class PageSystem: HostComponent, PageSessionDelegate {
         if let c = containers.containers[failure.container], !c.isDestroyed { containers.fail(c) }
     }
 
+    // MARK: ContainerPages
+
+    func pageInfo(of c: ContainerRecord) -> JSONValue? {
+        if case .page(let s, let i) = c.parent { return ["session": .string(s), "index": .int(i)] }
+        if let e = sessionByContainer[c.id] { return ["session": .string(e.session.id)] }
+        return nil
+    }
+
+    func session(owning c: ContainerRecord) -> String? { sessionByContainer[c.id]?.session.id }
+
+    func stackWillBeDestroyed(_ s: StackRecord) {
+        // A destroyed stack takes the page sessions in it along (UIKit releases the page view
+        // controller with its navigation stack): children first, then the session's container.
+        let inStack = Set(s.items.map(\.id))
+        for e in sessions.values.sorted(by: { $0.session.id < $1.session.id }) {
+            if let own = e.ownContainer, inStack.contains(own.id) { destroy(e) }
+        }
+    }
+
+    func childFailed(_ c: ContainerRecord) {
+        if case .page(let sid, _) = c.parent, let e = sessions[sid] {
+            e.session.forget(c)
+            e.reuseQueue = e.reuseQueue.mapValues { $0.filter { $0 !== c } }
+        }
+    }
+
     /// The session's own container appeared or disappeared in its stack: the current page follows.
-    func forward(_ c: ContainerRecord, _ hook: Hook, _ animated: Bool) {
+    func appearanceHookRan(on c: ContainerRecord, _ hook: Hook, animated: Bool) {
         // A session being destroyed no longer forwards (its children are already released).
         guard let e = sessionByContainer[c.id], !e.isDestroying else { return }
         do throws(PageError) {
