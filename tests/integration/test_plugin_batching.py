@@ -43,6 +43,19 @@ def normalized(value):
     return value
 
 
+def recorder(c, transcript: list):
+    """A `call(method, params)` on `c` that appends the events it read, then its reply, to `transcript`
+    (normalized) and returns the result."""
+    def call(method, params=None):
+        reply = c.call(method, params, timeout=10.0)
+        transcript.extend(normalized(e) for e in c.events)
+        c.events.clear()
+        reply.pop("id", None)
+        transcript.append(normalized(reply))
+        return reply.get("result")
+    return call
+
+
 def hit_transcript(start_host, batching: str, arm: dict | None, old_data: dict | None = None,
                    timeout_ms: str = "2000") -> list:
     """Every reply and event of a scripted hit (with `arm` armed on the Crashy class first), then of the calls
@@ -51,14 +64,7 @@ def hit_transcript(start_host, batching: str, arm: dict | None, old_data: dict |
                       "--hook-timeout-ms", timeout_ms)
     c = host.connect(timeout=10.0)
     transcript = []
-
-    def call(method, params=None):
-        reply = c.call(method, params, timeout=10.0)
-        transcript.extend(normalized(e) for e in c.events)
-        c.events.clear()
-        reply.pop("id", None)
-        transcript.append(normalized(reply))
-        return reply.get("result")
+    call = recorder(c, transcript)
 
     call("events.subscribe", {"topics": ["lifecycle", "pool", "host"]})
     stack = call("stack.create", {"width": 375, "height": 667})["stack"]
@@ -151,14 +157,7 @@ def stack_transcript(start_host, batching: str, arm: dict | None) -> tuple[list,
     host = start_host("--clock", "virtual", "--plugin", lib("CrashyPlugin"), "--hook-batching", batching)
     c = host.connect(timeout=10.0)
     transcript = []
-
-    def call(method, params=None):
-        reply = c.call(method, params, timeout=10.0)
-        transcript.extend(normalized(e) for e in c.events)
-        c.events.clear()
-        reply.pop("id", None)
-        transcript.append(normalized(reply))
-        return reply.get("result")
+    call = recorder(c, transcript)
 
     call("events.subscribe", {"topics": ["lifecycle", "host"]})
     s1 = call("stack.create", {"width": 375, "height": 667})["stack"]
