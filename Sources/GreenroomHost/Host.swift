@@ -35,6 +35,8 @@ public final class Host {
 
     /// Where lines that may wait on a plugin worker run (see `CallLane`).
     public private(set) lazy var lane = CallLane(host: self)
+    /// Who receives which event (subscriptions, `scope: "all"` observers, broadcasts, held events).
+    public private(set) lazy var events = EventRouter(host: self)
 
     /// Sends lines through the lane when it is enabled (isolated plugins and a loop that can be handed
     /// over); otherwise every line runs where it is read, with no check per line.
@@ -114,7 +116,7 @@ public final class Host {
         connections.append(c)
         connectionsByID[c.id] = c
         stats.accepted += 1
-        emit("host", owner: c, ["kind": "connectionOpened", "connection": .string(c.id), "transport": .string(kind.rawValue)])
+        events.emit("host", owner: c, ["kind": "connectionOpened", "connection": .string(c.id), "transport": .string(kind.rawValue)])
         config.logger.info("connection opened", metadata: [
             "connection": "\(c.id)", "transport": "\(kind.rawValue)", "peer": "\(peer ?? "-")",
             "authenticated": "\(!needsAuth)"])
@@ -142,11 +144,11 @@ public final class Host {
         c.isClosed = true
         if !c.isAuthenticated { unauthenticatedCount -= 1 }
         bufferedInputBytes -= c.bufferedInputBytes
-        refreshObserver(c)
+        events.refreshObserver(c)
         connections.removeAll { $0 === c }
         connectionsByID[c.id] = nil
         stats.closed += 1
-        emit("host", owner: c, ["kind": "connectionClosed", "connection": .string(c.id), "reason": .string(reason)])
+        events.emit("host", owner: c, ["kind": "connectionClosed", "connection": .string(c.id), "reason": .string(reason)])
         config.logger.info("connection closed", metadata: ["connection": "\(c.id)", "reason": "\(reason)"])
     }
 
@@ -243,94 +245,6 @@ public final class Host {
 
     public func connection(id: String) -> HostConnection? { connectionsByID[id] }
 
-    // MARK: Events
-
-    /// `scope: "all"` observers per topic: routing an event costs O(observers), not O(connections)
-    /// (a thousand streaming connections must not each pay for the others).
-    private var observers: [String: [HostConnection]] = [:]
-
-    /// Re-files a connection among the observers after its subscriptions or scope changed, or it closed.
-    func refreshObserver(_ c: HostConnection) {
-        for topic in Host.topics {
-            var list = observers[topic] ?? []
-            list.removeAll { $0 === c }
-            if c.observesAll && !c.isClosed && c.subscriptions.contains(topic) { list.append(c) }
-            observers[topic] = list
-        }
-        observedMask = Host.mask(Host.topics.filter { !(observers[$0]?.isEmpty ?? true) })
-    }
-
-    /// Topics some `scope: "all"` observer listens to, as bits of `Host.topics`.
-    private var observedMask: UInt16 = 0
-
-    /// The bits of `topics` (names outside `Host.topics` have none).
-    public static func mask<S: Sequence<String>>(_ topics: S) -> UInt16 {
-        var m: UInt16 = 0
-        for t in topics { if let i = Host.topics.firstIndex(of: t) { m |= 1 << i } }
-        return m
-    }
-
-    /// Sends an event on `topic` to `owner` (when subscribed) and to every `scope: "all"` observer
-    /// subscribed to it; with `broadcast`, to every subscriber (host-wide news such as memory warnings).
-    public func emit(_ topic: String, owner: HostConnection?, broadcast: Bool = false, _ fields: JSONObject) {
-        if heldEvents != nil {
-            heldEvents?.append(HeldEvent(topic: topic, owner: owner, broadcast: broadcast, fields: fields))
-            return
-        }
-        let t = now
-        if broadcast {
-            for c in connections where !c.isClosed && c.subscriptions.contains(topic) {
-                c.send(topic: topic, fields, now: t)
-                stats.eventsSent += 1
-            }
-            return
-        }
-        if let owner, !owner.isClosed, !owner.observesAll, owner.subscriptions.contains(topic) {
-            owner.send(topic: topic, fields, now: t)
-            stats.eventsSent += 1
-        }
-        for c in observers[topic] ?? [] where !c.isClosed {
-            c.send(topic: topic, fields, now: t)
-            stats.eventsSent += 1
-        }
-    }
-
-    /// An event kept back while an operation is planned (`ContainerSystem.planned`).
-    struct HeldEvent {
-        let topic: String
-        let owner: HostConnection?
-        let broadcast: Bool
-        let fields: JSONObject
-    }
-
-    /// Events `emit` keeps back instead of sending (nil: it sends).
-    private var heldEvents: [HeldEvent]?
-    var isHoldingEvents: Bool { heldEvents != nil }
-    /// From now on `emit` keeps events back, until `takeHeldEvents`.
-    func holdEvents() { heldEvents = [] }
-    /// Stops holding events back; returns those held, in order.
-    func takeHeldEvents() -> [HeldEvent] {
-        defer { heldEvents = nil }
-        return heldEvents ?? []
-    }
-    /// Sends events that were held back, in order.
-    func emit(_ held: [HeldEvent]) {
-        for e in held { emit(e.topic, owner: e.owner, broadcast: e.broadcast, e.fields) }
-    }
-
-    /// Whether anyone would receive an event on `topic` about `owner`'s objects: lets hot paths skip
-    /// building events nobody reads. O(1).
-    public func wantsEvents(_ topic: String, owner: HostConnection?) -> Bool {
-        wantsEvents(mask: Host.mask(CollectionOfOne(topic)), owner: owner)
-    }
-
-    /// `wantsEvents` for topics given as bits (`Host.mask`): two loads, for per-step paths.
-    public func wantsEvents(mask: UInt16, owner: HostConnection?) -> Bool {
-        ((owner?.topicMask ?? 0) | observedMask) & mask != 0
-    }
-
-    public static let topics = ["lifecycle", "pool", "page", "range", "prefetch", "batch", "host"]
-
     // MARK: Timers
 
     /// Runs `action` at `deadline` on the host clock.
@@ -394,7 +308,7 @@ public final class Host {
         for component in components {
             for m in component.memoryWarning(level: level, caller: caller).members { purged[m.key] = m.value }
         }
-        emit("host", owner: nil, broadcast: true, ["kind": "memoryWarning", "level": .string(level)])
+        events.emit("host", owner: nil, broadcast: true, ["kind": "memoryWarning", "level": .string(level)])
         return purged
     }
 
@@ -413,7 +327,7 @@ public final class Host {
         }
         for m in before.members { result[m.key] = m.value }
         stats.resets += 1
-        emit("host", owner: caller, broadcast: true, ["kind": "reset", "connection": .string(caller.id)])
+        events.emit("host", owner: caller, broadcast: true, ["kind": "reset", "connection": .string(caller.id)])
         return result
     }
 
@@ -446,13 +360,13 @@ public final class Host {
             for component in components { component.connectionClosed(c) }
         }
         for c in open {
-            emit("host", owner: c, ["kind": "connectionClosed", "connection": .string(c.id), "reason": "shutdown"])
+            events.emit("host", owner: c, ["kind": "connectionClosed", "connection": .string(c.id), "reason": "shutdown"])
         }
         for c in open {
             c.isClosed = true
             stats.closed += 1
         }
-        observers.removeAll()
+        events.forgetObservers()
         connections.removeAll()
         connectionsByID.removeAll()
     }
@@ -470,7 +384,6 @@ public struct HostCounters: Sendable {
     public var closedAuthFailures = 0
     public var refusedInputBudget = 0
     public var pauses = 0
-    public var eventsSent = 0
     public var memoryWarnings = 0
     public var resets = 0
     /// WebSocket upgrades accepted.

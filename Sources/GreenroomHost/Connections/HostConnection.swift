@@ -70,9 +70,9 @@ public final class HostConnection {
     private var run: [UnsafeRawBufferPointer] = []
     public internal(set) var isAuthenticated: Bool
     public internal(set) var subscriptions: Set<String> = [] {
-        didSet { topicMask = Host.mask(subscriptions) }
+        didSet { topicMask = EventRouter.mask(subscriptions) }
     }
-    /// `subscriptions` as bits of `Host.topics` (hot paths test them without hashing).
+    /// `subscriptions` as bits of `EventRouter.topics` (hot paths test them without hashing).
     public private(set) var topicMask: UInt16 = 0
     public internal(set) var observesAll = false
     /// The last event sequence number sent; the next event carries seq + 1.

@@ -71,14 +71,14 @@ extension ContainerSystem {
     /// Runs `body` planned when some of its hooks go to `worker`'s process (nil: live). The worker is
     /// woken first, so that it is awake, not asleep, by the time the plan's hooks reach it.
     func planned(_ worker: IsolatedPlugin?, _ body: () throws(RPCError) -> Void) throws(RPCError) {
-        guard let worker, host.config.plugins.batchesHooks, case .live = hookMode, !host.isHoldingEvents else { return try body() }
+        guard let worker, host.config.plugins.batchesHooks, case .live = hookMode, !host.events.isHolding else { return try body() }
         worker.wake()
         journal.begin()
-        host.holdEvents()
+        host.events.hold()
         hookMode = .planning(hooks: [], spoiled: false)
         var threw = false
         do { try body() } catch { threw = true }
-        let held = host.takeHeldEvents()
+        let held = host.events.takeHeld()
         guard case .planning(let plan, let spoiled) = hookMode, !spoiled, !threw else {
             hookMode = .live
             journal.undo()
@@ -90,7 +90,7 @@ extension ContainerSystem {
         let outcomes = run(plan)
         if outcomes.count == plan.count && !outcomes.contains(where: \.failed) {
             journal.commit()
-            host.emit(held)
+            host.events.emit(held)
             return
         }
         journal.undo()

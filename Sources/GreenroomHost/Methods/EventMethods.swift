@@ -8,21 +8,21 @@ extension Host {
             let scope = try p.choice("scope", ["own", "all"])
             c.subscriptions.formUnion(topics)
             if let scope { c.observesAll = scope == "all" }
-            c.host.refreshObserver(c)
+            c.host.events.refreshObserver(c)
             return c.subscriptionReply()
         }
         r.register("events.unsubscribe", params: ["topics"], quick: true) { c, p throws(RPCError) in
             let topics = try Host.validTopics(p)
             c.subscriptions.subtract(topics)
-            c.host.refreshObserver(c)
+            c.host.events.refreshObserver(c)
             return c.subscriptionReply()
         }
     }
 
     static func validTopics(_ p: Params) throws(RPCError) -> [String] {
         let topics: [String] = try p.require("topics")
-        for (i, t) in topics.enumerated() where !Host.topics.contains(t) {
-            throw .invalidParams(path: "topics[\(i)]", "unknown topic \"\(t)\" (topics: \(Host.topics.joined(separator: ", ")))")
+        for (i, t) in topics.enumerated() where !EventRouter.topics.contains(t) {
+            throw .invalidParams(path: "topics[\(i)]", "unknown topic \"\(t)\" (topics: \(EventRouter.topics.joined(separator: ", ")))")
         }
         return topics
     }
@@ -31,7 +31,7 @@ extension Host {
 extension HostConnection {
     func subscriptionReply() -> JSONValue {
         [
-            "topics": .array(Host.topics.filter { subscriptions.contains($0) }.map { .string($0) }),
+            "topics": .array(EventRouter.topics.filter { subscriptions.contains($0) }.map { .string($0) }),
             "scope": observesAll ? "all" : "own",
         ]
     }

@@ -95,7 +95,7 @@ extension Host {
                 "maxBufferedInputBytes": .int(config.maxBufferedInputBytes),
             ],
             "methods": .array(processor.registry.names.map { .string($0) }),
-            "topics": .array(Host.topics.map { .string($0) }),
+            "topics": .array(EventRouter.topics.map { .string($0) }),
         ]
     }
 
@@ -127,7 +127,7 @@ extension Host {
             "notifications": .int(counters.notifications),
             "batches": .int(counters.batches),
             "errors": .int(counters.errors),
-            "eventsSent": .int(stats.eventsSent),
+            "eventsSent": .int(events.sent),
             "memoryWarnings": .int(stats.memoryWarnings),
             "resets": .int(stats.resets),
             "tasks": [

@@ -114,10 +114,10 @@ public final class PageSystem: HostComponent, PageSessionDelegate, ContainerPage
     public func pageEvent(_ session: PageSession, _ kind: PageTransitionEvent, from: Int, to: Int, completed: Bool?) {
         guard let e = sessions[session.id] else { return }
         let target = host.connection(id: e.owner)
-        guard host.wantsEvents("page", owner: target) else { return }
+        guard host.events.wants("page", owner: target) else { return }
         var f: JSONObject = ["session": .string(session.id), "kind": .string(kind.wireName), "from": .int(from), "to": .int(to)]
         if let completed { f["completed"] = .bool(completed) }
-        host.emit("page", owner: target, f)
+        host.events.emit("page", owner: target, f)
     }
 
     public func trackingChanged(_ session: PageSession) { host.updateTracking() }

@@ -43,7 +43,7 @@ public final class RangeSystem: HostComponent {
         return e
     }
 
-    private static let rangeTopic = Host.mask(["range"]), prefetchTopic = Host.mask(["prefetch"])
+    private static let rangeTopic = EventRouter.mask(["range"]), prefetchTopic = EventRouter.mask(["prefetch"])
 
     /// Runs a range session's call; its refusal becomes the reply's error (CoreToWire.swift).
     @inline(__always)
@@ -68,28 +68,28 @@ public final class RangeSystem: HostComponent {
         // Most scroll steps change nothing: no event to route, no batch to judge.
         if u.isEmpty && removed.isEmpty && !checkBatch && decided == nil { return }
         let target = e.connection
-        if (!u.isEmpty || !removed.isEmpty), host.wantsEvents(mask: Self.rangeTopic, owner: target) {
+        if (!u.isEmpty || !removed.isEmpty), host.events.wants(mask: Self.rangeTopic, owner: target) {
             var f: JSONObject = [
                 "session": .string(s.id), "mode": .string(s.mode.rawValue), "direction": .string(s.direction.wireName),
                 "enter": ["preload": paths(s, u.enterPreload), "display": paths(s, u.enterDisplay), "visible": paths(s, u.enterVisible)],
                 "exit": ["preload": paths(s, u.exitPreload), "display": paths(s, u.exitDisplay), "visible": paths(s, u.exitVisible)],
             ]
             if !removed.isEmpty { f["removed"] = .array(removed) }
-            host.emit("range", owner: target, f)
+            host.events.emit("range", owner: target, f)
         }
-        if host.wantsEvents(mask: Self.prefetchTopic, owner: target) {
+        if host.events.wants(mask: Self.prefetchTopic, owner: target) {
             if !u.prefetch.isEmpty {
-                host.emit("prefetch", owner: target, ["session": .string(s.id), "kind": "prefetchItems", "paths": paths(s, u.prefetch)])
+                host.events.emit("prefetch", owner: target, ["session": .string(s.id), "kind": "prefetchItems", "paths": paths(s, u.prefetch)])
             }
             if !u.cancelPrefetch.isEmpty {
-                host.emit("prefetch", owner: target, ["session": .string(s.id), "kind": "cancelPrefetching", "paths": paths(s, u.cancelPrefetch)])
+                host.events.emit("prefetch", owner: target, ["session": .string(s.id), "kind": "cancelPrefetching", "paths": paths(s, u.cancelPrefetch)])
             }
         }
         if let prepends = decided ?? (checkBatch ? s.batchDecision(at: batchOffset) : nil) {
             let context = "b-\(nextBatch)"
             nextBatch += 1
             s.beginBatch(context: context, prepends: prepends)
-            host.emit("batch", owner: target, ["session": .string(s.id), "context": .string(context),
+            host.events.emit("batch", owner: target, ["session": .string(s.id), "context": .string(context),
                                                "kind": "willBeginBatchFetch", "prepend": .bool(s.batchPrepends)])
         }
     }

@@ -1,0 +1,107 @@
+import GreenroomJSON
+
+/// Who receives an event. An event about an object goes to the connection that owns it (when it subscribed
+/// to the topic) and to every `scope: "all"` observer of the topic; a broadcast goes to every subscriber.
+/// Each connection numbers the events it receives (`seq`, in `HostConnection.send`). While a call is
+/// planned (`ContainerSystem.planned`), events are held back and then sent in order, or dropped.
+public final class EventRouter {
+    /// The topics, in the order of their bits (`mask`).
+    public static let topics = ["lifecycle", "pool", "page", "range", "prefetch", "batch", "host"]
+
+    /// The bits of `topics` (names outside `EventRouter.topics` have none).
+    public static func mask<S: Sequence<String>>(_ topics: S) -> UInt16 {
+        var m: UInt16 = 0
+        for t in topics { if let i = EventRouter.topics.firstIndex(of: t) { m |= 1 << i } }
+        return m
+    }
+
+    /// The host's open connections (for broadcasts) and its clock (events carry `t`).
+    private unowned let host: Host
+    /// `scope: "all"` observers per topic: routing an event costs O(observers), not O(connections)
+    /// (a thousand streaming connections must not each pay for the others).
+    private var observers: [String: [HostConnection]] = [:]
+    /// Topics some `scope: "all"` observer listens to, as bits of `topics`.
+    private var observedMask: UInt16 = 0
+    /// Events held back instead of sent (nil: they are sent).
+    private var held: [HeldEvent]?
+    /// Events written to connections since start (`host.stats.eventsSent`).
+    public private(set) var sent = 0
+
+    init(host: Host) { self.host = host }
+
+    /// Re-files a connection among the observers after its subscriptions or scope changed, or it closed.
+    func refreshObserver(_ c: HostConnection) {
+        for topic in Self.topics {
+            var list = observers[topic] ?? []
+            list.removeAll { $0 === c }
+            if c.observesAll && !c.isClosed && c.subscriptions.contains(topic) { list.append(c) }
+            observers[topic] = list
+        }
+        observedMask = Self.mask(Self.topics.filter { !(observers[$0]?.isEmpty ?? true) })
+    }
+
+    /// Every connection closed at once (shutdown): no observer is left.
+    func forgetObservers() {
+        observers.removeAll()
+        observedMask = 0
+    }
+
+    /// Sends an event on `topic` to `owner` (when subscribed) and to every `scope: "all"` observer
+    /// subscribed to it; with `broadcast`, to every subscriber (host-wide news such as memory warnings).
+    public func emit(_ topic: String, owner: HostConnection?, broadcast: Bool = false, _ fields: JSONObject) {
+        if held != nil {
+            held?.append(HeldEvent(topic: topic, owner: owner, broadcast: broadcast, fields: fields))
+            return
+        }
+        let t = host.now
+        if broadcast {
+            for c in host.connections where !c.isClosed && c.subscriptions.contains(topic) {
+                c.send(topic: topic, fields, now: t)
+                sent += 1
+            }
+            return
+        }
+        if let owner, !owner.isClosed, !owner.observesAll, owner.subscriptions.contains(topic) {
+            owner.send(topic: topic, fields, now: t)
+            sent += 1
+        }
+        for c in observers[topic] ?? [] where !c.isClosed {
+            c.send(topic: topic, fields, now: t)
+            sent += 1
+        }
+    }
+
+    /// Whether anyone would receive an event on `topic` about `owner`'s objects: lets hot paths skip
+    /// building events nobody reads. O(1).
+    public func wants(_ topic: String, owner: HostConnection?) -> Bool {
+        wants(mask: Self.mask(CollectionOfOne(topic)), owner: owner)
+    }
+
+    /// `wants` for topics given as bits (`mask`): two loads, for per-step paths.
+    public func wants(mask: UInt16, owner: HostConnection?) -> Bool {
+        ((owner?.topicMask ?? 0) | observedMask) & mask != 0
+    }
+
+    // MARK: Holding events back
+
+    /// An event kept back while a call is planned.
+    struct HeldEvent {
+        let topic: String
+        let owner: HostConnection?
+        let broadcast: Bool
+        let fields: JSONObject
+    }
+
+    var isHolding: Bool { held != nil }
+    /// From now on `emit` keeps events back, until `takeHeld`.
+    func hold() { held = [] }
+    /// Stops holding events back; returns those held, in order.
+    func takeHeld() -> [HeldEvent] {
+        defer { held = nil }
+        return held ?? []
+    }
+    /// Sends events that were held back, in order.
+    func emit(_ events: [HeldEvent]) {
+        for e in events { emit(e.topic, owner: e.owner, broadcast: e.broadcast, e.fields) }
+    }
+}
