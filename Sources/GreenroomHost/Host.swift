@@ -13,7 +13,8 @@ public final class Host {
     public let virtualClock: VirtualClock?
     public let processor: RPCProcessor<HostConnection>
     public let dispatcher: TaskDispatcher
-    public private(set) var timers = TimerQueue<() -> Void>()
+    /// Work at a time on the host clock: animations' ends, cool-downs, restarts.
+    public private(set) lazy var timers = HostTimers(clock: clock, virtualClock: virtualClock)
     public private(set) var components: [HostComponent] = []
     /// Open connections, in the order they were opened.
     public private(set) var connections: [HostConnection] = []
@@ -28,8 +29,6 @@ public final class Host {
     /// What the server listens on ("unix:/path", "tcp:127.0.0.1:7000"), for `host.info`.
     public var listenAddresses: [String] = []
 
-    /// Called when the earliest timer deadline may have changed (the server re-arms its timer).
-    public var onTimersChanged: (() -> Void)?
     /// Called once when a client asks the host to shut down (after its reply is queued).
     public var onShutdownRequested: (() -> Void)?
 
@@ -244,52 +243,6 @@ public final class Host {
     }
 
     public func connection(id: String) -> HostConnection? { connectionsByID[id] }
-
-    // MARK: Timers
-
-    /// Runs `action` at `deadline` on the host clock.
-    @discardableResult
-    public func schedule(at deadline: Double, _ action: @escaping () -> Void) -> TimerID {
-        let id = timers.schedule(at: deadline, action)
-        timersScheduled += 1
-        onTimersChanged?()
-        return id
-    }
-
-    public func cancelTimer(_ id: TimerID) {
-        timers.cancel(id)
-        onTimersChanged?()
-    }
-
-    public func nextTimerDeadline() -> Double? { timers.nextDeadline() }
-
-    /// Timers scheduled since start-up (a request that scheduled one left work for the clock).
-    public private(set) var timersScheduled = 0
-
-    /// Runs every timer due at the current time, in deadline order. Returns how many ran.
-    @discardableResult
-    public func runDueTimers() -> Int {
-        var fired = 0
-        while let due = timers.popDue(now: now) {
-            due.payload()
-            fired += 1
-        }
-        return fired
-    }
-
-    /// Virtual clock: moves time forward by `ms`, running due timers in time order, each at its own
-    /// deadline. Returns how many fired.
-    func advanceVirtualClock(by ms: Double) -> Int {
-        guard let v = virtualClock else { return 0 }
-        let target = v.nowMs + ms
-        var fired = 0
-        while let deadline = timers.nextDeadline(), deadline <= target {
-            v.set(deadline)
-            fired += runDueTimers()
-        }
-        v.set(target)
-        return fired
-    }
 
     // MARK: Idle tasks
 

@@ -75,7 +75,7 @@ public final class UVServer {
         host.workScheduler = UVWorkScheduler(loop: loop)
         if config.readAhead { host.processor.startReadingAhead() }
         loop.pointee.data = Unmanaged.passUnretained(self).toOpaque()
-        host.onTimersChanged = { [unowned self] in self.rearmTimer() }
+        host.timers.onChanged = { [unowned self] in self.rearmTimer() }
         host.onShutdownRequested = { [unowned self] in self.shutdownPending = true }
         try installHooks()
         hangUpWatcher = UVHangUpWatcher(loop: loop)
@@ -156,12 +156,12 @@ public final class UVServer {
 
     /// The timers due now; in the lane when it is on.
     private func runDueTimers() {
-        guard host.lane.isEnabled else { host.runDueTimers(); return }
+        guard host.lane.isEnabled else { host.timers.runDue(); return }
         guard !timersQueued else { return }
         timersQueued = true
         host.lane.enqueue(.task { [unowned self] in
             timersQueued = false
-            host.runDueTimers()
+            host.timers.runDue()
         })
     }
 
@@ -207,7 +207,7 @@ public final class UVServer {
     func rearmTimer() {
         guard !shuttingDown, host.virtualClock == nil, let timer else { return }
         // Due timers that wait in the lane are re-armed after they ran (the lane re-arms).
-        guard !timersQueued, let deadline = host.nextTimerDeadline() else {
+        guard !timersQueued, let deadline = host.timers.nextDeadline else {
             uv_timer_stop(timer)
             return
         }

@@ -111,7 +111,7 @@ import GreenroomRPC
         let s = result(c.call("stack.create", ["width": 100, "height": 100]))["stack"]!
         let bad = result(c.call("container.create", ["class": "LateFail"]))["container"]!
         c.call("stack.push", ["stack": s, "container": bad, "animated": true])
-        _ = c.host.advanceVirtualClock(by: 300)  // as the real clock's timer would, between calls
+        _ = c.host.timers.advanceVirtualClock(by: 300)  // as the real clock's timer would, between calls
         _ = c.readAll()
         #expect(errorOf(c.call("stack.info", ["stack": s])) == nil)
         #expect(errorOf(c.call("host.ping")) == nil)

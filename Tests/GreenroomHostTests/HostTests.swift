@@ -74,7 +74,7 @@ func virtualHost(_ edit: (inout HostConfig) -> Void = { _ in }) -> Host {
         let host = virtualHost()
         let observer = MemoryClient(host)
         observer.call("events.subscribe", ["topics": ["host"], "scope": "all"])
-        _ = host.advanceVirtualClock(by: 12.5)
+        _ = host.timers.advanceVirtualClock(by: 12.5)
         let other = MemoryClient(host)
         host.connectionClosed(other.connection)
         let events = observer.readAll()
@@ -119,12 +119,12 @@ func virtualHost(_ edit: (inout HostConfig) -> Void = { _ in }) -> Host {
     @Test func virtualClockRunsTimersInTimeOrderAtTheirDeadlines() {
         let host = virtualHost()
         var fired: [(String, Double)] = []
-        host.schedule(at: 300) { fired.append(("b", host.now)) }
-        host.schedule(at: 100) {
+        host.timers.schedule(at: 300) { fired.append(("b", host.now)) }
+        host.timers.schedule(at: 100) {
             fired.append(("a", host.now))
-            host.schedule(at: 150) { fired.append(("a2", host.now)) }
+            host.timers.schedule(at: 150) { fired.append(("a2", host.now)) }
         }
-        host.schedule(at: 900) { fired.append(("late", host.now)) }
+        host.timers.schedule(at: 900) { fired.append(("late", host.now)) }
         let c = MemoryClient(host)
         let r = c.call("clock.advance", ["ms": 500]).reply["result"]
         #expect(r == ["now": 500.0, "ms": 500.0, "fired": 3])  // `now` names the new time; `ms` is kept

@@ -203,7 +203,7 @@ public final class ContainerSystem: HostComponent, LifecycleHost {
         guard !isPlanning else { spoilPlan(); return 0 }
         let token = nextToken
         nextToken += 1
-        timerTokens[token] = host.schedule(at: host.now + ms) { [weak self] in
+        timerTokens[token] = host.timers.schedule(at: host.now + ms) { [weak self] in
             self?.timerTokens[token] = nil
             action()
         }
@@ -212,7 +212,7 @@ public final class ContainerSystem: HostComponent, LifecycleHost {
 
     public func cancel(_ token: Int) {
         guard !isPlanning else { return spoilPlan() }
-        if let id = timerTokens.removeValue(forKey: token) { host.cancelTimer(id) }
+        if let id = timerTokens.removeValue(forKey: token) { host.timers.cancel(id) }
     }
 
     // MARK: Events

@@ -16,7 +16,7 @@ extension Host {
             guard (c.host.now + ms).isFinite, c.host.now + ms <= 9.007199254740992e15 else {
                 throw .invalidParams(path: "ms", "would move the clock past 2^53 ms (it must stay exact)")
             }
-            let fired = c.host.advanceVirtualClock(by: ms)
+            let fired = c.host.timers.advanceVirtualClock(by: ms)
             // `now` names the new time; `ms` (the same value) stays for clients written before `now`
             // existed, though beside the `ms` param (a duration) it read like the time advanced.
             var reply: JSONObject = ["now": .double(c.host.now), "ms": .double(c.host.now), "fired": .int(fired)]

@@ -23,11 +23,11 @@ extension Host {
             registry.wrap(name) { c, p, spec throws(RPCError) -> JSONValue in
                 let host = c.host
                 let tasksBefore = host.dispatcher.pendingCount
-                let timersBefore = host.timersScheduled
+                let timersBefore = host.timers.scheduled
                 let result = try spec.handler(c, p)
                 guard case .object(var reply) = result,
                       let note = host.virtualClockNote(newTasks: host.dispatcher.pendingCount - tasksBefore,
-                                                       scheduledTimers: host.timersScheduled > timersBefore)
+                                                       scheduledTimers: host.timers.scheduled > timersBefore)
                 else { return result }
                 reply["note"] = .string(note)
                 return .object(reply)
@@ -45,7 +45,7 @@ extension Host {
             let paused = dispatcher.isTracking ? " once no session is dragging, decelerating or animating" : ""
             parts.append("\(what); under the virtual clock it runs only on tasks.drain\(paused)")
         }
-        if scheduledTimers, let deadline = nextTimerDeadline(), deadline > now {
+        if scheduledTimers, let deadline = timers.nextDeadline, deadline > now {
             let wait = Host.formatMs(deadline - now)
             parts.append("a timer (an animation's end or a cool-down) is due at t=\(Host.formatMs(deadline)) ms; "
                          + "under the virtual clock it fires only on clock.advance {\"ms\": \(wait)}")

@@ -89,7 +89,7 @@ public final class PluginSupervisor: HostComponent {
         emit(event)
         needsSweep = true
         // With a real clock, the sweep also runs as soon as the loop turns, even if no request follows.
-        if host.virtualClock == nil { host.schedule(at: host.now) { [weak self] in self?.sweep() } }
+        if host.virtualClock == nil { host.timers.schedule(at: host.now) { [weak self] in self?.sweep() } }
     }
 
     func restarted(_ plugin: IsolatedPlugin, reason: String) {
@@ -115,7 +115,7 @@ public final class PluginSupervisor: HostComponent {
                 if now >= notBefore {
                     p.restart(reason: "crash")
                 } else if host.virtualClock == nil {
-                    host.schedule(at: host.now + (notBefore - now)) { [weak self] in self?.sweep() }
+                    host.timers.schedule(at: host.now + (notBefore - now)) { [weak self] in self?.sweep() }
                 }
             }
         }
