@@ -58,7 +58,7 @@ struct HookOutcome {
 /// Planned operations: the hooks of a call that crosses into a plugin worker go there in one message.
 ///
 /// A hook of an isolated plugin is a round trip to another process, and a `showRendered` hit runs eight to
-/// ten of them. `planned` runs the operation once with every hook assumed to succeed, recording the records'
+/// twelve of them. `planned` runs the operation once with every hook assumed to succeed, recording the records'
 /// changes (`RecordJournal`) and holding its events; then it runs the hooks, each run of consecutive hooks
 /// of one worker as one batch (the worker stops at the first failure). When all succeeded, the changes
 /// stand and the held events go out: the same events, in the same order, as one hook at a time. When one
