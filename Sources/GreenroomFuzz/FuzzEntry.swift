@@ -51,7 +51,7 @@ func fuzzOne(_ input: UnsafeBufferPointer<UInt8>) {
     }
     host.connectionClosed(conn)
     check(conn.out.take())
-    let stats = host.containerSystem.unbalancedTransitions
+    let stats = host.containers.unbalancedTransitions
     if stats != 0 { fatalError("\(stats) unbalanced appearance transitions") }
 }
 

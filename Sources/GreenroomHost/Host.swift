@@ -15,7 +15,7 @@ public final class Host {
     public let dispatcher: TaskDispatcher
     /// Work at a time on the host clock: animations' ends, cool-downs, restarts.
     public private(set) lazy var timers = HostTimers(clock: clock, virtualClock: virtualClock)
-    public private(set) var components: [HostComponent] = []
+    public private(set) var components: [HostDomain] = []
     /// Open connections, in the order they were opened.
     public private(set) var connections: [HostConnection] = []
     public private(set) var stats = HostCounters()
@@ -65,34 +65,31 @@ public final class Host {
             }
         }
         registerHostMethods(into: &processor.registry)
-        let containers = ContainerSystem(host: self)
-        containerSystem = containers
+        containers = Containers(host: self)
         add(containers)
-        let pages = PageSystem(host: self)
-        pageSystem = pages
+        pages = PageSessions(host: self)
         add(pages)
-        let ranges = RangeSystem(host: self)
-        rangeSystem = ranges
+        ranges = RangeSessions(host: self)
         add(ranges)
         addVirtualClockNotes(to: &processor.registry)
     }
 
     /// Range (prefetch) sessions.
-    public private(set) var rangeSystem: RangeSystem!
+    public private(set) var ranges: RangeSessions!
 
     /// Page sessions.
-    public private(set) var pageSystem: PageSystem!
+    public private(set) var pages: PageSessions!
 
     /// Default-mode idle tasks pause while any session tracks (drags, decelerates, animates).
     public func updateTracking() {
-        dispatcher.isTracking = (pageSystem?.anyTracking ?? false) || (rangeSystem?.anyTracking ?? false)
+        dispatcher.isTracking = (pages?.anyTracking ?? false) || (ranges?.anyTracking ?? false)
     }
 
     /// Containers, stacks and prerender pools.
-    public private(set) var containerSystem: ContainerSystem!
+    public private(set) var containers: Containers!
 
-    /// Adds a component and its methods.
-    public func add(_ component: HostComponent) {
+    /// Adds a domain and its methods.
+    public func add(_ component: HostDomain) {
         components.append(component)
         component.register(into: &processor.registry)
     }

@@ -61,7 +61,7 @@ public struct PluginConfig: Sendable {
     /// A hook (or create, destroy) running longer fails its container and its worker is killed.
     /// In-process plugins cannot be stopped, so there it is not enforced.
     public var hookTimeoutMs = 2000
-    /// The hooks one call runs in a worker go there in one message (`ContainerSystem.planned`).
+    /// The hooks one call runs in a worker go there in one message (`Containers.planned`).
     public var batchesHooks = true
     /// Most bytes of output one hook may give; more fails the hook (never a truncated reply).
     public var maxOutputBytes = 1 << 20

@@ -122,7 +122,7 @@ import Testing
 
     /// docs/plugins.md: a failing hook fails that container and nothing else. The pushed container fails when
     /// the animation ends; the host tears it down and the one it covered appears again at once (as
-    /// `ContainerSystem.fail` does): the push's end call for that one must not run on top of it.
+    /// `Containers.fail` does): the push's end call for that one must not run on top of it.
     @Test func aPushedContainerFailingAtTheAnimationEndLeavesTheCoveredOneBalanced() throws {
         let s = StackRecord(id: "s", size: size, owner: "conn")
         let a = container("a"), b = container("b")

@@ -250,7 +250,7 @@ final class LostPeerTransport: ConnectionTransport {
     func closeRequested(_ connection: HostConnection) {}
     func flushNow(_ connection: HostConnection) {
         host.connectionClosed(connection, reason: "write failed")
-        stacksAtClose = host.containerSystem.stacks.count
+        stacksAtClose = host.containers.stacks.count
     }
 }
 
@@ -260,16 +260,16 @@ final class LostPeerTransport: ConnectionTransport {
         let transport = LostPeerTransport(host)
         let c = host.openConnection(kind: .unix, transport: transport)
         c.receive(Array(#"{"jsonrpc":"2.0","id":1,"method":"stack.create","params":{"width":10,"height":10}}"#.utf8) + [0x0A])
-        #expect(host.containerSystem.stacks.count == 1)
+        #expect(host.containers.stacks.count == 1)
         // A large reply pushes the queue past the high-water mark: backpressure flushes, and the write fails.
         let read = #"{"jsonrpc":"2.0","id":2,"method":"rpc.discover"}"# + "\n" +
             #"{"jsonrpc":"2.0","id":3,"method":"container.create","params":{"class":"Container"}}"# + "\n"
         c.receive(Array(read.utf8))
         #expect(transport.stacksAtClose == 1, "torn down inside the parse loop")
         #expect(c.isClosed)
-        #expect(host.containerSystem.stacks.isEmpty)
+        #expect(host.containers.stacks.isEmpty)
         // The line after the failed write never ran.
-        #expect(host.containerSystem.containers.isEmpty)
+        #expect(host.containers.containers.isEmpty)
     }
 }
 

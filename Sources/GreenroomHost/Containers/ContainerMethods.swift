@@ -2,7 +2,7 @@ import GreenroomCore
 import GreenroomJSON
 import GreenroomRPC
 
-extension ContainerSystem {
+extension Containers {
     func registerClassMethods(into r: inout MethodRegistry<HostConnection>) {
         r.register("classes.list") { [unowned self] _, _ throws(RPCError) in
             let list: [JSONValue] = host.classes.order.compactMap { name in

@@ -2,7 +2,7 @@ import GreenroomCore
 import GreenroomJSON
 import GreenroomRPC
 
-/// How `ContainerSystem` runs the hooks Core's lifecycle actions ask for.
+/// How `Containers` runs the hooks Core's lifecycle actions ask for.
 enum HookMode {
     /// Each hook runs when its action is performed (the usual way).
     case live
@@ -67,7 +67,7 @@ struct HookOutcome {
 /// then decided as it always is. Nothing outside the records may change while planning, so the operation
 /// must be one whose host-side bookkeeping is the same when it runs twice; what a plan cannot hold back
 /// spoils it and the operation simply runs live.
-extension ContainerSystem {
+extension Containers {
     /// Runs `body` planned when some of its hooks go to `worker`'s process (nil: live). The worker is
     /// woken first, so that it is awake, not asleep, by the time the plan's hooks reach it.
     func planned(_ worker: IsolatedPlugin?, _ body: () throws(RPCError) -> Void) throws(RPCError) {

@@ -4,7 +4,7 @@ import GreenroomRPC
 
 /// Prerender pools and `showRendered` (docs/pools.md: the prerendering article, improved): one pool per class
 /// and size, an off-screen but shown green room, warm-ups as idle tasks after the reply, real purges.
-extension ContainerSystem {
+extension Containers {
     func pool(for key: PoolKey, create: Bool = true) -> PoolRecord? {
         if let p = pools[key] { return p }
         guard create else { return nil }

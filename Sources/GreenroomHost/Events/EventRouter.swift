@@ -3,7 +3,7 @@ import GreenroomJSON
 /// Who receives an event. An event about an object goes to the connection that owns it (when it subscribed
 /// to the topic) and to every `scope: "all"` observer of the topic; a broadcast goes to every subscriber.
 /// Each connection numbers the events it receives (`seq`, in `HostConnection.send`). While a call is
-/// planned (`ContainerSystem.planned`), events are held back and then sent in order, or dropped.
+/// planned (`Containers.planned`), events are held back and then sent in order, or dropped.
 public final class EventRouter {
     /// The topics, in the order of their bits (`mask`).
     public static let topics = ["lifecycle", "pool", "page", "range", "prefetch", "batch", "host"]

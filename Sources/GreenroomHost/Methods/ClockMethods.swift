@@ -20,7 +20,7 @@ extension Host {
             // `now` names the new time; `ms` (the same value) stays for clients written before `now`
             // existed, though beside the `ms` param (a duration) it read like the time advanced.
             var reply: JSONObject = ["now": .double(c.host.now), "ms": .double(c.host.now), "fired": .int(fired)]
-            c.host.containerSystem.takeCallFailures(into: &reply)
+            c.host.containers.takeCallFailures(into: &reply)
             return .object(reply)
         }
     }
@@ -50,7 +50,7 @@ extension Host {
             let clock = c.host.clock
             let ran = c.host.dispatcher.drain(now: { clock.nowMs })
             var reply: JSONObject = ["ran": .int(ran), "pending": .int(c.host.dispatcher.pendingCount)]
-            c.host.containerSystem.takeCallFailures(into: &reply)
+            c.host.containers.takeCallFailures(into: &reply)
             return .object(reply)
         }
     }

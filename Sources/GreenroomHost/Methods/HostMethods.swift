@@ -20,7 +20,7 @@ extension Host {
             // Containers whose didReceiveMemoryWarning failed were torn down; the warning still reached
             // every other one, so the call succeeded and lists them.
             var reply: JSONObject = ["level": .string(level), "purged": .object(purged)]
-            c.host.containerSystem.takeCallFailures(into: &reply)
+            c.host.containers.takeCallFailures(into: &reply)
             return .object(reply)
         }
         r.register("host.shutdown") { c, _ throws(RPCError) in

@@ -2,7 +2,7 @@ import GreenroomCore
 import GreenroomJSON
 import GreenroomRPC
 
-extension PageSystem {
+extension PageSessions {
     func entry(_ p: Params, owner: HostConnection) throws(RPCError) -> PageSessionEntry {
         try owner.owned(p, "session", in: sessions, expected: "page session") { $0.owner }
     }
@@ -95,7 +95,7 @@ extension PageSystem {
             guard !classes.isEmpty, classes.count <= 1_000_000 else {
                 throw .invalidParams(path: p.has("pages") ? "pages" : "count", "must have 1 to 1000000 pages")
             }
-            let size = try ContainerSystem.size(p)
+            let size = try Containers.size(p)
             let initial: Int = try p.optional("initialIndex") ?? 0
             guard (0..<classes.count).contains(initial) else {
                 throw .invalidParams(path: "initialIndex", "\(initial) is out of range (0..<\(classes.count))")

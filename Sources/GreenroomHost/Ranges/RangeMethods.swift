@@ -2,7 +2,7 @@ import GreenroomCore
 import GreenroomJSON
 import GreenroomRPC
 
-extension RangeSystem {
+extension RangeSessions {
     /// Lengths from `count` + `itemLength` or `lengths`, checked finite and >= 0.
     static func lengths(_ o: JSONObject, path: String) throws(RPCError) -> [Double] {
         if let l = o["lengths"], !l.isNull {
@@ -230,7 +230,7 @@ extension RangeSystem {
             let e = try entry(p, owner: conn)
             let vp: (width: Double, height: Double)
             if p.has("viewport") { vp = try viewport(p) } else {
-                let s = try ContainerSystem.size(p)
+                let s = try Containers.size(p)
                 vp = (s.width, s.height)
             }
             let h = e.session.horizontal

@@ -6,7 +6,7 @@ import GreenroomRPC
 /// Native plugins as the host runs them: each isolated plugin in a worker process of its own, its
 /// crashes contained to its own containers, its workers restarted (with backoff and a per-minute
 /// limit), `plugins.restart`, the `host` events that report all this and the `host.stats` counters.
-public final class PluginSupervisor: HostComponent {
+public final class PluginSupervisor: HostDomain {
     unowned let host: Host
     private(set) var plugins: [IsolatedPlugin] = []
     /// Plugins loaded in process (`--plugin-isolation none`), by name.
@@ -101,7 +101,7 @@ public final class PluginSupervisor: HostComponent {
     /// its stack or page balanced) and restarts workers whose backoff passed.
     func sweep() {
         needsSweep = false
-        let system = host.containerSystem!
+        let system = host.containers!
         for (id, instance) in system.instances.sorted(by: { $0.key < $1.key }) {
             guard let lost = instance as? IsolatedInstance, lost.isLost,
                   let c = system.containers[id], !c.isDestroyed, !c.isFailed else { continue }
@@ -123,7 +123,7 @@ public final class PluginSupervisor: HostComponent {
 
     static func monotonicMs() -> Double { Double(Wire.nowNanos()) / 1_000_000 }
 
-    // MARK: HostComponent
+    // MARK: HostDomain
 
     public func register(into r: inout MethodRegistry<HostConnection>) {
         r.register("plugins.restart", params: ["plugin"]) { [unowned self] _, p throws(RPCError) in
@@ -143,7 +143,7 @@ public final class PluginSupervisor: HostComponent {
             // Tearing down the old worker's containers is what was asked, not a failure of this call:
             // like the host-wide calls, it lists them in its result (`failed`).
             var result = mergingData(["plugin": .string(name)], plugin.status)
-            host.containerSystem.takeCallFailures(into: &result)
+            host.containers.takeCallFailures(into: &result)
             return .object(result)
         }
     }

@@ -20,7 +20,7 @@ protocol ContainerPages: AnyObject {
 
 /// Containers, stacks and prerender pools: binds Core's lifecycle rules to class instances, events,
 /// connections and the idle-task dispatcher.
-public final class ContainerSystem: HostComponent, LifecycleHost {
+public final class Containers: HostDomain, LifecycleHost {
     unowned let host: Host
     private(set) var containers: [String: ContainerRecord] = [:]
     private(set) var instances: [String: ContainerInstance] = [:]
@@ -39,7 +39,7 @@ public final class ContainerSystem: HostComponent, LifecycleHost {
     /// When each idle pooled container was warmed (least recently used goes first past the budget).
     var warmedAt: [String: Double] = [:]
     public private(set) var unbalancedTransitions = 0
-    /// The page sessions, for the containers that are their pages or their own (set by `PageSystem`).
+    /// The page sessions, for the containers that are their pages or their own (set by `PageSessions`).
     weak var pages: (any ContainerPages)?
 
     public var defaultSize = Size(width: 375, height: 667)
@@ -420,7 +420,7 @@ public final class ContainerSystem: HostComponent, LifecycleHost {
         stacks[s.id] = nil
     }
 
-    // MARK: HostComponent
+    // MARK: HostDomain
 
     public func register(into r: inout MethodRegistry<HostConnection>) {
         registerClassMethods(into: &r)

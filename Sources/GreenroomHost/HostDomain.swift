@@ -3,7 +3,7 @@ import GreenroomRPC
 
 /// A part of the host (pools, page sessions, range sessions) that adds methods and takes part in the
 /// host-wide moments: a connection closing, a memory warning, stats, shutdown.
-public protocol HostComponent: AnyObject {
+public protocol HostDomain: AnyObject {
     /// Adds this component's methods.
     func register(into registry: inout MethodRegistry<HostConnection>)
     /// Tears down the objects `connection` owns, with correct lifecycle events.
@@ -17,7 +17,7 @@ public protocol HostComponent: AnyObject {
     func reset(caller: HostConnection) -> JSONObject
 }
 
-extension HostComponent {
+extension HostDomain {
     public func connectionClosed(_ connection: HostConnection) {}
     public func memoryWarning(level: String, caller: HostConnection?) -> JSONObject { [:] }
     public func addStats(to stats: inout JSONObject) {}

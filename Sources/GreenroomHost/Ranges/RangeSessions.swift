@@ -20,7 +20,7 @@ final class RangeEntry {
 }
 
 /// Range (prefetch) sessions (docs/ranges.md): binds Core's `RangeSession` to methods and events.
-public final class RangeSystem: HostComponent {
+public final class RangeSessions: HostDomain {
     unowned let host: Host
     var sessions: [String: RangeEntry] = [:] {
         didSet { last = nil }
@@ -119,7 +119,7 @@ public final class RangeSystem: HostComponent {
         ]
     }
 
-    // MARK: HostComponent
+    // MARK: HostDomain
 
     public func register(into r: inout MethodRegistry<HostConnection>) { registerRangeMethods(into: &r) }
 
@@ -160,7 +160,7 @@ public final class RangeSystem: HostComponent {
     /// as default-mode idle tasks (they wait while any session tracks).
     func queueTemplates(_ e: RangeEntry, cause: HostConnection) -> Int {
         var queued = 0
-        let containers = host.containerSystem!
+        let containers = host.containers!
         for id in Set(e.reuseIdentifiers).sorted() where host.classes[id] != nil {
             let pool = containers.poolForShow(className: id, size: nil)
             if pool.idle.count + pool.warming == 0 { queued += containers.queueWarmups(pool, count: 1, cause: cause) }

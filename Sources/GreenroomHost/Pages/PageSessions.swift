@@ -27,9 +27,9 @@ final class PageSessionEntry {
 }
 
 /// Page sessions (docs/pages.md): binds Core's `PageSession` to containers, pools, events and methods.
-public final class PageSystem: HostComponent, PageSessionDelegate, ContainerPages {
+public final class PageSessions: HostDomain, PageSessionDelegate, ContainerPages {
     unowned let host: Host
-    var containers: ContainerSystem { host.containerSystem }
+    var containers: Containers { host.containers }
     var sessions: [String: PageSessionEntry] = [:]
     private var nextSession = 1
     /// Session containers (in stacks) by container id.
@@ -41,7 +41,7 @@ public final class PageSystem: HostComponent, PageSessionDelegate, ContainerPage
     public init(host: Host) {
         self.host = host
         try? host.classes.register(PlainClass(name: "PageViewController"))
-        host.containerSystem.pages = self
+        host.containers.pages = self
     }
 
     var anyTracking: Bool { sessions.values.contains { $0.session.isTracking } }
@@ -171,7 +171,7 @@ public final class PageSystem: HostComponent, PageSessionDelegate, ContainerPage
         }
     }
 
-    // MARK: HostComponent
+    // MARK: HostDomain
 
     public func register(into r: inout MethodRegistry<HostConnection>) { registerPageMethods(into: &r) }
 
