@@ -43,15 +43,30 @@ struct PlannedHook {
 
 /// How a hook of a plan ended.
 struct HookOutcome {
+    enum Ending {
+        /// It ran: its output, or the plugin's failure.
+        case returned(Result<JSONValue?, HookFailure>)
+        /// Its worker died on it (crashed, exited, or was killed at the deadline): not reported yet.
+        case workerDied(IsolatedPlugin, WorkerDeath)
+    }
+
     let hook: Hook
     let container: ContainerRecord
-    let result: Result<JSONValue?, HookFailure>
-    /// The worker ended on this hook; reported when the outcome is taken (`IsolatedPlugin.failure(after:)`).
-    var death: (plugin: IsolatedPlugin, death: WorkerDeath)?
+    let ending: Ending
 
     var failed: Bool {
-        if case .failure = result { return true }
-        return death != nil
+        if case .returned(.success) = ending { return false }
+        return true
+    }
+
+    /// What the hook gave, as one hook at a time would have: a worker's death is reported now, where the
+    /// hook's outcome is taken, so its events keep their order.
+    func result() -> Result<JSONValue?, HookFailure> {
+        switch ending {
+        case .returned(let r): return r
+        case .workerDied(let plugin, let death):
+            return .failure(plugin.failure(after: death, hook: hook.rawValue, className: container.className, containerID: container.id))
+        }
     }
 }
 
@@ -99,7 +114,7 @@ extension Containers {
         defer {
             // A replay always reaches the failure; should it not, the worker's end is still reported.
             if case .replaying(let outcomes, let next) = hookMode {
-                for o in outcomes[next...] { if let d = o.death { _ = d.plugin.failure(after: d.death, hook: o.hook.rawValue, className: o.container.className, containerID: o.container.id) } }
+                for o in outcomes[next...] { if case .workerDied = o.ending { _ = o.result() } }
             }
             hookMode = .live
         }
@@ -152,10 +167,7 @@ extension Containers {
             hookMode = .live
             return nil
         }
-        if let d = o.death {
-            return .failure(d.plugin.failure(after: d.death, hook: hook.rawValue, className: c.className, containerID: c.id))
-        }
-        return o.result
+        return o.result()
     }
 
     /// Runs a plan's hooks in order, until the first failure: consecutive hooks of one plugin worker as
@@ -168,7 +180,7 @@ extension Containers {
             let p = plan[i]
             guard let isolated = p.instance as? IsolatedInstance, isolated.canCall else {
                 let result = Result { () throws(HookFailure) in try p.instance.run(p.hook, input: p.input) }
-                outcomes.append(HookOutcome(hook: p.hook, container: p.container, result: result))
+                outcomes.append(HookOutcome(hook: p.hook, container: p.container, ending: .returned(result)))
                 if case .failure = result { return outcomes }
                 i += 1
                 continue
@@ -192,13 +204,12 @@ extension Containers {
                     if replies[k] == nil { return nil }
                     return try batch[k].read(&replies[k]!, hook: q.hook)
                 }
-                outcomes.append(HookOutcome(hook: q.hook, container: q.container, result: result))
+                outcomes.append(HookOutcome(hook: q.hook, container: q.container, ending: .returned(result)))
                 if case .failure = result { return outcomes }
             }
             if let death {
                 let q = plan[i + replies.count]
-                outcomes.append(HookOutcome(hook: q.hook, container: q.container,
-                                            result: .failure(HookFailure("worker ended")), death: (plugin, death)))
+                outcomes.append(HookOutcome(hook: q.hook, container: q.container, ending: .workerDied(plugin, death)))
                 return outcomes
             }
             i = j
