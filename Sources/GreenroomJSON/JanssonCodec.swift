@@ -113,20 +113,60 @@ public enum JSONCodec {
     /// Appends the compact encoding of `v` to `out`. The output never contains a raw newline
     /// (Jansson escapes control characters inside strings), so it can be framed by lines.
     public static func encode(_ v: JSONValue, into out: ByteBuffer) {
-        // Scalars that ids and small fields are made of: written directly, byte for byte what
-        // Jansson writes, without building a value.
-        switch v {
-        case .int(let i): out.appendDecimal(i); return
-        case .null: out.append("null"); return
-        case .bool(let b): out.append(b ? "true" : "false"); return
-        case .string(let s) where out.appendPlainString(s): return
-        default: break
-        }
+        // What replies, events and hook inputs are mostly made of (ids, names, flags, whole sizes) is
+        // written directly, byte for byte what Jansson writes, without building a value; anything
+        // else goes through Jansson whole.
+        let mark = out.count
+        if appendDirect(v, to: out, depth: 0) { return }
+        out.truncate(to: mark)
         JanssonArena.scope {
             let j = build(v)
             out.dump(j)
             gr_json_decref(j)
         }
+    }
+
+    /// Writes `v` when every part of it can be written exactly as Jansson would: integers, booleans,
+    /// null, strings that need no escape, doubles that are whole numbers below 2^53 (`%.17g` prints
+    /// them as integers, and Jansson adds `.0`), and arrays and objects of those (objects without a
+    /// repeated key, which Jansson would merge). Returns false, having written part of it, otherwise.
+    static func appendDirect(_ v: JSONValue, to out: ByteBuffer, depth: Int) -> Bool {
+        switch v {
+        case .int(let i): out.appendDecimal(i)
+        case .null: out.append("null")
+        case .bool(let b): out.append(b ? "true" : "false")
+        case .string(let s): return out.appendPlainString(s)
+        case .double(let d):
+            guard d.rounded(.towardZero) == d, d.magnitude < 9_007_199_254_740_992, !(d == 0 && d.sign == .minus) else { return false }
+            out.appendDecimal(Int(d))
+            out.append(".0")
+        case .array(let items):
+            guard depth < 64 else { return false }
+            out.append(UInt8(ascii: "["))
+            for (i, item) in items.enumerated() {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                guard appendDirect(item, to: out, depth: depth + 1) else { return false }
+            }
+            out.append(UInt8(ascii: "]"))
+        case .object(let o):
+            guard depth < 64, !hasRepeatedKey(o) else { return false }
+            out.append(UInt8(ascii: "{"))
+            for (i, m) in o.members.enumerated() {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                guard out.appendPlainString(m.key) else { return false }
+                out.append(UInt8(ascii: ":"))
+                guard appendDirect(m.value, to: out, depth: depth + 1) else { return false }
+            }
+            out.append(UInt8(ascii: "}"))
+        }
+        return true
+    }
+
+    private static func hasRepeatedKey(_ o: JSONObject) -> Bool {
+        let m = o.members
+        if m.count > 16 { return Set(m.lazy.map(\.key)).count != m.count }
+        for i in m.indices { for j in 0..<i where m[j].key == m[i].key { return true } }
+        return false
     }
 
     /// Always through a Jansson value (tests compare the direct scalar paths with it).

@@ -91,3 +91,76 @@ import Testing
         }
     }
 }
+
+/// The direct path for whole values (objects, arrays, whole doubles) writes exactly what Jansson writes,
+/// and hands Jansson anything it cannot write the same.
+@Suite struct DirectEncodingTests {
+    private func viaJansson(_ v: JSONValue) -> [UInt8] { JSONCodec.encodeWithJansson(v) }
+
+    @Test func doublesMatchJansson() {
+        let values: [Double] = [0, -0.0, 1, -1, 375, 667, 0.5, -2.25, 1e15, -1e15, 9_007_199_254_740_991, 9_007_199_254_740_992,
+                                1e16, 1e17, 1e300, 0.1, 123.456, .greatestFiniteMagnitude, .leastNonzeroMagnitude, .nan, .infinity]
+        for d in values {
+            #expect(JSONCodec.encode(.double(d)) == viaJansson(.double(d)), "\(d)")
+            #expect(JSONCodec.encode(["size": ["width": .double(d), "height": 2]]) == viaJansson(["size": ["width": .double(d), "height": 2]]), "\(d)")
+        }
+        #expect(String(decoding: JSONCodec.encode(.double(375)), as: UTF8.self) == "375.0")
+    }
+
+    @Test func nestedValuesMatchJansson() {
+        var rng = SplitMix(seed: 7)
+        for _ in 0..<3000 {
+            let v = rng.value(depth: 0)
+            #expect(JSONCodec.encode(v) == viaJansson(v), "\(v)")
+        }
+    }
+
+    @Test func repeatedKeysAreLeftToJansson() {
+        let small = JSONObject([(key: "a", value: 1), (key: "b", value: 2), (key: "a", value: 3)])
+        #expect(JSONCodec.encode(.object(small)) == viaJansson(.object(small)))
+        var big = JSONObject((0..<20).map { (key: "k\($0)", value: JSONValue.int($0)) })
+        #expect(JSONCodec.encode(.object(big)) == viaJansson(.object(big)))
+        big.members.append((key: "k3", value: "again"))
+        #expect(JSONCodec.encode(.object(big)) == viaJansson(.object(big)))
+    }
+
+    @Test func aFallbackLeavesNothingHalfWritten() throws {
+        let out = ByteBuffer(capacity: 8)
+        out.append("x")
+        // The string needs escaping only after the direct path wrote the first members.
+        JSONCodec.encode(["a": 1, "b": [true, "quote\"", 2.5]], into: out)
+        #expect(String(decoding: out.bytes, as: UTF8.self) == #"x{"a":1,"b":[true,"quote\"",2.5]}"#)
+    }
+}
+
+/// A small deterministic generator of JSON values for comparing encoders.
+private struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E3779B97F4A7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58476D1CE4E5B9
+        z = (z ^ (z >> 27)) &* 0x94D049BB133111EB
+        return z ^ (z >> 31)
+    }
+    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
+
+    private static let strings = ["", "a", "c-12", "viewWillAppear", "ünï", "tab\t", "q\"", "\u{2028}", "/", "\u{1}", "中文"]
+    private static let doubles: [Double] = [0, -0.0, 1, 375, -667, 0.5, 1e16, 3.25, 1e20, .nan]
+
+    mutating func value(depth: Int) -> JSONValue {
+        switch below(depth < 4 ? 8 : 6) {
+        case 0: return .null
+        case 1: return .bool(below(2) == 0)
+        case 2: return .int(Int(truncatingIfNeeded: next()) >> below(64))
+        case 3: return .string(Self.strings[below(Self.strings.count)])
+        case 4: return .double(Self.doubles[below(Self.doubles.count)])
+        case 5: return .double(Double(below(2_000_001)) - 1_000_000)
+        case 6: return .array((0..<below(5)).map { _ in value(depth: depth + 1) })
+        default:
+            let keys = ["container", "class", "k", "width", "ünï", "q\"", "k"]
+            return .object(JSONObject((0..<below(6)).map { _ in (key: keys[below(keys.count)], value: value(depth: depth + 1)) }))
+        }
+    }
+}

@@ -285,7 +285,7 @@ final class IsolatedInstance: ContainerInstance {
     func hookFrame(_ hook: Hook, input: JSONObject) -> [UInt8] {
         var w = WireWriter(.hook)
         w.u64(handle)
-        let name = Array(hook.rawValue.utf8)
+        let name = hook.rawValue.utf8
         w.u16(name.count)
         w.raw(name)
         w.raw(JSONCodec.encode(.object(input)))

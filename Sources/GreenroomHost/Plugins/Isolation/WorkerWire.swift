@@ -29,7 +29,7 @@ struct WireWriter {
     mutating func raw<S: Sequence<UInt8>>(_ s: S) { bytes.append(contentsOf: s) }
 
     /// The frame with its length filled in.
-    func finished() -> [UInt8] {
+    consuming func finished() -> [UInt8] {
         var b = bytes
         let n = b.count - 4
         for i in 0..<4 { b[i] = UInt8(truncatingIfNeeded: n >> (8 * i)) }
