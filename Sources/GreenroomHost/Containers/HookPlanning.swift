@@ -186,23 +186,21 @@ extension Containers {
                 continue
             }
             let plugin = isolated.cls.plugin
-            var batch: [IsolatedInstance] = []
-            var frames: [[UInt8]] = []
+            var batch = BatchRequest()
             var j = i
             while j < plan.count, let next = plan[j].instance as? IsolatedInstance, next.cls.plugin === plugin, next.canCall {
-                batch.append(next)
-                frames.append(next.hookFrame(plan[j].hook, input: plan[j].input))
+                batch.add(plan[j].hook, handle: next.handle, input: plan[j].input)
                 j += 1
             }
-            var (replies, death) = plugin.callBatch(frames)
+            var (replies, death) = plugin.callBatch(batch)
             planStats.batches += 1
-            planStats.hooks += frames.count
+            planStats.hooks += batch.count
             for k in replies.indices {
                 let q = plan[i + k]
                 // A hook that ran in a worker that then died: it succeeded (its output is gone with the worker).
                 let result = Result { () throws(HookFailure) -> JSONValue? in
                     if replies[k] == nil { return nil }
-                    return try batch[k].read(&replies[k]!, hook: q.hook)
+                    return try (q.instance as! IsolatedInstance).read(&replies[k]!, hook: q.hook)
                 }
                 outcomes.append(HookOutcome(hook: q.hook, container: q.container, ending: .returned(result)))
                 if case .failure = result { return outcomes }

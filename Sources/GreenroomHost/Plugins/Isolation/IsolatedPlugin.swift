@@ -110,14 +110,14 @@ final class IsolatedPlugin {
         }
     }
 
-    /// Runs hooks of this plugin's instances (`IsolatedInstance.hookFrame`s) in one message: the replies
+    /// Runs hooks of this plugin's instances in one message: the replies
     /// of those that ran, in order, up to and including the first failure (nil: it ran, its reply went
     /// down with the worker). When the worker ended on the hook after those, `death` says how; it is not reported yet: the caller reports it
     /// (`failure(after:...)`) where that hook's outcome is taken, so events keep the order they would
     /// have had one hook at a time.
-    func callBatch(_ frames: [[UInt8]]) -> (replies: [WireReader?], death: WorkerDeath?) {
+    func callBatch(_ batch: BatchRequest) -> (replies: [WireReader?], death: WorkerDeath?) {
         guard let worker, state == .running else { return ([], WorkerDeath(reason: "closed", detail: "the worker is not running")) }
-        return worker.callBatch(frames, timeoutMs: config.hookTimeoutMs, lane: supervisor.host.lane)
+        return worker.callBatch(batch, timeoutMs: config.hookTimeoutMs, lane: supervisor.host.lane)
     }
 
     /// Tells the worker a batch follows (sent while the host plans it, so the worker's wake-up overlaps
@@ -281,14 +281,10 @@ final class IsolatedInstance: ContainerInstance {
         return try read(&reply, hook: hook)
     }
 
-    /// The request that runs `hook` in the worker (alone, or in a batch).
+    /// The request that runs `hook` in the worker alone (`BatchRequest` writes it into a batch).
     func hookFrame(_ hook: Hook, input: JSONObject) -> [UInt8] {
         var w = WireWriter(.hook)
-        w.u64(handle)
-        let name = hook.rawValue.utf8
-        w.u16(name.count)
-        w.raw(name)
-        w.raw(JSONCodec.encode(.object(input)))
+        w.hookBody(hook, handle: handle, input: input)
         return w.finished()
     }
 

@@ -115,7 +115,7 @@ struct WorkerCalls {
                 return (Self.ok(handle, instance.memoryBytes, output: nil), false)
             case .hook:
                 guard let handle = frame.u64(), let n = frame.u16(), let name = frame.bytes(n),
-                      let hook = Hook(rawValue: String(decoding: name, as: UTF8.self)),
+                      let hook = Hook.named(name),
                       let instance = instances[handle] else { return nil }
                 // The host's own encoding of an object: handed to the plugin as it came.
                 guard frame.rest.first == UInt8(ascii: "{") else { return nil }

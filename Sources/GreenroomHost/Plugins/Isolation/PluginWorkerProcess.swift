@@ -175,12 +175,14 @@ final class PluginWorkerProcess {
     /// reply, or nil for a hook that ran but whose reply went down with the worker. When the worker died
     /// (or ran past a hook's deadline and was killed) on the hook after those, `death` says how. Each hook
     /// has `timeoutMs` of its own, from when the worker starts it.
-    func callBatch(_ frames: [[UInt8]], timeoutMs: Int, lane: CallLane? = nil) -> (replies: [WireReader?], death: WorkerDeath?) {
+    func callBatch(_ batch: BatchRequest, timeoutMs: Int, lane: CallLane? = nil) -> (replies: [WireReader?], death: WorkerDeath?) {
+        let request = batch.frame()
+        let count = batch.count
         guard let progress else {
             // No shared page to tell which hook a crash was in: one hook at a time.
             var replies: [WireReader?] = []
-            for frame in frames {
-                switch exchange(frame, timeoutMs: timeoutMs, lane: lane) {
+            for k in 0..<count {
+                switch exchange(batch.hookFrame(k, in: request), timeoutMs: timeoutMs, lane: lane) {
                 case .failure(let death): return (replies, death)
                 case .success(let r):
                     replies.append(r)
@@ -190,16 +192,13 @@ final class PluginWorkerProcess {
             return (replies, nil)
         }
         guard isAlive else { return ([], WorkerDeath(reason: "closed", detail: "the worker is not running")) }
-        var w = WireWriter(.batch)
-        w.u32(frames.count)
-        for f in frames { w.raw(f) }
-        let request = w.finished()
         let timeout = UInt64(max(1, timeoutMs)) * 1_000_000
         pthread_mutex_lock(exchanging)
         let (fd, maxBody, lock) = (self.fd, maxReplyBytes, exchanging)
         progress.started = 0
         var incoming = FrameBuffer(maxBody: maxBody)
         var replies: [WireReader?] = []
+        replies.reserveCapacity(count)
         /// Reads until every hook answered or one failed; the deadline runs from the start of the hook
         /// the worker is in.
         func readAll() -> WireError? {
@@ -209,7 +208,7 @@ final class PluginWorkerProcess {
                 do {
                     while let frame = try incoming.next() {
                         replies.append(frame)
-                        if frame.kind == WorkerFrame.failed.rawValue || replies.count == frames.count { return nil }
+                        if frame.kind == WorkerFrame.failed.rawValue || replies.count == count { return nil }
                     }
                     if try incoming.receive(fd) { continue }
                 } catch {

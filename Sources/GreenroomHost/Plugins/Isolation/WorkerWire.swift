@@ -1,4 +1,6 @@
 import Glibc
+import GreenroomCore
+import GreenroomJSON
 
 /// The frames a plugin worker and its host exchange over their socketpair: a 4-byte little-endian
 /// length, then a kind byte, then the body. One request is in flight at a time; the worker answers
@@ -28,12 +30,84 @@ struct WireWriter {
     mutating func u64(_ v: UInt64) { for i in 0..<8 { bytes.append(UInt8(truncatingIfNeeded: v >> (8 * UInt64(i)))) } }
     mutating func raw<S: Sequence<UInt8>>(_ s: S) { bytes.append(contentsOf: s) }
 
+    var count: Int { bytes.count }
+
+    mutating func reserve(_ n: Int) { bytes.reserveCapacity(n) }
+
+    /// Writes `v` over the four bytes at `offset` (a length known only once what follows is written).
+    mutating func setU32(_ v: Int, at offset: Int) {
+        for i in 0..<4 { bytes[offset + i] = UInt8(truncatingIfNeeded: v >> (8 * i)) }
+    }
+
+    /// A `hook` request after its kind: the instance, the hook's name and its input.
+    mutating func hookBody(_ hook: Hook, handle: UInt64, input: JSONObject, scratch: ByteBuffer = ByteBuffer(capacity: 256)) {
+        u64(handle)
+        let name = hook.rawValue.utf8
+        u16(name.count)
+        raw(name)
+        scratch.removeAll()
+        JSONCodec.encode(.object(input), into: scratch)
+        raw(scratch.bytes)
+    }
+
     /// The frame with its length filled in.
     consuming func finished() -> [UInt8] {
         var b = bytes
         let n = b.count - 4
         for i in 0..<4 { b[i] = UInt8(truncatingIfNeeded: n >> (8 * i)) }
         return b
+    }
+}
+
+/// A `batch` frame written in place, hook by hook: a count, then each hook's request frame as it
+/// would be sent alone (its length first). One buffer for the whole batch: a `showRendered` hit sends
+/// a dozen hooks, and each copy or allocation here is on the hit's path.
+struct BatchRequest {
+    private var w = WireWriter(.batch)
+    /// Where each hook's frame starts.
+    private(set) var starts: [Int] = []
+    /// Reused for each hook's input (the codec writes into a buffer).
+    private let scratch = ByteBuffer(capacity: 256)
+
+    init() {
+        w.reserve(1024)
+        w.u32(0)
+        starts.reserveCapacity(16)
+    }
+
+    var count: Int { starts.count }
+
+    /// Adds the request that runs `hook` on the worker's instance `handle` with `input`.
+    mutating func add(_ hook: Hook, handle: UInt64, input: JSONObject) {
+        let start = w.count
+        starts.append(start)
+        w.u32(0)
+        w.raw(CollectionOfOne(WorkerFrame.hook.rawValue))
+        w.hookBody(hook, handle: handle, input: input, scratch: scratch)
+        w.setU32(w.count - start - 4, at: start)
+    }
+
+    /// The `batch` frame.
+    func frame() -> [UInt8] {
+        var whole = w
+        whole.setU32(starts.count, at: 5)
+        return whole.finished()
+    }
+
+    /// Hook `k`'s frame alone (for a worker that must be sent one hook at a time).
+    func hookFrame(_ k: Int, in frame: [UInt8]) -> [UInt8] {
+        Array(frame[starts[k]..<(k + 1 < starts.count ? starts[k + 1] : frame.count)])
+    }
+}
+
+extension Hook {
+    private static let wireNames: [(name: [UInt8], hook: Hook)] = allCases.map { (Array($0.rawValue.utf8), $0) }
+
+    /// The hook a request names, read from its UTF-8 bytes without making a string (a worker reads a
+    /// dozen per `showRendered` hit).
+    static func named(_ bytes: ArraySlice<UInt8>) -> Hook? {
+        for entry in wireNames where entry.name.count == bytes.count && entry.name.elementsEqual(bytes) { return entry.hook }
+        return nil
     }
 }
 
