@@ -15,6 +15,9 @@ struct PluginBench {
 
     struct Costs {
         var ping = 0.0, hook = 0.0, hit = 0.0
+        /// The pings taken each right before a hit, after the same wait for the pool (as the scripted
+        /// class's hit row does): the hit's own baseline, measured in the same conditions.
+        var hitPing = 0.0
     }
 
     /// Medians, in microseconds, of a ping, a `configure` hook round trip and a `showRendered` hit of a
@@ -35,7 +38,7 @@ struct PluginBench {
         let stack = try client.call("stack.create", ["width": 375, "height": 667])["stack"]!
         let shown = try pre.hits("Crashy", stack: stack, count: hits)
         return Costs(ping: PrerenderBench.median(pings), hook: PrerenderBench.median(hooks),
-                     hit: PrerenderBench.median(shown.hits))
+                     hit: PrerenderBench.median(shown.hits), hitPing: PrerenderBench.median(shown.pings))
     }
 
     /// A client's ping round trips (p50, p99, max in microseconds, and how many) while another client's
