@@ -3,7 +3,7 @@ import GreenroomJSON
 import GreenroomRPC
 import Logging
 
-/// The host: connections, the method registry, the event router, the clock and timers, the idle-task
+/// The host: the connection table, the method registry, the event router, the clock and timers, the idle-task
 /// dispatcher and the components. It does no I/O itself: a transport feeds it bytes and writes what it
 /// queues, so the same host runs under libuv and in tests over in-memory connections.
 public final class Host {
@@ -16,8 +16,8 @@ public final class Host {
     /// Work at a time on the host clock: animations' ends, cool-downs, restarts.
     public private(set) lazy var timers = HostTimers(clock: clock, virtualClock: virtualClock)
     public private(set) var components: [HostDomain] = []
-    /// Open connections, in the order they were opened.
-    public private(set) var connections: [HostConnection] = []
+    /// Open connections, in the order they were opened and by id.
+    public let connections = ConnectionTable()
     public private(set) var stats = HostCounters()
     public private(set) var isShuttingDown = false
     /// Container classes: built in, scripted and from plugins.
@@ -42,9 +42,6 @@ public final class Host {
     func updateLane() {
         processor.defers = lane.isEnabled ? { [unowned self] c, read in lane.takes(read, from: c) } : nil
     }
-
-    private var nextConnection = 1
-    private var connectionsByID: [String: HostConnection] = [:]
 
     /// `realClock` reads monotonic milliseconds; it is ignored when the config asks for a virtual clock.
     public init(config: HostConfig, realClock: @escaping () -> Double = { 0 }) {
@@ -104,13 +101,10 @@ public final class Host {
     public func openConnection(kind: HostConnection.Kind, transport: ConnectionTransport?, peer: String? = nil,
                                codec: MessageCodec? = nil) -> HostConnection {
         let needsAuth = kind.needsToken && config.token != nil
-        let c = HostConnection(id: "conn-\(nextConnection)", kind: kind, host: self, authenticated: !needsAuth,
+        let c = HostConnection(id: connections.nextID(), kind: kind, host: self, authenticated: !needsAuth,
                                codec: codec ?? LineCodec(maxMessageBytes: config.limits.maxMessageBytes))
-        nextConnection += 1
-        if needsAuth { unauthenticatedCount += 1 }
         c.transport = transport
-        connections.append(c)
-        connectionsByID[c.id] = c
+        connections.add(c)
         stats.accepted += 1
         events.emit("host", owner: c, ["kind": "connectionOpened", "connection": .string(c.id), "transport": .string(kind.rawValue)])
         config.logger.info("connection opened", metadata: [
@@ -138,11 +132,8 @@ public final class Host {
         guard !c.isClosed else { return }
         for component in components { component.connectionClosed(c) }
         c.isClosed = true
-        if !c.isAuthenticated { unauthenticatedCount -= 1 }
-        bufferedInputBytes -= c.bufferedInputBytes
+        connections.remove(c)
         events.refreshObserver(c)
-        connections.removeAll { $0 === c }
-        connectionsByID[c.id] = nil
         stats.closed += 1
         events.emit("host", owner: c, ["kind": "connectionClosed", "connection": .string(c.id), "reason": .string(reason)])
         config.logger.info("connection closed", metadata: ["connection": "\(c.id)", "reason": "\(reason)"])
@@ -155,9 +146,6 @@ public final class Host {
 
     // MARK: Unauthenticated connections and the input budget
 
-    /// Open connections that still have to call `host.auth`.
-    public internal(set) var unauthenticatedCount = 0
-
     /// How many unauthenticated connections may be open at once: `maxUnauthenticated`, at most half of
     /// `maxConnections` (at least 1), so they can never fill the slots of authenticated or Unix clients.
     public var unauthenticatedShare: Int {
@@ -166,7 +154,7 @@ public final class Host {
 
     /// Whether a new connection of `kind` would have to authenticate and finds the share full.
     public func unauthenticatedShareFull(kind: HostConnection.Kind) -> Bool {
-        kind.needsToken && config.token != nil && unauthenticatedCount >= unauthenticatedShare
+        kind.needsToken && config.token != nil && connections.unauthenticated >= unauthenticatedShare
     }
 
     /// Counts a TCP connection refused because the unauthenticated share was full.
@@ -182,17 +170,14 @@ public final class Host {
                           kind: "authTimeout", ["limit": "authTimeoutMs", "max": .int(config.authTimeoutMs)]))
     }
 
-    /// Bytes held in partial input lines across all connections.
-    public internal(set) var bufferedInputBytes = 0
-
     /// A connection's partial line grew or shrank by `delta`; past the budget, the connections holding
     /// the most are refused (their partial lines dropped) until the total is within it again.
     func inputBuffered(_ delta: Int) {
-        bufferedInputBytes += delta
-        guard delta > 0, bufferedInputBytes > config.maxBufferedInputBytes else { return }
+        connections.bufferedInputBytes += delta
+        guard delta > 0, connections.bufferedInputBytes > config.maxBufferedInputBytes else { return }
         let budget = config.maxBufferedInputBytes
-        for c in connections.sorted(by: { $0.bufferedInputBytes > $1.bufferedInputBytes }) {
-            guard bufferedInputBytes > budget, c.bufferedInputBytes > 0 else { break }
+        for c in connections.holdingInput() {
+            guard connections.bufferedInputBytes > budget else { break }
             stats.refusedInputBudget += 1
             config.logger.warning("refused: partial input lines past the host-wide budget", metadata: [
                 "connection": "\(c.id)", "held": "\(c.bufferedInputBytes)", "budget": "\(budget)"])
@@ -239,7 +224,7 @@ public final class Host {
         return (high, high / 4)
     }
 
-    public func connection(id: String) -> HostConnection? { connectionsByID[id] }
+    public func connection(id: String) -> HostConnection? { connections[id] }
 
     // MARK: Idle tasks
 
@@ -305,7 +290,7 @@ public final class Host {
     /// objects go first, while every observer is still connected, so `scope: "all"` observers see
     /// the whole teardown; then each connection is reported closed to those still listening.
     public func teardownAll() {
-        let open = connections
+        let open = Array(connections)
         for c in open {
             for component in components { component.connectionClosed(c) }
         }
@@ -317,8 +302,7 @@ public final class Host {
             stats.closed += 1
         }
         events.forgetObservers()
-        connections.removeAll()
-        connectionsByID.removeAll()
+        _ = connections.removeAll()
     }
 }
 

@@ -229,7 +229,7 @@ public final class HostConnection {
     func authenticated() {
         guard !isAuthenticated else { return }
         isAuthenticated = true
-        host.unauthenticatedCount -= 1
+        host.connections.unauthenticated -= 1
         limitGrows = true
     }
 
@@ -255,7 +255,7 @@ public final class HostConnection {
 
     /// Forgets a partial input line (counted in the host's input budget).
     private func dropInput() {
-        host.bufferedInputBytes -= codec.bufferedCount
+        host.connections.bufferedInputBytes -= codec.bufferedCount
         codec.discardInput()
     }
 
