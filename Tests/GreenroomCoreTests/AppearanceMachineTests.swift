@@ -136,3 +136,56 @@ final class RecordingDelegate: LifecycleHost {
         #expect(d.unbalancedCalls == ["c:endAppearance", "c:beginAppearance(false)"])
     }
 }
+
+/// Drives `StackOperation`s as the host does, over a `RecordingDelegate`: performs each step's actions,
+/// hands reported failures to `onFailure`, and keeps the animation timers on the fake clock.
+struct RecordingStackDriver {
+    let d: RecordingDelegate
+    var animationMs: Double = 300
+    init(_ d: RecordingDelegate) { self.d = d }
+
+    func push(_ c: ContainerRecord, onto s: StackRecord, animated: Bool,
+              onFailure: @escaping (ContainerFailure) -> Void) throws(ContainerFailure) {
+        if let failure = run(.push(c, onto: s, animated: animated, animationMs: animationMs), onFailure).failure { throw failure }
+    }
+    func pop(_ s: StackRecord, animated: Bool, onFailure: @escaping (ContainerFailure) -> Void) -> ContainerRecord? {
+        run(.pop(s, animated: animated, animationMs: animationMs), onFailure).popped
+    }
+    func remove(_ c: ContainerRecord, from s: StackRecord, onFailure: @escaping (ContainerFailure) -> Void) {
+        run(.remove(c, from: s), onFailure)
+    }
+    func discard(_ c: ContainerRecord, from s: StackRecord) { run(.discard(c, from: s), { _ in }) }
+    func setHidden(_ s: StackRecord, _ hidden: Bool, onFailure: @escaping (ContainerFailure) -> Void) {
+        run(.setHidden(s, hidden), onFailure)
+    }
+    func resize(_ s: StackRecord, to size: Size, onFailure: @escaping (ContainerFailure) -> Void) {
+        run(.resize(s, to: size), onFailure)
+    }
+    func destroy(_ s: StackRecord) { run(.destroy(s), { _ in }) }
+    func completeTransition(_ s: StackRecord) { run(.completeTransition(s), { _ in }) }
+
+    @discardableResult
+    func run(_ operation: StackOperation, _ onFailure: @escaping (ContainerFailure) -> Void) -> (failure: ContainerFailure?, popped: ContainerRecord?) {
+        var op = operation
+        var input = StackOperation.Input.start
+        while true {
+            switch op.next(input) {
+            case .perform(let actions):
+                do throws(ContainerFailure) { try d.perform(actions); input = .performed(nil) } catch { input = .performed(error) }
+            case .report(let failure):
+                onFailure(failure)
+                input = .resumed
+            case .startTimer(let s, let ms):
+                input = .timerStarted(d.schedule(afterMs: ms) { [d, weak s] in
+                    guard let s else { return }
+                    RecordingStackDriver(d).run(.transitionEnded(s), onFailure)
+                })
+            case .cancelTimer(let token):
+                d.cancel(token)
+                input = .resumed
+            case .done(let failure):
+                return (failure, op.popped)
+            }
+        }
+    }
+}

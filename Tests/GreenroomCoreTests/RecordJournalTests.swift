@@ -18,7 +18,7 @@ import Testing
     @Test func undoPutsBackEveryRecordAPushAndAPopChanged() throws {
         let journal = RecordJournal()
         let d = RecordingDelegate()
-        let ops = StackOperations(host: d)
+        let ops = RecordingStackDriver(d)
         let room = StackRecord(id: "g", size: size, owner: nil, greenRoom: true, journal: journal)
         let stack = StackRecord(id: "s", size: Size(width: 50, height: 50), owner: "conn", journal: journal)
         let warm = ContainerRecord(id: "a", className: "K", owner: nil, journal: journal)

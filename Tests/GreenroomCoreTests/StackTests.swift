@@ -3,7 +3,7 @@ import Testing
 
 @Suite struct StackTests {
     let d = RecordingDelegate()
-    var ops: StackOperations { StackOperations(host: d) }
+    var ops: RecordingStackDriver { RecordingStackDriver(d) }
     let size = Size(width: 100, height: 200)
     let noFailure: (ContainerFailure) -> Void = { Issue.record("unexpected failure \($0)") }
 
@@ -133,7 +133,7 @@ import Testing
         try ops.push(b, onto: s, animated: true) { failure in
             failed.append(failure.container)
             ops.discard(b, from: s)
-            try? ops.host.perform(ops.lifecycle.appear(a, size: s.size))
+            try? ops.d.perform(Lifecycle().appear(a, size: s.size))
         }
         _ = d.take()
         d.advance(300)

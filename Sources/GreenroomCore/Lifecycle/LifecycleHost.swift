@@ -1,5 +1,5 @@
-/// What the stack and page machines still call while they run: they are not yet machines returning
-/// actions, because what they do next depends on whether the lifecycle's actions failed. The host
+/// What the page session still calls while it runs: it is not yet a machine returning steps (as
+/// `StackOperation` is), because what it does next depends on whether the lifecycle's actions failed. The host
 /// performs those actions as they are made, and keeps time for the animations.
 public protocol LifecycleHost: AnyObject {
     /// Performs `actions` in order (as `Lifecycle.perform` does); throws the first hook failure.

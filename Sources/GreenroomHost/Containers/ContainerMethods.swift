@@ -161,7 +161,7 @@ extension Containers {
                                 ["container": .string(c.id), "session": .string(session)])
         }
         detach(c)
-        try guarded { () throws(ContainerFailure) in try stackOps.push(c, onto: s, animated: animated, onFailure: deferredFailure) }
+        try guarded { () throws(ContainerFailure) in try stackOps.push(c, onto: s, animated: animated) }
     }
 
     func registerStackMethods(into r: inout MethodRegistry<HostConnection>) {
@@ -185,7 +185,7 @@ extension Containers {
             let animated: Bool = try p.optional("animated") ?? false
             var popped: ContainerRecord?
             try planned(animated ? nil : worker(of: s.top)) { () throws(RPCError) in
-                popped = stackOps.pop(s, animated: animated, onFailure: deferredFailure)
+                popped = stackOps.pop(s, animated: animated)
             }
             guard let c = popped else {
                 throw .invalidState("Stack \(s.id) is empty", ["stack": .string(s.id)])
@@ -194,12 +194,12 @@ extension Containers {
         }
         r.register("stack.setHidden", params: ["stack", "hidden"]) { [unowned self] conn, p throws(RPCError) in
             let s = try stack(p, owner: conn)
-            stackOps.setHidden(s, try p.require("hidden"), onFailure: deferredFailure)
+            stackOps.setHidden(s, try p.require("hidden"))
             return stackInfo(s)
         }
         r.register("stack.resize", params: ["stack", "width", "height"]) { [unowned self] conn, p throws(RPCError) in
             let s = try stack(p, owner: conn)
-            stackOps.resize(s, to: try Self.size(p), onFailure: deferredFailure)
+            stackOps.resize(s, to: try Self.size(p))
             return stackInfo(s)
         }
         r.register("stack.info", params: ["stack"]) { [unowned self] conn, p throws(RPCError) in

@@ -63,7 +63,7 @@ public final class Containers: HostDomain, LifecycleHost {
     /// Whether hooks run as they come, are planned, or are replayed after a plan (HookPlanning.swift).
     var hookMode = HookMode.live
     var planStats = HookPlanStats()
-    public private(set) lazy var stackOps = StackOperations(host: self)
+    lazy var stackOps = StackDriver(containers: self)
 
     public init(host: Host) {
         self.host = host
@@ -304,7 +304,7 @@ public final class Containers: HostDomain, LifecycleHost {
     func detach(_ c: ContainerRecord) {
         switch c.parent {
         case .stack(let sid), .greenRoom(let sid):
-            if let s = stackRecord(sid) { stackOps.remove(c, from: s, onFailure: deferredFailure) }
+            if let s = stackRecord(sid) { stackOps.remove(c, from: s) }
         case .page, .none:
             break
         }

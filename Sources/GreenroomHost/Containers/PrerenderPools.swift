@@ -103,7 +103,7 @@ extension Containers {
         try? planned(worker(of: c)) { () throws(RPCError) in
             failure = nil
             do throws(ContainerFailure) {
-                try stackOps.push(c, onto: p.greenRoom, animated: false, onFailure: deferredFailure)
+                try stackOps.push(c, onto: p.greenRoom, animated: false)
             } catch {
                 failure = error
             }
@@ -156,7 +156,7 @@ extension Containers {
         let belowCause = below.flatMap { causes[$0.id] }
         if let below { causes[below.id] = owner.id }
         defer { if let below { causes[below.id] = belowCause } }
-        stackOps.remove(c, from: p.greenRoom, onFailure: deferredFailure)
+        stackOps.remove(c, from: p.greenRoom)
         guard !c.isDestroyed else { return nil }
         c.owner = owner.id
         causes[c.id] = nil

@@ -1,0 +1,58 @@
+import GreenroomCore
+
+/// Runs Core's stack operations for `Containers`, step by step (`StackOperation`): performs each step's
+/// lifecycle actions (hooks and events), tears down the containers whose failures are reported, and
+/// keeps the animation timers, whose end runs `StackOperation.transitionEnded`.
+struct StackDriver {
+    unowned let containers: Containers
+    /// How long a push or pop animation runs on the host clock.
+    let animationMs: Double = 300
+
+    /// Pushes `c` (out of any other parent); a failure of `c`'s hooks is thrown (the caller tears it down).
+    func push(_ c: ContainerRecord, onto s: StackRecord, animated: Bool) throws(ContainerFailure) {
+        if let failure = run(.push(c, onto: s, animated: animated, animationMs: animationMs)).failure { throw failure }
+    }
+
+    /// Pops the top container and returns it (nil: the stack was empty).
+    func pop(_ s: StackRecord, animated: Bool) -> ContainerRecord? {
+        run(.pop(s, animated: animated, animationMs: animationMs)).popped
+    }
+
+    func remove(_ c: ContainerRecord, from s: StackRecord) { run(.remove(c, from: s)) }
+    func discard(_ c: ContainerRecord, from s: StackRecord) { run(.discard(c, from: s)) }
+    func setHidden(_ s: StackRecord, _ hidden: Bool) { run(.setHidden(s, hidden)) }
+    func resize(_ s: StackRecord, to size: Size) { run(.resize(s, to: size)) }
+    func destroy(_ s: StackRecord) { run(.destroy(s)) }
+    func completeTransition(_ s: StackRecord) { run(.completeTransition(s)) }
+
+    @discardableResult
+    private func run(_ operation: StackOperation) -> (failure: ContainerFailure?, popped: ContainerRecord?) {
+        var op = operation
+        var input = StackOperation.Input.start
+        while true {
+            switch op.next(input) {
+            case .perform(let actions):
+                do throws(ContainerFailure) {
+                    try containers.perform(actions)
+                    input = .performed(nil)
+                } catch {
+                    input = .performed(error)
+                }
+            case .report(let failure):
+                containers.deferredFailure(failure)
+                input = .resumed
+            case .startTimer(let s, let ms):
+                let token = containers.schedule(afterMs: ms) { [weak containers, weak s] in
+                    guard let containers, let s else { return }
+                    containers.stackOps.run(.transitionEnded(s))
+                }
+                input = .timerStarted(token)
+            case .cancelTimer(let token):
+                containers.cancel(token)
+                input = .resumed
+            case .done(let failure):
+                return (failure, op.popped)
+            }
+        }
+    }
+}
