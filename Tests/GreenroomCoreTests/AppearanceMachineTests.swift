@@ -165,13 +165,13 @@ struct RecordingStackDriver {
     func completeTransition(_ s: StackRecord) { run(.completeTransition(s), { _ in }) }
 
     @discardableResult
-    func run(_ operation: StackOperation, _ onFailure: @escaping (ContainerFailure) -> Void) -> (failure: ContainerFailure?, popped: ContainerRecord?) {
+    func run(_ operation: consuming StackOperation, _ onFailure: @escaping (ContainerFailure) -> Void) -> (failure: ContainerFailure?, popped: ContainerRecord?) {
         var op = operation
         var input = StackOperation.Input.start
         while true {
             switch op.next(input) {
-            case .perform(let actions):
-                do throws(ContainerFailure) { try d.perform(actions); input = .performed(nil) } catch { input = .performed(error) }
+            case .perform:
+                do throws(ContainerFailure) { try d.perform(op.actions); input = .performed(nil) } catch { input = .performed(error) }
             case .report(let failure):
                 onFailure(failure)
                 input = .resumed

@@ -10,10 +10,10 @@ import Testing
 
     /// What a step asks for, in words: "perform a:willMoveToParent,a:loadView", "report b:viewDidAppear",
     /// "timer 300", "cancel 7", "done", "done failing a:viewWillAppear".
-    func describe(_ step: StackOperation.Step) -> String {
+    func describe(_ step: StackOperation.Step, _ op: StackOperation) -> String {
         switch step {
-        case .perform(let actions):
-            return "perform " + actions.map { action -> String in
+        case .perform:
+            return "perform " + op.actions.map { action -> String in
                 switch action {
                 case .run(let hook, let c, _): "\(c.id):\(hook.rawValue)"
                 case .unbalanced(let c, let call, _): "\(c.id):unbalanced \(call)"
@@ -34,9 +34,10 @@ import Testing
         var input = StackOperation.Input.start
         while true {
             let step = op.next(input)
-            out.append(describe(step))
+            out.append(describe(step, op))
             switch step {
-            case .perform(let actions):
+            case .perform:
+                let actions = op.actions
                 var failure: ContainerFailure?
                 try? Lifecycle().perform(actions) { action in
                     guard case .run(let hook, let c, _) = action else { return true }

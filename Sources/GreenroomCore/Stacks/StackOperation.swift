@@ -13,8 +13,9 @@
 public struct StackOperation {
     /// What the host does next.
     public enum Step {
-        /// Perform these actions, then answer `.performed` with the first hook failure (nil: none).
-        case perform(LifecycleActions)
+        /// Perform `actions` (the operation's, as they are now), then answer `.performed` with the first
+        /// hook failure (nil: none).
+        case perform
         /// A container failed where the caller is not told (an old top, an animation's end): the host
         /// tears it down, then answers `.resumed`.
         case report(ContainerFailure)
@@ -93,10 +94,17 @@ public struct StackOperation {
     private var state = State.ready
     /// `pop`: the container it took off (nil: the stack was empty).
     public private(set) var popped: ContainerRecord?
+    /// What a `perform` step asks for. Kept here rather than in the step: a list is large, and is read
+    /// where it lies.
+    public private(set) var actions = LifecycleActions()
 
-    private init(animationMs: Double, _ program: [Instruction]) {
+    /// An operation of `first`, then `then` (at most two to start with: the rest is expanded as it runs).
+    private init(animationMs: Double, _ first: Instruction? = nil, then: Instruction? = nil) {
         self.animationMs = animationMs
-        pending = program.reversed()
+        pending = []
+        pending.reserveCapacity(8)
+        if let then { pending.append(then) }
+        if let first { pending.append(first) }
     }
 
     // MARK: Operations
@@ -105,58 +113,60 @@ public struct StackOperation {
     /// old top willDisappear, then didAppear / didDisappear. A failure of `c`'s hooks before the push is
     /// over stops it (`done` carries it); the old top's failures are reported.
     public static func push(_ c: ContainerRecord, onto s: StackRecord, animated: Bool, animationMs: Double = 300) -> StackOperation {
-        StackOperation(animationMs: animationMs, [.completeTransition(s), .pushRest(c, s, animated: animated)])
+        StackOperation(animationMs: animationMs, .completeTransition(s), then: .pushRest(c, s, animated: animated))
     }
 
     /// Pops the top container (`popped`); the one below appears (in a green room too, offscreen).
     public static func pop(_ s: StackRecord, animated: Bool, animationMs: Double = 300) -> StackOperation {
         // Nothing to pop changes nothing: a running transition (the pop that emptied the stack) keeps its
         // time.
-        guard !s.items.isEmpty else { return StackOperation(animationMs: animationMs, []) }
-        return StackOperation(animationMs: animationMs, [.completeTransition(s), .popRest(s, animated: animated)])
+        guard !s.items.isEmpty else { return StackOperation(animationMs: animationMs) }
+        return StackOperation(animationMs: animationMs, .completeTransition(s), then: .popRest(s, animated: animated))
     }
 
     /// Takes `c` out of `s` at once (not animated): the top disappears and the one below appears. Used to
     /// move a container to another stack, to release one, and to take a warm container out of the green
     /// room.
     public static func remove(_ c: ContainerRecord, from s: StackRecord) -> StackOperation {
-        StackOperation(animationMs: 0, [.completeTransition(s), .removeRest(c, s)])
+        StackOperation(animationMs: 0, .completeTransition(s), then: .removeRest(c, s))
     }
 
     /// Drops a failed container from the stack without running any hook on it.
     public static func discard(_ c: ContainerRecord, from s: StackRecord) -> StackOperation {
-        StackOperation(animationMs: 0, [.completeTransition(s), .discardRest(c, s)])
+        StackOperation(animationMs: 0, .completeTransition(s), then: .discardRest(c, s))
     }
 
     /// Shows or hides the window: the top appears (loading and laying out) or disappears.
     public static func setHidden(_ s: StackRecord, _ hidden: Bool) -> StackOperation {
-        guard s.isHidden != hidden else { return StackOperation(animationMs: 0, []) }
-        return StackOperation(animationMs: 0, [.completeTransition(s), .setHiddenRest(s, hidden)])
+        guard s.isHidden != hidden else { return StackOperation(animationMs: 0) }
+        return StackOperation(animationMs: 0, .completeTransition(s), then: .setHiddenRest(s, hidden))
     }
 
     /// Resizes the window; the top (if loaded) lays out again, others when they next appear.
     public static func resize(_ s: StackRecord, to size: Size) -> StackOperation {
         s.size = size
-        guard !s.isHidden, let top = s.top, top.viewLoaded else { return StackOperation(animationMs: 0, []) }
-        return StackOperation(animationMs: 0, [.run(.layout(top, size: size), .report)])
+        guard !s.isHidden, let top = s.top, top.viewLoaded else { return StackOperation(animationMs: 0) }
+        return StackOperation(animationMs: 0, .run(.layout(top, size: size), .report))
     }
 
     /// Tears the stack down: the running animation completes, then every container (top first)
     /// disappears if on screen and is deinited.
     public static func destroy(_ s: StackRecord) -> StackOperation {
-        StackOperation(animationMs: 0, [.completeTransition(s), .destroyRest(s)])
+        StackOperation(animationMs: 0, .completeTransition(s), then: .destroyRest(s))
     }
 
     /// Delivers a running animation's end calls now.
     public static func completeTransition(_ s: StackRecord) -> StackOperation {
-        StackOperation(animationMs: 0, [.completeTransition(s)])
+        StackOperation(animationMs: 0, .completeTransition(s))
     }
 
     /// The stack's animation timer fired: its end calls are delivered (unless a later operation did).
     public static func transitionEnded(_ s: StackRecord) -> StackOperation {
-        guard let t = s.transition else { return StackOperation(animationMs: 0, []) }
+        guard let t = s.transition else { return StackOperation(animationMs: 0) }
         s.transition = nil
-        return StackOperation(animationMs: 0, completion(of: t.pending))
+        var op = StackOperation(animationMs: 0)
+        op.scheduleCompletion(of: t.pending)
+        return op
     }
 
     // MARK: The machine
@@ -196,15 +206,15 @@ public struct StackOperation {
         while let instruction = pending.popLast() {
             switch instruction {
             case .run(let actions, let onFailure):
-                let built = build(actions)
-                guard !built.isEmpty else { continue }
+                self.actions = build(actions)
+                guard !self.actions.isEmpty else { continue }
                 state = .performing(onFailure)
-                return .perform(built)
+                return .perform
 
             case .completeTransition(let s):
                 guard let t = s.transition else { continue }
                 s.transition = nil
-                schedule(Self.completion(of: t.pending))
+                scheduleCompletion(of: t.pending)
                 state = .cancelling
                 return .cancelTimer(t.timer)
 
@@ -213,27 +223,28 @@ public struct StackOperation {
                 // The parent is set first so every event of the move says where it happens (offscreen
                 // for the green room).
                 c.parent = s.isGreenRoom ? .greenRoom(s.id) : .stack(s.id)
-                schedule([.run(.willMove(c, to: s.id), .stop), .pushAfterWillMove(c, s, old: old, animated: animated)])
+                then(.run(.willMove(c, to: s.id), .stop), .pushAfterWillMove(c, s, old: old, animated: animated))
 
             case .pushAfterWillMove(let c, let s, let old, let animated):
                 s.items.append(c)
                 guard !s.isHidden else {
-                    schedule([.run(.didMove(c, to: s.id), .stop)])
+                    then(.run(.didMove(c, to: s.id), .stop))
                     continue
                 }
                 let oldVisible = old.map { $0.state == .appeared || $0.state == .appearing } ?? false
-                var program: [Instruction] = [.run(.begin(c, appearing: true, animated: animated, size: s.size), .stop)]
-                if let old, oldVisible { program.append(.run(.begin(old, appearing: false, animated: animated, size: nil), .report)) }
+                let covered = oldVisible ? old : nil
+                // Pushed last to first: `pending` runs from its end.
                 if animated {
-                    program.append(.startTransition(s, .push(c, onto: s, old: oldVisible ? old : nil)))
+                    pending.append(.startTransition(s, .push(c, onto: s, old: covered)))
                 } else {
                     // Not animated: the end calls run now, and a failure of the pushed container is the
                     // caller's to report; the old top's is reported.
-                    program.append(.run(.end(c, animated: false), .stop))
-                    program.append(.run(.didMove(c, to: s.id), .stop))
-                    if let old, oldVisible { program.append(.run(.end(old, animated: false), .report)) }
+                    if let covered { pending.append(.run(.end(covered, animated: false), .report)) }
+                    pending.append(.run(.didMove(c, to: s.id), .stop))
+                    pending.append(.run(.end(c, animated: false), .stop))
                 }
-                schedule(program)
+                if let covered { pending.append(.run(.begin(covered, appearing: false, animated: animated, size: nil), .report)) }
+                pending.append(.run(.begin(c, appearing: true, animated: animated, size: s.size), .stop))
 
             case .popRest(let s, let animated):
                 guard let top = s.items.popLast() else { continue }
@@ -241,32 +252,32 @@ public struct StackOperation {
                 // The one below appears again, in a green room too (offscreen): it is a shown window, so
                 // the next warm container taken leaves from on screen like the first.
                 let revealed = s.top
-                schedule([.run(.willMove(top, to: nil), .report), .popAfterWillMove(top, s, revealed: revealed, animated: animated)])
+                then(.run(.willMove(top, to: nil), .report), .popAfterWillMove(top, s, revealed: revealed, animated: animated))
 
             case .popAfterWillMove(let top, let s, let revealed, let animated):
                 let visible = !s.isHidden && (top.state == .appeared || top.state == .appearing)
-                var program: [Instruction] = []
-                if let revealed, !s.isHidden {
-                    program.append(.run(.begin(revealed, appearing: true, animated: animated, size: s.size), .report))
-                }
-                if visible { program.append(.run(.begin(top, appearing: false, animated: animated, size: nil), .report)) }
                 let ending = StackTransition.pop(top, from: s, revealed: s.isHidden ? nil : revealed, visible: visible, animated: animated)
+                // Pushed last to first: `pending` runs from its end.
                 if animated && visible {
-                    program.append(.startTransition(s, ending))
+                    pending.append(.startTransition(s, ending))
                 } else {
-                    program += Self.completion(of: ending)
+                    scheduleCompletion(of: ending)
                 }
-                schedule(program)
+                if visible { pending.append(.run(.begin(top, appearing: false, animated: animated, size: nil), .report)) }
+                if let revealed, !s.isHidden {
+                    pending.append(.run(.begin(revealed, appearing: true, animated: animated, size: s.size), .report))
+                }
 
             case .removeRest(let c, let s):
                 if s.top === c {
-                    schedule([.completeTransition(s), .popRest(s, animated: false)])
+                    then(.completeTransition(s), .popRest(s, animated: false))
                     continue
                 }
                 guard let i = s.items.firstIndex(where: { $0 === c }) else { continue }
                 s.items.remove(at: i)
-                schedule([.run(.willMove(c, to: nil), .reportSkipping(1)), .run(.disappear(c), .report),
-                          .run(.didMove(c, to: nil), .report), .clearParent(c, ifIn: nil)])
+                pending.append(.clearParent(c, ifIn: nil))
+                pending.append(.run(.didMove(c, to: nil), .report))
+                then(.run(.willMove(c, to: nil), .reportSkipping(1)), .run(.disappear(c), .report))
 
             case .discardRest(let c, let s):
                 s.items.removeAll { $0 === c }
@@ -275,11 +286,11 @@ public struct StackOperation {
             case .setHiddenRest(let s, let hidden):
                 s.isHidden = hidden
                 guard let top = s.top else { continue }
-                schedule([.run(hidden ? .disappear(top) : .appear(top, size: s.size), .report)])
+                then(.run(hidden ? .disappear(top) : .appear(top, size: s.size), .report))
 
             case .destroyRest(let s):
                 guard let c = s.items.popLast() else { continue }
-                schedule([.run(.teardown(c), .ignore), .destroyRest(s)])
+                then(.run(.teardown(c), .ignore), .destroyRest(s))
 
             case .startTransition(let s, let transition):
                 state = .startingTimer(s, transition)
@@ -298,27 +309,26 @@ public struct StackOperation {
         return .done(nil)
     }
 
-    /// Runs `program` next, before what was pending.
-    private mutating func schedule(_ program: [Instruction]) {
-        pending.append(contentsOf: program.reversed())
+    /// Runs `first`, then `second`, before what was pending.
+    private mutating func then(_ first: Instruction, _ second: Instruction? = nil) {
+        if let second { pending.append(second) }
+        pending.append(first)
     }
 
-    /// The end calls of a transition, delivered when its animation ends (or at once).
-    private static func completion(of t: StackTransition) -> [Instruction] {
+    /// Runs the end calls of a transition next (its animation ended, or there is none).
+    private mutating func scheduleCompletion(of t: StackTransition) {
+        // Pushed last to first: `pending` runs from its end.
         switch t {
         case .push(let c, let s, let old):
             // When the pushed container failed, it was torn down and `old`, the top again, appeared at
             // once: its transition is over, and ending it again would be unbalanced.
-            var program: [Instruction] = [.run(.end(c, animated: true), .reportSkipping(1)), .run(.didMove(c, to: s.id), .report)]
-            if let old { program.append(.run(.endIfDisappearing(old, animated: true), .report)) }
-            return program
+            if let old { pending.append(.run(.endIfDisappearing(old, animated: true), .report)) }
+            then(.run(.end(c, animated: true), .reportSkipping(1)), .run(.didMove(c, to: s.id), .report))
         case .pop(let top, let s, let revealed, let visible, let animated):
-            var program: [Instruction] = []
-            if let revealed { program.append(.run(.end(revealed, animated: animated), .report)) }
-            if visible { program.append(.run(.end(top, animated: animated), .reportSkipping(1))) }
-            program.append(.run(.didMove(top, to: nil), .report))
-            program.append(.clearParent(top, ifIn: s))
-            return program
+            pending.append(.clearParent(top, ifIn: s))
+            pending.append(.run(.didMove(top, to: nil), .report))
+            if visible { pending.append(.run(.end(top, animated: animated), .reportSkipping(1))) }
+            if let revealed { pending.append(.run(.end(revealed, animated: animated), .report)) }
         }
     }
 

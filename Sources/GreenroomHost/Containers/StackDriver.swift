@@ -26,14 +26,14 @@ struct StackDriver {
     func completeTransition(_ s: StackRecord) { run(.completeTransition(s)) }
 
     @discardableResult
-    private func run(_ operation: StackOperation) -> (failure: ContainerFailure?, popped: ContainerRecord?) {
+    private func run(_ operation: consuming StackOperation) -> (failure: ContainerFailure?, popped: ContainerRecord?) {
         var op = operation
         var input = StackOperation.Input.start
         while true {
             switch op.next(input) {
-            case .perform(let actions):
+            case .perform:
                 do throws(ContainerFailure) {
-                    try containers.perform(actions)
+                    try containers.perform(op.actions)
                     input = .performed(nil)
                 } catch {
                     input = .performed(error)
