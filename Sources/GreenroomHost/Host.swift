@@ -231,7 +231,26 @@ public final class Host {
     /// One loop pass of idle work (the server calls this from its prepare handle).
     @discardableResult
     public func runIdlePass() -> TaskDispatcher.Report {
-        dispatcher.runPass(now: { [clock] in clock.nowMs })
+        var pass = dispatcher.beginPass(now: clock.nowMs)
+        while let task = dispatcher.next(in: &pass, now: clock.nowMs) {
+            let t0 = clock.nowMs
+            task.run()
+            dispatcher.ran(task, costMs: clock.nowMs - t0, in: &pass)
+        }
+        return pass.report
+    }
+
+    /// Runs every runnable idle task now, whatever the slices, including those enqueued meanwhile
+    /// (`tasks.drain`). Returns how many ran.
+    func drainIdleTasks(limit: Int = 1_000_000) -> Int {
+        var ran = 0
+        while ran < limit, let task = dispatcher.takeRunnable() {
+            let t0 = clock.nowMs
+            task.run()
+            dispatcher.ran(task, costMs: clock.nowMs - t0)
+            ran += 1
+        }
+        return ran
     }
 
     // MARK: Memory and shutdown

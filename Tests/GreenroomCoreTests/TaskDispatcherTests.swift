@@ -6,6 +6,31 @@ final class FakeTime {
     var now: Double = 0
 }
 
+/// What the host does with a dispatcher: a pass runs the tasks it hands out, reading `now` before and
+/// after each; a drain runs every runnable one.
+extension TaskDispatcher {
+    func runPass(now: () -> Double) -> Report {
+        var pass = beginPass(now: now())
+        while let task = next(in: &pass, now: now()) {
+            let t0 = now()
+            task.run()
+            ran(task, costMs: now() - t0, in: &pass)
+        }
+        return pass.report
+    }
+
+    func drain(now: () -> Double) -> Int {
+        var count = 0
+        while let task = takeRunnable() {
+            let t0 = now()
+            task.run()
+            ran(task, costMs: now() - t0)
+            count += 1
+        }
+        return count
+    }
+}
+
 @Suite struct TaskDispatcherTests {
     @Test func fifoAndDuplicateKeysIgnored() {
         let d = TaskDispatcher()

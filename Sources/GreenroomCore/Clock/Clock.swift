@@ -19,11 +19,3 @@ public final class VirtualClock: HostClock {
         if ms > nowMs { nowMs = ms }
     }
 }
-
-/// A clock read through a function the host provides (libuv's monotonic hrtime in the server).
-public final class FunctionClock: HostClock {
-    private let read: () -> Double
-    public var isVirtual: Bool { false }
-    public var nowMs: Double { read() }
-    public init(_ read: @escaping () -> Double) { self.read = read }
-}

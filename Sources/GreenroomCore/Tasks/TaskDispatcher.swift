@@ -10,8 +10,9 @@ public enum TaskMode: String, Sendable, CaseIterable {
 ///
 /// A duplicate key is ignored; `cancel` removes by key. Each pass runs tasks until the slice is spent,
 /// always at least one; a task whose running-average cost (3/4 old + 1/4 new, as RecyclerView's
-/// GapWorker) does not fit in what is left of the slice waits for the next pass. Time is injected:
-/// `runPass` takes a function reading the host clock. A class, because a running task may enqueue more.
+/// GapWorker) does not fit in what is left of the slice waits for the next pass. The dispatcher runs
+/// nothing and reads no clock: the host asks for the next task of a pass at the time it reads (`next`),
+/// runs it, and says what it cost (`ran`). A class, because a running task may enqueue more.
 public final class TaskDispatcher {
     public struct Task {
         public let key: String
@@ -24,6 +25,17 @@ public final class TaskDispatcher {
     public struct Report: Equatable, Sendable {
         public var ran: Int
         public var deferred: Int
+    }
+
+    /// A pass in progress (`beginPass`): when it started, and what it ran so far.
+    public struct Pass {
+        let start: Double
+        /// Tasks queued when it began: those enqueued during the pass wait for the next.
+        let limit: Int
+        let tracking: Bool
+        var examined = 0
+        var over = false
+        public internal(set) var report = Report(ran: 0, deferred: 0)
     }
 
     private var queue: [Task] = []
@@ -85,42 +97,52 @@ public final class TaskDispatcher {
         totalRan += 1
     }
 
-    /// One loop pass: runs runnable tasks in FIFO order until the slice is spent (at least one).
-    /// A task may enqueue more tasks; those wait for the next pass.
-    public func runPass(now: () -> Double) -> Report {
+    /// Begins one loop pass at `now`: runnable tasks in FIFO order until the slice is spent (at least
+    /// one).
+    public func beginPass(now: Double) -> Pass {
         passes += 1
-        let limit = pendingCount
-        let start = now()
-        var ran = 0, deferred = 0, examined = 0
-        let tracking = isTracking
-        while examined < limit {
-            let spent = now() - start
-            guard let next = queue[head...].first(where: { !tracking || $0.mode == .common }) else { break }
-            if ran > 0 {
-                if spent >= sliceMs { break }
-                if let est = averageCostMs[next.costKey], spent + est > sliceMs { deferred += 1; break }
-            }
-            guard let task = takeNext(where: { $0.key == next.key }) else { break }
-            examined += 1
-            let t0 = now()
-            task.run()
-            record(task, cost: now() - t0)
-            ran += 1
-        }
-        return Report(ran: ran, deferred: deferred)
+        return Pass(start: now, limit: pendingCount, tracking: isTracking)
     }
 
-    /// Runs every runnable task now, including ones enqueued while draining, ignoring slices
-    /// (`tasks.drain`, for deterministic scripts). Returns how many ran.
-    public func drain(now: () -> Double, limit: Int = 1_000_000) -> Int {
-        var ran = 0
-        let tracking = isTracking
-        while ran < limit, let task = takeNext(where: { !tracking || $0.mode == .common }) {
-            let t0 = now()
-            task.run()
-            record(task, cost: now() - t0)
-            ran += 1
+    /// The next task of `pass`, taken off the queue, when it fits in what is left of the slice at `now`;
+    /// nil when the pass is over. The host runs it, then calls `ran`.
+    public func next(in pass: inout Pass, now: Double) -> Task? {
+        guard !pass.over, pass.examined < pass.limit else { return nil }
+        let spent = now - pass.start
+        let tracking = pass.tracking
+        var task: Task?
+        if let next = queue[head...].first(where: { !tracking || $0.mode == .common }) {
+            if pass.report.ran > 0, spent >= sliceMs {
+                task = nil
+            } else if pass.report.ran > 0, let est = averageCostMs[next.costKey], spent + est > sliceMs {
+                pass.report.deferred += 1
+            } else {
+                task = takeNext(where: { $0.key == next.key })
+            }
         }
-        return ran
+        guard let task else {
+            pass.over = true
+            return nil
+        }
+        pass.examined += 1
+        return task
+    }
+
+    /// `task`, from `next`, ran and cost `costMs`.
+    public func ran(_ task: Task, costMs: Double, in pass: inout Pass) {
+        record(task, cost: costMs)
+        pass.report.ran += 1
+    }
+
+    /// For `tasks.drain` (deterministic scripts): the next runnable task whatever the slice, including
+    /// ones enqueued while draining. The host runs it, then calls `ran(_:costMs:)`.
+    public func takeRunnable() -> Task? {
+        let tracking = isTracking
+        return takeNext(where: { !tracking || $0.mode == .common })
+    }
+
+    /// `task`, from `takeRunnable`, ran and cost `costMs`.
+    public func ran(_ task: Task, costMs: Double) {
+        record(task, cost: costMs)
     }
 }

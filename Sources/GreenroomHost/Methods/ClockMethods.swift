@@ -47,8 +47,7 @@ extension Host {
             ]
         }
         r.register("tasks.drain") { c, _ throws(RPCError) in
-            let clock = c.host.clock
-            let ran = c.host.dispatcher.drain(now: { clock.nowMs })
+            let ran = c.host.drainIdleTasks()
             var reply: JSONObject = ["ran": .int(ran), "pending": .int(c.host.dispatcher.pendingCount)]
             c.host.containers.takeCallFailures(into: &reply)
             return .object(reply)
