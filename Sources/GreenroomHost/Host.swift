@@ -82,7 +82,7 @@ public final class Host {
         dispatcher.isTracking = (pages?.anyTracking ?? false) || (ranges?.anyTracking ?? false)
     }
 
-    /// Containers, stacks and prerender pools.
+    /// Containers, stacks and (`containers.pools`) the prerender pools.
     public private(set) var containers: Containers!
 
     /// Adds a domain and its methods.

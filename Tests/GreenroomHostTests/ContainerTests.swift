@@ -153,7 +153,7 @@ func errorOf(_ r: (events: [JSONValue], reply: JSONValue)) -> JSONValue? { r.rep
 
     @Test func budgetEvictsTheLeastRecentlyWarmedAcrossClasses() {
         let host = virtualHost()
-        host.containers.poolBudgetBytes = 3 * 4096
+        host.containers.pools.budgetBytes = 3 * 4096
         let c = MemoryClient(host)
         c.call("events.subscribe", ["topics": ["pool"]])
         c.call("classes.define", ["name": "A", "memoryBytes": 4096])

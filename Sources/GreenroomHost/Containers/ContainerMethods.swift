@@ -37,7 +37,7 @@ extension Containers {
                      "pooled": .int(pooled)])
             }
             try host.classes.unregisterScripted(name)
-            removePools(of: name)
+            pools.removePools(of: name)
             return ["name": .string(name), "undefined": true]
         }
     }

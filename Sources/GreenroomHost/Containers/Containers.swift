@@ -18,15 +18,15 @@ protocol ContainerPages: AnyObject {
     func appearanceHookRan(on c: ContainerRecord, _ hook: Hook, animated: Bool)
 }
 
-/// Containers, stacks and prerender pools: binds Core's lifecycle rules to class instances, events,
-/// connections and the idle-task dispatcher.
+/// Containers and stacks: binds Core's lifecycle rules to class instances, events, connections and the
+/// idle-task dispatcher. Its prerender pools (`pools`) are a part of their own.
 public final class Containers: HostDomain, LifecycleHost {
     unowned let host: Host
     private(set) var containers: [String: ContainerRecord] = [:]
     private(set) var instances: [String: ContainerInstance] = [:]
     private(set) var stacks: [String: StackRecord] = [:]
-    var pools: [PoolKey: PoolRecord] = [:]
-    var poolOrder: [PoolKey] = []
+    /// The prerender pools and their green rooms.
+    public private(set) lazy var pools = PrerenderPools(containers: self)
     private var nextContainer = 1
     private var nextStack = 1
     /// The connection whose request scheduled a pooled container's warm-up: its events go there.
@@ -36,23 +36,17 @@ public final class Containers: HostDomain, LifecycleHost {
     /// Every hook that failed during the call being run, in order (nil outside a call: a timer on the
     /// real clock or an idle pass has no reply to carry its failures; their events say `failed`).
     private var callFailures: [JSONValue]?
-    /// When each idle pooled container was warmed (least recently used goes first past the budget).
-    var warmedAt: [String: Double] = [:]
     public private(set) var unbalancedTransitions = 0
     /// The page sessions, for the containers that are their pages or their own (set by `PageSessions`).
     weak var pages: (any ContainerPages)?
 
     public var defaultSize = Size(width: 375, height: 667)
-    /// Host-wide budget for bytes held by idle pooled containers.
-    public var poolBudgetBytes = 256 << 20
     /// Host-wide budget for bytes scripted instances hold (`memoryBytes` times live instances, pooled
     /// or not): a script asks for memory, the host refuses past this (-32005).
     public var scriptedBudgetBytes: Int
     /// Bytes scripted instances hold now, and what each container holds of it.
     public private(set) var scriptedBytes = 0
     private var scriptedCharge: [String: Int] = [:]
-    /// After a memory warning, eager pools refill only on demand until this much host time passed.
-    public var coolDownMs: Double = 5000
 
     private var timerTokens: [Int: TimerID] = [:]
     private var nextToken = 1
@@ -296,7 +290,7 @@ public final class Containers: HostDomain, LifecycleHost {
         scriptedBytes -= scriptedCharge.removeValue(forKey: c.id) ?? 0
         containers[c.id] = nil
         causes[c.id] = nil
-        warmedAt[c.id] = nil
+        pools.forget(c)
         failures[c.id] = nil
     }
 
@@ -312,7 +306,7 @@ public final class Containers: HostDomain, LifecycleHost {
 
     func stackRecord(_ id: String) -> StackRecord? {
         if let s = stacks[id] { return s }
-        return pools.values.first { $0.greenRoom.id == id }?.greenRoom
+        return pools.greenRoom(id: id)
     }
 
     /// Releases a container: detached (disappearing if on screen), then deinit.
@@ -426,7 +420,7 @@ public final class Containers: HostDomain, LifecycleHost {
         registerClassMethods(into: &r)
         registerContainerMethods(into: &r)
         registerStackMethods(into: &r)
-        registerPoolMethods(into: &r)
+        pools.register(into: &r)
     }
 
     public func connectionClosed(_ connection: HostConnection) {
@@ -447,9 +441,9 @@ public final class Containers: HostDomain, LifecycleHost {
     }
 
     public func reset(caller: HostConnection) -> JSONObject {
-        let (pooled, _) = purgePools(className: nil, reason: "reset", caller: caller, coolDown: false)
-        let poolCount = poolOrder.count
-        removePools(of: nil)
+        let (pooled, _) = pools.purgePools(className: nil, reason: "reset", caller: caller, coolDown: false)
+        let poolCount = pools.order.count
+        pools.removePools(of: nil)
         let scripted = host.classes.scriptedNames
         for name in scripted { try? host.classes.unregisterScripted(name) }
         // Ids start again from 1 only when nothing that had one is left.
@@ -460,7 +454,7 @@ public final class Containers: HostDomain, LifecycleHost {
     }
 
     public func memoryWarning(level: String, caller: HostConnection?) -> JSONObject {
-        let (count, bytes) = purgePools(className: nil, reason: "memoryWarning", caller: caller, coolDown: true)
+        let (count, bytes) = pools.purgePools(className: nil, reason: "memoryWarning", caller: caller, coolDown: true)
         var notified = 0
         // Every live container, its view loaded or not: UIKit sends the warning to every view controller.
         for c in containers.values.sorted(by: { $0.id < $1.id }) where !c.isDestroyed && !c.isFailed {
@@ -504,10 +498,10 @@ public final class Containers: HostDomain, LifecycleHost {
         ]
         stats["stacks"] = .int(stacks.count)
         stats["pools"] = [
-            "count": .int(pools.count),
+            "count": .int(pools.byKey.count),
             "idle": .int(pooled),
-            "pooledBytes": .int(pooledBytes()),
-            "budgetBytes": .int(poolBudgetBytes),
+            "pooledBytes": .int(pools.pooledBytes()),
+            "budgetBytes": .int(pools.budgetBytes),
         ]
         stats["scriptedMemory"] = ["usedBytes": .int(scriptedBytes), "budgetBytes": .int(scriptedBudgetBytes)]
         stats["unbalancedTransitions"] = .int(unbalancedTransitions)

@@ -4,14 +4,38 @@ import GreenroomRPC
 
 /// Prerender pools and `showRendered` (docs/pools.md: the prerendering article, improved): one pool per class
 /// and size, an off-screen but shown green room, warm-ups as idle tasks after the reply, real purges.
-extension Containers {
+/// The pools hold containers that `Containers` makes, moves and tears down; `Containers` asks the pools
+/// only for their green rooms, their bytes, and purges.
+public final class PrerenderPools {
+    unowned let containers: Containers
+    var host: Host { containers.host }
+    private(set) var byKey: [PoolKey: PoolRecord] = [:]
+    /// Pool keys in the order the pools were made.
+    private(set) var order: [PoolKey] = []
+    /// When each idle pooled container was warmed (least recently used goes first past the budget).
+    private var warmedAt: [String: Double] = [:]
+    /// Host-wide budget for bytes held by idle pooled containers.
+    public var budgetBytes = 256 << 20
+    /// After a memory warning, eager pools refill only on demand until this much host time passed.
+    public var coolDownMs: Double = 5000
+
+    init(containers: Containers) { self.containers = containers }
+
+    /// The green room of the pool whose green room is `id`, if any.
+    func greenRoom(id: String) -> StackRecord? {
+        byKey.values.first { $0.greenRoom.id == id }?.greenRoom
+    }
+
+    /// `c` is gone: it is no longer warm anywhere.
+    func forget(_ c: ContainerRecord) { warmedAt[c.id] = nil }
+
     func pool(for key: PoolKey, create: Bool = true) -> PoolRecord? {
-        if let p = pools[key] { return p }
+        if let p = byKey[key] { return p }
         guard create else { return nil }
-        let room = StackRecord(id: "g-\(key)", size: key.size, owner: nil, greenRoom: true, journal: journal)
+        let room = StackRecord(id: "g-\(key)", size: key.size, owner: nil, greenRoom: true, journal: containers.journal)
         let p = PoolRecord(key: key, depth: 1, policy: .lazy, greenRoom: room)
-        pools[key] = p
-        poolOrder.append(key)
+        byKey[key] = p
+        order.append(key)
         return p
     }
 
@@ -22,19 +46,19 @@ extension Containers {
     /// a prerendered view takes its real size in the stack it joins), which costs far less than a
     /// cold load.
     func poolForShow(className: String, size: Size?, anySize: Bool = false) -> PoolRecord {
-        let exact = size.flatMap { pools[PoolKey(className: className, size: $0)] }
+        let exact = size.flatMap { byKey[PoolKey(className: className, size: $0)] }
         if anySize && exact?.idle.isEmpty != false,
-           let key = poolOrder.first(where: { $0.className == className && pools[$0]?.idle.isEmpty == false }) {
-            return pools[key]!
+           let key = order.first(where: { $0.className == className && byKey[$0]?.idle.isEmpty == false }) {
+            return byKey[key]!
         }
         if let exact { return exact }
-        if size == nil, let key = poolOrder.first(where: { $0.className == className }) { return pools[key]! }
-        return pool(for: PoolKey(className: className, size: size ?? defaultSize))!
+        if size == nil, let key = order.first(where: { $0.className == className }) { return byKey[key]! }
+        return pool(for: PoolKey(className: className, size: size ?? containers.defaultSize))!
     }
 
     func pooledBytes() -> Int {
         var total = 0
-        for p in pools.values { for c in p.idle { total += memoryBytes(c) } }
+        for p in byKey.values { for c in p.idle { total += containers.memoryBytes(c) } }
         return total
     }
 
@@ -68,11 +92,11 @@ extension Containers {
     /// Removes the pools of `className` (all when nil) after their idle containers were purged: the
     /// class is gone (`classes.undefine`) or the host is back to start-up (`host.reset`).
     func removePools(of className: String?) {
-        for key in poolOrder where className == nil || key.className == className {
-            if let p = pools[key] { cancelWarmups(p) }
-            pools[key] = nil
+        for key in order where className == nil || key.className == className {
+            if let p = byKey[key] { cancelWarmups(p) }
+            byKey[key] = nil
         }
-        poolOrder.removeAll { className == nil || $0.className == className }
+        order.removeAll { className == nil || $0.className == className }
     }
 
     /// Drops a pool's queued warm-ups (shrink, purge, memory warning). Returns how many.
@@ -89,27 +113,27 @@ extension Containers {
     /// Warming = create + push into the green room: loadView, viewDidLoad, layout at the pool's size,
     /// viewWillAppear, viewDidAppear, all `offscreen: true`.
     func warmOne(_ p: PoolRecord, cause: String?) {
-        guard pools[p.key] === p, let cls = host.classes[p.key.className] else { return }
+        guard byKey[p.key] === p, let cls = host.classes[p.key.className] else { return }
         let target = cause.flatMap { host.connection(id: $0) }
         let c: ContainerRecord
         do {
-            c = try create(cls, owner: nil, data: nil, offscreenIn: p.greenRoom.id, cause: cause)
+            c = try containers.create(cls, owner: nil, data: nil, offscreenIn: p.greenRoom.id, cause: cause)
         } catch {
             poolEvent("warmFailed", p, nil, to: target, ["error": error.json])
             return
         }
         // Its push into the green room runs eight hooks: in one message when they go to a worker.
         var failure: ContainerFailure?
-        try? planned(worker(of: c)) { () throws(RPCError) in
+        try? containers.planned(containers.worker(of: c)) { () throws(RPCError) in
             failure = nil
             do throws(ContainerFailure) {
-                try stackOps.push(c, onto: p.greenRoom, animated: false)
+                try containers.stackOps.push(c, onto: p.greenRoom, animated: false)
             } catch {
                 failure = error
             }
         }
         if failure != nil {
-            let e = fail(c)
+            let e = containers.fail(c)
             poolEvent("warmFailed", p, c, to: target, ["error": e.json])
             return
         }
@@ -123,16 +147,16 @@ extension Containers {
     /// whatever its class.
     func enforceBudget(cause: HostConnection?) {
         var total = pooledBytes()
-        while total > poolBudgetBytes {
+        while total > budgetBytes {
             var oldest: (PoolRecord, ContainerRecord, Double)?
-            for p in pools.values {
+            for p in byKey.values {
                 for c in p.idle {
                     let t = warmedAt[c.id] ?? 0
                     if oldest == nil || t < oldest!.2 { oldest = (p, c, t) }
                 }
             }
             guard let (p, c, _) = oldest else { return }
-            total -= memoryBytes(c)
+            total -= containers.memoryBytes(c)
             p.evicted += 1
             poolEvent("evicted", p, c, to: cause, ["reason": "budget"])
             destroyPooled(c, in: p)
@@ -142,24 +166,24 @@ extension Containers {
     /// Frees an idle container where it sits: it disappears (if it is the green room's top) and
     /// deinits, all offscreen, and its memory is returned.
     func destroyPooled(_ c: ContainerRecord, in p: PoolRecord) {
-        teardown(c)
-        stackOps.discard(c, from: p.greenRoom)
+        containers.teardown(c)
+        containers.stackOps.discard(c, from: p.greenRoom)
     }
 
     /// Takes a warm container out of its green room and gives it to `owner`: it leaves offscreen
     /// (willDisappear, didDisappear), and the one below it, if any, appears again offscreen.
     func take(from p: PoolRecord, owner: HostConnection) -> ContainerRecord? {
         guard let c = p.greenRoom.top else { return nil }
-        causes[c.id] = owner.id  // its leaving events go to the taker
+        containers.causes[c.id] = owner.id  // its leaving events go to the taker
         // So do those of the one it uncovers, which appears again (offscreen).
         let below = p.greenRoom.items.count > 1 ? p.greenRoom.items[p.greenRoom.items.count - 2] : nil
-        let belowCause = below.flatMap { causes[$0.id] }
-        if let below { causes[below.id] = owner.id }
-        defer { if let below { causes[below.id] = belowCause } }
-        stackOps.remove(c, from: p.greenRoom)
+        let belowCause = below.flatMap { containers.causes[$0.id] }
+        if let below { containers.causes[below.id] = owner.id }
+        defer { if let below { containers.causes[below.id] = belowCause } }
+        containers.stackOps.remove(c, from: p.greenRoom)
         guard !c.isDestroyed else { return nil }
         c.owner = owner.id
-        causes[c.id] = nil
+        containers.causes[c.id] = nil
         warmedAt[c.id] = nil
         return c
     }
@@ -184,16 +208,16 @@ extension Containers {
     /// memory really freed. Returns (containers, bytes).
     func purgePools(className: String?, reason: String, caller: HostConnection?, coolDown: Bool) -> (Int, Int) {
         var count = 0, bytes = 0
-        for key in poolOrder where className == nil || key.className == className {
-            guard let p = pools[key] else { continue }
+        for key in order where className == nil || key.className == className {
+            guard let p = byKey[key] else { continue }
             if coolDown { p.coolDownUntil = host.now + coolDownMs }
             // Queued warm-ups of a purged pool are dropped too: refills come on demand or after the cool-down.
             cancelWarmups(p)
             while let c = p.greenRoom.top {
-                bytes += memoryBytes(c)
+                bytes += containers.memoryBytes(c)
                 count += 1
                 p.purged += 1
-                causes[c.id] = caller?.id ?? causes[c.id]
+                containers.causes[c.id] = caller?.id ?? containers.causes[c.id]
                 destroyPooled(c, in: p)
             }
             poolEvent("purged", p, nil, to: caller, ["reason": .string(reason)])
@@ -206,8 +230,8 @@ extension Containers {
 
     func scheduleRefillAfterCoolDown(_ p: PoolRecord, cause: HostConnection?) {
         let causeID = cause?.id
-        _ = schedule(afterMs: coolDownMs) { [weak self, weak p] in
-            guard let self, let p, self.pools[p.key] === p else { return }
+        _ = containers.schedule(afterMs: coolDownMs) { [weak self, weak p] in
+            guard let self, let p, self.byKey[p.key] === p else { return }
             let count = p.refillCount(now: self.host.now)
             guard count > 0 else { return }
             _ = self.queueWarmups(p, count: count, cause: causeID.flatMap { self.host.connection(id: $0) })
@@ -228,7 +252,7 @@ extension Containers {
             "warmed": .int(p.warmed),
             "purged": .int(p.purged),
             "evicted": .int(p.evicted),
-            "idleBytes": .int(p.idle.reduce(0) { $0 + memoryBytes($1) }),
+            "idleBytes": .int(p.idle.reduce(0) { $0 + containers.memoryBytes($1) }),
             "coolingDown": .bool(p.isCoolingDown(now: host.now)),
         ]
     }
@@ -237,28 +261,28 @@ extension Containers {
     func poolKey(_ p: Params) throws(RPCError) -> PoolKey {
         let name: String = try p.require("class")
         _ = try host.classes.require(name)
-        var size = defaultSize
-        if p.has("width") || p.has("height") { size = try Self.size(p) }
+        var size = containers.defaultSize
+        if p.has("width") || p.has("height") { size = try Containers.size(p) }
         return PoolKey(className: name, size: size)
     }
 
-    func registerPoolMethods(into r: inout MethodRegistry<HostConnection>) {
+    func register(into r: inout MethodRegistry<HostConnection>) {
         r.register("showRendered", params: ["class", "stack", "animated", "data"]) { [unowned self] conn, p throws(RPCError) in
             let cls = try host.classes.require(try p.require("class"))
-            let target: StackRecord? = p.has("stack") ? try stack(p, owner: conn) : nil
+            let target: StackRecord? = p.has("stack") ? try containers.stack(p, owner: conn) : nil
             let animated: Bool = try p.optional("animated") ?? false
             let pool = poolForShow(className: cls.name, size: target?.size, anySize: true)
             // A hit: the warm container leaves the green room and is pushed. Its hooks go to a plugin's
             // worker in one message when its class runs in one (the hand-over and the push are planned).
             var hit: ContainerRecord?
             var pushFailed: RPCError?
-            try planned(animated ? nil : worker(of: pool.greenRoom.top)) { () throws(RPCError) in
+            try containers.planned(animated ? nil : containers.worker(of: pool.greenRoom.top)) { () throws(RPCError) in
                 (hit, pushFailed) = (nil, nil)
                 hit = take(from: pool, owner: conn)
                 guard let c = hit else { return }
                 poolEvent("hit", pool, c, to: conn)
                 if let target {
-                    do throws(RPCError) { try push(c, onto: target, animated: animated) } catch { pushFailed = error }
+                    do throws(RPCError) { try containers.push(c, onto: target, animated: animated) } catch { pushFailed = error }
                 }
             }
             let c: ContainerRecord
@@ -269,12 +293,12 @@ extension Containers {
                 if let pushFailed { throw pushFailed }
             } else {
                 pool.misses += 1
-                c = try create(cls, owner: conn.id, data: nil)
+                c = try containers.create(cls, owner: conn.id, data: nil)
                 poolEvent("miss", pool, c, to: conn)
-                if let target { try push(c, onto: target, animated: animated) }
+                if let target { try containers.push(c, onto: target, animated: animated) }
             }
             var reply: JSONObject = ["container": .string(c.id), "class": .string(cls.name), "warm": .bool(warm)]
-            if let data = p.value("data") { reply["output"] = try configure(c, data: data) }
+            if let data = p.value("data") { reply["output"] = try containers.configure(c, data: data) }
             // Replacement warming runs after this reply is written, as idle tasks.
             refill(pool, afterHit: warm, cause: conn)
             return .object(reply)
@@ -313,7 +337,7 @@ extension Containers {
         r.register("pool.status", params: ["class"]) { [unowned self] _, p throws(RPCError) in
             let name: String? = try p.optional("class")
             if let name { _ = try host.classes.require(name) }
-            return ["pools": .array(poolOrder.filter { name == nil || $0.className == name }.compactMap { pools[$0].map(poolStatus) })]
+            return ["pools": .array(order.filter { name == nil || $0.className == name }.compactMap { byKey[$0].map(poolStatus) })]
         }
         r.register("pool.purge", params: ["class"]) { [unowned self] conn, p throws(RPCError) in
             let name: String? = try p.optional("class")

@@ -61,18 +61,18 @@ public final class PageSessions: HostDomain, PageSessionDelegate, ContainerPages
             needsConfigure = true
         } else if e.prerender, let conn = host.connection(id: e.owner) {
             // Children from the prerender pool of their class at the page size; the pool refills after.
-            let pool = containers.poolForShow(className: cls, size: session.pageSize)
-            let taken = containers.take(from: pool, owner: conn)
+            let pool = containers.pools.poolForShow(className: cls, size: session.pageSize)
+            let taken = containers.pools.take(from: pool, owner: conn)
             if let warm = taken {
                 pool.hits += 1
                 c = warm
                 needsConfigure = data != nil
-                containers.poolEvent("hit", pool, warm, to: conn, ["session": .string(session.id), "index": .int(index)])
+                containers.pools.poolEvent("hit", pool, warm, to: conn, ["session": .string(session.id), "index": .int(index)])
             } else {
                 pool.misses += 1
-                containers.poolEvent("miss", pool, nil, to: conn, ["session": .string(session.id), "index": .int(index)])
+                containers.pools.poolEvent("miss", pool, nil, to: conn, ["session": .string(session.id), "index": .int(index)])
             }
-            containers.refill(pool, afterHit: taken != nil, cause: conn)
+            containers.pools.refill(pool, afterHit: taken != nil, cause: conn)
         }
         let child: ContainerRecord
         if let c {

@@ -162,8 +162,8 @@ public final class RangeSessions: HostDomain {
         var queued = 0
         let containers = host.containers!
         for id in Set(e.reuseIdentifiers).sorted() where host.classes[id] != nil {
-            let pool = containers.poolForShow(className: id, size: nil)
-            if pool.idle.count + pool.warming == 0 { queued += containers.queueWarmups(pool, count: 1, cause: cause) }
+            let pool = containers.pools.poolForShow(className: id, size: nil)
+            if pool.idle.count + pool.warming == 0 { queued += containers.pools.queueWarmups(pool, count: 1, cause: cause) }
         }
         return queued
     }
