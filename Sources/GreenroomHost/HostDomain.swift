@@ -1,8 +1,9 @@
 import GreenroomJSON
 import GreenroomRPC
 
-/// A part of the host (pools, page sessions, range sessions) that adds methods and takes part in the
-/// host-wide moments: a connection closing, a memory warning, stats, shutdown.
+/// A part of the host (containers with their stacks and pools, page sessions, range sessions) that adds
+/// methods and takes part in the host-wide moments: a connection closing, a memory warning, stats,
+/// shutdown.
 public protocol HostDomain: AnyObject {
     /// Adds this component's methods.
     func register(into registry: inout MethodRegistry<HostConnection>)
