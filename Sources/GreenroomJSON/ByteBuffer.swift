@@ -119,6 +119,38 @@ public final class ByteBuffer {
         count += written
     }
 
+    /// Appends a finite double exactly as Jansson writes a real: `%.17g`, with `.0` added when that would
+    /// read back as an integer, and the exponent without its `+` or leading zeros. Returns false,
+    /// writing nothing, for NaN and the infinities, which JSON cannot express.
+    public func appendReal(_ d: Double) -> Bool {
+        guard d.isFinite else { return false }
+        if d.rounded(.towardZero) == d, d.magnitude < 9_007_199_254_740_992, !(d == 0 && d.sign == .minus) {
+            // Whole and exact: `%.17g` prints the integer.
+            appendDecimal(Int(d))
+            append(".0")
+            return true
+        }
+        var text = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))  // 32 bytes: "%.17g" needs at most 24
+        let n = withUnsafeMutableBytes(of: &text) { raw in
+            withVaList([d]) { vsnprintf(raw.baseAddress!.assumingMemoryBound(to: CChar.self), raw.count, "%.17g", $0) }
+        }
+        guard n > 0, n < 32 else { return false }
+        withUnsafeBytes(of: &text) { raw in
+            let b = UnsafeRawBufferPointer(rebasing: raw[0..<Int(n)])
+            guard let e = b.firstIndex(of: UInt8(ascii: "e")) else {
+                append(b)
+                if !b.contains(UInt8(ascii: ".")) { append(".0") }
+                return
+            }
+            append(UnsafeRawBufferPointer(rebasing: b[...e]))
+            var i = e + 1
+            if b[i] == UInt8(ascii: "-") { append(b[i]); i += 1 } else if b[i] == UInt8(ascii: "+") { i += 1 }
+            while i < b.count, b[i] == UInt8(ascii: "0") { i += 1 }
+            append(UnsafeRawBufferPointer(rebasing: b[i...]))
+        }
+        return true
+    }
+
     /// Appends `s` as a JSON string when it needs no escape (no control character, quote or
     /// backslash), exactly as Jansson would write it; returns false, writing nothing, otherwise.
     public func appendPlainString(_ s: String) -> Bool {

@@ -127,19 +127,16 @@ public enum JSONCodec {
     }
 
     /// Writes `v` when every part of it can be written exactly as Jansson would: integers, booleans,
-    /// null, strings that need no escape, doubles that are whole numbers below 2^53 (`%.17g` prints
-    /// them as integers, and Jansson adds `.0`), and arrays and objects of those (objects without a
-    /// repeated key, which Jansson would merge). Returns false, having written part of it, otherwise.
+    /// null, strings that need no escape, finite doubles (as Jansson formats a real), and arrays and
+    /// objects of those (objects without a repeated key, which Jansson would merge). Returns false,
+    /// having written part of it, otherwise.
     static func appendDirect(_ v: JSONValue, to out: ByteBuffer, depth: Int) -> Bool {
         switch v {
         case .int(let i): out.appendDecimal(i)
         case .null: out.append("null")
         case .bool(let b): out.append(b ? "true" : "false")
         case .string(let s): return out.appendPlainString(s)
-        case .double(let d):
-            guard d.rounded(.towardZero) == d, d.magnitude < 9_007_199_254_740_992, !(d == 0 && d.sign == .minus) else { return false }
-            out.appendDecimal(Int(d))
-            out.append(".0")
+        case .double(let d): return out.appendReal(d)
         case .array(let items):
             guard depth < 64 else { return false }
             out.append(UInt8(ascii: "["))

@@ -107,6 +107,23 @@ import Testing
         #expect(String(decoding: JSONCodec.encode(.double(375)), as: UTF8.self) == "375.0")
     }
 
+    @Test func anyFiniteDoubleMatchesJansson() {
+        var rng = SplitMix(seed: 11)
+        var direct = 0
+        for _ in 0..<5000 {
+            // Every exponent, sign and mantissa: random bit patterns (NaN and the infinities included).
+            let d = Double(bitPattern: rng.next())
+            #expect(JSONCodec.encode(.double(d)) == viaJansson(.double(d)), "\(d)")
+            let out = ByteBuffer(capacity: 32)
+            if out.appendReal(d) { direct += 1 }
+        }
+        #expect(direct > 4900, "finite doubles are written directly")
+        for d in [1e-5, -1e-300, 1.5e300, 1e21, 1e-7, 0.000123, 123456789.125] {
+            #expect(JSONCodec.encode(.double(d)) == viaJansson(.double(d)), "\(d)")
+        }
+        #expect(String(decoding: JSONCodec.encode(.double(1e-5)), as: UTF8.self) == "1.0000000000000001e-5")
+    }
+
     @Test func nestedValuesMatchJansson() {
         var rng = SplitMix(seed: 7)
         for _ in 0..<3000 {
