@@ -46,7 +46,7 @@ import Testing
 
 /// Performs lifecycle actions by recording hooks as "c-1:viewWillAppear" (failing those in `failOn`),
 /// and runs scheduled work on a fake clock.
-final class RecordingDelegate: LifecycleHost {
+final class RecordingDelegate {
     var log: [String] = []
     var unbalancedCalls: [String] = []
     var failOn: Set<String> = []

@@ -2,37 +2,67 @@ import Testing
 @testable import GreenroomCore
 
 /// Children are "p0", "p1", ...; the log keeps appearance hooks as "willAppear 0" etc., as the
-/// GYPageViewController article writes them.
-final class PageHarness: PageSessionDelegate {
+/// GYPageViewController article writes them. Runs the session's operations as the host does
+/// (`PageDriver.swift`), over a `RecordingDelegate`.
+final class PageHarness {
     let d = RecordingDelegate()
-    var session: PageSession!
+    let core: PageSession
     var released: [Int] = []
     var recycled: [Int] = []
     var events: [String] = []
     var made = 0
+    var failed: [String] = []
+
+    /// The session, with each input run to its end (its error thrown).
+    var session: DrivenPageSession { DrivenPageSession(h: self) }
 
     init(count: Int = 5, initial: Int = 1, cache: PageSession.CacheMode = .limit(3)) {
-        session = PageSession(id: "p", count: count, pageSize: Size(width: 100, height: 200), initialIndex: initial,
-                              cacheMode: cache, host: d, delegate: self)
+        core = PageSession(id: "p", count: count, pageSize: Size(width: 100, height: 200), initialIndex: initial, cacheMode: cache)
         try! session.setVisible(true)
         _ = d.take()
     }
 
-    func makeChild(_ session: PageSession, index: Int) throws(ContainerFailure) -> ContainerRecord {
-        made += 1
-        return ContainerRecord(id: "p\(index)", className: "K", owner: "conn")
+    /// Runs `operation` to its end: children are made as "p<index>", released ones torn down, events and
+    /// failures recorded, and the animation timer kept on the fake clock.
+    func run(_ operation: consuming PageOperation) throws(PageError) {
+        var op = operation
+        var input = PageOperation.Input.start
+        while true {
+            switch op.next(input) {
+            case .perform:
+                do throws(ContainerFailure) { try d.perform(op.actions); input = .performed(nil) } catch { input = .performed(error) }
+            case .makeChild(let index):
+                made += 1
+                input = .made(ContainerRecord(id: "p\(index)", className: "K", owner: "conn"))
+            case .release(let child, let index):
+                released.append(index)
+                try? d.perform(Lifecycle().teardown(child))
+                input = .resumed
+            case .recycle(_, let index):
+                recycled.append(index)
+                input = .resumed
+            case .event(let kind, let from, let to, let completed):
+                events.append("\(kind) \(from)->\(to)\(completed.map { $0 ? " done" : " cancelled" } ?? "")")
+                input = .resumed
+            case .trackingChanged:
+                input = .resumed
+            case .report(let failure):
+                failed.append(failure.container)
+                input = .resumed
+            case .startTimer(let ms):
+                input = .timerStarted(d.schedule(afterMs: ms) { [weak self] in
+                    guard let self else { return }
+                    try? run(core.animationEnded())
+                })
+            case .cancelTimer(let token):
+                d.cancel(token)
+                input = .resumed
+            case .done(let error):
+                if let error { throw error }
+                return
+            }
+        }
     }
-    func releaseChild(_ session: PageSession, _ child: ContainerRecord, index: Int) {
-        released.append(index)
-        try? d.perform(Lifecycle().teardown(child))
-    }
-    func recycleChild(_ session: PageSession, _ child: ContainerRecord, index: Int) { recycled.append(index) }
-    func pageEvent(_ session: PageSession, _ kind: PageTransitionEvent, from: Int, to: Int, completed: Bool?) {
-        events.append("\(kind) \(from)->\(to)\(completed.map { $0 ? " done" : " cancelled" } ?? "")")
-    }
-    func trackingChanged(_ session: PageSession) {}
-    var failed: [String] = []
-    func childFailed(_ session: PageSession, _ failure: ContainerFailure) { failed.append(failure.container) }
 
     /// Appearance hooks in the GYPageViewController article's words.
     func log() -> [String] {
@@ -334,5 +364,29 @@ final class PageHarness: PageSessionDelegate {
         }
         #expect(h.session.current == 1 && h.session.children[2] == nil && !h.session.isTracking)
         h.checkRest()
+    }
+}
+
+/// A page session whose inputs run to their end through a `PageHarness` (their error thrown), and whose
+/// state reads as the session's.
+@dynamicMemberLookup
+struct DrivenPageSession {
+    let h: PageHarness
+    subscript<T>(dynamicMember path: KeyPath<PageSession, T>) -> T { h.core[keyPath: path] }
+
+    func setVisible(_ visible: Bool, animated: Bool = false) throws(PageError) { try h.run(h.core.setVisible(visible, animated: animated)) }
+    func show(_ index: Int, animated: Bool) throws(PageError) { try h.run(h.core.show(index, animated: animated)) }
+    func willBeginDragging(offset: Double) throws(PageError) { try h.run(h.core.willBeginDragging(offset: offset)) }
+    func didScroll(offset: Double) throws(PageError) { try h.run(h.core.didScroll(offset: offset)) }
+    func willEndDragging(offset: Double) throws(PageError) { try h.run(h.core.willEndDragging(offset: offset)) }
+    func didEndDragging(offset: Double, willDecelerate: Bool) throws(PageError) {
+        try h.run(h.core.didEndDragging(offset: offset, willDecelerate: willDecelerate))
+    }
+    func didEndDecelerating(offset: Double) throws(PageError) { try h.run(h.core.didEndDecelerating(offset: offset)) }
+    func purgeForMemoryWarning() -> [Int] {
+        let op = h.core.purgeForMemoryWarning()
+        let purged = op.purged
+        try? h.run(op)
+        return purged
     }
 }

@@ -20,7 +20,7 @@ protocol ContainerPages: AnyObject {
 
 /// Containers and stacks: binds Core's lifecycle rules to class instances, events, connections and the
 /// idle-task dispatcher. Its prerender pools (`pools`) are a part of their own.
-public final class Containers: HostDomain, LifecycleHost {
+public final class Containers: HostDomain {
     unowned let host: Host
     private(set) var containers: [String: ContainerRecord] = [:]
     private(set) var instances: [String: ContainerInstance] = [:]

@@ -20,9 +20,10 @@ extension PageSessions {
         }
     }
 
-    func run(_ body: () throws(PageError) -> Void) throws(RPCError) {
+    /// Runs `op` on `e`'s session; its error is the call's.
+    func run(_ op: consuming PageOperation, in e: PageSessionEntry) throws(RPCError) {
         childCreateError = nil
-        try mappingErrors(rpc, body)
+        if let error = drive(op, in: e) { throw rpc(error) }
     }
 
     func info(_ e: PageSessionEntry) -> JSONValue {
@@ -119,7 +120,7 @@ extension PageSessions {
             let stack: StackRecord? = p.has("stack") ? try containers.stack(p, owner: conn) : nil
 
             let session = PageSession(id: makeSessionID(), count: classes.count, pageSize: size, initialIndex: initial,
-                                      cacheMode: mode, host: containers, delegate: self)
+                                      cacheMode: mode)
             let e = PageSessionEntry(session: session, owner: conn.id, classes: classes, data: data, prerender: prerender)
             sessions[session.id] = e
             if let stack {
@@ -140,7 +141,7 @@ extension PageSessions {
                 }
             } else {
                 // No stack: on screen at once, so the initial page loads and appears now.
-                do throws(RPCError) { try run { () throws(PageError) in try session.setVisible(true) } } catch {
+                do throws(RPCError) { try run(session.setVisible(true), in: e) } catch {
                     destroy(e)
                     throw error
                 }
@@ -151,19 +152,19 @@ extension PageSessions {
             let e = try entry(p, owner: conn)
             let index: Int = try p.require("index")
             let animated: Bool = try p.optional("animated") ?? true
-            try run { () throws(PageError) in try e.session.show(index, animated: animated) }
+            try run(e.session.show(index, animated: animated), in: e)
             return info(e)
         }
         r.register("page.willBeginDragging", params: ["session", "offset"]) { [unowned self] conn, p throws(RPCError) in
             let e = try entry(p, owner: conn)
             let x: Double = try p.require("offset")
-            try run { () throws(PageError) in try e.session.willBeginDragging(offset: x) }
+            try run(e.session.willBeginDragging(offset: x), in: e)
             return streamReply(e)
         }
         r.register("page.didScroll", params: ["session", "offset"]) { [unowned self] conn, p throws(RPCError) in
             let e = try entry(p, owner: conn)
             let x: Double = try p.require("offset")
-            try run { () throws(PageError) in try e.session.didScroll(offset: x) }
+            try run(e.session.didScroll(offset: x), in: e)
             return streamReply(e)
         }
         r.register("page.willEndDragging", params: ["session", "offset", "velocity", "targetOffset"]) { [unowned self] conn, p throws(RPCError) in
@@ -171,20 +172,20 @@ extension PageSessions {
             let x: Double = try p.require("offset")
             _ = try p.require("velocity", as: Double.self)
             _ = try p.optional("targetOffset", as: Double.self)
-            try run { () throws(PageError) in try e.session.willEndDragging(offset: x) }
+            try run(e.session.willEndDragging(offset: x), in: e)
             return streamReply(e)
         }
         r.register("page.didEndDragging", params: ["session", "offset", "willDecelerate"]) { [unowned self] conn, p throws(RPCError) in
             let e = try entry(p, owner: conn)
             let x: Double = try p.require("offset")
             let decelerate: Bool = try p.require("willDecelerate")
-            try run { () throws(PageError) in try e.session.didEndDragging(offset: x, willDecelerate: decelerate) }
+            try run(e.session.didEndDragging(offset: x, willDecelerate: decelerate), in: e)
             return streamReply(e)
         }
         r.register("page.didEndDecelerating", params: ["session", "offset"]) { [unowned self] conn, p throws(RPCError) in
             let e = try entry(p, owner: conn)
             let x: Double = try p.require("offset")
-            try run { () throws(PageError) in try e.session.didEndDecelerating(offset: x) }
+            try run(e.session.didEndDecelerating(offset: x), in: e)
             return streamReply(e)
         }
         r.register("page.info", params: ["session"]) { [unowned self] conn, p throws(RPCError) in

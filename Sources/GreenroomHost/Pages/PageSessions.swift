@@ -26,8 +26,9 @@ final class PageSessionEntry {
     }
 }
 
-/// Page sessions (docs/pages.md): binds Core's `PageSession` to containers, pools, events and methods.
-public final class PageSessions: HostDomain, PageSessionDelegate, ContainerPages {
+/// Page sessions (docs/pages.md): binds Core's `PageSession` to containers, pools, events and methods;
+/// `PageDriver.swift` runs its operations.
+public final class PageSessions: HostDomain, ContainerPages {
     unowned let host: Host
     var containers: Containers { host.containers }
     var sessions: [String: PageSessionEntry] = [:]
@@ -45,87 +46,6 @@ public final class PageSessions: HostDomain, PageSessionDelegate, ContainerPages
     }
 
     var anyTracking: Bool { sessions.values.contains { $0.session.isTracking } }
-
-    // MARK: PageSessionDelegate
-
-    public func makeChild(_ session: PageSession, index: Int) throws(ContainerFailure) -> ContainerRecord {
-        guard let e = sessions[session.id] else { throw ContainerFailure(container: session.id, hook: .initialize) }
-        let cls = e.classes[index]
-        let data = e.data[index]
-        var c: ContainerRecord?
-        var needsConfigure = false
-        // Reuse mode: a parked child of the same class is re-configured with this page's data.
-        if var queue = e.reuseQueue[cls], !queue.isEmpty {
-            c = queue.removeFirst()  // a queue: the longest parked goes first (MJianshu)
-            e.reuseQueue[cls] = queue
-            needsConfigure = true
-        } else if e.prerender, let conn = host.connection(id: e.owner) {
-            // Children from the prerender pool of their class at the page size; the pool refills after.
-            let pool = containers.pools.poolForShow(className: cls, size: session.pageSize)
-            let taken = containers.pools.take(from: pool, owner: conn)
-            if let warm = taken {
-                pool.hits += 1
-                c = warm
-                needsConfigure = data != nil
-                containers.pools.poolEvent("hit", pool, warm, to: conn, ["session": .string(session.id), "index": .int(index)])
-            } else {
-                pool.misses += 1
-                containers.pools.poolEvent("miss", pool, nil, to: conn, ["session": .string(session.id), "index": .int(index)])
-            }
-            containers.pools.refill(pool, afterHit: taken != nil, cause: conn)
-        }
-        let child: ContainerRecord
-        if let c {
-            child = c
-        } else {
-            guard let klass = host.classes[cls] else { throw ContainerFailure(container: "\(session.id)[\(index)]", hook: .initialize) }
-            do throws(RPCError) {
-                child = try containers.create(klass, owner: e.owner, data: data, parent: .page(session: session.id, index: index))
-            } catch {
-                // Its init failed (already torn down) or the host refused it (a limit): the reply says which.
-                childCreateError = error
-                throw ContainerFailure(container: "\(session.id)[\(index)]", hook: .initialize)
-            }
-        }
-        child.parent = .page(session: session.id, index: index)
-        try containers.perform(containers.lifecycle.willMove(child, toParent: session.id))
-        try containers.perform(containers.lifecycle.didMove(child, toParent: session.id))
-        if needsConfigure, let data {
-            do { _ = try containers.configure(child, data: data) } catch {
-                throw ContainerFailure(container: child.id, hook: .configure)
-            }
-        }
-        return child
-    }
-
-    public func releaseChild(_ session: PageSession, _ child: ContainerRecord, index: Int) {
-        try? containers.perform(containers.lifecycle.willMove(child, toParent: nil))
-        try? containers.perform(containers.lifecycle.didMove(child, toParent: nil))
-        // Its deinit still says which page it was (teardown clears the parent afterwards).
-        containers.teardown(child)
-    }
-
-    public func recycleChild(_ session: PageSession, _ child: ContainerRecord, index: Int) {
-        guard let e = sessions[session.id] else { return releaseChild(session, child, index: index) }
-        child.parent = .page(session: session.id, index: -1)
-        e.reuseQueue[child.className, default: []].append(child)
-    }
-
-    public func pageEvent(_ session: PageSession, _ kind: PageTransitionEvent, from: Int, to: Int, completed: Bool?) {
-        guard let e = sessions[session.id] else { return }
-        let target = host.connection(id: e.owner)
-        guard host.events.wants("page", owner: target) else { return }
-        var f: JSONObject = ["session": .string(session.id), "kind": .string(kind.wireName), "from": .int(from), "to": .int(to)]
-        if let completed { f["completed"] = .bool(completed) }
-        host.events.emit("page", owner: target, f)
-    }
-
-    public func trackingChanged(_ session: PageSession) { host.updateTracking() }
-
-    /// A child failed in deferred work (an animation's end): torn down, with no reply to carry it.
-    public func childFailed(_ session: PageSession, _ failure: ContainerFailure) {
-        if let c = containers.containers[failure.container], !c.isDestroyed { containers.fail(c) }
-    }
 
     // MARK: ContainerPages
 
@@ -157,18 +77,16 @@ public final class PageSessions: HostDomain, PageSessionDelegate, ContainerPages
     func appearanceHookRan(on c: ContainerRecord, _ hook: Hook, animated: Bool) {
         // A session being destroyed no longer forwards (its children are already released).
         guard let e = sessionByContainer[c.id], !e.isDestroying else { return }
-        do throws(PageError) {
-            switch hook {
-            case .viewWillAppear: try e.session.forwardBegin(appearing: true, animated: animated)
-            case .viewWillDisappear: try e.session.forwardBegin(appearing: false, animated: animated)
-            case .viewDidAppear, .viewDidDisappear: try e.session.forwardEnd(animated: animated)
-            default: break
-            }
-        } catch {
-            // The page failed, not the session's container: the page is torn down now (it must not
-            // stay listed, appeared, to fail the next call) and the call that moved the stack reports it.
-            if case .child(let failure) = error { childFailed(e.session, failure) }
+        let op: PageOperation
+        switch hook {
+        case .viewWillAppear: op = e.session.forwardBegin(appearing: true, animated: animated)
+        case .viewWillDisappear: op = e.session.forwardBegin(appearing: false, animated: animated)
+        case .viewDidAppear, .viewDidDisappear: op = e.session.forwardEnd(animated: animated)
+        default: return
         }
+        // The page failed, not the session's container: the page is torn down now (it must not stay
+        // listed, appeared, to fail the next call) and the call that moved the stack reports it.
+        if case .child(let failure)? = drive(op, in: e) { tearDown(failure) }
     }
 
     // MARK: HostDomain
@@ -189,9 +107,11 @@ public final class PageSessions: HostDomain, PageSessionDelegate, ContainerPages
     public func memoryWarning(level: String, caller: HostConnection?) -> JSONObject {
         var released = 0, notified = 0
         for e in sessions.values.sorted(by: { $0.session.id < $1.session.id }) {
-            for (_, queue) in e.reuseQueue { for c in queue { releaseChild(e.session, c, index: -1); released += 1 } }
+            for (_, queue) in e.reuseQueue { for c in queue { releaseChild(c); released += 1 } }
             e.reuseQueue = [:]
-            released += e.session.purgeForMemoryWarning().count
+            let purge = e.session.purgeForMemoryWarning()
+            released += purge.purged.count
+            drive(purge, in: e)
             for i in e.session.children.keys.sorted() {
                 guard let c = e.session.children[i] else { continue }  // loaded or not, as in UIKit
                 containers.notifyMemoryWarning(c, level: level)
@@ -210,8 +130,8 @@ public final class PageSessions: HostDomain, PageSessionDelegate, ContainerPages
 
     func destroy(_ e: PageSessionEntry) {
         e.isDestroying = true
-        e.session.destroy()
-        for (_, queue) in e.reuseQueue { for c in queue { releaseChild(e.session, c, index: -1) } }
+        drive(e.session.destroy(), in: e)
+        for (_, queue) in e.reuseQueue { for c in queue { releaseChild(c) } }
         e.reuseQueue = [:]
         if let own = e.ownContainer {
             containers.release(own)  // its events still name the session

@@ -1,0 +1,138 @@
+import GreenroomCore
+import GreenroomJSON
+import GreenroomRPC
+
+/// Runs Core's page operations (`PageOperation`) step by step: makes children (from a reuse queue, a
+/// prerender pool or their class), performs lifecycle actions (hooks and events), releases and recycles
+/// children, emits `page` events, tears down the children whose failures are reported, and keeps the
+/// animation timer, whose end runs `PageSession.animationEnded`.
+extension PageSessions {
+    /// Runs `operation` on `e`'s session to its end; returns its error, if any.
+    @discardableResult
+    func drive(_ operation: consuming PageOperation, in e: PageSessionEntry) -> PageError? {
+        var op = operation
+        var input = PageOperation.Input.start
+        while true {
+            switch op.next(input) {
+            case .perform:
+                do throws(ContainerFailure) {
+                    try containers.perform(op.actions)
+                    input = .performed(nil)
+                } catch {
+                    input = .performed(error)
+                }
+            case .makeChild(let index):
+                do throws(ContainerFailure) { input = .made(try makeChild(e, index: index)) } catch { input = .notMade(error) }
+            case .release(let c, _):
+                releaseChild(c)
+                input = .resumed
+            case .recycle(let c, _):
+                recycleChild(c, of: e)
+                input = .resumed
+            case .event(let kind, let from, let to, let completed):
+                pageEvent(e, kind, from: from, to: to, completed: completed)
+                input = .resumed
+            case .trackingChanged:
+                host.updateTracking()
+                input = .resumed
+            case .report(let failure):
+                tearDown(failure)
+                input = .resumed
+            case .startTimer(let ms):
+                input = .timerStarted(containers.schedule(afterMs: ms) { [weak self, weak e] in
+                    guard let self, let e else { return }
+                    drive(e.session.animationEnded(), in: e)
+                })
+            case .cancelTimer(let token):
+                containers.cancel(token)
+                input = .resumed
+            case .done(let error):
+                return error
+            }
+        }
+    }
+
+    /// A container for page `index`, attached to the session (created, taken from a reuse queue and
+    /// re-configured, or taken from a prerender pool). Runs containment hooks.
+    private func makeChild(_ e: PageSessionEntry, index: Int) throws(ContainerFailure) -> ContainerRecord {
+        let session = e.session
+        guard sessions[session.id] === e else { throw ContainerFailure(container: session.id, hook: .initialize) }
+        let cls = e.classes[index]
+        let data = e.data[index]
+        var c: ContainerRecord?
+        var needsConfigure = false
+        // Reuse mode: a parked child of the same class is re-configured with this page's data.
+        if var queue = e.reuseQueue[cls], !queue.isEmpty {
+            c = queue.removeFirst()  // a queue: the longest parked goes first (MJianshu)
+            e.reuseQueue[cls] = queue
+            needsConfigure = true
+        } else if e.prerender, let conn = host.connection(id: e.owner) {
+            // Children from the prerender pool of their class at the page size; the pool refills after.
+            let pool = containers.pools.poolForShow(className: cls, size: session.pageSize)
+            let taken = containers.pools.take(from: pool, owner: conn)
+            if let warm = taken {
+                pool.hits += 1
+                c = warm
+                needsConfigure = data != nil
+                containers.pools.poolEvent("hit", pool, warm, to: conn, ["session": .string(session.id), "index": .int(index)])
+            } else {
+                pool.misses += 1
+                containers.pools.poolEvent("miss", pool, nil, to: conn, ["session": .string(session.id), "index": .int(index)])
+            }
+            containers.pools.refill(pool, afterHit: taken != nil, cause: conn)
+        }
+        let child: ContainerRecord
+        if let c {
+            child = c
+        } else {
+            guard let klass = host.classes[cls] else { throw ContainerFailure(container: "\(session.id)[\(index)]", hook: .initialize) }
+            do throws(RPCError) {
+                child = try containers.create(klass, owner: e.owner, data: data, parent: .page(session: session.id, index: index))
+            } catch {
+                // Its init failed (already torn down) or the host refused it (a limit): the reply says which.
+                childCreateError = error
+                throw ContainerFailure(container: "\(session.id)[\(index)]", hook: .initialize)
+            }
+        }
+        child.parent = .page(session: session.id, index: index)
+        try containers.perform(containers.lifecycle.willMove(child, toParent: session.id))
+        try containers.perform(containers.lifecycle.didMove(child, toParent: session.id))
+        if needsConfigure, let data {
+            do { _ = try containers.configure(child, data: data) } catch {
+                throw ContainerFailure(container: child.id, hook: .configure)
+            }
+        }
+        return child
+    }
+
+    /// Detaches and deinits a child (willMoveToParent nil, didMoveToParent nil, deinit).
+    func releaseChild(_ child: ContainerRecord) {
+        try? containers.perform(containers.lifecycle.willMove(child, toParent: nil))
+        try? containers.perform(containers.lifecycle.didMove(child, toParent: nil))
+        // Its deinit still says which page it was (teardown clears the parent afterwards).
+        containers.teardown(child)
+    }
+
+    /// Reuse mode: parks a child that left current +- 1 in its class's reuse queue.
+    private func recycleChild(_ child: ContainerRecord, of e: PageSessionEntry) {
+        guard sessions[e.session.id] === e else { return releaseChild(child) }
+        child.parent = .page(session: e.session.id, index: -1)
+        e.reuseQueue[child.className, default: []].append(child)
+    }
+
+    /// `willTransition {from, to}` / `didTransition {from, to, completed}`.
+    private func pageEvent(_ e: PageSessionEntry, _ kind: PageTransitionEvent, from: Int, to: Int, completed: Bool?) {
+        guard sessions[e.session.id] === e else { return }
+        let target = host.connection(id: e.owner)
+        guard host.events.wants("page", owner: target) else { return }
+        var f: JSONObject = ["session": .string(e.session.id), "kind": .string(kind.wireName), "from": .int(from), "to": .int(to)]
+        if let completed { f["completed"] = .bool(completed) }
+        host.events.emit("page", owner: target, f)
+    }
+
+    /// A child failed where no reply carries the error (an animation's end, a hide mid-gesture): it is
+    /// torn down.
+    func tearDown(_ failure: ContainerFailure) {
+        if let c = containers.containers[failure.container], !c.isDestroyed { containers.fail(c) }
+    }
+}
