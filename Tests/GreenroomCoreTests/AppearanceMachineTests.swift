@@ -55,11 +55,12 @@ final class RecordingDelegate {
     var nextToken = 1
 
     func perform(_ actions: LifecycleActions) throws(ContainerFailure) {
-        try Lifecycle().perform(actions) { action in
+        var pass = LifecyclePass(actions)
+        while let action = pass.next() {
             switch action {
             case .run(let hook, let c, _):
                 log.append("\(c.id):\(hook.rawValue)")
-                return !failOn.contains("\(c.id):\(hook.rawValue)")
+                pass.ran(action, ok: !failOn.contains("\(c.id):\(hook.rawValue)"))
             case .unbalanced(let c, let call, _):
                 // UIKit's names for the calls, as the host's event says them.
                 let name = switch call {
@@ -68,9 +69,9 @@ final class RecordingDelegate {
                 case .end: "endAppearance"
                 }
                 unbalancedCalls.append("\(c.id):\(name)")
-                return true
             }
         }
+        if let failure = pass.failure { throw failure }
     }
     func schedule(afterMs ms: Double, _ action: @escaping () -> Void) -> Int {
         defer { nextToken += 1 }

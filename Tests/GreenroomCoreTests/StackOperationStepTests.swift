@@ -39,13 +39,12 @@ import Testing
             case .perform:
                 let actions = op.actions
                 var failure: ContainerFailure?
-                try? Lifecycle().perform(actions) { action in
-                    guard case .run(let hook, let c, _) = action else { return true }
-                    if failing.contains("\(c.id):\(hook.rawValue)") {
-                        if failure == nil { failure = ContainerFailure(container: c.id, hook: hook) }
-                        return false
-                    }
-                    return true
+                var pass = LifecyclePass(actions)
+                while let action = pass.next() {
+                    guard case .run(let hook, let c, _) = action else { continue }
+                    let ok = !failing.contains("\(c.id):\(hook.rawValue)")
+                    if !ok, failure == nil { failure = ContainerFailure(container: c.id, hook: hook) }
+                    pass.ran(action, ok: ok)
                 }
                 input = .performed(failure)
             case .report, .cancelTimer: input = .resumed

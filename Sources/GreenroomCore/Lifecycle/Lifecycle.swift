@@ -25,7 +25,7 @@ public struct ContainerFailure: Error, Equatable, Sendable {
 /// the appearance machine, containment, teardown. A machine in the shape of `AppearanceMachine`: each
 /// input updates the record and returns the actions the host performs, in order (`perform`); what the
 /// hooks did comes back as inputs (`hookFailed`, `didDeinitialize`). It holds no reference to the host:
-/// `perform` drives one list through the effect the host passes in.
+/// the host walks one list with a `LifecyclePass`.
 public struct Lifecycle: Sendable {
     public init() {}
 
@@ -114,33 +114,6 @@ public struct Lifecycle: Sendable {
         c.parent = .none
     }
 
-    /// Performs `actions` in order through `effect` (the host's: run the hook and emit its event, or
-    /// report an unbalanced call; false when the hook failed), feeding what happened back in: after a
-    /// failure, or on a container failed or torn down meanwhile, its later hooks are skipped but deinit,
-    /// and the first failure is thrown once the list is done.
-    public func perform(_ actions: LifecycleActions, _ effect: (LifecycleAction) -> Bool) throws(ContainerFailure) {
-        var failure: ContainerFailure?
-        for action in actions {
-            if case .run(.deinitialize, let c, _) = action {
-                _ = effect(action)
-                didDeinitialize(c)
-                continue
-            }
-            guard failure == nil else { continue }
-            switch action {
-            case .unbalanced:
-                _ = effect(action)
-            case .run(let hook, let c, _):
-                guard !c.isFailed, !c.isDestroyed else {
-                    failure = ContainerFailure(container: c.id, hook: hook)
-                    continue
-                }
-                if !effect(action) { failure = hookFailed(c, hook) }
-            }
-        }
-        if let failure { throw failure }
-    }
-
     // MARK: Building the lists
 
     private func loadIfNeeded(_ c: ContainerRecord, size: Size?, into a: inout LifecycleActions) {
@@ -185,6 +158,45 @@ public struct Lifecycle: Sendable {
             end(c, animated: animated, into: &a)
         case .disappeared:
             break
+        }
+    }
+}
+
+/// The host performing one list of lifecycle actions, in order: `next` gives the next action to perform
+/// and `ran` takes what came of it. After a failure, or on a container failed or torn down meanwhile, the
+/// container's later hooks are skipped but deinit; `failure` is the first failure, for the host to throw
+/// once the list is done.
+public struct LifecyclePass {
+    private let actions: LifecycleActions
+    private var index = 0
+    public private(set) var failure: ContainerFailure?
+
+    public init(_ actions: LifecycleActions) { self.actions = actions }
+
+    /// The next action to perform (nil: the list is done).
+    public mutating func next() -> LifecycleAction? {
+        while index < actions.count {
+            let action = actions[index]
+            index += 1
+            if case .run(.deinitialize, _, _) = action { return action }
+            guard failure == nil else { continue }
+            if case .run(let hook, let c, _) = action, c.isFailed || c.isDestroyed {
+                failure = ContainerFailure(container: c.id, hook: hook)
+                continue
+            }
+            return action
+        }
+        return nil
+    }
+
+    /// `action` (the last `next`) was performed; `ok` is false when its hook failed. An unbalanced
+    /// call's and deinit's outcome change nothing: deinit always ends the container.
+    public mutating func ran(_ action: LifecycleAction, ok: Bool) {
+        guard case .run(let hook, let c, _) = action else { return }
+        if hook == .deinitialize {
+            Lifecycle().didDeinitialize(c)
+        } else if !ok {
+            failure = Lifecycle().hookFailed(c, hook)
         }
     }
 }

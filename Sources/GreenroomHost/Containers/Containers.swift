@@ -133,17 +133,17 @@ public final class Containers: HostDomain {
     // MARK: Performing lifecycle actions
 
     /// Performs Core's lifecycle actions in order: each hook runs and is emitted, each unbalanced call
-    /// counted and emitted; a failing hook is fed back to the machine, which skips the container's later
-    /// hooks (`Lifecycle.perform`). Throws the first failure.
+    /// counted and emitted; a failing hook is fed back to the pass, which skips the container's later
+    /// hooks (`LifecyclePass`). Throws the first failure.
     public func perform(_ actions: LifecycleActions) throws(ContainerFailure) {
-        try lifecycle.perform(actions) { action in
+        var pass = LifecyclePass(actions)
+        while let action = pass.next() {
             switch action {
-            case .run(let hook, let c, let context): return runHook(hook, on: c, context)
-            case .unbalanced(let c, let call, let state):
-                reportUnbalanced(c, call, state)
-                return true
+            case .run(let hook, let c, let context): pass.ran(action, ok: runHook(hook, on: c, context))
+            case .unbalanced(let c, let call, let state): reportUnbalanced(c, call, state)
             }
         }
+        if let failure = pass.failure { throw failure }
     }
 
     /// Tears a container down (disappearing if on screen, then deinit). Never fails: deinit always runs.
