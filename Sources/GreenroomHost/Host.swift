@@ -3,6 +3,9 @@ import GreenroomJSON
 import GreenroomRPC
 import Logging
 
+/// The host's idle tasks: each one's work is a closure it runs.
+public typealias IdleTasks = TaskDispatcher<() -> Void>
+
 /// The host: the connection table, the method registry, the event router, the clock and timers, the idle-task
 /// dispatcher and the components. It does no I/O itself: a transport feeds it bytes and writes what it
 /// queues, so the same host runs under libuv and in tests over in-memory connections.
@@ -12,7 +15,7 @@ public final class Host {
     /// Set when the clock is virtual.
     public let virtualClock: VirtualClock?
     public let processor: RPCProcessor<HostConnection>
-    public let dispatcher: TaskDispatcher
+    public let dispatcher: IdleTasks
     /// Work at a time on the host clock: animations' ends, cool-downs, restarts.
     public private(set) lazy var timers = HostTimers(clock: clock, virtualClock: virtualClock)
     public private(set) var components: [HostDomain] = []
@@ -230,11 +233,11 @@ public final class Host {
 
     /// One loop pass of idle work (the server calls this from its prepare handle).
     @discardableResult
-    public func runIdlePass() -> TaskDispatcher.Report {
+    public func runIdlePass() -> IdleTasks.Report {
         var pass = dispatcher.beginPass(now: clock.nowMs)
         while let task = dispatcher.next(in: &pass, now: clock.nowMs) {
             let t0 = clock.nowMs
-            task.run()
+            task.work()
             dispatcher.ran(task, costMs: clock.nowMs - t0, in: &pass)
         }
         return pass.report
@@ -246,7 +249,7 @@ public final class Host {
         var ran = 0
         while ran < limit, let task = dispatcher.takeRunnable() {
             let t0 = clock.nowMs
-            task.run()
+            task.work()
             dispatcher.ran(task, costMs: clock.nowMs - t0)
             ran += 1
         }

@@ -8,12 +8,15 @@ final class FakeTime {
 
 /// What the host does with a dispatcher: a pass runs the tasks it hands out, reading `now` before and
 /// after each; a drain runs every runnable one.
-extension TaskDispatcher {
+/// The host's dispatcher: a task's work is a closure.
+typealias IdleDispatcher = TaskDispatcher<() -> Void>
+
+extension TaskDispatcher where Work == () -> Void {
     func runPass(now: () -> Double) -> Report {
         var pass = beginPass(now: now())
         while let task = next(in: &pass, now: now()) {
             let t0 = now()
-            task.run()
+            task.work()
             ran(task, costMs: now() - t0, in: &pass)
         }
         return pass.report
@@ -23,7 +26,7 @@ extension TaskDispatcher {
         var count = 0
         while let task = takeRunnable() {
             let t0 = now()
-            task.run()
+            task.work()
             ran(task, costMs: now() - t0)
             count += 1
         }
@@ -33,7 +36,7 @@ extension TaskDispatcher {
 
 @Suite struct TaskDispatcherTests {
     @Test func fifoAndDuplicateKeysIgnored() {
-        let d = TaskDispatcher()
+        let d = IdleDispatcher()
         var ran: [String] = []
         #expect(d.enqueue(key: "a") { ran.append("a") })
         #expect(d.enqueue(key: "b") { ran.append("b") })
@@ -44,7 +47,7 @@ extension TaskDispatcher {
     }
 
     @Test func cancelByKey() {
-        let d = TaskDispatcher()
+        let d = IdleDispatcher()
         var ran: [String] = []
         d.enqueue(key: "a") { ran.append("a") }
         d.enqueue(key: "b") { ran.append("b") }
@@ -55,7 +58,7 @@ extension TaskDispatcher {
     }
 
     @Test func defaultModePausesWhileTrackingCommonDoesNot() {
-        let d = TaskDispatcher()
+        let d = IdleDispatcher()
         var ran: [String] = []
         d.enqueue(key: "warm", mode: .default) { ran.append("warm") }
         d.enqueue(key: "ui", mode: .common) { ran.append("ui") }
@@ -73,21 +76,21 @@ extension TaskDispatcher {
 
     @Test func passStopsWhenSliceIsSpentButRunsAtLeastOne() {
         let t = FakeTime()
-        let d = TaskDispatcher(sliceMs: 4)
+        let d = IdleDispatcher(sliceMs: 4)
         var ran = 0
         for i in 0..<10 { d.enqueue(key: "k\(i)", costKey: "same") { t.now += 3; ran += 1 } }
         let r1 = d.runPass(now: { t.now })
         // First task: no estimate yet, runs (3 ms). Second: estimate 3 + spent 3 > 4: waits.
         #expect(r1.ran == 1)
         #expect(r1.deferred == 1)
-        let d2 = TaskDispatcher(sliceMs: 4)
+        let d2 = IdleDispatcher(sliceMs: 4)
         d2.enqueue(key: "huge") { t.now += 50 }
         #expect(d2.runPass(now: { t.now }).ran == 1, "always at least one, even over the slice")
     }
 
     @Test func cheapTasksShareAPass() {
         let t = FakeTime()
-        let d = TaskDispatcher(sliceMs: 4)
+        let d = IdleDispatcher(sliceMs: 4)
         for i in 0..<10 { d.enqueue(key: "k\(i)", costKey: "cheap") { t.now += 0.5 } }
         let r = d.runPass(now: { t.now })
         // 0.5 ms each: after n tasks spent = 0.5n; the next fits while 0.5n + 0.5 <= 4.
@@ -97,7 +100,7 @@ extension TaskDispatcher {
 
     @Test func runningAverageIsThreeQuartersOldOneQuarterNew() {
         let t = FakeTime()
-        let d = TaskDispatcher()
+        let d = IdleDispatcher()
         d.enqueue(key: "a", costKey: "c") { t.now += 8 }
         _ = d.runPass(now: { t.now })
         #expect(d.averageCostMs["c"] == 8)
@@ -107,7 +110,7 @@ extension TaskDispatcher {
     }
 
     @Test func tasksEnqueuedDuringAPassWaitForTheNext() {
-        let d = TaskDispatcher()
+        let d = IdleDispatcher()
         var ran: [String] = []
         d.enqueue(key: "a") {
             ran.append("a")
@@ -120,7 +123,7 @@ extension TaskDispatcher {
     }
 
     @Test func drainRunsTasksAddedWhileDraining() {
-        let d = TaskDispatcher()
+        let d = IdleDispatcher()
         var n = 0
         func chain(_ i: Int) { d.enqueue(key: "t\(i)") { n += 1; if i < 5 { chain(i + 1) } } }
         chain(0)

@@ -12,14 +12,16 @@ public enum TaskMode: String, Sendable, CaseIterable {
 /// always at least one; a task whose running-average cost (3/4 old + 1/4 new, as RecyclerView's
 /// GapWorker) does not fit in what is left of the slice waits for the next pass. The dispatcher runs
 /// nothing and reads no clock: the host asks for the next task of a pass at the time it reads (`next`),
-/// runs it, and says what it cost (`ran`). A class, because a running task may enqueue more.
-public final class TaskDispatcher {
+/// runs it, and says what it cost (`ran`). What a task does is the host's (`Work`: the host's is a
+/// closure); the dispatcher only holds it. A class, because a running task may enqueue more.
+public final class TaskDispatcher<Work> {
     public struct Task {
         public let key: String
         public let mode: TaskMode
         /// The class of work, for cost averaging ("warm:Article"); defaults to the key.
         public let costKey: String
-        public let run: () -> Void
+        /// What the host does to run it.
+        public let work: Work
     }
 
     public struct Report: Equatable, Sendable {
@@ -65,9 +67,9 @@ public final class TaskDispatcher {
     /// Adds a task; returns false (and does nothing) when the key is already queued.
     @discardableResult
     public func enqueue(key: String, mode: TaskMode = .default, costKey: String? = nil,
-                                 _ run: @escaping () -> Void) -> Bool {
+                        _ work: Work) -> Bool {
         guard keys.insert(key).inserted else { return false }
-        queue.append(Task(key: key, mode: mode, costKey: costKey ?? key, run: run))
+        queue.append(Task(key: key, mode: mode, costKey: costKey ?? key, work: work))
         return true
     }
 
