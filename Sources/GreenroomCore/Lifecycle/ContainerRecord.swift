@@ -78,10 +78,4 @@ public final class ContainerRecord {
         if case .greenRoom = parent { return true }
         return false
     }
-    /// A short state for `container.info` and stats: "fresh" (view not loaded) or the appearance.
-    public var summaryState: String {
-        if isDestroyed { return "destroyed" }
-        if !viewLoaded { return "fresh" }
-        return appearance.state.rawValue
-    }
 }

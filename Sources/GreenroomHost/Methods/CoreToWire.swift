@@ -144,3 +144,13 @@ extension AppearanceCall {
         }
     }
 }
+
+extension ContainerRecord {
+    /// A short state for `container.info` and stats: "fresh" (view not loaded), "destroyed", or the
+    /// appearance.
+    var summaryState: String {
+        if isDestroyed { return "destroyed" }
+        if !viewLoaded { return "fresh" }
+        return state.rawValue
+    }
+}
