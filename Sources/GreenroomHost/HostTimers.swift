@@ -60,11 +60,3 @@ public final class HostTimers {
         return fired
     }
 }
-
-/// The real clock: read through a function the server provides (libuv's monotonic hrtime).
-public final class FunctionClock: HostClock {
-    private let read: () -> Double
-    public var isVirtual: Bool { false }
-    public var nowMs: Double { read() }
-    public init(_ read: @escaping () -> Double) { self.read = read }
-}

@@ -1,5 +1,5 @@
-/// Host time in milliseconds since the host started. Core never reads a system clock: the host passes
-/// one in (a monotonic real clock, or `VirtualClock` for deterministic scripts).
+/// Host time in milliseconds since the host started: a monotonic real clock, or `VirtualClock` for
+/// deterministic scripts. Core never reads a clock: the host passes the time in.
 public protocol HostClock: AnyObject {
     /// Milliseconds since the host started.
     var nowMs: Double { get }
@@ -18,4 +18,12 @@ public final class VirtualClock: HostClock {
     public func set(_ ms: Double) {
         if ms > nowMs { nowMs = ms }
     }
+}
+
+/// The real clock: read through a function the server provides (libuv's monotonic hrtime).
+public final class FunctionClock: HostClock {
+    private let read: () -> Double
+    public var isVirtual: Bool { false }
+    public var nowMs: Double { read() }
+    public init(_ read: @escaping () -> Double) { self.read = read }
 }
