@@ -170,18 +170,42 @@ public struct PageOperation {
     /// Instructions still to run, the next last.
     private var pending: [Instruction] = []
     private var state = State.ready
-    /// What a `perform` step asks for (read where it lies: a list is large).
-    public private(set) var actions = LifecycleActions()
     /// `purgeForMemoryWarning`: the pages it releases.
     public internal(set) var purged: [Int] = []
 
-    // A show's registers: what its begin calls left (the page it leaves, and that page's failure) and
-    // what its end calls did (whether it arrived, the page still leaving, the failures in order).
-    private var showLeaving: ContainerRecord?
-    private var beginFailure: ContainerFailure?
-    private var arrived = true
-    private var finishLeaving: ContainerRecord?
-    private var finishFailures: [ContainerFailure] = []
+    /// What a `perform` step asks for (read where it lies: a list is large).
+    public var actions: LifecycleActions {
+        _read {
+            if let stepActions { yield stepActions.list } else { yield LifecycleActions() }
+        }
+    }
+    /// Made at the first perform, so that the operation itself stays small to make, return and drop.
+    private var stepActions: StepActions?
+
+    /// A show's registers: what its begin calls left (the page it leaves, and that page's failure) and
+    /// what its end calls did (whether it arrived, the page still leaving, the failures in order). Kept
+    /// apart and made when first needed: most inputs never need them, and the operation stays small.
+    private final class Registers {
+        var showLeaving: ContainerRecord?
+        var beginFailure: ContainerFailure?
+        var arrived = true
+        var finishLeaving: ContainerRecord?
+        var finishFailures: [ContainerFailure] = []
+    }
+    private var registers: Registers?
+    private var r: Registers {
+        mutating get {
+            if let registers { return registers }
+            let made = Registers()
+            registers = made
+            return made
+        }
+    }
+
+    /// An operation with nothing to do.
+    init(_ session: PageSession) {
+        self.session = session
+    }
 
     /// An operation of `instructions`, in order (nil ones skipped).
     init(_ session: PageSession, _ instructions: Instruction?...) {
@@ -258,19 +282,19 @@ public struct PageOperation {
             then(.emit(.didTransition, from: from, to: to, completed: false), .fail(.child(f)))
         case .showOldFailed(let old):
             s.forget(old)
-            showLeaving = nil
-            beginFailure = f
+            r.showLeaving = nil
+            r.beginFailure = f
         case .finishNewFailed(let new):
             s.forget(new)
-            arrived = false
-            finishFailures.append(f)
+            r.arrived = false
+            r.finishFailures.append(f)
         case .finishLeavingFailed(let o):
             s.forget(o)
-            finishLeaving = nil
-            finishFailures.append(f)
+            r.finishLeaving = nil
+            r.finishFailures.append(f)
         case .finishRevealFailed(let o):
             s.forget(o)
-            finishFailures.append(f)
+            r.finishFailures.append(f)
         case .forgetAndReport(let c):
             s.forget(c)
             then(.report(f))
@@ -318,8 +342,9 @@ public struct PageOperation {
         let s = session
         switch instruction {
         case .run(let a, let onFailure):
-            actions = build(a)
-            guard !actions.isEmpty else { return nil }
+            let built = build(a)
+            guard !built.isEmpty else { return nil }
+            if let stepActions { stepActions.list = built } else { stepActions = StepActions(built) }
             return wait(.performing(onFailure), .perform)
 
         case .attach(let index, let alsoRelated):
@@ -365,38 +390,38 @@ public struct PageOperation {
         case .finish(let t, let finisher):
             s.animation = nil
             s.phase = .idle
-            arrived = true
-            finishLeaving = t.leaving
-            finishFailures = []
+            r.arrived = true
+            r.finishLeaving = t.leaving
+            r.finishFailures = []
             then(.run(.ruleEnd(t.new, animated: t.animated), .finishNewFailed(t.new)), .finishAfterNew(t, finisher))
 
         case .finishAfterNew(let t, let finisher):
-            then(finishLeaving.map { .run(.ruleEnd($0, animated: t.animated), .finishLeavingFailed($0)) },
+            then(r.finishLeaving.map { .run(.ruleEnd($0, animated: t.animated), .finishLeavingFailed($0)) },
                  .finishAfterLeaving(t, finisher))
 
         case .finishAfterLeaving(let t, let finisher):
             var reveal: Instruction?
-            if arrived {
+            if r.arrived {
                 s.current = t.to
                 s.offset = Double(t.to) * s.width
-            } else if let o = finishLeaving, s.isVisible {
+            } else if let o = r.finishLeaving, s.isVisible {
                 // The destination failed: the page it was leaving comes back, as a stack reveals the
                 // container under a failed top.
                 reveal = .run(.ruleAppear(o, animated: t.animated, size: s.pageSize), .finishRevealFailed(o))
             }
-            then(reveal, .cleanUpAtRest, .emit(.didTransition, from: t.from, to: t.to, completed: arrived), .tracking,
+            then(reveal, .cleanUpAtRest, .emit(.didTransition, from: t.from, to: t.to, completed: r.arrived), .tracking,
                  .finishEnd(finisher))
 
         case .finishEnd(let finisher):
-            let failures = finishFailures
-            finishFailures = []
+            let failures = r.finishFailures
+            r.finishFailures = []
             // The first failure is the caller's to report; any other goes to the host at once.
             var rest: [Instruction] = failures.dropFirst().map { .report($0) }
             switch finisher {
             case .animationEnded:
                 if let first = failures.first { rest.append(.report(first)) }
             case .showNotAnimated:
-                if let b = beginFailure {
+                if let b = r.beginFailure {
                     if let first = failures.first { rest.append(.report(first)) }
                     rest.append(.fail(.child(b)))
                 } else if let first = failures.first {
@@ -515,19 +540,19 @@ public struct PageOperation {
         case .showAfterNewBegan(let to, let from, let old, let new, let animated):
             // A failing hook fails its container and nothing else (docs/plugins.md): the other page's calls
             // still run, balanced, and the failed one leaves the session (the host tears it down).
-            showLeaving = old
-            beginFailure = nil
+            r.showLeaving = old
+            r.beginFailure = nil
             then(old.map { .run(.ruleBegin($0, appearing: false, animated: animated, size: nil), .showOldFailed($0)) },
                  .showAfterOldBegan(to: to, from: from, new: new, animated: animated))
 
         case .showAfterOldBegan(let to, let from, let new, let animated):
-            let t = PageTransition(from: from, to: to, new: new, leaving: showLeaving, animated: animated)
+            let t = PageTransition(from: from, to: to, new: new, leaving: r.showLeaving, animated: animated)
             guard animated else {
                 then(.finish(t, .showNotAnimated))
                 return nil
             }
             s.phase = .animating
-            then(.tracking, beginFailure.map { .fail(.child($0)) })
+            then(.tracking, r.beginFailure.map { .fail(.child($0)) })
             return wait(.startingTimer(t), .startTimer(ms: s.animationMs))
 
         case .beginDragRest(let x, let newInteraction):
