@@ -55,8 +55,8 @@ final class RecordingDelegate {
     var nextToken = 1
 
     func perform(_ actions: LifecycleActions) throws(ContainerFailure) {
-        var pass = LifecyclePass(actions)
-        while let action = pass.next() {
+        var pass = LifecyclePass()
+        while let action = pass.next(in: actions) {
             switch action {
             case .run(let hook, let c, _):
                 log.append("\(c.id):\(hook.rawValue)")

@@ -132,8 +132,8 @@ extension Lifecycle {
     /// What a host does with a `LifecyclePass`: performs each action through `effect` (false: its hook
     /// failed) and throws the first failure once the list is done.
     func perform(_ actions: LifecycleActions, _ effect: (LifecycleAction) -> Bool) throws(ContainerFailure) {
-        var pass = LifecyclePass(actions)
-        while let action = pass.next() { pass.ran(action, ok: effect(action)) }
+        var pass = LifecyclePass()
+        while let action = pass.next(in: actions) { pass.ran(action, ok: effect(action)) }
         if let failure = pass.failure { throw failure }
     }
 }

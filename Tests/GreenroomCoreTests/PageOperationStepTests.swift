@@ -45,9 +45,9 @@ import Testing
             out.append(describe(step, op))
             switch step {
             case .perform:
-                var pass = LifecyclePass(op.actions)
+                var pass = LifecyclePass()
                 var failure: ContainerFailure?
-                while let action = pass.next() {
+                while let action = pass.next(in: op.actions) {
                     guard case .run(let hook, let c, _) = action else { continue }
                     let ok = !failing.contains("\(c.id):\(hook.rawValue)")
                     if !ok, failure == nil { failure = ContainerFailure(container: c.id, hook: hook) }

@@ -39,8 +39,8 @@ import Testing
             case .perform:
                 let actions = op.actions
                 var failure: ContainerFailure?
-                var pass = LifecyclePass(actions)
-                while let action = pass.next() {
+                var pass = LifecyclePass()
+                while let action = pass.next(in: actions) {
                     guard case .run(let hook, let c, _) = action else { continue }
                     let ok = !failing.contains("\(c.id):\(hook.rawValue)")
                     if !ok, failure == nil { failure = ContainerFailure(container: c.id, hook: hook) }

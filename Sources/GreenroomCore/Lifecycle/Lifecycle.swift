@@ -162,19 +162,19 @@ public struct Lifecycle: Sendable {
     }
 }
 
-/// The host performing one list of lifecycle actions, in order: `next` gives the next action to perform
-/// and `ran` takes what came of it. After a failure, or on a container failed or torn down meanwhile, the
-/// container's later hooks are skipped but deinit; `failure` is the first failure, for the host to throw
-/// once the list is done.
+/// The host performing one list of lifecycle actions, in order: `next(in:)` gives the next action of
+/// the list to perform and `ran` takes what came of it. After a failure, or on a container failed or torn
+/// down meanwhile, the container's later hooks are skipped but deinit; `failure` is the first failure,
+/// for the host to throw once the list is done. The pass holds its place, not the list (a list is large:
+/// it is read where it lies).
 public struct LifecyclePass {
-    private let actions: LifecycleActions
     private var index = 0
     public private(set) var failure: ContainerFailure?
 
-    public init(_ actions: LifecycleActions) { self.actions = actions }
+    public init() {}
 
-    /// The next action to perform (nil: the list is done).
-    public mutating func next() -> LifecycleAction? {
+    /// The next action of `actions` to perform (nil: the list is done). Give the same list every time.
+    public mutating func next(in actions: borrowing LifecycleActions) -> LifecycleAction? {
         while index < actions.count {
             let action = actions[index]
             index += 1

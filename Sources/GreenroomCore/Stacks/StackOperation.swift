@@ -96,7 +96,13 @@ public struct StackOperation {
     public private(set) var popped: ContainerRecord?
     /// What a `perform` step asks for. Kept here rather than in the step: a list is large, and is read
     /// where it lies.
-    public private(set) var actions = LifecycleActions()
+    public var actions: LifecycleActions {
+        _read {
+            if let stepActions { yield stepActions.list } else { yield LifecycleActions() }
+        }
+    }
+    /// Made at the first perform, so that the operation itself stays small to make, return and drop.
+    private var stepActions: StepActions?
 
     /// An operation of `first`, then `then` (at most two to start with: the rest is expanded as it runs).
     private init(animationMs: Double, _ first: Instruction? = nil, then: Instruction? = nil) {
@@ -206,8 +212,9 @@ public struct StackOperation {
         while let instruction = pending.popLast() {
             switch instruction {
             case .run(let actions, let onFailure):
-                self.actions = build(actions)
-                guard !self.actions.isEmpty else { continue }
+                let built = build(actions)
+                guard !built.isEmpty else { continue }
+                if let stepActions { stepActions.list = built } else { stepActions = StepActions(built) }
                 state = .performing(onFailure)
                 return .perform
 

@@ -136,8 +136,8 @@ public final class Containers: HostDomain {
     /// counted and emitted; a failing hook is fed back to the pass, which skips the container's later
     /// hooks (`LifecyclePass`). Throws the first failure.
     public func perform(_ actions: LifecycleActions) throws(ContainerFailure) {
-        var pass = LifecyclePass(actions)
-        while let action = pass.next() {
+        var pass = LifecyclePass()
+        while let action = pass.next(in: actions) {
             switch action {
             case .run(let hook, let c, let context): pass.ran(action, ok: runHook(hook, on: c, context))
             case .unbalanced(let c, let call, let state): reportUnbalanced(c, call, state)
