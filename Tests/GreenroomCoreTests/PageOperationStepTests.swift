@@ -12,12 +12,7 @@ import Testing
     func describe(_ step: PageOperation.Step, _ op: PageOperation) -> String {
         switch step {
         case .perform:
-            return "perform " + op.actions.map { action -> String in
-                switch action {
-                case .run(let hook, let c, _): "\(c.id):\(hook.rawValue)"
-                case .unbalanced(let c, let call, _): "\(c.id):unbalanced \(call)"
-                }
-            }.joined(separator: ",")
+            return "perform " + op.actions.words
         case .makeChild(let i): return "make \(i)"
         case .release(_, let i): return "release \(i)"
         case .recycle(_, let i): return "recycle \(i)"
@@ -45,15 +40,7 @@ import Testing
             out.append(describe(step, op))
             switch step {
             case .perform:
-                var pass = LifecyclePass()
-                var failure: ContainerFailure?
-                while let action = pass.next(in: op.actions) {
-                    guard case .run(let hook, let c, _) = action else { continue }
-                    let ok = !failing.contains("\(c.id):\(hook.rawValue)")
-                    if !ok, failure == nil { failure = ContainerFailure(container: c.id, hook: hook) }
-                    pass.ran(action, ok: ok)
-                }
-                input = .performed(failure)
+                input = .performed(op.actions.failure(failing: failing))
             case .makeChild(let i):
                 input = notMade.contains(i) ? .notMade(ContainerFailure(container: "p[\(i)]", hook: .initialize))
                                             : .made(ContainerRecord(id: "p\(i)", className: "K", owner: nil))

@@ -13,12 +13,7 @@ import Testing
     func describe(_ step: StackOperation.Step, _ op: StackOperation) -> String {
         switch step {
         case .perform:
-            return "perform " + op.actions.map { action -> String in
-                switch action {
-                case .run(let hook, let c, _): "\(c.id):\(hook.rawValue)"
-                case .unbalanced(let c, let call, _): "\(c.id):unbalanced \(call)"
-                }
-            }.joined(separator: ",")
+            return "perform " + op.actions.words
         case .report(let f): return "report \(f.container):\(f.hook.rawValue)"
         case .startTimer(_, let ms): return "timer \(Int(ms))"
         case .cancelTimer(let token): return "cancel \(token)"
@@ -37,16 +32,7 @@ import Testing
             out.append(describe(step, op))
             switch step {
             case .perform:
-                let actions = op.actions
-                var failure: ContainerFailure?
-                var pass = LifecyclePass()
-                while let action = pass.next(in: actions) {
-                    guard case .run(let hook, let c, _) = action else { continue }
-                    let ok = !failing.contains("\(c.id):\(hook.rawValue)")
-                    if !ok, failure == nil { failure = ContainerFailure(container: c.id, hook: hook) }
-                    pass.ran(action, ok: ok)
-                }
-                input = .performed(failure)
+                input = .performed(op.actions.failure(failing: failing))
             case .report, .cancelTimer: input = .resumed
             case .startTimer: input = .timerStarted(token)
             case .done: return out

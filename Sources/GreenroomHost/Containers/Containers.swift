@@ -146,6 +146,16 @@ public final class Containers: HostDomain {
         if let failure = pass.failure { throw failure }
     }
 
+    /// `perform`, its failure as a value: the answer to a Core machine's perform step (`.performed`).
+    func failure(performing actions: LifecycleActions) -> ContainerFailure? {
+        do throws(ContainerFailure) {
+            try perform(actions)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
     /// Tears a container down (disappearing if on screen, then deinit). Never fails: deinit always runs.
     func teardown(_ c: ContainerRecord) {
         try? perform(lifecycle.teardown(c))

@@ -32,12 +32,7 @@ struct StackDriver {
         while true {
             switch op.next(input) {
             case .perform:
-                do throws(ContainerFailure) {
-                    try containers.perform(op.actions)
-                    input = .performed(nil)
-                } catch {
-                    input = .performed(error)
-                }
+                input = .performed(containers.failure(performing: op.actions))
             case .report(let failure):
                 containers.deferredFailure(failure)
                 input = .resumed

@@ -15,12 +15,7 @@ extension PageSessions {
         while true {
             switch op.next(input) {
             case .perform:
-                do throws(ContainerFailure) {
-                    try containers.perform(op.actions)
-                    input = .performed(nil)
-                } catch {
-                    input = .performed(error)
-                }
+                input = .performed(containers.failure(performing: op.actions))
             case .makeChild(let index):
                 do throws(ContainerFailure) { input = .made(try makeChild(e, index: index)) } catch { input = .notMade(error) }
             case .release(let c, _):
