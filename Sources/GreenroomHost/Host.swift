@@ -324,7 +324,7 @@ public final class Host {
             stats.closed += 1
         }
         events.forgetObservers()
-        _ = connections.removeAll()
+        connections.removeAll()
     }
 }
 

@@ -81,8 +81,13 @@ public final class TaskDispatcher<Work> {
         return true
     }
 
-    private func takeNext(where ok: (Task) -> Bool) -> Task? {
-        guard let i = queue[head...].firstIndex(where: ok) else { return nil }
+    /// The first queued task that may run now (`tracking`: only `common` ones), if any.
+    private func firstRunnable(tracking: Bool) -> Int? {
+        queue[head...].firstIndex { !tracking || $0.mode == .common }
+    }
+
+    /// Takes the task at queue index `i` off the queue.
+    private func take(at i: Int) -> Task {
         let t = queue[i]
         if i == head { head += 1 } else { queue.remove(at: i) }
         keys.remove(t.key)
@@ -111,23 +116,21 @@ public final class TaskDispatcher<Work> {
     public func next(in pass: inout Pass, now: Double) -> Task? {
         guard !pass.over, pass.examined < pass.limit else { return nil }
         let spent = now - pass.start
-        let tracking = pass.tracking
-        var task: Task?
-        if let next = queue[head...].first(where: { !tracking || $0.mode == .common }) {
-            if pass.report.ran > 0, spent >= sliceMs {
-                task = nil
-            } else if pass.report.ran > 0, let est = averageCostMs[next.costKey], spent + est > sliceMs {
-                pass.report.deferred += 1
-            } else {
-                task = takeNext(where: { $0.key == next.key })
-            }
-        }
-        guard let task else {
+        guard let i = firstRunnable(tracking: pass.tracking) else {
             pass.over = true
             return nil
         }
+        // The first task of a pass always runs; after it, one runs only while it fits in the slice.
+        if pass.report.ran > 0 {
+            let deferred = averageCostMs[queue[i].costKey].map { spent + $0 > sliceMs } ?? false
+            if spent >= sliceMs || deferred {
+                if spent < sliceMs { pass.report.deferred += 1 }
+                pass.over = true
+                return nil
+            }
+        }
         pass.examined += 1
-        return task
+        return take(at: i)
     }
 
     /// `task`, from `next`, ran and cost `costMs`.
@@ -139,8 +142,7 @@ public final class TaskDispatcher<Work> {
     /// For `tasks.drain` (deterministic scripts): the next runnable task whatever the slice, including
     /// ones enqueued while draining. The host runs it, then calls `ran(_:costMs:)`.
     public func takeRunnable() -> Task? {
-        let tracking = isTracking
-        return takeNext(where: { !tracking || $0.mode == .common })
+        firstRunnable(tracking: isTracking).map(take(at:))
     }
 
     /// `task`, from `takeRunnable`, ran and cost `costMs`.

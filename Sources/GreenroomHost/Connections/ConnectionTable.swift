@@ -37,14 +37,12 @@ public final class ConnectionTable: Sequence {
         byID[c.id] = nil
     }
 
-    /// Takes every connection out (the host is exiting) and returns them, oldest first.
-    func removeAll() -> [HostConnection] {
-        let all = ordered
+    /// Takes every connection out (the host is exiting).
+    func removeAll() {
         ordered.removeAll()
         byID.removeAll()
         unauthenticated = 0
         bufferedInputBytes = 0
-        return all
     }
 
     /// Those holding partial input, most bytes first (the input budget refuses them in this order).
