@@ -134,7 +134,7 @@ public struct PageOperation {
         case setVisibleRest(Bool, animated: Bool)
         case appearCurrent(animated: Bool)
         case forwardBeginRest(appearing: Bool, animated: Bool)
-        case forwardBeginCurrent(animated: Bool)
+        case forwardBeginCurrent(appearing: Bool, animated: Bool)
         case setForwarded(ContainerRecord)
         case settleForHide
         case settle(Double)
@@ -457,18 +457,17 @@ public struct PageOperation {
         case .forwardBeginRest(let appearing, let animated):
             s.isVisible = appearing
             if appearing {
-                then(.attach(s.current, alsoRelated: nil), .forwardBeginCurrent(animated: animated))
-            } else if let c = s.attached(s.current) {
+                then(.attach(s.current, alsoRelated: nil), .forwardBeginCurrent(appearing: true, animated: animated))
+            } else if s.attached(s.current) != nil {
                 // Disappearing makes no child: a page whose child failed (it left the session) has nothing
-                // on screen, and a new one would get unbalanced calls. A page already where the session is
-                // going (its own rules moved it) gets no call.
-                guard c.state == .appearing || c.state == .appeared else { return nil }
-                then(.run(.begin(c, appearing: false, animated: animated, size: s.pageSize), .propagate), .setForwarded(c))
+                // on screen, and a new one would get unbalanced calls.
+                then(.forwardBeginCurrent(appearing: false, animated: animated))
             }
 
-        case .forwardBeginCurrent(let animated):
-            guard let c = s.children[s.current], c.state != .appearing, c.state != .appeared else { return nil }
-            then(.run(.begin(c, appearing: true, animated: animated, size: s.pageSize), .propagate), .setForwarded(c))
+        case .forwardBeginCurrent(let appearing, let animated):
+            // A page already where the session is going (its own rules moved it) gets no call.
+            guard let c = s.children[s.current], (c.state == .appearing || c.state == .appeared) != appearing else { return nil }
+            then(.run(.begin(c, appearing: appearing, animated: animated, size: s.pageSize), .propagate), .setForwarded(c))
 
         case .setForwarded(let c):
             s.forwarded = (c, c.state)
