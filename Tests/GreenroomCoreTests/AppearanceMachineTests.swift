@@ -150,7 +150,23 @@ struct RecordingStackDriver {
         if let failure = run(.push(c, onto: s, animated: animated, animationMs: animationMs), onFailure).failure { throw failure }
     }
     func pop(_ s: StackRecord, animated: Bool, onFailure: @escaping (ContainerFailure) -> Void) -> ContainerRecord? {
-        run(.pop(s, animated: animated, animationMs: animationMs), onFailure).popped
+        run(.pop(s, animated: animated, animationMs: animationMs), onFailure).removed.last
+    }
+    func popToRoot(_ s: StackRecord, animated: Bool, onFailure: @escaping (ContainerFailure) -> Void = { _ in }) -> [ContainerRecord] {
+        run(.popToRoot(s, animated: animated, animationMs: animationMs), onFailure).removed
+    }
+    func setContainers(_ s: StackRecord, _ list: [ContainerRecord], animated: Bool,
+                       onFailure: @escaping (ContainerFailure) -> Void = { _ in }) -> [ContainerRecord] {
+        run(.setContainers(s, list, animated: animated, animationMs: animationMs), onFailure).removed
+    }
+    func beginInteractivePop(_ s: StackRecord, onFailure: @escaping (ContainerFailure) -> Void = { _ in }) {
+        run(.beginInteractivePop(s), onFailure)
+    }
+    func finishInteractivePop(_ s: StackRecord, onFailure: @escaping (ContainerFailure) -> Void = { _ in }) -> ContainerRecord? {
+        run(.finishInteractivePop(s, durationMs: animationMs), onFailure).removed.last
+    }
+    func cancelInteractivePop(_ s: StackRecord, onFailure: @escaping (ContainerFailure) -> Void = { _ in }) {
+        run(.cancelInteractivePop(s, durationMs: animationMs), onFailure)
     }
     func remove(_ c: ContainerRecord, from s: StackRecord, onFailure: @escaping (ContainerFailure) -> Void) {
         run(.remove(c, from: s), onFailure)
@@ -166,7 +182,7 @@ struct RecordingStackDriver {
     func completeTransition(_ s: StackRecord) { run(.completeTransition(s), { _ in }) }
 
     @discardableResult
-    func run(_ operation: consuming StackOperation, _ onFailure: @escaping (ContainerFailure) -> Void) -> (failure: ContainerFailure?, popped: ContainerRecord?) {
+    func run(_ operation: consuming StackOperation, _ onFailure: @escaping (ContainerFailure) -> Void) -> (failure: ContainerFailure?, removed: [ContainerRecord]) {
         var op = operation
         var input = StackOperation.Input.start
         while true {
@@ -185,7 +201,7 @@ struct RecordingStackDriver {
                 d.cancel(token)
                 input = .resumed
             case .done(let failure):
-                return (failure, op.popped)
+                return (failure, op.removed)
             }
         }
     }

@@ -126,7 +126,8 @@ def test_view_loads_lazily_just_before_the_first_will_appear(vhost):
     p("stack.push", {"stack": shown, "container": c})  # moved from the hidden stack: loads on the way in
     tags = p.tags()
     i = tags.index(f"{c}:loadView")
-    assert tags[i:i + 5] == [*load(c), f"{c}:viewWillAppear"], tags
+    assert tags[i:i + 5] == [f"{c}:loadView", f"{c}:viewDidLoad", f"{c}:viewWillAppear", f"{c}:viewWillLayoutSubviews",
+                             f"{c}:viewDidLayoutSubviews"], tags
     assert tags.count(f"{c}:loadView") == 1 and tags.count(f"{c}:viewDidLoad") == 1
     assert p.info(c)["size"] == {"width": 375, "height": 667}
 

@@ -1,4 +1,5 @@
-"""Containers and stacks: the push and pop order (new top willAppear, old willDisappear, then the did's),
+"""Containers and stacks: the push and pop order (UINavigationController's: the old top's willDisappear, the new
+top's willAppear and layout, then the old top's didDisappear and the new one's didAppear),
 animated pushes and pops ending 300 ms after they started, a container pushed twice or from another stack,
 hidden stacks, resizes that lay the top out again, container.configure / container.release /
 container.info, memory warnings reaching every live container, and teardown when a connection goes.
@@ -9,12 +10,13 @@ How the expected sequences are worked out, and the tags the tests compare: lifec
 from __future__ import annotations
 
 from grhost import tag
-from lifecyclemodel import APPEARANCE, lifecycle, load, load_and_appear, page_peer, peer, session, sessions
+from lifecyclemodel import APPEARANCE, lifecycle, page_peer, peer, session, sessions
 
 
-def test_push_order_new_top_will_appear_old_will_disappear_then_did(vhost):
-    """docs/lifecycle.md: push: the new top gets willAppear, the old top willDisappear, then didAppear / didDisappear;
-    not animated: all at once, with animated: false."""
+def test_push_order_is_the_navigation_controllers(vhost):
+    """docs/lifecycle.md: push: the new top joins and loads, the old top gets willDisappear, the new top willAppear
+    and then its layout, then the old top didDisappear and the new top didAppear and didMoveToParent; not animated:
+    all at once, with animated: false."""
     p = peer(vhost)
     stack = p("stack.create", {"width": 375, "height": 667})["stack"]
     a = p("container.create", {"class": "Container"})["container"]
@@ -24,9 +26,10 @@ def test_push_order_new_top_will_appear_old_will_disappear_then_did(vhost):
     info = p("stack.push", {"stack": stack, "container": b})
     assert (info["containers"], info["top"], info["animating"]) == ([a, b], b, False)
     events = p.events()
-    assert [tag(e) for e in events] == [f"{b}:willMoveToParent", *load(b), f"{b}:viewWillAppear",
-                                        f"{a}:viewWillDisappear", f"{b}:viewDidAppear", f"{b}:didMoveToParent",
-                                        f"{a}:viewDidDisappear"]
+    assert [tag(e) for e in events] == [f"{b}:willMoveToParent", f"{b}:loadView", f"{b}:viewDidLoad",
+                                        f"{a}:viewWillDisappear", f"{b}:viewWillAppear",
+                                        f"{b}:viewWillLayoutSubviews", f"{b}:viewDidLayoutSubviews",
+                                        f"{a}:viewDidDisappear", f"{b}:viewDidAppear", f"{b}:didMoveToParent"]
     assert all(e["animated"] is False for e in lifecycle(events) if e["event"] in APPEARANCE)
     assert p.info(a)["appearance"] == "disappeared" and p.info(b)["appearance"] == "appeared"
     p.assert_balanced()
@@ -45,14 +48,14 @@ def test_animated_pop_ends_exactly_300ms_after_it_started(vhost):
     p.skip()
     popped = p("stack.pop", {"stack": stack, "animated": True})
     assert popped["container"] == b and popped["stack"]["animating"] is True
-    assert p.tags() == [f"{b}:willMoveToParent", f"{a}:viewWillAppear", f"{b}:viewWillDisappear"]
+    assert p.tags() == [f"{b}:willMoveToParent", f"{b}:viewWillDisappear", f"{a}:viewWillAppear"]
     p("clock.advance", {"ms": 150})
     p("clock.advance", {"ms": 149.5})
     assert p.tags() == []
     assert p.info(a)["appearance"] == "appearing" and p.info(b)["appearance"] == "disappearing"
     p("clock.advance", {"ms": 0.5})
     events = p.events()
-    assert [tag(e) for e in events] == [f"{a}:viewDidAppear", f"{b}:viewDidDisappear", f"{b}:didMoveToParent"]
+    assert [tag(e) for e in events] == [f"{b}:viewDidDisappear", f"{a}:viewDidAppear", f"{b}:didMoveToParent"]
     assert all(e["params"]["t"] == 1534.5 for e in events), events
     assert all(e["animated"] is True for e in lifecycle(events) if e["event"] in APPEARANCE)
     assert p("stack.info", {"stack": stack})["animating"] is False
@@ -69,26 +72,27 @@ def test_animated_push_and_pop_finish_after_300ms(vhost):
 
     assert s("stack.push", {"stack": stack, "container": b, "animated": True})["animating"] is True
     events = s.events()
-    assert [tag(e) for e in events] == [f"{b}:willMoveToParent", *load_and_appear(b), f"{b}:viewWillAppear",
-                                        f"{a}:viewWillDisappear"]
+    assert [tag(e) for e in events] == [f"{b}:willMoveToParent", f"{b}:loadView", f"{b}:viewDidLoad",
+                                        f"{a}:viewWillDisappear", f"{b}:viewWillAppear",
+                                        f"{b}:viewWillLayoutSubviews", f"{b}:viewDidLayoutSubviews"]
     assert all(e["params"]["animated"] is True for e in events if e["params"]["event"] in APPEARANCE)
     assert s("clock.advance", {"ms": 299}) == {"now": 299, "ms": 299, "fired": 0}
     assert s.tags() == []
     assert s("stack.info", {"stack": stack})["animating"] is True
     assert s("clock.advance", {"ms": 1})["fired"] == 1
     events = s.events()
-    assert [tag(e) for e in events] == [f"{b}:viewDidAppear", f"{b}:didMoveToParent", f"{a}:viewDidDisappear"]
+    assert [tag(e) for e in events] == [f"{a}:viewDidDisappear", f"{b}:viewDidAppear", f"{b}:didMoveToParent"]
     assert all(e["params"]["t"] == 300 for e in events)
     assert all(e["params"]["animated"] is True for e in events if e["params"]["event"] in APPEARANCE)
     assert s("stack.info", {"stack": stack})["animating"] is False
 
     popped = s("stack.pop", {"stack": stack, "animated": True})
     assert popped["container"] == b and popped["stack"]["containers"] == [a] and popped["stack"]["animating"]
-    assert s.tags() == [f"{b}:willMoveToParent", f"{a}:viewWillAppear", f"{b}:viewWillDisappear"]
+    assert s.tags() == [f"{b}:willMoveToParent", f"{b}:viewWillDisappear", f"{a}:viewWillAppear"]
     s("clock.advance", {"ms": 299})
     assert s.tags() == []
     s("clock.advance", {"ms": 1})
-    assert s.tags() == [f"{a}:viewDidAppear", f"{b}:viewDidDisappear", f"{b}:didMoveToParent"]
+    assert s.tags() == [f"{b}:viewDidDisappear", f"{a}:viewDidAppear", f"{b}:didMoveToParent"]
     assert s("container.info", {"container": b})["parent"] is None
 
     # A transition started while another runs completes the running one first (its end calls are delivered).
@@ -96,7 +100,7 @@ def test_animated_push_and_pop_finish_after_300ms(vhost):
     s.skip()
     c = s("container.create", {"class": "Container"})["container"]
     s("stack.push", {"stack": stack, "container": c, "animated": True})
-    assert s.tags()[:4] == [f"{c}:init", f"{b}:viewDidAppear", f"{b}:didMoveToParent", f"{a}:viewDidDisappear"]
+    assert s.tags()[:4] == [f"{c}:init", f"{a}:viewDidDisappear", f"{b}:viewDidAppear", f"{b}:didMoveToParent"]
     s("clock.advance", {"ms": 300})
     assert s("stack.info", {"stack": stack})["containers"] == [a, b, c]
     s.assert_balanced()
@@ -196,9 +200,9 @@ def test_push_from_another_stack_mid_animation_completes_it_then_moves(vhost):
     p.skip()
     p("stack.push", {"stack": s2, "container": moved})
     tags = p.tags()
-    assert tags == [f"{moved}:viewDidAppear", f"{moved}:didMoveToParent", f"{under}:viewDidDisappear",
-                    f"{moved}:willMoveToParent", f"{under}:viewWillAppear", f"{moved}:viewWillDisappear",
-                    f"{under}:viewDidAppear", f"{moved}:viewDidDisappear", f"{moved}:didMoveToParent",
+    assert tags == [f"{under}:viewDidDisappear", f"{moved}:viewDidAppear", f"{moved}:didMoveToParent",
+                    f"{moved}:willMoveToParent", f"{moved}:viewWillDisappear", f"{under}:viewWillAppear",
+                    f"{moved}:viewDidDisappear", f"{under}:viewDidAppear", f"{moved}:didMoveToParent",
                     f"{moved}:willMoveToParent", f"{moved}:viewWillAppear", f"{moved}:viewDidAppear",
                     f"{moved}:didMoveToParent"], tags
     assert p("stack.info", {"stack": s1})["containers"] == [under]
@@ -219,15 +223,15 @@ def test_pushing_a_container_from_another_stack_moves_it(vhost):
     info = s("stack.push", {"stack": s2, "container": moved})
     assert info["containers"] == [moved] and info["top"] == moved
     events = s.events()
-    # It disappears in s1 first (s1's next container appears), then appears in s2 at s2's size.
+    # It disappears in s1 first (s1's next container appears), then appears in s2 and lays out at s2's size.
     assert [tag(e) for e in events] == [
-        f"{moved}:willMoveToParent", f"{under}:viewWillAppear", f"{moved}:viewWillDisappear",
-        f"{under}:viewDidAppear", f"{moved}:viewDidDisappear", f"{moved}:didMoveToParent",
-        f"{moved}:willMoveToParent", f"{moved}:viewWillLayoutSubviews", f"{moved}:viewDidLayoutSubviews",
-        f"{moved}:viewWillAppear", f"{moved}:viewDidAppear", f"{moved}:didMoveToParent",
+        f"{moved}:willMoveToParent", f"{moved}:viewWillDisappear", f"{under}:viewWillAppear",
+        f"{moved}:viewDidDisappear", f"{under}:viewDidAppear", f"{moved}:didMoveToParent",
+        f"{moved}:willMoveToParent", f"{moved}:viewWillAppear", f"{moved}:viewWillLayoutSubviews",
+        f"{moved}:viewDidLayoutSubviews", f"{moved}:viewDidAppear", f"{moved}:didMoveToParent",
     ]
     assert [e["params"]["parent"] for e in events if "MoveToParent" in e["params"]["event"]] == [None, None, s2, s2]
-    assert events[7]["params"]["size"] == {"width": 768, "height": 1024}
+    assert events[8]["params"]["size"] == {"width": 768, "height": 1024}
     assert s("stack.info", {"stack": s1})["containers"] == [under]
     s.assert_balanced()
 
@@ -249,7 +253,8 @@ def test_hidden_stack_is_unhidden_by_set_hidden_and_lays_out_at_its_current_size
     assert p.info(c)["viewLoaded"] is False
     p("stack.setHidden", {"stack": stack, "hidden": False})
     events = p.events()
-    assert [tag(e) for e in events] == [*load(c), f"{c}:viewWillAppear", f"{c}:viewDidAppear"]
+    assert [tag(e) for e in events] == [f"{c}:loadView", f"{c}:viewDidLoad", f"{c}:viewWillAppear",
+                                        f"{c}:viewWillLayoutSubviews", f"{c}:viewDidLayoutSubviews", f"{c}:viewDidAppear"]
     assert lifecycle(events, c, "viewDidLayoutSubviews")[0]["size"] == {"width": 500, "height": 300}
     assert p.info(c)["appearance"] == "appeared"
     p.assert_balanced()
@@ -271,7 +276,8 @@ def test_a_hidden_stack_loads_nothing_until_shown(vhost):
         assert (info["state"], info["viewLoaded"], info["size"]) == ("fresh", False, None), info
 
     s("stack.setHidden", {"stack": stack, "hidden": False})
-    assert s.tags() == [*load_and_appear(shown), f"{shown}:viewWillAppear", f"{shown}:viewDidAppear"]
+    assert s.tags() == [f"{shown}:loadView", f"{shown}:viewDidLoad", f"{shown}:viewWillAppear",
+                        f"{shown}:viewWillLayoutSubviews", f"{shown}:viewDidLayoutSubviews", f"{shown}:viewDidAppear"]
     assert s("container.info", {"container": first})["viewLoaded"] is False  # only the top is shown
     s("stack.setHidden", {"stack": stack, "hidden": True})
     assert s.tags() == [f"{shown}:viewWillDisappear", f"{shown}:viewDidDisappear"]
@@ -281,7 +287,8 @@ def test_a_hidden_stack_loads_nothing_until_shown(vhost):
 
 
 def test_pop_reveals_the_one_below_laid_out_at_the_new_size(vhost):
-    """rpc-schema stack.resize: the others lay out when they next appear (before their viewWillAppear)."""
+    """rpc-schema stack.resize: the others lay out when they next appear (after their viewWillAppear, as a
+    navigation controller lays out the incoming view inside the transition)."""
     p = peer(vhost)
     stack = p("stack.create", {"width": 375, "height": 667})["stack"]
     a = p("container.create", {"class": "Container"})["container"]
@@ -292,9 +299,9 @@ def test_pop_reveals_the_one_below_laid_out_at_the_new_size(vhost):
     p.skip()
     p("stack.pop", {"stack": stack})
     events = p.events()
-    assert [tag(e) for e in events] == [f"{b}:willMoveToParent", f"{a}:viewWillLayoutSubviews",
-                                        f"{a}:viewDidLayoutSubviews", f"{a}:viewWillAppear", f"{b}:viewWillDisappear",
-                                        f"{a}:viewDidAppear", f"{b}:viewDidDisappear", f"{b}:didMoveToParent"]
+    assert [tag(e) for e in events] == [f"{b}:willMoveToParent", f"{b}:viewWillDisappear", f"{a}:viewWillAppear",
+                                        f"{a}:viewWillLayoutSubviews", f"{a}:viewDidLayoutSubviews",
+                                        f"{b}:viewDidDisappear", f"{a}:viewDidAppear", f"{b}:didMoveToParent"]
     assert lifecycle(events, a, "viewWillLayoutSubviews")[0]["size"] == {"width": 667, "height": 375}
     p.assert_balanced()
 
@@ -362,8 +369,8 @@ def test_container_release_disappears_then_deinits(vhost):
         p("stack.push", {"stack": stack, "container": x})
     p.skip()
     assert p("container.release", {"container": c}) == {"container": c, "released": True}
-    assert p.tags() == [f"{c}:willMoveToParent", f"{b}:viewWillAppear", f"{c}:viewWillDisappear",
-                        f"{b}:viewDidAppear", f"{c}:viewDidDisappear", f"{c}:didMoveToParent", f"{c}:deinit"]
+    assert p.tags() == [f"{c}:willMoveToParent", f"{c}:viewWillDisappear", f"{b}:viewWillAppear",
+                        f"{c}:viewDidDisappear", f"{b}:viewDidAppear", f"{c}:didMoveToParent", f"{c}:deinit"]
     p("container.release", {"container": a})  # covered: already disappeared
     assert p.tags() == [f"{a}:willMoveToParent", f"{a}:didMoveToParent", f"{a}:deinit"]
     p("container.release", {"container": fresh})

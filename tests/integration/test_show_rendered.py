@@ -8,7 +8,7 @@ How the expected sequences are worked out, and the tags the tests compare: lifec
 from __future__ import annotations
 
 from grhost import tag
-from lifecyclemodel import APPEARANCE, lifecycle, load_and_appear, page_peer, peer, session
+from lifecyclemodel import APPEARANCE, lifecycle, page_peer, peer, session
 
 
 def find(events: list[dict], container: str, event: str) -> dict:
@@ -30,8 +30,9 @@ def test_seed000_miss_then_drain_then_hit_with_exact_lifecycles(vhost):
     assert miss == {"container": "c-1", "class": "Web", "warm": False, "output": {"navigationStart": True}}, miss
     events = s.events()
     assert [tag(e) for e in events] == [
-        "c-1:init", "pool:miss:c-1", "c-1:willMoveToParent", *load_and_appear("c-1"),
-        "c-1:viewWillAppear", "c-1:viewDidAppear", "c-1:didMoveToParent", "c-1:configure",
+        "c-1:init", "pool:miss:c-1", "c-1:willMoveToParent", "c-1:loadView", "c-1:viewDidLoad",
+        "c-1:viewWillAppear", "c-1:viewWillLayoutSubviews", "c-1:viewDidLayoutSubviews", "c-1:viewDidAppear",
+        "c-1:didMoveToParent", "c-1:configure",
     ]
     assert find(events, "c-1", "willMoveToParent")["parent"] == stack
     assert find(events, "c-1", "viewDidLayoutSubviews")["size"] == {"width": 375, "height": 667}
@@ -48,8 +49,9 @@ def test_seed000_miss_then_drain_then_hit_with_exact_lifecycles(vhost):
     assert s("tasks.drain") == {"ran": 1, "pending": 0}
     events = s.events()
     assert [tag(e) for e in events] == [
-        "c-2:init~", "c-2:willMoveToParent~", *load_and_appear("c-2", offscreen=True),
-        "c-2:viewWillAppear~", "c-2:viewDidAppear~", "c-2:didMoveToParent~", "pool:warmed:c-2",
+        "c-2:init~", "c-2:willMoveToParent~", "c-2:loadView~", "c-2:viewDidLoad~", "c-2:viewWillAppear~",
+        "c-2:viewWillLayoutSubviews~", "c-2:viewDidLayoutSubviews~", "c-2:viewDidAppear~", "c-2:didMoveToParent~",
+        "pool:warmed:c-2",
     ]
     green_room = find(events, "c-2", "willMoveToParent")["parent"]
     assert green_room.startswith("g-") and green_room != stack
@@ -65,8 +67,8 @@ def test_seed000_miss_then_drain_then_hit_with_exact_lifecycles(vhost):
     assert [tag(e) for e in events] == [
         "c-2:willMoveToParent~", "c-2:viewWillDisappear~", "c-2:viewDidDisappear~", "c-2:didMoveToParent~",
         "pool:hit:c-2",
-        "c-2:willMoveToParent", "c-2:viewWillAppear", "c-1:viewWillDisappear", "c-2:viewDidAppear",
-        "c-2:didMoveToParent", "c-1:viewDidDisappear", "c-2:configure",
+        "c-2:willMoveToParent", "c-1:viewWillDisappear", "c-2:viewWillAppear", "c-1:viewDidDisappear",
+        "c-2:viewDidAppear", "c-2:didMoveToParent", "c-2:configure",
     ]
     leaving = [e["params"] for e in events[:4]]
     assert leaving[0]["parent"] is None and leaving[3]["parent"] is None
@@ -106,12 +108,12 @@ def test_show_rendered_hit_animated_event_order_and_reply(vhost):
     events = p.events()
     assert [tag(e) for e in events] == [f"{w}:willMoveToParent~", f"{w}:viewWillDisappear~", f"{w}:viewDidDisappear~",
                                         f"{w}:didMoveToParent~", f"pool:hit:{w}", f"{w}:willMoveToParent",
-                                        f"{w}:viewWillAppear", f"{below}:viewWillDisappear"]
+                                        f"{below}:viewWillDisappear", f"{w}:viewWillAppear"]
     assert [e["animated"] for e in lifecycle(events) if e["event"] in APPEARANCE] == [False, False, True, True]
     p("clock.advance", {"ms": 299})
     assert p.tags() == []
     p("clock.advance", {"ms": 1})
-    assert p.tags() == [f"{w}:viewDidAppear", f"{w}:didMoveToParent", f"{below}:viewDidDisappear"]
+    assert p.tags() == [f"{below}:viewDidDisappear", f"{w}:viewDidAppear", f"{w}:didMoveToParent"]
     reply = p("showRendered", {"class": "Web", "stack": stack, "data": {"url": "u"}})
     assert reply["warm"] is False and reply["output"] == "ok" and set(reply) == {"container", "class", "warm", "output"}
     assert p.tags()[-1] == f"{reply['container']}:configure"
@@ -136,8 +138,8 @@ def test_hit_into_a_stack_of_another_size_lays_out_there_without_loading(vhost):
     events = p.events()
     assert [tag(e) for e in events] == [f"{c}:willMoveToParent~", f"{c}:viewWillDisappear~", f"{c}:viewDidDisappear~",
                                         f"{c}:didMoveToParent~", f"pool:hit:{c}", f"{c}:willMoveToParent",
-                                        f"{c}:viewWillLayoutSubviews", f"{c}:viewDidLayoutSubviews",
-                                        f"{c}:viewWillAppear", f"{c}:viewDidAppear", f"{c}:didMoveToParent"]
+                                        f"{c}:viewWillAppear", f"{c}:viewWillLayoutSubviews",
+                                        f"{c}:viewDidLayoutSubviews", f"{c}:viewDidAppear", f"{c}:didMoveToParent"]
     assert lifecycle(events, c, "viewDidLayoutSubviews")[0]["size"] == {"width": 768, "height": 1024}
     hit = [e["params"] for e in events if e["method"] == "pool"][0]
     assert (hit["width"], hit["height"]) == (320, 480), hit
@@ -192,9 +194,8 @@ def test_hit_without_stack_is_loaded_and_lays_out_when_pushed_at_another_size(vh
     p.skip()
     p("stack.push", {"stack": stack, "container": c})
     events = p.events()
-    assert [tag(e) for e in events] == [f"{c}:willMoveToParent", f"{c}:viewWillLayoutSubviews",
-                                        f"{c}:viewDidLayoutSubviews", f"{c}:viewWillAppear", f"{c}:viewDidAppear",
-                                        f"{c}:didMoveToParent"]
+    assert [tag(e) for e in events] == [f"{c}:willMoveToParent", f"{c}:viewWillAppear", f"{c}:viewWillLayoutSubviews",
+                                        f"{c}:viewDidLayoutSubviews", f"{c}:viewDidAppear", f"{c}:didMoveToParent"]
     assert lifecycle(events, c, "viewDidLayoutSubviews")[0]["size"] == {"width": 768, "height": 1024}
     p.assert_balanced()
 

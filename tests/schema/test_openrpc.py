@@ -373,7 +373,7 @@ def test_positional_params_of_container_methods(conn: Conn) -> None:
     stack = conn.call("stack.create", [320, 480, True])
     check(method_result_ref("stack.create"), stack, "stack.create result")
     assert (stack["width"], stack["height"], stack["hidden"]) == (320, 480, True), stack
-    assert [p["name"] for p in METHODS["showRendered"]["params"]] == ["class", "stack", "animated", "data"]
+    assert [p["name"] for p in METHODS["showRendered"]["params"]] == ["class", "stack", "animated", "data", "duration"]
     shown = conn.call("showRendered", ["Container", stack["stack"], False, {"n": 1}])
     check(method_result_ref("showRendered"), shown, "showRendered result")
     assert conn.call("stack.info", [stack["stack"]])["top"] == shown["container"]
@@ -407,6 +407,10 @@ BAD_PARAMS = [
     ("showRendered", {"class": 5}, "class"),
     ("showRendered", {"class": "Container", "colour": "red"}, "colour"),
     ("pool.configure", {"class": "Container", "depth": -1}, "depth"),
+    ("stack.updateInteractivePop", {"stack": "s-1", "progress": 1.5}, "progress"),
+    ("stack.updateInteractivePop", {"stack": "s-1"}, "progress"),
+    ("stack.finishInteractivePop", {"stack": "s-1", "duration": -5}, "duration"),
+    ("stack.cancelInteractivePop", {"stack": "s-1", "duration": 600001}, "duration"),
     ("pool.configure", {"class": "Container", "depth": 1.5}, "depth"),
     ("pool.configure", {"class": "Container", "policy": "always"}, "policy"),
     ("pool.warm", {"class": "Container", "count": -1}, "count"),
@@ -889,7 +893,7 @@ def test_positional_params_of_page_methods(conn: Conn) -> None:
     order = {
         "page.create": ["class", "pages", "count", "data", "width", "height", "stack", "initialIndex", "cache",
                         "prerender"],
-        "page.show": ["session", "index", "animated"],
+        "page.show": ["session", "index", "animated", "duration"],
         "page.willBeginDragging": ["session", "offset"],
         "page.didScroll": ["session", "offset"],
         "page.willEndDragging": ["session", "offset", "velocity", "targetOffset"],

@@ -21,6 +21,16 @@ public struct ContainerFailure: Error, Equatable, Sendable {
     }
 }
 
+/// Where a container's layout falls in its first appearance (and in one at a new size).
+public enum LayoutOrder: Sendable {
+    /// Laid out before `viewWillAppear`: a page session sizes a page's view to the page when it places
+    /// the page in its scrolling content, before it forwards the appearance call (docs/pages.md).
+    case beforeWillAppear
+    /// Laid out after `viewWillAppear`: UINavigationController adds the incoming view to the window
+    /// inside the transition, after telling it that it will appear (stacks and the green room).
+    case afterWillAppear
+}
+
 /// The lifecycle rules of docs/lifecycle.md over `ContainerRecord`s: lazy view loading, layout at a size,
 /// the appearance machine, containment, teardown. A machine in the shape of `AppearanceMachine`: each
 /// input updates the record and returns the actions the host performs, in order (`perform`); what the
@@ -43,12 +53,14 @@ public struct Lifecycle: Sendable {
         return a
     }
 
-    /// begin(appearing:) per the table; appearing loads the view first (at `size`).
+    /// begin(appearing:) per the table; appearing loads the view first and lays it out at `size`,
+    /// before or after `viewWillAppear` as `layout` says.
     /// A failed or torn-down container gets no appearance call: its teardown ran (or will run) its
     /// last hooks, and a call its failure cut short must not be ended later (that would be unbalanced).
-    public func begin(_ c: ContainerRecord, appearing: Bool, animated: Bool, size: Size? = nil) -> LifecycleActions {
+    public func begin(_ c: ContainerRecord, appearing: Bool, animated: Bool, size: Size? = nil,
+                      layout: LayoutOrder = .beforeWillAppear) -> LifecycleActions {
         var a = LifecycleActions()
-        begin(c, appearing: appearing, animated: animated, size: size, into: &a)
+        begin(c, appearing: appearing, animated: animated, size: size, layout: layout, into: &a)
         return a
     }
 
@@ -66,16 +78,17 @@ public struct Lifecycle: Sendable {
     }
 
     /// Brings a container to `appeared` with balanced calls.
-    public func appear(_ c: ContainerRecord, animated: Bool = false, size: Size? = nil) -> LifecycleActions {
+    public func appear(_ c: ContainerRecord, animated: Bool = false, size: Size? = nil,
+                       layout: LayoutOrder = .beforeWillAppear) -> LifecycleActions {
         var a = LifecycleActions()
         switch c.state {
         case .disappeared, .disappearing:
-            begin(c, appearing: true, animated: animated, size: size, into: &a)
+            begin(c, appearing: true, animated: animated, size: size, layout: layout, into: &a)
             end(c, animated: animated, into: &a)
         case .appearing:
             end(c, animated: animated, into: &a)
         case .appeared:
-            if let size { layout(c, size: size, into: &a) }
+            if let size { self.layout(c, size: size, into: &a) }
         }
         return a
     }
@@ -132,13 +145,18 @@ public struct Lifecycle: Sendable {
         a.append(.run(.viewDidLayoutSubviews, c, HookContext(size: size)))
     }
 
-    private func begin(_ c: ContainerRecord, appearing: Bool, animated: Bool, size: Size?, into a: inout LifecycleActions) {
+    private func begin(_ c: ContainerRecord, appearing: Bool, animated: Bool, size: Size?,
+                       layout: LayoutOrder = .beforeWillAppear, into a: inout LifecycleActions) {
         guard !c.isFailed, !c.isDestroyed else { return }
-        if appearing { loadIfNeeded(c, size: size, into: &a) }
+        let layoutFirst = layout == .beforeWillAppear
+        if appearing { loadIfNeeded(c, size: layoutFirst ? size : nil, into: &a) }
         switch c.appearance.begin(appearing: appearing) {
         case .hook(let h): a.append(.run(h, c, HookContext(animated: animated)))
-        case .unbalanced: a.append(.unbalanced(c, appearing ? .beginAppearing : .beginDisappearing, state: c.state))
+        case .unbalanced:
+            a.append(.unbalanced(c, appearing ? .beginAppearing : .beginDisappearing, state: c.state))
+            return
         }
+        if appearing, !layoutFirst, let size { self.layout(c, size: size, into: &a) }
     }
 
     private func end(_ c: ContainerRecord, animated: Bool, into a: inout LifecycleActions) {

@@ -546,7 +546,8 @@ public struct PageOperation {
 
         case .showAfterOldBegan(let to, let from, let new, let animated):
             let t = PageTransition(from: from, to: to, new: new, leaving: r.showLeaving, animated: animated)
-            guard animated else {
+            // A zero duration ends at once, its calls still marked animated.
+            guard animated && s.animationMs > 0 else {
                 then(.finish(t, .showNotAnimated))
                 return nil
             }

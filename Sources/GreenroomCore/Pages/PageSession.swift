@@ -52,7 +52,8 @@ public final class PageSession {
     public let count: Int
     public private(set) var pageSize: Size
     public let cacheMode: CacheMode
-    public var animationMs: Double = 300
+    /// How long the last `page.show` animation runs on the host clock (its call's `duration`, else 300).
+    public private(set) var animationMs: Double = 300
 
     public internal(set) var current: Int
     public internal(set) var phase: Phase = .idle
@@ -115,11 +116,12 @@ public final class PageSession {
         return PageOperation(self, .run(.end(f.container, animated: animated), .propagate))
     }
 
-    /// `page.show`: new.begin(true), old.begin(false), both end after the animation (at once when not
-    /// animated). A running animation completes first.
-    public func show(_ index: Int, animated: Bool) -> PageOperation {
+    /// `page.show`: new.begin(true), old.begin(false), both end after the animation (`durationMs`, at once
+    /// when not animated). A running animation completes first.
+    public func show(_ index: Int, animated: Bool, durationMs: Double = 300) -> PageOperation {
         guard (0..<count).contains(index) else { return PageOperation(self, failing: .indexOutOfRange(index: index, count: count)) }
         if phase == .dragging || phase == .decelerating { return PageOperation(self, failing: .outOfOrder(.show, phase: phase)) }
+        animationMs = durationMs
         return PageOperation(self, .completeAnimation, .showAfterCompletion(index, animated: animated))
     }
 

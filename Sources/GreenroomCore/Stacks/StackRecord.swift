@@ -23,6 +23,9 @@ public final class StackRecord {
     public let isGreenRoom: Bool
     /// The running push/pop animation: whose end calls are to come, and its timer.
     public internal(set) var transition: (pending: StackTransition, timer: Int)? { willSet { journal?.willChange(self) } }
+    /// The interactive pop (the edge-swipe back gesture) in progress, if one is: its top is disappearing
+    /// and the one below appearing until it finishes or is cancelled.
+    public internal(set) var interactivePop: InteractivePop? { willSet { journal?.willChange(self) } }
 
     /// Where its changes are saved during a speculative run (nil: never).
     private let journal: RecordJournal?
@@ -43,9 +46,12 @@ public final class StackRecord {
     struct Saved {
         var size: Size, isHidden: Bool, items: [ContainerRecord], owner: String?
         var transition: (pending: StackTransition, timer: Int)?
+        var interactivePop: InteractivePop?
     }
 
-    var saved: Saved { Saved(size: size, isHidden: isHidden, items: items, owner: owner, transition: transition) }
+    var saved: Saved {
+        Saved(size: size, isHidden: isHidden, items: items, owner: owner, transition: transition, interactivePop: interactivePop)
+    }
 
     func restore(_ s: Saved) {
         size = s.size
@@ -53,9 +59,20 @@ public final class StackRecord {
         _items = s.items
         owner = s.owner
         transition = s.transition
+        interactivePop = s.interactivePop
     }
 
     public var top: ContainerRecord? { items.last }
     public var isAnimating: Bool { transition != nil }
+    /// The container below the top (nil: fewer than two).
+    public var belowTop: ContainerRecord? { items.count > 1 ? items[items.count - 2] : nil }
     public func contains(_ c: ContainerRecord) -> Bool { items.contains { $0 === c } }
+}
+
+/// An interactive pop between its begin and its finish or cancel: the top (disappearing), the one below
+/// (appearing), and how far the gesture has gone (0...1).
+public struct InteractivePop {
+    public let top: ContainerRecord
+    public let revealed: ContainerRecord
+    public internal(set) var progress: Double
 }

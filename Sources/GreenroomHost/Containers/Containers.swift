@@ -338,9 +338,11 @@ public final class Containers: HostDomain {
         switch parent {
         case .stack(let sid), .greenRoom(let sid):
             if let s = stackRecord(sid) {
-                let wasTop = s.top === c
+                // Only a top that was on screen uncovers the one below; a newcomer that failed before it
+                // began appearing leaves the navigation it was part of to bring the right top on.
+                let wasShownTop = s.top === c && (c.state == .appeared || c.state == .appearing)
                 stackOps.discard(c, from: s)
-                if wasTop && !s.isHidden { revealed = s }
+                if wasShownTop && !s.isHidden { revealed = s }
             }
         case .page:
             // Its session must never hold (or end calls on) a torn-down container.
@@ -352,7 +354,7 @@ public final class Containers: HostDomain {
         c.parent = .none
         // The container it covered is the top of a shown stack again: it appears.
         if let s = revealed, let top = s.top {
-            do throws(ContainerFailure) { try perform(lifecycle.appear(top, size: s.size)) } catch { deferredFailure(error) }
+            do throws(ContainerFailure) { try perform(lifecycle.appear(top, size: s.size, layout: .afterWillAppear)) } catch { deferredFailure(error) }
         }
         let hook = f?.hook.rawValue ?? "unknown"
         return RPCError(.pluginFailed, "\(Self.failureSentence(className: c.className, hook: hook, message: f?.failure.message ?? "hook failed")); container \(c.id) was torn down",

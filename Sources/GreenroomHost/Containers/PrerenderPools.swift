@@ -267,10 +267,12 @@ public final class PrerenderPools {
     }
 
     func register(into r: inout MethodRegistry<HostConnection>) {
-        r.register("showRendered", params: ["class", "stack", "animated", "data"]) { [unowned self] conn, p throws(RPCError) in
+        r.register("showRendered", params: ["class", "stack", "animated", "data", "duration"]) { [unowned self] conn, p throws(RPCError) in
             let cls = try host.classes.require(try p.require("class"))
             let target: StackRecord? = p.has("stack") ? try containers.stack(p, owner: conn) : nil
             let animated: Bool = try p.optional("animated") ?? false
+            let ms = try Containers.duration(p)
+            if let target { try containers.refuseDuringInteractivePop(target) }
             let pool = poolForShow(className: cls.name, size: target?.size, anySize: true)
             // A hit: the warm container leaves the green room and is pushed. Its hooks go to a plugin's
             // worker in one message when its class runs in one (the hand-over and the push are planned).
@@ -282,7 +284,7 @@ public final class PrerenderPools {
                 guard let c = hit else { return }
                 poolEvent("hit", pool, c, to: conn)
                 if let target {
-                    do throws(RPCError) { try containers.push(c, onto: target, animated: animated) } catch { pushFailed = error }
+                    do throws(RPCError) { try containers.push(c, onto: target, animated: animated, durationMs: ms) } catch { pushFailed = error }
                 }
             }
             let c: ContainerRecord
@@ -295,7 +297,7 @@ public final class PrerenderPools {
                 pool.misses += 1
                 c = try containers.create(cls, owner: conn.id, data: nil)
                 poolEvent("miss", pool, c, to: conn)
-                if let target { try containers.push(c, onto: target, animated: animated) }
+                if let target { try containers.push(c, onto: target, animated: animated, durationMs: ms) }
             }
             var reply: JSONObject = ["container": .string(c.id), "class": .string(cls.name), "warm": .bool(warm)]
             if let data = p.value("data") { reply["output"] = try containers.configure(c, data: data) }

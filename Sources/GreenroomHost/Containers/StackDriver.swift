@@ -5,18 +5,38 @@ import GreenroomCore
 /// keeps the animation timers, whose end runs `StackOperation.transitionEnded`.
 struct StackDriver {
     unowned let containers: Containers
-    /// How long a push or pop animation runs on the host clock.
-    let animationMs: Double = 300
+    /// How long an animated transition runs on the host clock when its call names no `duration`.
+    static let defaultDurationMs: Double = 300
 
     /// Pushes `c` (out of any other parent); a failure of `c`'s hooks is thrown (the caller tears it down).
-    func push(_ c: ContainerRecord, onto s: StackRecord, animated: Bool) throws(ContainerFailure) {
-        if let failure = run(.push(c, onto: s, animated: animated, animationMs: animationMs)).failure { throw failure }
+    func push(_ c: ContainerRecord, onto s: StackRecord, animated: Bool,
+              durationMs: Double = defaultDurationMs) throws(ContainerFailure) {
+        if let failure = run(.push(c, onto: s, animated: animated, animationMs: durationMs)).failure { throw failure }
     }
 
     /// Pops the top container and returns it (nil: the stack was empty).
-    func pop(_ s: StackRecord, animated: Bool) -> ContainerRecord? {
-        run(.pop(s, animated: animated, animationMs: animationMs)).popped
+    func pop(_ s: StackRecord, animated: Bool, durationMs: Double = defaultDurationMs) -> ContainerRecord? {
+        run(.pop(s, animated: animated, animationMs: durationMs)).removed.last
     }
+
+    /// Pops every container above the root; returns them, bottom first.
+    func popToRoot(_ s: StackRecord, animated: Bool, durationMs: Double) -> [ContainerRecord] {
+        run(.popToRoot(s, animated: animated, animationMs: durationMs)).removed
+    }
+
+    /// Replaces the stack's containers; returns those that left, bottom first.
+    func setContainers(_ s: StackRecord, _ list: [ContainerRecord], animated: Bool, durationMs: Double) -> [ContainerRecord] {
+        run(.setContainers(s, list, animated: animated, animationMs: durationMs)).removed
+    }
+
+    func beginInteractivePop(_ s: StackRecord) { run(.beginInteractivePop(s)) }
+
+    /// Finishes the interactive pop; returns the container it took off.
+    func finishInteractivePop(_ s: StackRecord, durationMs: Double) -> ContainerRecord? {
+        run(.finishInteractivePop(s, durationMs: durationMs)).removed.last
+    }
+
+    func cancelInteractivePop(_ s: StackRecord, durationMs: Double) { run(.cancelInteractivePop(s, durationMs: durationMs)) }
 
     func remove(_ c: ContainerRecord, from s: StackRecord) { run(.remove(c, from: s)) }
     func discard(_ c: ContainerRecord, from s: StackRecord) { run(.discard(c, from: s)) }
@@ -26,7 +46,7 @@ struct StackDriver {
     func completeTransition(_ s: StackRecord) { run(.completeTransition(s)) }
 
     @discardableResult
-    private func run(_ operation: consuming StackOperation) -> (failure: ContainerFailure?, popped: ContainerRecord?) {
+    private func run(_ operation: consuming StackOperation) -> (failure: ContainerFailure?, removed: [ContainerRecord]) {
         var op = operation
         var input = StackOperation.Input.start
         while true {
@@ -46,7 +66,7 @@ struct StackDriver {
                 containers.cancel(token)
                 input = .resumed
             case .done(let failure):
-                return (failure, op.popped)
+                return (failure, op.removed)
             }
         }
     }

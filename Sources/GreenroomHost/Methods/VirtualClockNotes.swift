@@ -14,6 +14,7 @@ extension Host {
     /// The methods whose replies may carry a `note` (each result schema declares it).
     static let notedMethods = [
         "showRendered", "pool.configure", "pool.warm", "page.create", "page.show", "stack.push", "stack.pop",
+        "stack.popToRoot", "stack.setContainers", "stack.finishInteractivePop", "stack.cancelInteractivePop",
         "host.memoryWarning",
     ]
 

@@ -148,11 +148,12 @@ extension PageSessions {
             }
             return info(e)
         }
-        r.register("page.show", params: ["session", "index", "animated"]) { [unowned self] conn, p throws(RPCError) in
+        r.register("page.show", params: ["session", "index", "animated", "duration"]) { [unowned self] conn, p throws(RPCError) in
             let e = try entry(p, owner: conn)
             let index: Int = try p.require("index")
             let animated: Bool = try p.optional("animated") ?? true
-            try run(e.session.show(index, animated: animated), in: e)
+            let ms = try Containers.duration(p)
+            try run(e.session.show(index, animated: animated, durationMs: ms), in: e)
             return info(e)
         }
         r.register("page.willBeginDragging", params: ["session", "offset"]) { [unowned self] conn, p throws(RPCError) in

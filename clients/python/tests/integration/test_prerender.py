@@ -38,8 +38,8 @@ def test_miss_drain_hit(greenroom_client):
     assert miss["warm"] is False and miss["output"] == {"loaded": True}, miss
     cold = miss["container"]
     events = drained(client)
-    assert hooks(events, cold) == ["init", "willMoveToParent", "loadView", "viewDidLoad", "viewWillLayoutSubviews",
-                                   "viewDidLayoutSubviews", "viewWillAppear", "viewDidAppear", "didMoveToParent",
+    assert hooks(events, cold) == ["init", "willMoveToParent", "loadView", "viewDidLoad", "viewWillAppear",
+                                   "viewWillLayoutSubviews", "viewDidLayoutSubviews", "viewDidAppear", "didMoveToParent",
                                    "configure"]
     assert [p["kind"] for topic, p in events if topic == "pool"] == ["miss"]
     assert all(p["offscreen"] is False for topic, p in events if topic == "lifecycle")
