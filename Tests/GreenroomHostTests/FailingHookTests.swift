@@ -147,3 +147,78 @@ import GreenroomRPC
         #expect(stats == ["usedBytes": .int(3 * 4096), "budgetBytes": .int(3 * 4096)])
     }
 }
+
+/// The state fuzzer's finds with the navigation controller's orders, one test each.
+extension FailingHookTests {
+    /// setContainers whose new top fails as it loads: the next one down comes on instead.
+    @Test func aNewTopThatFailsToLoadHandsTheTransitionToTheOneBelowIt() {
+        let c = client()
+        c.call("classes.define", ["name": "NoLoad", "hooks": ["viewDidLoad": ["fail": true]]])
+        let s = result(c.call("stack.create", ["width": 100, "height": 100]))["stack"]!
+        let a = result(c.call("container.create", ["class": "Container"]))["container"]!
+        let bad = result(c.call("container.create", ["class": "NoLoad"]))["container"]!
+        let r = c.call("stack.setContainers", ["stack": s, "containers": [a, bad]])
+        #expect(errorOf(r)?["data"]?["container"] == bad)
+        #expect(lifecycleLog(r.events).filter { $0.hasPrefix("\(a.stringValue!):") } == [
+            "c-1:willMoveToParent", "c-1:loadView", "c-1:viewDidLoad", "c-1:viewWillAppear",
+            "c-1:viewWillLayoutSubviews", "c-1:viewDidLayoutSubviews", "c-1:viewDidAppear", "c-1:didMoveToParent"])
+        #expect(result(c.call("container.info", ["container": a]))["appearance"] == "appeared")
+        #expect(unbalanced(r.events).isEmpty)
+    }
+
+    /// A container torn down as it left its last stack (a disappearing hook failed) is not pushed: the
+    /// stack it was going to never lists it.
+    @Test func aContainerThatFailsLeavingItsStackIsNotPushedElsewhere() {
+        let c = client()
+        c.call("classes.define", ["name": "NoLeave", "hooks": ["viewWillDisappear": ["fail": true]]])
+        let s1 = result(c.call("stack.create", ["width": 100, "height": 100]))["stack"]!
+        let s2 = result(c.call("stack.create", ["width": 100, "height": 100]))["stack"]!
+        let bad = result(c.call("container.create", ["class": "NoLeave"]))["container"]!
+        c.call("stack.push", ["stack": s1, "container": bad])
+        let r = c.call("stack.push", ["stack": s2, "container": bad])
+        #expect(errorOf(r)?["code"] == -32004)
+        #expect(errorOf(r)?["data"]?["hook"] == "viewWillDisappear")
+        #expect(result(c.call("stack.info", ["stack": s2]))["containers"] == [])
+        #expect(result(c.call("stack.info", ["stack": s1]))["containers"] == [])
+    }
+
+    /// The top fails as an interactive pop begins: it is torn down, the gesture is over, and the one below
+    /// is the top, appeared.
+    @Test func aTopThatFailsAsTheGestureBeginsEndsItBalanced() {
+        let c = client()
+        c.call("classes.define", ["name": "NoLeave", "hooks": ["viewWillDisappear": ["fail": true]]])
+        let s = result(c.call("stack.create", ["width": 100, "height": 100]))["stack"]!
+        let a = result(c.call("container.create", ["class": "Container"]))["container"]!
+        let bad = result(c.call("container.create", ["class": "NoLeave"]))["container"]!
+        c.call("stack.push", ["stack": s, "container": a])
+        c.call("stack.push", ["stack": s, "container": bad])
+        let r = c.call("stack.beginInteractivePop", ["stack": s])
+        #expect(errorOf(r)?["data"]?["container"] == bad)
+        let info = result(c.call("stack.info", ["stack": s]))
+        #expect(info["containers"] == [a] && info["interactivePop"] == JSONValue.null)
+        #expect(result(c.call("container.info", ["container": a]))["appearance"] == "appeared")
+        #expect(unbalanced(r.events).isEmpty)
+    }
+
+    /// A reuse-mode page whose disappearance fails as it leaves current +- 1 is released, not queued for
+    /// reuse: a failed container runs nothing but deinit.
+    @Test func aPageThatFailsOnItsWayToTheReuseQueueIsReleased() {
+        let c = client()
+        c.call("classes.define", ["name": "NoHide", "hooks": ["viewDidDisappear": ["fail": true]]])
+        let s = result(c.call("stack.create", ["width": 100, "height": 100]))["stack"]!
+        let created = result(c.call("page.create", ["class": "NoHide", "count": 6, "width": 100, "height": 100,
+                                                    "initialIndex": 1, "stack": s, "cache": ["mode": "reuse"]]))
+        let page = created["children"]?.arrayValue?.first?["container"]?.stringValue ?? "?"
+        let own = created["container"]!
+        // Covered halfway (an animated push over the session's container): its page begins disappearing.
+        let other = result(c.call("container.create", ["class": "Container"]))["container"]!
+        c.call("stack.push", ["stack": s, "container": other, "animated": true])
+        #expect(result(c.call("container.info", ["container": own]))["appearance"] == "disappearing")
+        let r = c.call("page.show", ["session": "p-1", "index": 4])
+        #expect(errorOf(r)?["data"]?["container"] == .string(page))
+        #expect(lifecycleLog(r.events).contains("\(page):deinit"))
+        #expect(result(c.call("page.info", ["session": "p-1"]))["reuseQueue"] == JSONValue.object([:]))
+        c.call("clock.advance", ["ms": 300])
+        #expect(result(c.call("host.stats"))["unbalancedTransitions"] == 0)
+    }
+}

@@ -45,6 +45,8 @@ final class StateFuzzer {
     var calls = 0
     /// The reply of the last call (a -32004's `data.result` says what the call did otherwise).
     var lastReply: JSONValue = .null
+    /// While debugging a seed: calls whose line names one of these ids are printed with their reply and events.
+    var trace: Set<String> = []
 
     init(seed: UInt64) {
         rng = SeededGenerator(seed: seed)
@@ -79,6 +81,12 @@ final class StateFuzzer {
         lastReply = reply
         // A call may reach other connections' containers (a memory warning, the clock, pools).
         for (k, other) in clients.enumerated() where k != i { events += other.readAll() }
+        let replyText = trace.isEmpty ? "" : JSONCodec.encodeString(reply)
+        let traced = events.filter { e in trace.contains { JSONCodec.encodeString(e).contains("\"\($0)\"") } }
+        if !traced.isEmpty || trace.contains(where: { line.contains("\"\($0)\"") || replyText.contains("\"\($0)\"") }) {
+            print("TRACE \(line)\n  -> \(replyText)")
+            for e in traced { print("     \(JSONCodec.encodeString(e))") }
+        }
         check(events, reply, line)
         return reply["result"]
     }
@@ -118,7 +126,7 @@ final class StateFuzzer {
     func step() {
         let i = int(0...(clients.count - 1))
         let size: JSONObject = ["width": .double(Double(int(1...4) * 50)), "height": 100]
-        switch int(0...27) {
+        switch int(0...31) {
         case 0, 1:
             if let r = call(i, "container.create", ["class": .string(pick(classes)!), "data": ["n": .int(int(0...9))]]), let id = ids(r, "container") {
                 containers[i, default: []].append(id)
@@ -208,6 +216,31 @@ final class StateFuzzer {
             call(i, "clock.advance", ["ms": .double(Double(pick([16, 150, 300, 1000, 6000])!))])
         case 26:
             call(i, "tasks.drain", [:])
+        case 27:
+            guard let s = pick(stacks[i] ?? []) else { return }
+            var p: JSONObject = ["stack": .string(s), "animated": .bool(chance(0.5))]
+            if chance(0.5) { p["duration"] = .double(Double(pick([0, 50, 300, 1000])!)) }
+            call(i, "stack.popToRoot", p)
+        case 28:
+            // A new list from the connection's containers: kept, reordered, newcomers (moved from other
+            // stacks), some left out; now and then a duplicate or another's id (refused, nothing changes).
+            guard let s = pick(stacks[i] ?? []) else { return }
+            var list: [JSONValue] = []
+            for _ in 0..<int(0...4) { if let c = pick(containers[i] ?? []), !list.contains(.string(c)) { list.append(.string(c)) } }
+            if chance(0.05), let c = list.first { list.append(c) }
+            var p: JSONObject = ["stack": .string(s), "containers": .array(list), "animated": .bool(chance(0.5))]
+            if chance(0.3) { p["duration"] = .double(Double(pick([0, 120, 300])!)) }
+            call(i, "stack.setContainers", p)
+        case 29, 30:
+            // The edge-swipe back gesture: begun, moved, then finished, cancelled or left live for later calls
+            // (refused while it is) and for the connection's close.
+            guard let s = pick(stacks[i] ?? []) else { return }
+            guard call(i, "stack.beginInteractivePop", ["stack": .string(s)]) != nil else { return }
+            for _ in 0..<int(0...3) { call(i, "stack.updateInteractivePop", ["stack": .string(s), "progress": .double(Double(int(0...10)) / 10)]) }
+            if chance(0.2) { return }
+            var p: JSONObject = ["stack": .string(s)]
+            if chance(0.5) { p["duration"] = .double(Double(pick([0, 100, 300])!)) }
+            call(i, chance(0.5) ? "stack.finishInteractivePop" : "stack.cancelInteractivePop", p)
         default:
             // A connection closes (its objects are torn down) and another opens.
             if clients.count < 3 { addClient(); return }
@@ -225,6 +258,26 @@ final class StateFuzzer {
                 case 1: stacks = shifted
                 case 2: pages = shifted
                 default: ranges = shifted
+                }
+            }
+        }
+    }
+
+    /// Once every transition has ended, a shown stack's top has appeared and every other container in a
+    /// stack has disappeared (a stack with a live interactive pop is left as it is).
+    func checkStacksAtRest() {
+        call(0, "clock.advance", ["ms": 10000])
+        for (i, ids) in stacks {
+            for s in ids {
+                guard let info = call(i, "stack.info", ["stack": .string(s)]), info["interactivePop"] == .null else { continue }
+                let items = info["containers"]?.arrayValue ?? []
+                for (k, c) in items.enumerated() {
+                    let state = call(i, "container.info", ["container": c])?["appearance"]
+                    let shown = k == items.count - 1 && info["hidden"] == false
+                    let top = shown ? (call(i, "container.info", ["container": c])?["viewLoaded"] == true ? "appeared" : "disappeared") : "disappeared"
+                    if state != .string(top) {
+                        problems.append("stack \(s) at rest: \(c) is \(state ?? .null), expected \(top): \(info)")
+                    }
                 }
             }
         }
@@ -254,6 +307,7 @@ final class StateFuzzer {
     /// connection leaves nothing but the host's own pooled containers.
     func run(steps: Int) {
         for _ in 0..<steps { step() }
+        checkStacksAtRest()
         let stats = call(0, "host.stats", [:])
         if stats?["unbalancedTransitions"] != 0 { problems.append("host.stats unbalancedTransitions = \(stats?["unbalancedTransitions"] ?? .null)") }
         if call(0, "host.ping", [:]) != ["pong": true] { problems.append("host.ping failed at the end") }
@@ -274,7 +328,7 @@ final class StateFuzzer {
 }
 
 @Suite struct StateFuzzTests {
-    @Test(arguments: Array(1...8) as [UInt64])
+    @Test(arguments: Array(1...16) as [UInt64])
     func randomValidSequencesStayBalanced(seed: UInt64) {
         let f = StateFuzzer(seed: seed)
         f.run(steps: 2000)

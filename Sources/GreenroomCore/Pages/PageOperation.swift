@@ -364,7 +364,9 @@ public struct PageOperation {
             then(.run(.ruleDisappear(c), .ignore), .handOver(c, index: index, recycle: true))
 
         case .handOver(let c, let index, let recycle):
-            return wait(.resuming, recycle ? .recycle(c, index: index) : .release(c, index: index))
+            // A child that failed on its way out (its disappearance was still running) is released, never
+            // queued for reuse: a failed container runs nothing but deinit.
+            return wait(.resuming, recycle && !c.isFailed ? .recycle(c, index: index) : .release(c, index: index))
 
         case .emit(let kind, let from, let to, let completed):
             return wait(.resuming, .event(kind, from: from, to: to, completed: completed))

@@ -91,7 +91,11 @@ public struct StackOperation {
         case popToRootRest(StackRecord, animated: Bool)
         case setContainersRest(StackRecord, [ContainerRecord], animated: Bool)
         case navigate(Navigation)
+        /// The incoming top (nil: none) has loaded: the appearance calls, unless a failure took it away.
+        case navigateLoaded(Navigation, incoming: ContainerRecord?)
         case beginInteractivePopRest(StackRecord)
+        /// `Actions` of an interactive pop's begin, run only while that gesture is still live.
+        case duringInteractivePop(StackRecord, top: ContainerRecord, Actions)
         case removeRest(ContainerRecord, StackRecord)
         case discardRest(ContainerRecord, StackRecord)
         case setHiddenRest(StackRecord, Bool)
@@ -313,6 +317,8 @@ public struct StackOperation {
                 return .cancelTimer(t.timer)
 
             case .pushRest(let c, let s, let animated):
+                // Torn down on its way here (a hook failed as it left its last parent): nothing to push.
+                guard !c.isFailed, !c.isDestroyed else { continue }
                 let oldTop = s.top
                 // The parent is set first so every event of the move says where it happens (offscreen
                 // for the green room); the stack holds it from the start, as UIKit's viewControllers does.
@@ -335,7 +341,8 @@ public struct StackOperation {
                 s.items.removeSubrange(1...)
                 leave(Navigation(stack: s, oldTop: oldTop, joined: [], left: removed.reversed(), animated: animated, callerOwns: nil))
 
-            case .setContainersRest(let s, let list, let animated):
+            case .setContainersRest(let s, let all, let animated):
+                let list = all.filter { !$0.isFailed && !$0.isDestroyed }
                 let oldTop = s.top
                 let old = s.items
                 let joined = list.filter { c in !old.contains { $0 === c } }
@@ -346,16 +353,33 @@ public struct StackOperation {
                 leave(Navigation(stack: s, oldTop: oldTop, joined: joined, left: left.reversed(), animated: animated, callerOwns: nil))
 
             case .navigate(let n):
-                navigate(n)
+                let incoming = incomingTop(of: n)
+                pending.append(.navigateLoaded(n, incoming: incoming))
+                if let incoming { pending.append(.run(.load(incoming), onFailure(of: incoming, in: n))) }
+
+            case .navigateLoaded(let n, let incoming):
+                // It failed as it loaded (and left the stack): the top under it, if any, comes on instead.
+                if let incoming, incoming.isFailed || incoming.isDestroyed || n.stack.top !== incoming,
+                   let next = incomingTop(of: n), next !== incoming {
+                    then(.run(.load(next), onFailure(of: next, in: n)), .navigateLoaded(n, incoming: next))
+                    continue
+                }
+                navigate(n, incoming: incoming)
 
             case .beginInteractivePopRest(let s):
                 guard !s.isHidden, let top = s.top, let below = s.belowTop else { continue }
                 s.interactivePop = InteractivePop(top: top, revealed: below, progress: 0)
                 // Pushed last to first: `pending` runs from its end.
-                pending.append(.run(.beginAppearing(below, animated: true, size: s.size), .report))
-                pending.append(.run(.beginDisappearing(top, animated: true), .report))
-                pending.append(.run(.load(below), .report))
+                pending.append(.duringInteractivePop(s, top: top, .beginAppearing(below, animated: true, size: s.size)))
+                pending.append(.duringInteractivePop(s, top: top, .beginDisappearing(top, animated: true)))
+                pending.append(.duringInteractivePop(s, top: top, .load(below)))
                 pending.append(.run(.willMove(top, to: nil), .report))
+
+            case .duringInteractivePop(let s, let top, let actions):
+                // A failure reported so far tore its container down, which cancelled the gesture and brought
+                // the stack to rest: nothing is left to begin.
+                guard s.interactivePop?.top === top else { continue }
+                then(.run(actions, .report))
 
             case .removeRest(let c, let s):
                 if s.top === c {
@@ -416,24 +440,31 @@ public struct StackOperation {
         for c in n.joined.reversed() { pending.append(.run(.willMove(c, to: n.stack.id), .report)) }
     }
 
-    /// The appearance calls of a navigation, from the stack as it is now: the incoming top loads, the
-    /// outgoing begins disappearing, the incoming begins appearing and lays out; then the end, after the
-    /// transition or at once.
-    private mutating func navigate(_ n: Navigation) {
+    /// The top that appears in navigation `n`, from the stack as it is now (nil: the window is hidden, or
+    /// the top did not change, or it failed).
+    private func incomingTop(of n: Navigation) -> ContainerRecord? {
+        guard !n.stack.isHidden, let top = n.stack.top, top !== n.oldTop, !top.isFailed, !top.isDestroyed else { return nil }
+        return top
+    }
+
+    /// A pushed container's failures are its caller's; every other one is reported.
+    private func onFailure(of c: ContainerRecord, in n: Navigation) -> OnFailure { c === n.callerOwns ? .stop : .report }
+
+    /// The appearance calls of a navigation once its incoming top has loaded: the outgoing begins
+    /// disappearing, the incoming begins appearing and lays out; then the end, after the transition or at
+    /// once.
+    private mutating func navigate(_ n: Navigation, incoming: ContainerRecord?) {
         let s = n.stack
         let newTop = s.isHidden ? nil : s.top
-        let incoming = newTop === n.oldTop ? nil : newTop
         let outgoing = n.oldTop.flatMap { old in
             old !== newTop && (old.state == .appeared || old.state == .appearing) ? old : nil
         }
         let end = NavigationEnd(stack: s, outgoing: outgoing, incoming: incoming, joined: n.joined, left: n.left,
                                 animated: n.animated)
-        let onIncomingFailure: OnFailure = incoming != nil && incoming === n.callerOwns ? .stop : .report
         // Pushed last to first: `pending` runs from its end.
         finish(.navigation(end), animated: n.animated && (incoming != nil || outgoing != nil), callerOwns: n.callerOwns)
-        if let incoming { pending.append(.run(.beginAppearing(incoming, animated: n.animated, size: s.size), onIncomingFailure)) }
+        if let incoming { pending.append(.run(.beginAppearing(incoming, animated: n.animated, size: s.size), onFailure(of: incoming, in: n))) }
         if let outgoing { pending.append(.run(.beginDisappearing(outgoing, animated: n.animated), .report)) }
-        if let incoming { pending.append(.run(.load(incoming), onIncomingFailure)) }
     }
 
     /// The end of a transition: after this operation's duration when `animated` (a timer), else now.

@@ -198,6 +198,12 @@ extension Containers {
         try refuseDuringInteractivePop(s)
         try refuseDuringInteractivePop(containing: c)
         detach(c)
+        // A hook that failed as it left its last parent tore it down: the reply is that failure's -32004,
+        // with this in its `data.error`.
+        guard !c.isDestroyed else {
+            throw .invalidState("Container \(c.id) was torn down as it left its last parent; nothing was pushed onto \(s.id)",
+                                ["container": .string(c.id), "stack": .string(s.id)])
+        }
         try guarded { () throws(ContainerFailure) in try stackOps.push(c, onto: s, animated: animated, durationMs: durationMs) }
     }
 

@@ -338,9 +338,10 @@ public final class Containers: HostDomain {
         switch parent {
         case .stack(let sid), .greenRoom(let sid):
             if let s = stackRecord(sid) {
-                // Only a top that was on screen uncovers the one below; a newcomer that failed before it
-                // began appearing leaves the navigation it was part of to bring the right top on.
-                let wasShownTop = s.top === c && (c.state == .appeared || c.state == .appearing)
+                // Only a top that was on screen (or on its way on or off it) uncovers the one below; a
+                // newcomer that failed before it began appearing leaves the navigation it was part of to
+                // bring the right top on.
+                let wasShownTop = s.top === c && c.state != .disappeared
                 stackOps.discard(c, from: s)
                 if wasShownTop && !s.isHidden { revealed = s }
             }
