@@ -1,5 +1,6 @@
 """greenroom.lifecycle is typed for its users: the module passes `mypy --strict`, and so does code that hands
 it the package's own clients (the sync helpers take a `greenroom.Client`, the *_async ones an `AsyncClient`).
+greenroom.wsbridge, greenroomctl's WebSocket helper, is held to the same standard.
 
 mypy is a test dependency (requirements-dev.txt); an interpreter without it skips these tests and says so.
 """
@@ -17,7 +18,7 @@ import pytest
 pytest.importorskip("mypy", reason="mypy is not installed here (pip install -r requirements-dev.txt)")
 
 SRC = Path(__file__).resolve().parents[1] / "src"
-MODULE = SRC / "greenroom" / "lifecycle.py"
+MODULES = [SRC / "greenroom" / "lifecycle.py", SRC / "greenroom" / "wsbridge.py"]
 
 USER_CODE = textwrap.dedent('''
     from __future__ import annotations
@@ -51,9 +52,9 @@ def mypy(*args: str, cache: Path) -> subprocess.CompletedProcess[str]:
                           env={**os.environ, "MYPYPATH": str(SRC)})
 
 
-def test_the_module_passes_mypy_strict(tmp_path):
+def test_the_modules_pass_mypy_strict(tmp_path):
     assert (SRC / "greenroom" / "py.typed").is_file()  # what makes users' mypy read these types at all
-    done = mypy(str(MODULE), cache=tmp_path / "cache")
+    done = mypy(*map(str, MODULES), cache=tmp_path / "cache")
     assert done.returncode == 0, done.stdout + done.stderr
 
 
