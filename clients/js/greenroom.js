@@ -569,7 +569,8 @@ function difference(what, expected, got, seqs) {
 
 /**
  * Asserts that the lifecycle calls among `events` are exactly `expected`, in order. `expected` is lines
- * `"CONTAINER HOOK"` (every container's calls, interleaved; `containers` narrows them), lines
+ * `"CONTAINER HOOK"` (every container's calls, interleaved; `containers` narrows them, `session` to one
+ * page session's children), lines
  * `"HOOK INDEX"` (page-session children by index, the article's notation; `session` narrows them), or an
  * object `{"c-1": ["willDisappear", "didDisappear"], ...}` (each container's own calls). Hooks may be
  * short or UIKit's names. Only appearance hooks are compared unless `appearanceOnly: false`;
@@ -608,13 +609,14 @@ export function assertCalls(events, expected, { session = null, appearanceOnly =
   let short = parsed.length > 0 && parsed.every((line) => own(LONG_NAMES, line.hook));
   const wanted = parsed.map(({ who, hook }) => ({ who, hook: longName(hook) }));
   checkHooks(wanted, appearanceOnly);
-  const selected = selectCalls(events, { appearanceOnly, offscreen, containers });
+  const selected = selectCalls(events, { appearanceOnly, offscreen, containers })
+    .filter((p) => session == null || pageOf(p).session === session);
   const pageForm = forms.has("page") || (parsed.length === 0 && session != null);
   let chosen;
   let what;
   if (pageForm) {
     short = short || parsed.length === 0;
-    chosen = selected.filter((p) => "index" in pageOf(p) && (session == null || pageOf(p).session === session));
+    chosen = selected.filter((p) => "index" in pageOf(p));
     what = "page calls" + (session != null ? ` of ${session}` : "");
   } else {
     chosen = selected;

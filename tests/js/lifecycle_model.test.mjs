@@ -162,6 +162,7 @@ test("page lines compare children by index in the article's words; bad expectati
   assert.throws(() => assertCalls(events, ["viewWillAppear 1"], { session: "p-1" }),
     /page calls of p-1 differ at call 1 .*\n {2}expected: viewWillAppear 1\n {2}got: {6}viewWillAppear 0/);
   assert.throws(() => assertCalls(events, [], { session: "p-1" }), /the first extra is call 1:\n {2}got: {6}willAppear 0/);
+  assertCalls(events, ["c-9 willAppear"], { session: "p-2" });  // container lines, one session's children
   assert.throws(() => assertCalls(pushEvents(), ["c-2 viewDidLoad"]), /viewDidLoad.*not an appearance hook/);
   assert.throws(() => assertCalls(pushEvents(), ["c-2 willAppear", "willAppear 0"]), /mixes/);
   assert.throws(() => assertCalls(pushEvents(), "c-2 willAppear"), TypeError);

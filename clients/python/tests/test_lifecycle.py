@@ -297,6 +297,7 @@ def test_page_lines_compare_children_by_index_in_the_articles_words():
         assert_calls(events, ["viewWillAppear 1"], session="p-1")
     with pytest.raises(LifecycleAssertionError, match="the first extra is call 1:\n  got:      willAppear 0"):
         assert_calls(events, [], session="p-1")
+    assert_calls(events, ["c-9 willAppear"], session="p-2")  # container lines, one session's children
 
 
 def test_other_hooks_are_compared_only_when_asked():

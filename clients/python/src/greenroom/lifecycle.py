@@ -371,7 +371,8 @@ def assert_calls(events: Iterable[EventLike], expected: Sequence[str] | Mapping[
     ``expected`` is one of:
 
     - lines ``"CONTAINER HOOK"`` (``["c-2 willAppear", "c-1 willDisappear"]``): the calls of every
-      container, interleaved as they arrived (``containers=`` narrows them);
+      container, interleaved as they arrived (``containers=`` narrows them, ``session=`` to one page
+      session's children);
     - lines ``"HOOK INDEX"`` (``["willAppear 0", "willDisappear 1"]``): the calls of page-session children
       by page index, the article's notation (``session=`` narrows them to one session);
     - a mapping ``{"c-1": ["willDisappear", "didDisappear"], "c-2": [...]}``: each named container's own
@@ -395,10 +396,11 @@ def assert_calls(events: Iterable[EventLike], expected: Sequence[str] | Mapping[
     wanted = [(who, long_name(hook)) for _, who, hook in parsed]
     _check_hooks(wanted, appearance_only)
     selected = _select(events, appearance_only, offscreen, containers)
+    if session is not None:
+        selected = [p for p in selected if _page(p).get("session") == session]
     if forms == {"page"} or (not parsed and session is not None):
         short = short or not parsed
-        chosen = [p for p in selected
-                  if "index" in _page(p) and (session is None or _page(p).get("session") == session)]
+        chosen = [p for p in selected if "index" in _page(p)]
         got_pairs = [(str(_page(p)["index"]), str(p["event"])) for p in chosen]
         page_form = True
         what = "page calls" + (f" of {session}" if session is not None else "")
