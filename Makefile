@@ -67,7 +67,8 @@ screenshots: deps-test build
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" GREENROOM_BIN=$(CURDIR)/$(BIN) GREENROOM_SCREENSHOTS=$(CURDIR)/docs/img \
 	    $(VENV)/bin/python -m pytest -q tests/integration/test_web_pages.py
 
-# Installs like a daemon: the host and greenroomctl in bin/, the example plugins in lib/greenroom/plugins/,
+# Installs like a daemon: the host and greenroomctl in bin/ (greenroomctl's WebSocket helper, wsbridge.py, in
+# lib/greenroom/), the example plugins in lib/greenroom/plugins/,
 # the plugin header in include/, bash/zsh/fish completions and man pages (argument-parser's generators).
 install: $(CONFIG) install-files
 
@@ -81,6 +82,7 @@ install-files:
 	install -m 644 .build/$(CONFIG)/libArticlePlugin.so .build/$(CONFIG)/libCounterPlugin.so .build/$(CONFIG)/libCrashyPlugin.so \
 	    $(DESTDIR)$(PREFIX)/lib/greenroom/plugins/
 	install -m 644 Sources/CGreenroomPlugin/include/greenroom_plugin.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 clients/python/src/greenroom/wsbridge.py $(DESTDIR)$(PREFIX)/lib/greenroom/  # greenroomctl --ws
 	install -m 644 .build/plugins/GenerateManual/outputs/greenroom/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	.build/$(CONFIG)/greenroom --generate-completion-script bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/greenroom
 	.build/$(CONFIG)/greenroom --generate-completion-script zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_greenroom

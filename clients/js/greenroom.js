@@ -294,3 +294,472 @@ export class Client {
     this.#resolveClosed(error);
   }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// The lifecycle model: docs/lifecycle.md's appearance table on the client's side, the words a test uses
+// about it, and gestures. The same model as the Python client's `greenroom.lifecycle`, with the same
+// messages.
+//
+//   import { AppearanceChecker, assertCalls, swipePage } from "/greenroom.js";
+//   const checker = new AppearanceChecker();
+//   const seen = [];
+//   host.on("lifecycle", (event) => { checker.feed(event); seen.push(event); });
+//   await swipePage(host, session, 0, 1, { width: 375 });
+//   assertCalls(seen, ["willAppear 1", "willDisappear 0", "didAppear 1", "didDisappear 0"]);
+//   checker.check({ atRest: true });
+//
+// Events may be given as a handler receives them (the params object) or as whole notifications
+// (`{method: "lifecycle", params: {...}}`).
+
+/** The four appearance hooks, in UIKit's names. */
+export const APPEARANCE = Object.freeze(["viewWillAppear", "viewDidAppear", "viewWillDisappear", "viewDidDisappear"]);
+
+/** A container's appearance states; every container starts `disappeared`. */
+export const STATES = Object.freeze(["disappeared", "appearing", "appeared", "disappearing"]);
+
+/** The calls a parent makes on a child, as the host names them in `unbalancedAppearanceTransition`. */
+export const CALLS = Object.freeze(["beginAppearance(true)", "beginAppearance(false)", "endAppearance"]);
+
+/** docs/lifecycle.md's table, one cell a row: from `state`, `call` leads to `next` and runs `hook`. Every
+ * other (state, call) is unbalanced: the host refuses it and reports an `unbalancedAppearanceTransition`. */
+export const APPEARANCE_TABLE = Object.freeze([
+  { state: "disappeared", call: "beginAppearance(true)", next: "appearing", hook: "viewWillAppear" },
+  { state: "disappearing", call: "beginAppearance(true)", next: "appearing", hook: "viewWillAppear" },
+  { state: "appearing", call: "beginAppearance(false)", next: "disappearing", hook: "viewWillDisappear" },
+  { state: "appeared", call: "beginAppearance(false)", next: "disappearing", hook: "viewWillDisappear" },
+  { state: "appearing", call: "endAppearance", next: "appeared", hook: "viewDidAppear" },
+  { state: "disappearing", call: "endAppearance", next: "disappeared", hook: "viewDidDisappear" },
+].map((cell) => Object.freeze(cell)));
+
+/** The short names the article on UIPageViewController uses ("Will Appear 0"): hook -> short name. */
+export const SHORT_NAMES = Object.freeze({
+  viewWillAppear: "willAppear", viewDidAppear: "didAppear",
+  viewWillDisappear: "willDisappear", viewDidDisappear: "didDisappear",
+});
+
+const LONG_NAMES = Object.fromEntries(Object.entries(SHORT_NAMES).map(([hook, short]) => [short, hook]));
+const HOOK_FROM = new Map(APPEARANCE.map((hook) => [hook, new Set(APPEARANCE_TABLE.filter((c) => c.hook === hook).map((c) => c.state))]));
+const HOOK_TO = new Map(APPEARANCE_TABLE.map((c) => [c.hook, c.next]));
+const UNBALANCED = "unbalancedAppearanceTransition";
+const own = (object, key) => Object.prototype.hasOwnProperty.call(object, key);
+
+/** `viewWillAppear` -> `willAppear` (the four appearance hooks); any other name is returned as is. */
+export function shortName(hook) {
+  return own(SHORT_NAMES, hook) ? SHORT_NAMES[hook] : hook;
+}
+
+/** `willAppear` -> `viewWillAppear`; any other name is returned as is. */
+export function longName(name) {
+  return own(LONG_NAMES, name) ? LONG_NAMES[name] : name;
+}
+
+function lifecycleParams(event) {
+  if (event === null || typeof event !== "object") return null;
+  const params = "method" in event ? (event.method === "lifecycle" ? event.params : null) : event;
+  return params && typeof params === "object" && "container" in params && "event" in params ? params : null;
+}
+
+const pageOf = (params) => (params.page && typeof params.page === "object" ? params.page : {});
+
+/** The params of the `lifecycle` events among `events`, in order (other topics are left out). */
+export function lifecycleEvents(events) {
+  return [...events].map(lifecycleParams).filter((params) => params !== null);
+}
+
+/** The lifecycle events among `events` whose hook is an appearance hook. */
+export function onlyAppearance(events) {
+  return lifecycleEvents(events).filter((p) => own(SHORT_NAMES, p.event));
+}
+
+/** The lifecycle events among `events` of the given containers (`"c-2"`, ...). */
+export function onlyContainers(events, ...containers) {
+  const wanted = new Set(containers);
+  return lifecycleEvents(events).filter((p) => wanted.has(p.container));
+}
+
+/** The lifecycle events among `events` that ran on screen: green-room containers' (`offscreen: true`)
+ * are left out, as exposure statistics leave them out. */
+export function withoutOffscreen(events) {
+  return lifecycleEvents(events).filter((p) => !p.offscreen);
+}
+
+/** The lifecycle events among `events` of `session`'s children (`page: {session, index}`). */
+export function ofPageSession(events, session) {
+  return lifecycleEvents(events).filter((p) => pageOf(p).session === session && "index" in pageOf(p));
+}
+
+/** A lifecycle expectation failed. `assertCalls` also sets `expected`, `got` (the lines compared) and
+ * `index` (the first difference, from 0). */
+export class LifecycleAssertionError extends Error {
+  constructor(message, { expected = [], got = [], index = null } = {}) {
+    super(message);
+    this.name = "LifecycleAssertionError";
+    this.expected = [...expected];
+    this.got = [...got];
+    this.index = index;
+  }
+}
+
+function where(p) {
+  const extra = [];
+  if (Number.isInteger(p.seq)) extra.push(`seq ${p.seq}`);
+  if ("index" in pageOf(p)) extra.push(`page ${pageOf(p).index} of ${pageOf(p).session}`);
+  return `${p.container}` + (extra.length ? ` (${extra.join(", ")})` : "");
+}
+
+/**
+ * docs/lifecycle.md's appearance table, fed with lifecycle events as they arrive. Every container starts
+ * `disappeared` at its `init` and is forgotten at its `deinit`; one first seen mid-life is taken in the
+ * state its first appearance hook leaves it. `feed` it every event (`host.on("lifecycle", (e) =>
+ * checker.feed(e))`), then `check()`. `violations` lists what was wrong ({container, event, state, seq,
+ * message, params}); `states` maps each live container to its state.
+ */
+export class AppearanceChecker {
+  constructor() {
+    this.states = new Map();
+    this.violations = [];
+    this.last = new Map();  // container -> its last appearance hook, for messages
+  }
+
+  /** The appearance hooks that ran from a state the table does not allow. */
+  get illegal() {
+    return this.violations.filter((v) => v.event !== UNBALANCED);
+  }
+
+  /** The params of the host's `unbalancedAppearanceTransition` events (`call`, `state`). */
+  get unbalanced() {
+    return this.violations.filter((v) => v.event === UNBALANCED).map((v) => v.params);
+  }
+
+  /** True while nothing was wrong. */
+  get ok() {
+    return this.violations.length === 0;
+  }
+
+  /** `container`'s state; undefined for a container not seen (or deinit'd). */
+  stateOf(container) {
+    return this.states.get(container);
+  }
+
+  /** The containers left `appearing` or `disappearing`, as {container: state}. */
+  inTransition() {
+    return Object.fromEntries([...this.states].filter(([, s]) => s === "appearing" || s === "disappearing"));
+  }
+
+  /** Takes one event; returns the violation it is, or null. */
+  feed(event) {
+    const p = lifecycleParams(event);
+    if (p === null) return null;
+    const { container, event: hook } = p;
+    if (hook === "init") {
+      this.states.set(container, "disappeared");
+    } else if (hook === "deinit") {
+      this.states.delete(container);
+      this.last.delete(container);
+    } else if (HOOK_FROM.has(hook)) {
+      const before = this.states.get(container);
+      this.states.set(container, HOOK_TO.get(hook));
+      this.last.set(container, hook);
+      if (before !== undefined && !HOOK_FROM.get(hook).has(before)) {
+        const allowed = STATES.filter((s) => HOOK_FROM.get(hook).has(s)).join(" or ");
+        return this.#add(p, before, `${where(p)} ${hook} while ${before}: docs/lifecycle.md's table runs ${hook} only from ${allowed}`);
+      }
+    } else if (hook === UNBALANCED) {
+      return this.#add(p, p.state ?? null, `${where(p)} unbalancedAppearanceTransition: the host refused ${p.call} in state ${p.state}`);
+    }
+    return null;
+  }
+
+  /** Takes every event of `events`, in order; returns the violations they are. */
+  feedAll(events) {
+    return [...events].map((e) => this.feed(e)).filter((v) => v !== null);
+  }
+
+  /** Every violation as a sentence; with `atRest`, also every container left halfway. */
+  problems({ atRest = false } = {}) {
+    const lines = this.violations.map((v) => v.message);
+    if (atRest) {
+      for (const [container, state] of Object.entries(this.inTransition())) {
+        const did = state === "appearing" ? "viewDidAppear" : "viewDidDisappear";
+        lines.push(`${container} is still ${state} at rest: its ${this.last.get(container) ?? "?"} has no ${did}`);
+      }
+    }
+    return lines;
+  }
+
+  /** Throws LifecycleAssertionError listing every problem; `{atRest: true}` once nothing moves. */
+  check({ atRest = false } = {}) {
+    const lines = this.problems({ atRest });
+    if (lines.length) {
+      const shown = lines.slice(0, 20).concat(lines.length > 20 ? [`... and ${lines.length - 20} more`] : []);
+      throw new LifecycleAssertionError(`${lines.length} appearance problem(s):\n  ` + shown.join("\n  "));
+    }
+  }
+
+  #add(p, state, message) {
+    const v = Object.freeze({ container: p.container, event: p.event, state, seq: Number.isInteger(p.seq) ? p.seq : null, message, params: p });
+    this.violations.push(v);
+    return v;
+  }
+}
+
+function selectCalls(events, { appearanceOnly = true, offscreen = true, containers = null } = {}) {
+  let chosen = lifecycleEvents(events);
+  if (appearanceOnly) chosen = chosen.filter((p) => own(SHORT_NAMES, p.event));
+  if (!offscreen) chosen = chosen.filter((p) => !p.offscreen);
+  if (containers != null) {
+    const wanted = new Set(containers);
+    chosen = chosen.filter((p) => wanted.has(p.container));
+  }
+  return chosen;
+}
+
+/** The lifecycle events as lines `"c-3 viewWillAppear"` (`"c-3 willAppear"` with `short`). Options:
+ * `appearanceOnly` (default true), `offscreen` (false leaves green-room containers out), `containers`. */
+export function calls(events, { short = false, ...options } = {}) {
+  return selectCalls(events, options).map((p) => `${p.container} ${short ? shortName(p.event) : p.event}`);
+}
+
+/** The appearance hooks of page-session children as the article writes them: `"willAppear 0"`
+ * (`"viewWillAppear 0"` with `short: false`). `session` keeps one session's children. */
+export function pageCalls(events, session = null, { short = true } = {}) {
+  return onlyAppearance(events)
+    .filter((p) => "index" in pageOf(p) && (session == null || pageOf(p).session === session))
+    .map((p) => `${short ? shortName(p.event) : p.event} ${pageOf(p).index}`);
+}
+
+function parseLine(line) {
+  const parts = String(line).trim().split(/\s+/);
+  if (parts.length !== 2) throw new TypeError(`expected line ${JSON.stringify(line)} is not 'CONTAINER HOOK' or 'HOOK INDEX'`);
+  const [a, b] = parts;
+  if ((own(SHORT_NAMES, a) || own(LONG_NAMES, a)) && /^-?\d+$/.test(b)) return { form: "page", who: String(Number(b)), hook: a };
+  return { form: "container", who: a, hook: b };
+}
+
+function checkHooks(wanted, appearanceOnly) {
+  if (!appearanceOnly) return;
+  for (const { who, hook } of wanted) {
+    if (!own(SHORT_NAMES, hook)) {
+      throw new TypeError(`expected names ${hook} (${who}), which is not an appearance hook: pass appearanceOnly: false to compare every hook`);
+    }
+  }
+}
+
+const sameLines = (a, b) => a.length === b.length && a.every((line, i) => line === b[i]);
+
+function difference(what, expected, got, seqs) {
+  let index = expected.findIndex((line, i) => i < got.length && line !== got[i]);
+  if (index < 0) index = Math.min(expected.length, got.length);
+  let head;
+  if (index < expected.length && index < got.length) {
+    head = `${what} differ at call ${index + 1} (expected ${expected.length}, got ${got.length}):\n  expected: ${expected[index]}\n  got:      ${got[index]}`;
+  } else if (index < expected.length) {
+    head = `${what}: expected ${expected.length}, got only ${got.length}; the first missing is call ${index + 1}:\n  expected: ${expected[index]}`;
+  } else {
+    head = `${what}: expected ${expected.length}, got ${got.length}; the first extra is call ${index + 1}:\n  got:      ${got[index]}`;
+  }
+  const width = Math.max("expected".length, ...expected.map((line) => line.length));
+  const rows = [`     ${"expected".padEnd(width)}   got`];
+  for (let i = 0; i < Math.max(expected.length, got.length); i += 1) {
+    const seq = i < got.length && seqs[i] != null ? `  (seq ${seqs[i]})` : "";
+    rows.push(`${i === index ? ">" : " "}${String(i + 1).padStart(3)} ${(expected[i] ?? "").padEnd(width)}   ${got[i] ?? ""}${seq}`);
+  }
+  return new LifecycleAssertionError(`${head}\n${rows.join("\n")}`, { expected, got, index });
+}
+
+/**
+ * Asserts that the lifecycle calls among `events` are exactly `expected`, in order. `expected` is lines
+ * `"CONTAINER HOOK"` (every container's calls, interleaved; `containers` narrows them, `session` to one
+ * page session's children), lines
+ * `"HOOK INDEX"` (page-session children by index, the article's notation; `session` narrows them), or an
+ * object `{"c-1": ["willDisappear", "didDisappear"], ...}` (each container's own calls). Hooks may be
+ * short or UIKit's names. Only appearance hooks are compared unless `appearanceOnly: false`;
+ * `offscreen: false` leaves green-room containers out. Throws LifecycleAssertionError with the first
+ * difference and both lists; returns the lines compared.
+ */
+export function assertCalls(events, expected, { session = null, appearanceOnly = true, offscreen = true, containers = null } = {}) {
+  events = [...events];
+  if (typeof expected === "string") throw new TypeError("expected is a list of lines, not one string");
+  if (!Array.isArray(expected)) {
+    const selected = selectCalls(events, { appearanceOnly, offscreen, containers: Object.keys(expected) });
+    const failures = [];
+    const everything = [];
+    let first = null;
+    for (const [container, hooks] of Object.entries(expected)) {
+      if (typeof hooks === "string") throw new TypeError(`expected[${JSON.stringify(container)}] is a list of hooks, not one string`);
+      const wanted = hooks.map((hook) => ({ who: container, hook: longName(hook.trim()) }));
+      checkHooks(wanted, appearanceOnly);
+      const short = hooks.length > 0 && hooks.every((hook) => own(LONG_NAMES, hook.trim()));
+      const mine = selected.filter((p) => p.container === container);
+      const wantLines = wanted.map(({ hook }) => `${container} ${short ? shortName(hook) : hook}`);
+      const gotLines = mine.map((p) => `${container} ${short ? shortName(p.event) : p.event}`);
+      everything.push(...gotLines);
+      if (!sameLines(wantLines, gotLines)) {
+        const error = difference(`calls of ${container}`, wantLines, gotLines, mine.map((p) => p.seq));
+        first ??= error;
+        failures.push(error.message);
+      }
+    }
+    if (failures.length) throw new LifecycleAssertionError(failures.join("\n\n"), first);
+    return everything;
+  }
+  const parsed = expected.map(parseLine);
+  const forms = new Set(parsed.map((line) => line.form));
+  if (forms.size > 1) throw new TypeError("expected mixes 'CONTAINER HOOK' and 'HOOK INDEX' lines");
+  let short = parsed.length > 0 && parsed.every((line) => own(LONG_NAMES, line.hook));
+  const wanted = parsed.map(({ who, hook }) => ({ who, hook: longName(hook) }));
+  checkHooks(wanted, appearanceOnly);
+  const selected = selectCalls(events, { appearanceOnly, offscreen, containers })
+    .filter((p) => session == null || pageOf(p).session === session);
+  const pageForm = forms.has("page") || (parsed.length === 0 && session != null);
+  let chosen;
+  let what;
+  if (pageForm) {
+    short = short || parsed.length === 0;
+    chosen = selected.filter((p) => "index" in pageOf(p));
+    what = "page calls" + (session != null ? ` of ${session}` : "");
+  } else {
+    chosen = selected;
+    what = "lifecycle calls";
+  }
+  const render = (who, hook) => {
+    const name = short ? shortName(hook) : hook;
+    return pageForm ? `${name} ${who}` : `${who} ${name}`;
+  };
+  const wantLines = wanted.map(({ who, hook }) => render(who, hook));
+  const gotLines = chosen.map((p) => render(pageForm ? String(pageOf(p).index) : p.container, p.event));
+  if (!sameLines(wantLines, gotLines)) {
+    throw difference(what, wantLines, gotLines, chosen.map((p) => p.seq));
+  }
+  return gotLines;
+}
+
+// Gestures. Each takes a client (anything with `call(method, params)` returning a promise, or a plain
+// function of the same shape) and resolves with the last reply.
+
+function caller(client) {
+  if (typeof client === "function") return client;
+  if (client && typeof client.call === "function") return (method, params) => client.call(method, params);
+  throw new TypeError("a gesture needs a client with call(method, params)");
+}
+
+/** The finger goes down at `offsets[0]` (`page.willBeginDragging`) and moves through the other offsets
+ * (`page.didScroll` each); it stays down. */
+export async function dragPages(client, session, offsets) {
+  if (!offsets.length) throw new TypeError("a drag needs at least its first offset");
+  const call = caller(client);
+  let reply = await call("page.willBeginDragging", { session, offset: offsets[0] });
+  for (const offset of offsets.slice(1)) reply = await call("page.didScroll", { session, offset });
+  return reply;
+}
+
+/** The finger lifts and the view comes to rest at `rest`: with deceleration (the default),
+ * `page.willEndDragging` (at `rest`, `velocity` points per ms, default 0.5), `page.didEndDragging`
+ * (`willDecelerate: true`), `page.didEndDecelerating`; without, `page.didEndDragging` at `rest` with
+ * `willDecelerate: false` (docs/pages.md's rules read no willEndDragging then). */
+export async function releasePages(client, session, rest, { velocity = 0.5, decelerate = true } = {}) {
+  const call = caller(client);
+  if (!decelerate) return call("page.didEndDragging", { session, offset: rest, willDecelerate: false });
+  await call("page.willEndDragging", { session, offset: rest, velocity });
+  await call("page.didEndDragging", { session, offset: rest, willDecelerate: true });
+  return call("page.didEndDecelerating", { session, offset: rest });
+}
+
+/** A whole swipe by offsets: down at `offsets[0]`, through the others, lifting there
+ * (`page.willEndDragging` with `velocity`, default 1, and `targetOffset: target` when given); the view
+ * then decelerates to `rest`, or, with `decelerate: false`, stops at `rest`. */
+export async function swipePages(client, session, offsets, rest, { velocity = 1.0, decelerate = true, target = null } = {}) {
+  const call = caller(client);
+  await dragPages(call, session, offsets);
+  const last = offsets[offsets.length - 1];
+  const lift = { session, offset: last, velocity };
+  if (target != null) lift.targetOffset = target;
+  await call("page.willEndDragging", lift);
+  if (!decelerate) return call("page.didEndDragging", { session, offset: rest, willDecelerate: false });
+  await call("page.didEndDragging", { session, offset: last, willDecelerate: true });
+  return call("page.didEndDecelerating", { session, offset: rest });
+}
+
+/** A swipe from page `fromPage` toward page `toPage` of a session whose pages are `width` wide (page i
+ * at offset i * width): the finger moves toward `toPage` in `steps` didScroll calls (default 3), past
+ * the pages between, and lifts before it gets there; the view rests on `toPage`, or, `cancelled`, springs
+ * back to `fromPage`. Options: `width` (required), `cancelled`, `steps`, `decelerate`, `velocity`. */
+export async function swipePage(client, session, fromPage, toPage, { width, cancelled = false, steps = 3, decelerate = true, velocity = null } = {}) {
+  if (fromPage === toPage) throw new RangeError("a swipe goes to another page: fromPage === toPage");
+  if (!(width > 0)) throw new RangeError("width must be positive");
+  if (!(steps >= 1)) throw new RangeError("steps must be at least 1");
+  const way = toPage > fromPage ? 1 : -1;
+  const origin = fromPage * width;
+  // Short of the target page: 60% of a page for a swipe that goes through, 40% for one that is
+  // cancelled, so that even without deceleration the nearest page is the one it rests on.
+  const end = (toPage - way * (cancelled ? 0.6 : 0.4)) * width;
+  const path = [origin];
+  for (let k = 1; k <= steps; k += 1) path.push(origin + ((end - origin) * k) / steps);
+  const rest = cancelled ? origin : toPage * width;
+  return swipePages(client, session, path, rest, { velocity: velocity ?? (rest > end ? 1.0 : -1.0), decelerate, target: rest });
+}
+
+/** Asserts docs/pages.md's rule at rest (`page.info`): phase idle, no guess, the current page (`index`
+ * when given) appeared, every other attached child disappeared. Resolves with the info. */
+export async function assertPageAtRest(client, session, index = null) {
+  const info = await caller(client)("page.info", { session });
+  const problems = [];
+  if (info.phase !== "idle") problems.push(`phase is ${info.phase}, not idle`);
+  if (index != null && info.index !== index) problems.push(`the current page is ${info.index}, not ${index}`);
+  if (info.guess != null) problems.push(`a guess is left: page ${info.guess}`);
+  const children = info.children ?? [];
+  if (!children.some((c) => c.index === info.index)) problems.push(`no child is attached for the current page ${info.index}`);
+  for (const c of children) {
+    const want = c.index === info.index ? "appeared" : "disappeared";
+    if (c.state !== want) problems.push(`page ${c.index} (${c.container}) is ${c.state}, not ${want}`);
+  }
+  if (problems.length) {
+    throw new LifecycleAssertionError(`page session ${session} is not at rest as docs/pages.md says (the current page appeared, every other child disappeared): ${problems.join("; ")}\n  page.info: ${JSON.stringify(info)}`);
+  }
+  return info;
+}
+
+/** A drag of a range session along `path`, with an optional fling: `range.willBeginDragging` at
+ * `path[0]`, `range.didScroll` at each further offset. Without `fling` the finger lifts at rest
+ * (`range.willEndDragging` with velocity 0, `range.didEndDecelerating`); with `fling` (points per ms,
+ * positive toward the tail) `range.willEndDragging` (`targetOffset: target` when given), `flingFrames`
+ * didScroll calls (default 3) on the way to the host's target, then `range.didEndDecelerating`.
+ * `frameMs` advances the virtual clock before every didScroll. Resolves with `{target, reply}`. */
+export async function rangeDrag(client, session, path, { fling = null, target = null, flingFrames = 3, frameMs = null } = {}) {
+  if (!path.length) throw new TypeError("a drag needs at least its first offset");
+  if (!(flingFrames >= 0)) throw new RangeError("flingFrames must be 0 or more");
+  const call = caller(client);
+  const frame = () => (frameMs != null ? call("clock.advance", { ms: frameMs }) : null);
+  await call("range.willBeginDragging", { session, offset: path[0] });
+  for (const offset of path.slice(1)) {
+    await frame();
+    await call("range.didScroll", { session, offset });
+  }
+  if (fling == null) {
+    await call("range.willEndDragging", { session, velocity: 0 });
+    return { target: null, reply: await call("range.didEndDecelerating", { session }) };
+  }
+  const lift = { session, velocity: fling };
+  if (target != null) lift.targetOffset = target;
+  const stop = Number((await call("range.willEndDragging", lift)).targetOffset);
+  const start = path[path.length - 1];
+  for (let k = 1; k <= flingFrames; k += 1) {
+    await frame();
+    await call("range.didScroll", { session, offset: start + ((stop - start) * k) / flingFrames });
+  }
+  const end = flingFrames === 0 ? { session, offset: stop } : { session };
+  return { target: stop, reply: await call("range.didEndDecelerating", end) };
+}
+
+/** An interactive pop: `stack.beginInteractivePop`, `stack.updateInteractivePop` with each of
+ * `progresses` (0 to 1), then `stack.finishInteractivePop` (`finish: true`) or
+ * `stack.cancelInteractivePop`, with `duration` (ms) when given. */
+export async function interactivePop(client, stack, progresses, { finish, duration = null } = {}) {
+  if (typeof finish !== "boolean") throw new TypeError("say how it ends: { finish: true } or { finish: false }");
+  const call = caller(client);
+  await call("stack.beginInteractivePop", { stack });
+  for (const progress of progresses) await call("stack.updateInteractivePop", { stack, progress });
+  const end = { stack };
+  if (duration != null) end.duration = duration;
+  return call(finish ? "stack.finishInteractivePop" : "stack.cancelInteractivePop", end);
+}

@@ -21,6 +21,11 @@ An interactive page change is a stream of scroll-view callbacks named after ``UI
 ``page.didEndDecelerating``), each carrying the horizontal content offset. Page ``i`` sits at offset
 ``i * 375``: the session starts at offset 375 (page 1); offset 0 is page 0, 750 page 2.
 
+The words for lifecycles come with the client, in ``greenroom.lifecycle``: the article's short names
+(``page_calls`` writes a child's hooks as ``"willAppear 0"``), the scroll stream of a whole swipe
+(``swipe_pages``, ``swipe_page``), the appearance table's checker and the rule at rest
+(``assert_page_at_rest``).
+
 Run it from the repository root (the host binary is ``.build/debug/greenroom``, or ``$GREENROOM_BIN``)::
 
     python -m pytest -q examples/python/test_page_lifecycle.py
@@ -30,17 +35,14 @@ from __future__ import annotations
 
 import greenroom
 import pytest
+from greenroom.lifecycle import (AppearanceChecker, assert_calls, assert_page_at_rest, only_appearance, page_calls,
+                                 swipe_page, swipe_pages)
 
 W = 375.0  # page width: page i is at offset i * W
 PAGE_SESSION = {"class": "Container", "count": 5, "width": W, "height": 667, "initialIndex": 1}
 
-# Greenroom's hooks carry UIKit's names; the article writes them short ("Will Appear 0").
-SHORT = {
-    "viewWillAppear": "willAppear",
-    "viewDidAppear": "didAppear",
-    "viewWillDisappear": "willDisappear",
-    "viewDidDisappear": "didDisappear",
-}
+# Greenroom's hooks carry UIKit's names; the article writes them short ("Will Appear 0"), and so does
+# greenroom.lifecycle.page_calls: "willAppear 0" is viewWillAppear on the child of page 0.
 
 # ---------------------------------------------------------------------------------------------------
 # The article's tables, in its own words (its "Did Disppear" typos fixed).
@@ -97,12 +99,6 @@ def events(client: greenroom.Client, session: str) -> list[greenroom.Event]:
     return mine
 
 
-def hooks_of(evts: list[greenroom.Event]) -> list[str]:
-    """The appearance hooks among ``evts``, as the article writes them: ``"willAppear 0"``,
-    ``"didDisappear 1"``... (other hooks, such as viewDidLoad, are left out)."""
-    return [f"{SHORT[e['event']]} {e['page']['index']}" for e in evts if e.topic == "lifecycle" and e["event"] in SHORT]
-
-
 def transitions_of(evts: list[greenroom.Event]) -> list[tuple]:
     """The `page` events among ``evts`` as ``(kind, from, to, completed)``."""
     return [(e["kind"], e["from"], e["to"], e.get("completed")) for e in evts if e.topic == "page"]
@@ -110,7 +106,7 @@ def transitions_of(evts: list[greenroom.Event]) -> list[tuple]:
 
 def appearance(client: greenroom.Client, session: str) -> list[str]:
     """The appearance hooks of ``session``'s children since the last look."""
-    return hooks_of(events(client, session))
+    return page_calls(events(client, session))
 
 
 def page_events(client: greenroom.Client, session: str) -> list[tuple]:
@@ -124,12 +120,9 @@ def scroll(client: greenroom.Client, session: str, method: str, offset: float, *
 
 
 def assert_at_rest_on(client: greenroom.Client, session: str, index: int) -> None:
-    """docs/pages.md at rest: the current page is `appeared`, every other attached child `disappeared`."""
-    info = client.call("page.info", {"session": session})
-    assert info["phase"] == "idle" and info["index"] == index
-    states = {child["index"]: child["state"] for child in info["children"]}
-    assert states[index] == "appeared"
-    assert all(state == "disappeared" for i, state in states.items() if i != index), states
+    """docs/pages.md at rest (``assert_page_at_rest``): the current page is `appeared`, every other attached
+    child `disappeared`."""
+    assert_page_at_rest(client, session, index)
     # The host counts unbalanced begin/end appearance calls; a page session must never make one.
     assert client.call("host.stats")["unbalancedTransitions"] == 0
 
@@ -163,10 +156,10 @@ def test_non_interactive_1_to_0_is_the_articles_table(client: greenroom.Client) 
     client.call("page.show", {"session": session, "index": 0})  # animated is the default
     client.call("clock.advance", {"ms": 300})
 
-    hooks = [e for e in events(client, session) if e.topic == "lifecycle" and e["event"] in SHORT]
-    assert hooks_of(hooks) == NON_INTERACTIVE_1_TO_0
+    hooks = only_appearance(events(client, session))  # the events' params, appearance hooks only
+    assert page_calls(hooks) == NON_INTERACTIVE_1_TO_0
     # The will* calls come when page.show is handled, the did* calls 300 ms later (the animation).
-    assert [e.t for e in hooks] == [start, start, start + 300, start + 300]
+    assert [e["t"] for e in hooks] == [start, start, start + 300, start + 300]
     assert_at_rest_on(client, session, 0)
 
 
@@ -209,20 +202,15 @@ def test_interactive_1_to_0(client: greenroom.Client) -> None:
 
 def swipe(client: greenroom.Client, session: str, offsets: list[float], rest: float,
           velocity: float) -> list[greenroom.Event]:
-    """A whole swipe: the finger goes down at offsets[0], moves through the other offsets and lifts;
-    the scroll view then decelerates to ``rest``. Returns the session's events it caused."""
-    scroll(client, session, "willBeginDragging", offsets[0])
-    for offset in offsets[1:]:
-        scroll(client, session, "didScroll", offset)
-    scroll(client, session, "willEndDragging", offsets[-1], velocity=velocity, targetOffset=rest)
-    scroll(client, session, "didEndDragging", offsets[-1], willDecelerate=True)
-    scroll(client, session, "didEndDecelerating", rest)
+    """A whole swipe (``swipe_pages``): the finger goes down at offsets[0], moves through the other offsets
+    and lifts; the scroll view then decelerates to ``rest``. Returns the session's events it caused."""
+    swipe_pages(client, session, offsets, rest, velocity=velocity, target=rest)
     return events(client, session)
 
 
 def test_interactive_1_to_0_as_one_swipe(client: greenroom.Client) -> None:
     session = new_session(client)
-    assert hooks_of(swipe(client, session, [375, 340, 150], rest=0, velocity=-1.2)) == INTERACTIVE_1_TO_0
+    assert page_calls(swipe(client, session, [375, 340, 150], rest=0, velocity=-1.2)) == INTERACTIVE_1_TO_0
     assert_at_rest_on(client, session, 0)
 
 
@@ -253,14 +241,14 @@ def test_toward_2_then_back_to_0(client: greenroom.Client) -> None:
 
 def test_toward_2_then_back_to_0_is_the_articles_table(client: greenroom.Client) -> None:
     session = new_session(client)
-    assert hooks_of(swipe(client, session, [375, 450, 560, 370, 200], rest=0, velocity=-0.8)) == TOWARD_2_THEN_0
+    assert page_calls(swipe(client, session, [375, 450, 560, 370, 200], rest=0, velocity=-0.8)) == TOWARD_2_THEN_0
     assert_at_rest_on(client, session, 0)
 
 
 def test_1_2_0_2_cancelled_twice(client: greenroom.Client) -> None:
     """1 -> toward 2 -> back toward 0 -> toward 2 again, then let go: it ends on page 2."""
     session = new_session(client)
-    assert hooks_of(swipe(client, session, [375, 450, 300, 450, 600], rest=750, velocity=1.1)) == ONE_TWO_ZERO_TWO
+    assert page_calls(swipe(client, session, [375, 450, 300, 450, 600], rest=750, velocity=1.1)) == ONE_TWO_ZERO_TWO
     assert_at_rest_on(client, session, 2)
 
 
@@ -290,7 +278,7 @@ def test_a_cancelled_swipe_returns_to_the_old_page(client: greenroom.Client) -> 
     """Toward page 2, but let go too early: the view springs back to page 1. Page 1 comes back, page 2
     goes (its willAppear gets no didAppear), and page 1 is the only appeared page again."""
     session = new_session(client)
-    hooks = hooks_of(swipe(client, session, [375, 420, 500], rest=375, velocity=-0.3))
+    hooks = page_calls(swipe(client, session, [375, 420, 500], rest=375, velocity=-0.3))
     assert hooks[:2] == ["willAppear 2", "willDisappear 1"]
     assert "didAppear 2" not in hooks  # only the page the interaction ends on gets a didAppear
     assert hooks.count("didAppear 1") == 1
@@ -341,3 +329,29 @@ def test_page_events_for_toward_2_then_back_to_0(client: greenroom.Client) -> No
     assert [t[2] for t in transitions if t[0] == "willTransition"] == [2, 0]
     assert transitions[-1] == ("didTransition", 1, 0, True)
     assert [t[0] for t in transitions].count("didTransition") == 1
+
+
+# ---------------------------------------------------------------------------------------------------
+# The same, in fewer words: swipe_page, the checker and assert_calls
+
+
+def test_page_to_page_with_the_lifecycle_model(client: greenroom.Client) -> None:
+    """``swipe_page`` makes the scroll stream from page numbers (page i at i * 375); every lifecycle event
+    goes through the appearance table's checker, and ``assert_calls`` compares the children's calls in the
+    article's words, failing with the first difference and both lists if they differ."""
+    checker = AppearanceChecker()
+    session = new_session(client)
+
+    swipe_page(client, session, 1, 0, width=W)                  # interactive 1 -> 0
+    seen = events(client, session)
+    checker.feed_all(seen)
+    assert_calls(seen, INTERACTIVE_1_TO_0, session=session)
+
+    swipe_page(client, session, 0, 1, width=W, cancelled=True)  # toward 1, let go too early: back on 0
+    seen = events(client, session)
+    checker.feed_all(seen)
+    assert_calls(seen, ["willAppear 1", "willDisappear 0",
+                        "willAppear 0", "didAppear 0", "willDisappear 1", "didDisappear 1"], session=session)
+
+    checker.check(at_rest=True)  # every call fitted docs/lifecycle.md's table, and nothing is left halfway
+    assert_at_rest_on(client, session, 0)

@@ -2,6 +2,10 @@
 events and check every appearance hook against docs/lifecycle.md's table, the page-session gestures, and
 the tags the tests compare (see grhost.tag).
 
+The table, its checker, the short names and the gestures are the ones users get: `greenroom.lifecycle`, the
+Python client's lifecycle model (clients/python/src/greenroom/lifecycle.py). What is here is what only these
+tests need: raw line connections that feed the shipped checker, the tags, the page-session fixtures.
+
 The lifecycle, pool, task and page test files (test_lifecycle_*.py, test_pages_*.py, test_pools.py, test_tasks.py,
 test_show_rendered.py): every expected sequence is worked out by hand from rpc-schema/openrpc.json and docs/
 (lifecycle.md, pools.md, tasks.md, pages.md) and the articles they name (GYPageViewController's lifecycle tables
@@ -24,34 +28,13 @@ from __future__ import annotations
 import json
 import time
 
+# APPEARANCE, SHORT and TABLE are imported by the test files from here.
+from greenroom.lifecycle import APPEARANCE, SHORT, TABLE  # noqa: F401
+from greenroom.lifecycle import (AppearanceChecker, assert_page_at_rest, drag_pages, page_calls, release_pages,
+                                 swipe_pages)
 from grhost import REPO, EventCursor, LineConn, tag
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT7
-
-
-APPEARANCE = ("viewWillAppear", "viewDidAppear", "viewWillDisappear", "viewDidDisappear")
-
-
-SHORT = {"viewWillAppear": "willAppear", "viewDidAppear": "didAppear",
-         "viewWillDisappear": "willDisappear", "viewDidDisappear": "didDisappear"}
-
-
-# docs/lifecycle.md's table: (state, call) -> (next state, hook). Every other pair is unbalanced.
-TABLE = {
-    ("disappeared", "beginAppearance(true)"): ("appearing", "viewWillAppear"),
-    ("disappearing", "beginAppearance(true)"): ("appearing", "viewWillAppear"),
-    ("appearing", "beginAppearance(false)"): ("disappearing", "viewWillDisappear"),
-    ("appeared", "beginAppearance(false)"): ("disappearing", "viewWillDisappear"),
-    ("appearing", "endAppearance"): ("appeared", "viewDidAppear"),
-    ("disappearing", "endAppearance"): ("disappeared", "viewDidDisappear"),
-}
-
-
-# hook -> the states it may run from
-HOOK_FROM = {hook: {s for (s, _), (_, h) in TABLE.items() if h == hook} for hook in APPEARANCE}
-
-
-HOOK_TO = {hook: nxt for (_, _), (nxt, hook) in TABLE.items()}
 
 
 DOC = json.loads((REPO / "rpc-schema" / "openrpc.json").read_text())
@@ -66,30 +49,13 @@ REGISTRY = Registry().with_resource(DOC_URI, Resource(contents=DOC, specificatio
 W = 100.0  # page width used by most page tests: page i sits at offset i * W
 
 
-class Model:
-    """docs/lifecycle.md's appearance table, fed with every lifecycle event as it arrives."""
+class Model(AppearanceChecker):
+    """docs/lifecycle.md's appearance table, fed with every lifecycle event as it arrives: the shipped checker,
+    with `errors` (the hooks it does not allow, as sentences) beside its `unbalanced` (the host's reports)."""
 
-    def __init__(self):
-        self.state: dict[str, str] = {}
-        self.errors: list[str] = []
-        self.unbalanced: list[dict] = []
-
-    def feed(self, e: dict) -> None:
-        if e["method"] != "lifecycle":
-            return
-        p = e["params"]
-        c, hook = p["container"], p["event"]
-        if hook == "init":
-            self.state[c] = "disappeared"
-        elif hook in APPEARANCE:
-            before = self.state.get(c)  # None: a container whose earlier events went to another connection
-            if before is not None and before not in HOOK_FROM[hook]:
-                self.errors.append(f"{c}:{hook} from {before} is not in docs/lifecycle.md's table")
-            self.state[c] = HOOK_TO[hook]
-        elif hook == "unbalancedAppearanceTransition":
-            self.unbalanced.append(p)
-        elif hook == "deinit":
-            self.state.pop(c, None)
+    @property
+    def errors(self) -> list[str]:
+        return [v.message for v in self.illegal]
 
 
 class Peer(EventCursor):
@@ -114,9 +80,7 @@ class Peer(EventCursor):
     def hooks(self, session: str) -> list[str]:
         """The appearance hooks of `session`'s children since the last look, the GYPageViewController article's way
         ("willAppear 0")."""
-        return [f"{SHORT[e['params']['event']]} {e['params']['page']['index']}" for e in self.events()
-                if e["method"] == "lifecycle" and e["params"]["event"] in SHORT
-                and e["params"].get("page", {}).get("session") == session and "index" in e["params"]["page"]]
+        return page_calls(self.events(), session)
 
     def info(self, c: str) -> dict:
         return self("container.info", {"container": c})
@@ -169,27 +133,13 @@ def sessions(p: Peer, **params) -> tuple[str, dict]:
 
 
 def swipe(p: Peer, s: str, offsets: list[float], rest: float, decelerate: bool = True) -> None:
-    """willBeginDragging at offsets[0], didScroll through offsets[1:], release, rest at `rest`."""
-    S = {"session": s}
-    p("page.willBeginDragging", {**S, "offset": offsets[0]})
-    for x in offsets[1:]:
-        p("page.didScroll", {**S, "offset": x})
-    p("page.willEndDragging", {**S, "offset": offsets[-1], "velocity": 1.0})
-    if decelerate:
-        p("page.didEndDragging", {**S, "offset": offsets[-1], "willDecelerate": True})
-        p("page.didEndDecelerating", {**S, "offset": rest})
-    else:
-        p("page.didEndDragging", {**S, "offset": rest, "willDecelerate": False})
+    """willBeginDragging at offsets[0], didScroll through offsets[1:], release (velocity 1), rest at `rest`."""
+    swipe_pages(p, s, offsets, rest, velocity=1.0, decelerate=decelerate)
 
 
 def assert_at_rest(p: Peer, s: str, index: int) -> dict:
     """docs/pages.md at rest: exactly the current page is `appeared`, every other attached child `disappeared`."""
-    info = p.page(s)
-    assert info["phase"] == "idle" and info["index"] == index and info["guess"] is None, info
-    states = {c["index"]: c["state"] for c in info["children"]}
-    assert states.get(index) == "appeared", info
-    assert all(st == "disappeared" for i, st in states.items() if i != index), info
-    return info
+    return assert_page_at_rest(p, s, index)
 
 
 def bring(p: Peer, s: str, phase: str) -> None:
@@ -216,15 +166,6 @@ SEED001 = {
 }
 
 
-# docs/lifecycle.md: hook -> (states it may run from, state after). Anything else is unbalanced.
-HOOK_TABLE = {
-    "viewWillAppear": ({"disappeared", "disappearing"}, "appearing"),
-    "viewWillDisappear": ({"appearing", "appeared"}, "disappearing"),
-    "viewDidAppear": ({"appearing"}, "appeared"),
-    "viewDidDisappear": ({"disappearing"}, "disappeared"),
-}
-
-
 class PagePeer(EventCursor):
     """A connection with a cursor over its events, checking every appearance hook against docs/lifecycle.md's table."""
 
@@ -233,26 +174,19 @@ class PagePeer(EventCursor):
     def __init__(self, conn: LineConn):
         super().__init__(conn)
         self.fed = 0
-        self.state: dict[str, str] = {}
-        self.errors: list[str] = []
+        self.checker = AppearanceChecker()
+
+    @property
+    def state(self) -> dict[str, str]:
+        return self.checker.states
+
+    @property
+    def errors(self) -> list[str]:
+        """Hooks the table does not allow and the host's unbalanced reports, as sentences."""
+        return [v.message for v in self.checker.violations]
 
     def received(self) -> None:
-        for e in self.conn.events[self.fed:]:
-            p = e["params"]
-            if e["method"] != "lifecycle":
-                continue
-            c, hook = p["container"], p["event"]
-            if hook == "init":
-                self.state[c] = "disappeared"
-            elif hook in HOOK_TABLE:
-                before = self.state.get(c)
-                if before is not None and before not in HOOK_TABLE[hook][0]:
-                    self.errors.append(f"{c}:{hook} from {before}")
-                self.state[c] = HOOK_TABLE[hook][1]
-            elif hook == "unbalancedAppearanceTransition":
-                self.errors.append(f"unbalanced: {p}")
-            elif hook == "deinit":
-                self.state.pop(c, None)
+        self.checker.feed_all(self.conn.events[self.fed:])
         self.fed = len(self.conn.events)
 
     def hooks(self, page_session: str) -> list[str]:
@@ -284,9 +218,8 @@ class PagePeer(EventCursor):
 
 
 def hooks_of(events: list[dict], page_session: str) -> list[str]:
-    return [f"{SHORT[e['params']['event']]} {e['params']['page']['index']}" for e in events
-            if e["method"] == "lifecycle" and e["params"]["event"] in SHORT
-            and e["params"].get("page", {}).get("session") == page_session and "index" in e["params"]["page"]]
+    """The appearance hooks of `page_session`'s children among `events`, the article's way ("willAppear 0")."""
+    return page_calls(events, page_session)
 
 
 def page_peer(host, topics=("lifecycle", "pool", "page"), scope=None) -> PagePeer:
@@ -300,28 +233,18 @@ def page_session(p: PagePeer, **params) -> str:
 
 
 def drag(p: PagePeer, s: str, offsets: list[float]) -> None:
-    p("page.willBeginDragging", {"session": s, "offset": offsets[0]})
-    for x in offsets[1:]:
-        p("page.didScroll", {"session": s, "offset": x})
+    """willBeginDragging at offsets[0], didScroll through offsets[1:]; the finger stays down."""
+    drag_pages(p, s, offsets)
 
 
 def release(p: PagePeer, s: str, rest: float, decelerate: bool = True) -> None:
-    if decelerate:
-        p("page.willEndDragging", {"session": s, "offset": rest, "velocity": 0.5})
-        p("page.didEndDragging", {"session": s, "offset": rest, "willDecelerate": True})
-        p("page.didEndDecelerating", {"session": s, "offset": rest})
-    else:
-        p("page.didEndDragging", {"session": s, "offset": rest, "willDecelerate": False})
+    """The finger lifts; the view rests at `rest` (decelerating there with velocity 0.5, or stopping at once)."""
+    release_pages(p, s, rest, velocity=0.5, decelerate=decelerate)
 
 
 def assert_settled(p: PagePeer, s: str, index: int) -> dict:
     """docs/pages.md at rest: exactly the current page is appeared, every other attached child disappeared."""
-    info = p.page(s)
-    assert (info["phase"], info["index"], info["guess"]) == ("idle", index, None), info
-    states = {c["index"]: c["state"] for c in info["children"]}
-    assert states.get(index) == "appeared", info
-    assert all(st == "disappeared" for i, st in states.items() if i != index), info
-    return info
+    return assert_page_at_rest(p, s, index)
 
 
 class Session(EventCursor):

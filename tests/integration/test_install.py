@@ -31,7 +31,7 @@ def test_install_puts_each_file_where_a_user_expects_it(installed):
     expected = [
         "bin/greenroom", "bin/greenroomctl",
         "lib/greenroom/plugins/libArticlePlugin.so", "lib/greenroom/plugins/libCounterPlugin.so",
-        "lib/greenroom/plugins/libCrashyPlugin.so",
+        "lib/greenroom/plugins/libCrashyPlugin.so", "lib/greenroom/wsbridge.py",
         "include/greenroom_plugin.h",
         "share/man/man1/greenroom.1", "share/man/man1/greenroom.serve.1", "share/man/man1/greenroom.call.1",
         "share/bash-completion/completions/greenroom", "share/zsh/site-functions/_greenroom",
@@ -72,4 +72,13 @@ def test_installed_greenroomctl_reaches_the_host(installed, host):
         pytest.fail("socat is not installed (scripts/install-deps.sh installs it)")
     done = subprocess.run([installed / "bin/greenroomctl", "--socket", host.socket_path, "ping"],
                           capture_output=True, text=True, timeout=15, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0 and done.stdout.strip() == '{"pong":true}', done
+
+
+def test_installed_greenroomctl_reaches_a_websocket_listener(installed, start_host):
+    """--ws runs the bridge `make install` put in lib/greenroom/, with python3's standard library only."""
+    host = start_host("--listen", "ws:127.0.0.1:0")
+    done = subprocess.run([installed / "bin/greenroomctl", "--ws", host.ws_url(), "ping"],
+                          capture_output=True, text=True, timeout=15, stdin=subprocess.DEVNULL,
+                          env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
     assert done.returncode == 0 and done.stdout.strip() == '{"pong":true}', done

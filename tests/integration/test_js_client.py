@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+from pathlib import Path
 
 import pytest
 
@@ -129,3 +130,48 @@ def test_another_origin_is_refused_until_allowed(start_host, page):
     }""", host.ws_url())
     assert refused == "refused"
     assert host.stats()["connections"]["httpAnswers"]["origin"] == 1
+
+
+def test_the_lifecycle_model_against_the_host(start_host, page):
+    """The lifecycle model in clients/js/greenroom.js (this checkout's file, whatever the binary embeds) drives
+    a virtual-clock host in the browser: swipePage gives docs/pages.md's orders, the checker finds nothing,
+    a wrong expectation fails with the first difference, and rangeDrag's fling stops at the host's target."""
+    host = start_host("--clock", "virtual", "--listen", "ws:127.0.0.1:0")
+    source = (Path(__file__).resolve().parents[2] / "clients" / "js" / "greenroom.js").read_text()
+    page.route("**/greenroom.js", lambda route: route.fulfill(status=200, content_type="text/javascript", body=source))
+    open_client_page(page, host)
+    result = page.evaluate("""async () => {
+        const checker = new gr.AppearanceChecker();
+        const seen = [];
+        host.on("lifecycle", (event) => { checker.feed(event); seen.push(event); });
+        await host.subscribe(["lifecycle"]);
+        const { session } = await host.call("page.create", { class: "Container", count: 5, width: 375, height: 667, initialIndex: 1 });
+        seen.length = 0;
+        const out = {};
+        out.reply = await gr.swipePage(host, session, 1, 0, { width: 375 });
+        out.swipe = gr.assertCalls(seen.splice(0), ["willAppear 0", "willDisappear 1", "didAppear 0", "didDisappear 1"], { session });
+        await gr.swipePage(host, session, 0, 1, { width: 375, cancelled: true });
+        const cancelled = seen.splice(0);
+        out.cancelled = gr.pageCalls(cancelled, session);
+        try { gr.assertCalls(cancelled, ["willAppear 1", "willDisappear 0", "didAppear 1", "didDisappear 0"]); }
+        catch (e) { out.wrong = { name: e.name, index: e.index, head: e.message.split("\\n").slice(0, 3) }; }
+        out.atRest = (await gr.assertPageAtRest(host, session, 0)).index;
+        checker.check({ atRest: true });
+        out.checked = checker.ok;
+        const rows = await host.call("range.create", { count: 40, itemLength: 100, viewport: { width: 400, height: 1000 } });
+        out.fling = await gr.rangeDrag(host, rows.session, [0, 100, 250, 500], { fling: 3, frameMs: 16 });
+        out.now = (await host.call("clock.now")).ms;
+        return out;
+    }""")
+    assert result["reply"]["index"] == 0 and result["reply"]["phase"] == "idle", result
+    assert result["swipe"] == ["willAppear 0", "willDisappear 1", "didAppear 0", "didDisappear 1"]
+    # docs/pages.md, a cancelled swipe: the old page appears again, the glimpsed one goes.
+    assert result["cancelled"] == ["willAppear 1", "willDisappear 0", "willAppear 0", "didAppear 0",
+                                   "willDisappear 1", "didDisappear 1"]
+    assert result["wrong"] == {"name": "LifecycleAssertionError", "index": 2,
+                               "head": ["page calls differ at call 3 (expected 4, got 6):",
+                                        "  expected: didAppear 1", "  got:      willAppear 0"]}, result
+    assert result["atRest"] == 0 and result["checked"] is True
+    # docs/ranges.md: 3 points/ms at release stops 1497 points on; six frames of 16 ms.
+    assert result["fling"]["target"] == pytest.approx(500 + 3 * 499) and result["fling"]["reply"]["phase"] == "idle"
+    assert result["now"] == 96

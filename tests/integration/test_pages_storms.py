@@ -43,12 +43,10 @@ try:
 except ImportError:  # the client is not installed: use the one in this repository
     sys.path.insert(0, str(REPO / "clients" / "python" / "src"))
     import greenroom
+from greenroom.lifecycle import APPEARANCE, SHORT
 
 SEEDS = list(range(24))
 STEPS = 40  # interactions per seed: 24 x 40 = 960 sequences (about 5 s in all on 2 cores)
-APPEARANCE = ("viewWillAppear", "viewDidAppear", "viewWillDisappear", "viewDidDisappear")
-SHORT = {"viewWillAppear": "willAppear", "viewDidAppear": "didAppear",
-         "viewWillDisappear": "willDisappear", "viewDidDisappear": "didDisappear"}
 INVALID_STATE, INVALID_PARAMS = -32003, -32602
 
 

@@ -16,6 +16,7 @@ from typing import Any, Iterator
 
 import jsonschema
 import pytest
+from greenroom.lifecycle import page_calls
 from openrpcdoc import (Conn, DOC, ERROR_CODES, Host, METHODS, RANGE_TYPES, SCHEMA_DIR, VP, check, check_error,
                         check_params, method_error_codes, pointer, resolve_local, validator_at)
 
@@ -948,11 +949,7 @@ def test_page_events_match_x_notifications(schema_host: Host) -> None:
             out_of_order_errors.append(error)
 
         def appearance(session: str, since: int) -> list[str]:
-            short = {"viewWillAppear": "willAppear", "viewDidAppear": "didAppear",
-                     "viewWillDisappear": "willDisappear", "viewDidDisappear": "didDisappear"}
-            return [f"{short[p['event']]} {p['page']['index']}" for n in c.notifications[since:]
-                    for p in [n["params"]] if n["method"] == "lifecycle" and p["event"] in short
-                    and p.get("page", {}).get("session") == session and "index" in p["page"]]
+            return page_calls(c.notifications[since:], session)
 
         # A session without a stack: on screen at once, page 1 loaded and appeared during page.create.
         created = call("page.create", {"class": article, "count": 4, "width": w, "height": h, "initialIndex": 1,

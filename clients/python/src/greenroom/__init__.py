@@ -13,7 +13,9 @@
             print(event.seq, event["event"])   # the hook: "init", ...
 
 The asyncio client with the same method names is :class:`greenroom.aio.AsyncClient`;
-the pytest fixtures are in :mod:`greenroom.pytest_plugin`.
+the pytest fixtures are in :mod:`greenroom.pytest_plugin`; the lifecycle model tests
+are written with (the appearance table's checker, call assertions, gestures) is
+:mod:`greenroom.lifecycle`.
 """
 
 from .client import Client
