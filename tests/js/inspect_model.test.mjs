@@ -34,6 +34,25 @@ test("appearance hooks become state bars; deinit closes the last one", () => {
   assert.equal(m.lanes.get("c-3").bars[0].to, null, "an open bar runs to the end");
 });
 
+test("an interactive pop is drawn as any transition: bars for both containers, cancelled or finished", () => {
+  // The events of stack.beginInteractivePop, then stack.cancelInteractivePop after 120 ms, then a second
+  // gesture finished after 200 ms: each container's lane shows the states the gesture took it through.
+  const m = new InspectorModel({ pxPerMs: 1, minGap: 10, maxGapMs: 5000 });
+  const events = [
+    ["c-2", "willMoveToParent", 1000, { parent: null }], ["c-2", "viewWillDisappear", 1000], ["c-1", "viewWillAppear", 1000],
+    ["c-1", "viewWillDisappear", 1120], ["c-1", "viewDidDisappear", 1120], ["c-2", "viewWillAppear", 1120],
+    ["c-2", "viewDidAppear", 1120], ["c-2", "didMoveToParent", 1120, { parent: "s-1" }],
+    ["c-2", "willMoveToParent", 2000, { parent: null }], ["c-2", "viewWillDisappear", 2000], ["c-1", "viewWillAppear", 2000],
+    ["c-2", "viewDidDisappear", 2200], ["c-1", "viewDidAppear", 2200], ["c-2", "didMoveToParent", 2200, { parent: null }],
+  ];
+  for (const [c, event, t, extra] of events) m.apply("lifecycle", hook(c, event, t, { animated: true, ...extra }));
+  assert.deepEqual(m.lanes.get("c-2").bars.map((b) => b.state), ["disappearing", "appearing", "appeared", "disappearing"]);
+  assert.deepEqual(m.lanes.get("c-1").bars.map((b) => b.state), ["appearing", "disappearing", "appearing", "appeared"]);
+  assert.equal(m.lanes.get("c-2").state, "disappeared");
+  assert.equal(m.lanes.get("c-1").state, "appeared");
+  assert.equal(m.unbalancedSeen, 0);
+});
+
 test("offscreen and unbalanced events are marked; the unbalanced count follows", () => {
   const m = new InspectorModel();
   m.apply("lifecycle", hook("c-1", "viewWillAppear", 0, { offscreen: true, animated: false }));

@@ -166,10 +166,29 @@ def test_shell_readme_calls_run_as_written(host, workdir):
 
 @needs_jq
 def test_shell_readme_error_example_prints_the_error(host, workdir):
-    block = block_with(SHELL_DIR / "README.md", "stack.pop")
+    block = block_with(SHELL_DIR / "README.md", "call stack.pop '")
     r = sh(block, host.path, workdir)
     assert r.returncode == 0, r.stderr
     assert r.stdout.startswith("-32002 unknownObject: "), r.stdout
+
+
+@needs_jq
+def test_shell_readme_navigation_example(host, workdir):
+    """The README's interactive pop from a script: a cancelled gesture in UIKit's order, then a pop to the
+    root that ends on the virtual clock."""
+    block = block_with(SHELL_DIR / "README.md", "stack.beginInteractivePop")
+    r = sh(block, host.path, workdir)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    begin = lines.index("c-2 willMoveToParent", lines.index("c-2 didMoveToParent"))
+    assert lines[begin:] == [
+        # the one below never appeared: it loads first, before the top is told it will disappear
+        "c-2 willMoveToParent", "c-1 loadView", "c-1 viewDidLoad", "c-2 viewWillDisappear",
+        "c-1 viewWillAppear", "c-1 viewWillLayoutSubviews", "c-1 viewDidLayoutSubviews",
+        "c-1 viewWillDisappear", "c-1 viewDidDisappear", "c-2 viewWillAppear", "c-2 viewDidAppear", "c-2 didMoveToParent",
+        "c-2 willMoveToParent", "c-2 viewWillDisappear", "c-1 viewWillAppear",
+        "c-2 viewDidDisappear", "c-1 viewDidAppear", "c-2 didMoveToParent",
+    ], lines
 
 
 def test_shell_readme_ready_file_example(host, workdir):

@@ -378,3 +378,41 @@ def test_a_person_at_a_terminal(fake):
         if p.poll() is None:
             p.kill()
             p.wait()
+
+
+def test_real_interactive_pop_from_a_shell_session(real_host, session):
+    """The edge-swipe back gesture is four plain calls, so a shell script streams it like any other: begin,
+    progress, then cancel (the stack is as it was) or finish (after the rest of the duration, on the
+    virtual clock)."""
+    s = session(real_host.path)
+    s.call('events.subscribe {"topics":["lifecycle"]}')
+    stack = s.call('stack.create {"width":375,"height":667}')[0]["result"]["stack"]
+    a = s.call('container.create {"class":"Container"}')[0]["result"]["container"]
+    b = s.call('container.create {"class":"Container"}')[0]["result"]["container"]
+    s.call('stack.push {"stack":"%s","container":"%s"}' % (stack, a))
+    s.call('stack.push {"stack":"%s","container":"%s"}' % (stack, b))
+
+    def calls(events):
+        return [f'{e["params"]["container"]} {e["params"]["event"]}' for e in events]
+
+    began, events = s.call('stack.beginInteractivePop {"stack":"%s"}' % stack)
+    assert began["result"]["stack"]["interactivePop"] == {"container": b, "revealed": a, "progress": 0}
+    assert calls(events) == [f"{b} willMoveToParent", f"{b} viewWillDisappear", f"{a} viewWillAppear"]
+    refused, events = s.call('stack.pop {"stack":"%s"}' % stack)
+    assert refused["error"]["code"] == -32003 and events == []
+    s.call('stack.updateInteractivePop {"stack":"%s","progress":0.5}' % stack)
+    cancelled, events = s.call('stack.cancelInteractivePop {"stack":"%s","duration":0}' % stack)
+    assert cancelled["result"]["stack"]["containers"] == [a, b]
+    assert calls(events) == [f"{a} viewWillDisappear", f"{a} viewDidDisappear", f"{b} viewWillAppear",
+                             f"{b} viewDidAppear", f"{b} didMoveToParent"]
+
+    s.call('stack.beginInteractivePop {"stack":"%s"}' % stack)
+    s.call('stack.updateInteractivePop {"stack":"%s","progress":0.25}' % stack)
+    finished, events = s.call('stack.finishInteractivePop {"stack":"%s","duration":400}' % stack)
+    assert finished["result"]["container"] == b and events == []
+    assert "clock.advance" in finished["result"]["note"]
+    _, events = s.call('clock.advance {"ms":300}')
+    assert calls(events) == [f"{b} viewDidDisappear", f"{a} viewDidAppear", f"{b} didMoveToParent"]
+    assert all(e["params"]["t"] == 300 for e in events)
+    rest, err = s.finish()
+    assert rest == [] and err == ""
