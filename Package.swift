@@ -51,7 +51,6 @@ let package = Package(
                 "GreenroomRPC", "GreenroomJSON", "GreenroomCore", "CGreenroomPlugin",
                 .product(name: "Logging", package: "swift-log"),
             ],
-            resources: [.embedInCode("openrpc.json")],
             swiftSettings: optimised),
         // The `ws:` listener's codec: HTTP request heads, the upgrade and its browser-safety rules, frames
         // by wslay, and the static files it serves (the JavaScript client, and examples/web's demo and

@@ -91,14 +91,21 @@ public struct MethodRegistry<Context> {
         methods[spec.name] = spec
     }
 
-    public mutating func register(_ name: String, params: [String]? = [], quick: Bool = false,
-                                  _ handler: @escaping MethodSpec<Context>.Handler) {
-        register(MethodSpec(name, params: params, quick: quick, handler))
+    /// Registers method `M` with its handler, which gets the decoded params.
+    public mutating func register<M: RPCMethod>(_ method: M.Type,
+                                                _ handler: @escaping (Context, M.Params) throws(RPCError) -> JSONValue) {
+        register(MethodSpec(M.name, params: M.Params.names, quick: M.isQuick) { (c: Context, p: Params) throws(RPCError) -> JSONValue in
+            try handler(c, try M.Params.decode(p))
+        })
     }
 
-    public mutating func registerEncoded(_ name: String, params: [String]? = [], quick: Bool = false,
-                                         _ handler: @escaping MethodSpec<Context>.EncodedHandler) {
-        register(MethodSpec(name, params: params, quick: quick, encoded: handler))
+    /// Registers method `M` with a handler whose result is JSON encoded earlier (a hot method's reply that
+    /// is usually the same bytes).
+    public mutating func register<M: RPCMethod>(_ method: M.Type,
+                                                encoded handler: @escaping (Context, M.Params) throws(RPCError) -> EncodedJSON) {
+        register(MethodSpec(M.name, params: M.Params.names, quick: M.isQuick, encoded: { (c: Context, p: Params) throws(RPCError) -> EncodedJSON in
+            try handler(c, try M.Params.decode(p))
+        }))
     }
 
     /// A handler around another method's: gets the call and the original spec to run.
@@ -106,8 +113,9 @@ public struct MethodRegistry<Context> {
 
     /// Replaces a registered method's handler with `wrapper`, which receives the original spec to call
     /// (for a concern that spans methods, such as the host's virtual-clock notes). Params, positional
-    /// order and unknown-member checks stay the original's. A name not registered is a programming error.
-    public mutating func wrap(_ name: String, _ wrapper: @escaping Wrapper) {
+    /// order and unknown-member checks stay the original's. A method not registered is a programming error.
+    public mutating func wrap(_ method: any RPCMethod.Type, _ wrapper: @escaping Wrapper) {
+        let name = method.name
         guard let original = methods[name] else { preconditionFailure("method \(name) is not registered") }
         methods[name] = MethodSpec(name, params: original.params, quick: original.isQuick) { (c: Context, p: Params) throws(RPCError) -> JSONValue in
             try wrapper(c, p, original)

@@ -90,9 +90,15 @@ public struct Params: Sendable {
 
     /// A string member that must be one of `allowed`.
     public func choice(_ name: String, _ allowed: [String], default def: String? = nil) throws(RPCError) -> String? {
-        guard let s: String = try optional(name) else { return def }
+        guard let v = object[name], !v.isNull else { return def }
+        return try Params.choice(v, path: name, allowed)
+    }
+
+    /// `v`, a string that must be one of `allowed`.
+    public static func choice(_ v: JSONValue, path: String, _ allowed: [String]) throws(RPCError) -> String {
+        let s = try String.decodeParam(v, path: path)
         guard allowed.contains(s) else {
-            throw .invalidParams(path: name, "must be one of \(allowed.map { "\"\($0)\"" }.joined(separator: ", ")), got \"\(s)\"")
+            throw .invalidParams(path: path, "must be one of \(allowed.map { "\"\($0)\"" }.joined(separator: ", ")), got \"\(s)\"")
         }
         return s
     }

@@ -31,7 +31,7 @@ public struct ListenOptions {
                 list.append(try TCPLineListener(endpoint: endpoint, rules: rules, maxMessageBytes: maxMessageBytes))
             case .ws:
                 list.append(try WebSocketListener(endpoint: endpoint, rules: rules, allowedOrigins: allowedOrigins, token: token,
-                                                  maxMessageBytes: maxMessageBytes, files: .standard(openRPC: OpenRPCDocument.bytes)))
+                                                  maxMessageBytes: maxMessageBytes, files: .standard(openRPC: Array(GreenroomProtocol.documentText.utf8))))
             }
         }
         return list

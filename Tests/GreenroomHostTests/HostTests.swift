@@ -202,10 +202,54 @@ func virtualHost(_ edit: (inout HostConfig) -> Void = { _ in }) -> Host {
         #expect(lines[1]["result"] == ["pong": true])
     }
 
-    @Test func discoverServesTheEmbeddedDocument() throws {
+    @Test func discoverServesTheGeneratedDocument() throws {
         let r = MemoryClient(virtualHost()).call("rpc.discover").reply["result"]
-        #expect(r == (try JSONCodec.decode(OpenRPCDocument.bytes)))
-        #expect(r?["openrpc"] != nil)
+        #expect(r == GreenroomProtocol.document)
+        #expect(r?["openrpc"] == "1.3.2")
+    }
+}
+
+/// The message types are the one source of the protocol: the host registers exactly the methods the
+/// catalog lists, and the document made from them is whole.
+@Suite struct ProtocolCatalogTests {
+    @Test func theRegistryHoldsExactlyTheCatalogsMethods() {
+        let host = virtualHost()
+        PluginSupervisor.install(on: host)  // as `greenroom serve` always does: plugins.restart is its method
+        let registered = Set(host.processor.registry.names)
+        let catalogued = Set(GreenroomProtocol.methodNames)
+        #expect(registered.subtracting(catalogued).isEmpty, "registered but not described: \(registered.subtracting(catalogued))")
+        #expect(catalogued.subtracting(registered).isEmpty, "described but not registered: \(catalogued.subtracting(registered))")
+        #expect(GreenroomProtocol.methodNames.count == catalogued.count, "a method is listed twice")
+    }
+
+    @Test func everyReferenceNamesAComponentAndEveryMethodHasItsParts() {
+        let doc = GreenroomProtocol.document
+        #expect(OpenRPCGenerator.danglingReferences(in: doc).isEmpty)
+        for m in doc["methods"]?.arrayValue ?? [] {
+            let name = m["name"]?.stringValue ?? "?"
+            #expect(m["summary"]?.stringValue?.isEmpty == false, "\(name) has no summary")
+            #expect(m["result"]?["schema"] != nil, "\(name) has no result schema")
+            for e in m["errors"]?.arrayValue ?? [] {
+                #expect(e["code"]?.intValue != nil && e["message"] != nil, "\(name): an error object without code or message")
+            }
+        }
+    }
+
+    /// Positional params follow the declared order, and the typed decoder keeps the old errors: a
+    /// missing member is "is required", a wrong type names the member (and the element inside it).
+    @Test func typedParamsKeepTheirErrorsAndOrder() {
+        let c = MemoryClient(virtualHost())
+        let missing = c.call("stack.create", ["height": 10]).reply["error"]
+        #expect(missing?["data"]?["path"] == "width" && missing?["message"]?.stringValue?.contains("is required") == true)
+        let wrong = c.call("events.subscribe", ["topics": ["lifecycle", 5]]).reply["error"]
+        #expect(wrong?["data"]?["path"] == "topics[1]")
+        let positional = c.call("stack.create", [320, 480, true]).reply["result"]
+        #expect(positional?["hidden"] == true && positional?["width"] == 320.0)
+        let unknown = c.call("host.memoryWarning", ["level": "warning", "lvl": 1]).reply["error"]
+        #expect(unknown?["data"]?["path"] == "lvl")
+        let choice = c.call("host.memoryWarning", ["level": "severe"]).reply["error"]
+        #expect(choice?["data"]?["path"] == "level")
+        #expect(c.call("host.memoryWarning", ["level": .null]).reply["result"]?["level"] == "warning", "null is absent: the default")
     }
 }
 

@@ -10,13 +10,13 @@ final class OrderContext {
 
 private func makeProcessor() -> RPCProcessor<OrderContext> {
     var r = MethodRegistry<OrderContext>()
-    r.register("echo", params: ["n"]) { c, p throws(RPCError) in
+    r.register(MethodSpec("echo", params: ["n"]) { c, p throws(RPCError) in
         let n: Int = try p.require("n")
         c.ran.append(n)
         return ["n": .int(n)]
-    }
-    r.register("close") { c, _ throws(RPCError) in c.closed = true; return .null }
-    r.register("fail") { _, _ throws(RPCError) in throw .invalidState("nope", ["why": "test"]) }
+    })
+    r.register(MethodSpec("close") { c, _ throws(RPCError) in c.closed = true; return .null })
+    r.register(MethodSpec("fail") { _, _ throws(RPCError) -> JSONValue in throw .invalidState("nope", ["why": "test"]) })
     return RPCProcessor(registry: r)
 }
 

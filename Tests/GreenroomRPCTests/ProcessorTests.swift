@@ -9,14 +9,14 @@ final class TestContext {
 
 private func makeProcessor(limits: RPCLimits = RPCLimits()) -> RPCProcessor<TestContext> {
     var r = MethodRegistry<TestContext>()
-    r.register("subtract", params: ["minuend", "subtrahend"]) { _, p throws(RPCError) in
+    r.register(MethodSpec("subtract", params: ["minuend", "subtrahend"]) { _, p throws(RPCError) in
         .int(try p.require("minuend", as: Int.self) - p.require("subtrahend", as: Int.self))
-    }
-    r.register("update", params: nil) { c, _ throws(RPCError) in c.notified.append("update"); return .null }
-    r.register("notify_hello", params: nil) { c, _ throws(RPCError) in c.notified.append("hello"); return .null }
-    r.register("get_data") { _, _ throws(RPCError) in ["hello", 5] }
-    r.register("sum", params: nil) { _, _ throws(RPCError) in 7 }
-    r.register("fail") { _, _ throws(RPCError) in throw .invalidState("nope", ["why": "test"]) }
+    })
+    r.register(MethodSpec("update", params: nil) { c, _ throws(RPCError) in c.notified.append("update"); return .null })
+    r.register(MethodSpec("notify_hello", params: nil) { c, _ throws(RPCError) in c.notified.append("hello"); return .null })
+    r.register(MethodSpec("get_data") { _, _ throws(RPCError) in ["hello", 5] })
+    r.register(MethodSpec("sum", params: nil) { _, _ throws(RPCError) in 7 })
+    r.register(MethodSpec("fail") { _, _ throws(RPCError) -> JSONValue in throw .invalidState("nope", ["why": "test"]) })
     return RPCProcessor(registry: r, limits: limits)
 }
 

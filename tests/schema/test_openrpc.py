@@ -12,13 +12,14 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
 from typing import Any, Iterator
 
 import jsonschema
 import pytest
 from greenroom.lifecycle import page_calls
-from openrpcdoc import (Conn, DOC, ERROR_CODES, Host, METHODS, RANGE_TYPES, SCHEMA_DIR, VP, check, check_error,
-                        check_params, method_error_codes, pointer, resolve_local, validator_at)
+from openrpcdoc import (Conn, DOC, DOC_PATH, ERROR_CODES, Host, METHODS, RANGE_TYPES, SCHEMA_DIR, VP, check, check_error,
+                        binary, check_params, method_error_codes, pointer, resolve_local, validator_at)
 
 FIXTURES = SCHEMA_DIR / "fixtures"
 
@@ -312,9 +313,23 @@ def test_every_method_is_called() -> None:
 def test_discover_returns_the_file(conn: Conn) -> None:
     served = conn.call("rpc.discover")
     if served != DOC:
-        pytest.fail("rpc.discover does not serve rpc-schema/openrpc.json (it is embedded at build time: rebuild the "
-                    f"binary after editing the file); first difference at {first_difference(served, DOC)}",
-                    pytrace=False)
+        pytest.fail("rpc.discover does not serve rpc-schema/openrpc.json (the document is made from the message types "
+                    "in Sources/GreenroomHost/Protocol: run `make schema` after changing them); first difference at "
+                    f"{first_difference(served, DOC)}", pytrace=False)
+
+
+def test_the_checked_in_document_is_the_generated_one() -> None:
+    """rpc-schema/openrpc.json is `greenroom schema`'s output, byte for byte: the message types are the one
+    source, and a change to them that was not regenerated fails here (and so in CI)."""
+    out = subprocess.run([str(binary()), "schema"], capture_output=True, timeout=60)
+    assert out.returncode == 0, out.stderr.decode()
+    if out.stdout != DOC_PATH.read_bytes():
+        generated = json.loads(out.stdout)
+        where = first_difference(generated, DOC) if generated != DOC else "formatting only"
+        pytest.fail("rpc-schema/openrpc.json is not `greenroom schema`'s output: run `make schema` (first difference: "
+                    f"{where})", pytrace=False)
+    names = subprocess.run([str(binary()), "schema", "--methods"], capture_output=True, text=True, timeout=60).stdout.split()
+    assert names == [m["name"] for m in DOC["methods"]]
 
 
 def first_difference(a: Any, b: Any, path: str = "#") -> str:

@@ -30,11 +30,11 @@ public final class ScriptedClass: ContainerClass {
     }
 
     /// Parses `classes.define` params.
-    static func define(_ p: Params) throws(RPCError) -> ScriptedClass {
-        let name: String = try p.require("name")
+    static func define(_ p: ClassesDefine.Params) throws(RPCError) -> ScriptedClass {
+        let name = p.name
         guard !name.isEmpty, name.utf8.count <= 128 else { throw .invalidParams(path: "name", "must be 1 to 128 bytes") }
         var hooks: [Hook: ScriptedHook] = [:]
-        if let spec: JSONObject = try p.optional("hooks") {
+        if let spec = p.hooks {
             for (key, value) in spec.members {
                 let path = "hooks.\(key)"
                 guard let hook = Hook(rawValue: key) else {
@@ -55,7 +55,7 @@ public final class ScriptedClass: ContainerClass {
                 hooks[hook] = h
             }
         }
-        let bytes: Int = try p.optional("memoryBytes") ?? 0
+        let bytes = p.memoryBytes ?? 0
         guard bytes >= 0, bytes <= 1 << 30 else { throw .invalidParams(path: "memoryBytes", "must be between 0 and 1073741824") }
         return ScriptedClass(name: name, hooks: hooks, memoryBytes: bytes)
     }

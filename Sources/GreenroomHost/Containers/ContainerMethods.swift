@@ -4,7 +4,7 @@ import GreenroomRPC
 
 extension Containers {
     func registerClassMethods(into r: inout MethodRegistry<HostConnection>) {
-        r.register("classes.list") { [unowned self] _, _ throws(RPCError) in
+        r.register(ClassesList.self) { [unowned self] _, _ throws(RPCError) in
             let list: [JSONValue] = host.classes.order.compactMap { name in
                 guard let c = host.classes[name] else { return nil }
                 var entry: JSONObject = ["name": .string(name), "plugin": c.pluginName.map { .string($0) } ?? .null,
@@ -16,15 +16,15 @@ extension Containers {
             }
             return ["classes": .array(list)]
         }
-        r.register("classes.define", params: ["name", "hooks", "memoryBytes"]) { [unowned self] _, p throws(RPCError) in
+        r.register(ClassesDefine.self) { [unowned self] _, p throws(RPCError) in
             let cls = try ScriptedClass.define(p)
             try host.classes.register(cls)
             return ["name": .string(cls.name), "plugin": .null, "scripted": true,
                     "hooks": .array(Hook.allCases.filter { cls.hooks[$0] != nil }.map { .string($0.rawValue) }),
                     "memoryBytes": .int(cls.memoryBytes)]
         }
-        r.register("classes.undefine", params: ["name"]) { [unowned self] _, p throws(RPCError) in
-            let name: String = try p.require("name")
+        r.register(ClassesUndefine.self) { [unowned self] _, p throws(RPCError) in
+            let name = p.name
             _ = try host.classes.require(name, path: "name")
             let live = liveInstances(of: name)
             guard live.isEmpty else {
@@ -64,22 +64,22 @@ extension Containers {
     }
 
     func registerContainerMethods(into r: inout MethodRegistry<HostConnection>) {
-        r.register("container.create", params: ["class", "data"]) { [unowned self] conn, p throws(RPCError) in
-            let cls = try host.classes.require(try p.require("class"))
-            let c = try create(cls, owner: conn.id, data: p.value("data"))
+        r.register(ContainerCreate.self) { [unowned self] conn, p throws(RPCError) in
+            let cls = try host.classes.require(p.className)
+            let c = try create(cls, owner: conn.id, data: p.data)
             return containerInfo(c)
         }
-        r.register("container.configure", params: ["container", "data"]) { [unowned self] conn, p throws(RPCError) in
-            guard let data = p.value("data") else { throw .invalidParams(path: "data", "is required") }
-            let c = try container(p, owner: conn)
+        r.register(ContainerConfigure.self) { [unowned self] conn, p throws(RPCError) in
+            let data = p.data ?? .null  // required: the decoder refused its absence
+            let c = try container(p.container, owner: conn)
             let output = try configure(c, data: data)
             return ["container": .string(c.id), "output": output]
         }
-        r.register("container.info", params: ["container"]) { [unowned self] conn, p throws(RPCError) in
-            containerInfo(try container(p, owner: conn))
+        r.register(ContainerInfo.self) { [unowned self] conn, p throws(RPCError) in
+            containerInfo(try container(p.container, owner: conn))
         }
-        r.register("container.release", params: ["container"]) { [unowned self] conn, p throws(RPCError) in
-            let c = try container(p, owner: conn)
+        r.register(ContainerRelease.self) { [unowned self] conn, p throws(RPCError) in
+            let c = try container(p.container, owner: conn)
             if case .page(let session, _) = c.parent {
                 throw .invalidState("Container \(c.id) is a child of page session \(session); destroy the session instead",
                                     ["container": .string(c.id), "session": .string(session)])
@@ -96,16 +96,16 @@ extension Containers {
         // its child: any call of the appearance table, an unbalanced one refused (no hook), emitted and counted
         // as the host's own would be. Only for a container with no parent, whose appearance no flow of the
         // host drives (a stack, green room or page session keeps its children balanced itself).
-        r.register("container.beginAppearanceTransition", params: ["container", "appearing", "animated"]) { [unowned self] conn, p throws(RPCError) in
-            let c = try looseContainer(p, owner: conn)
-            let appearing: Bool = try p.require("appearing")
-            let animated: Bool = try p.optional("animated") ?? false
+        r.register(ContainerBeginAppearanceTransition.self) { [unowned self] conn, p throws(RPCError) in
+            let c = try looseContainer(p.container, owner: conn)
+            let appearing = p.appearing
+            let animated = p.animated ?? false
             try guarded { () throws(ContainerFailure) in try perform(lifecycle.begin(c, appearing: appearing, animated: animated)) }
             return containerInfo(c)
         }
-        r.register("container.endAppearanceTransition", params: ["container", "animated"]) { [unowned self] conn, p throws(RPCError) in
-            let c = try looseContainer(p, owner: conn)
-            let animated: Bool = try p.optional("animated") ?? false
+        r.register(ContainerEndAppearanceTransition.self) { [unowned self] conn, p throws(RPCError) in
+            let c = try looseContainer(p.container, owner: conn)
+            let animated = p.animated ?? false
             try guarded { () throws(ContainerFailure) in try perform(lifecycle.end(c, animated: animated)) }
             return containerInfo(c)
         }
@@ -113,8 +113,8 @@ extension Containers {
 
     /// The connection's container named by `container`, refused (-32003, naming its parent) when a stack, a
     /// green room or a page session drives its appearance.
-    private func looseContainer(_ p: Params, owner conn: HostConnection) throws(RPCError) -> ContainerRecord {
-        let c = try container(p, owner: conn)
+    private func looseContainer(_ id: String, owner conn: HostConnection) throws(RPCError) -> ContainerRecord {
+        let c = try container(id, owner: conn)
         var data: JSONObject = ["container": .string(c.id)]
         switch c.parent {
         case .none:
@@ -147,9 +147,7 @@ extension Containers {
         ]
     }
 
-    static func size(_ p: Params) throws(RPCError) -> Size {
-        let w: Double = try p.require("width")
-        let h: Double = try p.require("height")
+    static func size(width w: Double, height h: Double) throws(RPCError) -> Size {
         guard w > 0, w <= 100_000 else { throw .invalidParams(path: "width", "must be > 0 and <= 100000") }
         guard h > 0, h <= 100_000 else { throw .invalidParams(path: "height", "must be > 0 and <= 100000") }
         return Size(width: w, height: h)
@@ -159,8 +157,8 @@ extension Containers {
     static let maxDurationMs: Double = 600_000
 
     /// A call's `duration` (ms of host clock, for an animated transition; the default when absent).
-    static func duration(_ p: Params) throws(RPCError) -> Double {
-        guard let ms: Double = try p.optional("duration") else { return StackDriver.defaultDurationMs }
+    static func duration(_ ms: Double?) throws(RPCError) -> Double {
+        guard let ms else { return StackDriver.defaultDurationMs }
         guard ms >= 0, ms <= maxDurationMs else {
             throw .invalidParams(path: "duration", "must be between 0 and \(Int(maxDurationMs)) ms")
         }
@@ -208,15 +206,15 @@ extension Containers {
     }
 
     /// The connection's stack named by `stack`, refused when an interactive pop is live on it.
-    private func stackAtRest(_ p: Params, owner conn: HostConnection) throws(RPCError) -> StackRecord {
-        let s = try stack(p, owner: conn)
+    private func stackAtRest(_ id: String, owner conn: HostConnection) throws(RPCError) -> StackRecord {
+        let s = try stack(id, owner: conn)
         try refuseDuringInteractivePop(s)
         return s
     }
 
     /// The connection's stack named by `stack`, which must have a live interactive pop.
-    private func stackInGesture(_ p: Params, owner conn: HostConnection) throws(RPCError) -> StackRecord {
-        let s = try stack(p, owner: conn)
+    private func stackInGesture(_ id: String, owner conn: HostConnection) throws(RPCError) -> StackRecord {
+        let s = try stack(id, owner: conn)
         guard s.interactivePop != nil else {
             throw .invalidState("Stack \(s.id) has no interactive pop in progress (stack.beginInteractivePop starts one)",
                                 ["stack": .string(s.id)])
@@ -226,8 +224,7 @@ extension Containers {
 
     /// `setContainers`' list: the connection's containers, each once, none a page session's child or own
     /// container, none in a stack whose interactive pop is live.
-    private func containerList(_ p: Params, for s: StackRecord, owner conn: HostConnection) throws(RPCError) -> [ContainerRecord] {
-        let ids: [String] = try p.require("containers")
+    private func containerList(_ ids: [String], for s: StackRecord, owner conn: HostConnection) throws(RPCError) -> [ContainerRecord] {
         guard ids.count <= 10_000 else { throw .invalidParams(path: "containers", "must hold at most 10000 containers") }
         var list: [ContainerRecord] = []
         var seen: [String: Int] = [:]
@@ -252,26 +249,26 @@ extension Containers {
     }
 
     func registerStackMethods(into r: inout MethodRegistry<HostConnection>) {
-        r.register("stack.create", params: ["width", "height", "hidden"]) { [unowned self] conn, p throws(RPCError) in
-            let size = try Self.size(p)
-            let s = makeStack(size: size, hidden: try p.optional("hidden") ?? false, owner: conn.id)
+        r.register(StackCreate.self) { [unowned self] conn, p throws(RPCError) in
+            let size = try Self.size(width: p.width, height: p.height)
+            let s = makeStack(size: size, hidden: p.hidden ?? false, owner: conn.id)
             return stackInfo(s)
         }
-        r.register("stack.push", params: ["stack", "container", "animated", "duration"]) { [unowned self] conn, p throws(RPCError) in
-            let s = try stack(p, owner: conn)
-            let c = try container(p, owner: conn)
-            let animated: Bool = try p.optional("animated") ?? false
-            let ms = try Self.duration(p)
+        r.register(StackPush.self) { [unowned self] conn, p throws(RPCError) in
+            let s = try stack(p.stack, owner: conn)
+            let c = try container(p.container, owner: conn)
+            let animated = p.animated ?? false
+            let ms = try Self.duration(p.duration)
             // Not animated, its hooks all run now: those in a plugin's worker go there in one message.
             try planned(animated ? nil : worker(of: c) ?? worker(of: s.top)) { () throws(RPCError) in
                 try push(c, onto: s, animated: animated, durationMs: ms)
             }
             return stackInfo(s)
         }
-        r.register("stack.pop", params: ["stack", "animated", "duration"]) { [unowned self] conn, p throws(RPCError) in
-            let s = try stackAtRest(p, owner: conn)
-            let animated: Bool = try p.optional("animated") ?? false
-            let ms = try Self.duration(p)
+        r.register(StackPop.self) { [unowned self] conn, p throws(RPCError) in
+            let s = try stackAtRest(p.stack, owner: conn)
+            let animated = p.animated ?? false
+            let ms = try Self.duration(p.duration)
             var popped: ContainerRecord?
             try planned(animated ? nil : worker(of: s.top)) { () throws(RPCError) in
                 popped = stackOps.pop(s, animated: animated, durationMs: ms)
@@ -281,25 +278,25 @@ extension Containers {
             }
             return ["container": .string(c.id), "stack": stackInfo(s)]
         }
-        r.register("stack.popToRoot", params: ["stack", "animated", "duration"]) { [unowned self] conn, p throws(RPCError) in
-            let s = try stackAtRest(p, owner: conn)
-            let animated: Bool = try p.optional("animated") ?? false
-            let ms = try Self.duration(p)
+        r.register(StackPopToRoot.self) { [unowned self] conn, p throws(RPCError) in
+            let s = try stackAtRest(p.stack, owner: conn)
+            let animated = p.animated ?? false
+            let ms = try Self.duration(p.duration)
             let popped = stackOps.popToRoot(s, animated: animated, durationMs: ms)
             return ["containers": .array(popped.map { .string($0.id) }), "stack": stackInfo(s)]
         }
-        r.register("stack.setContainers", params: ["stack", "containers", "animated", "duration"]) { [unowned self] conn, p throws(RPCError) in
-            let s = try stackAtRest(p, owner: conn)
-            let list = try containerList(p, for: s, owner: conn)
-            let animated: Bool = try p.optional("animated") ?? false
-            let ms = try Self.duration(p)
+        r.register(StackSetContainers.self) { [unowned self] conn, p throws(RPCError) in
+            let s = try stackAtRest(p.stack, owner: conn)
+            let list = try containerList(p.containers, for: s, owner: conn)
+            let animated = p.animated ?? false
+            let ms = try Self.duration(p.duration)
             // Newcomers leave where they are first (another stack: they disappear there at once).
             for c in list where !s.contains(c) { detach(c) }
             let removed = stackOps.setContainers(s, list.filter { !$0.isDestroyed }, animated: animated, durationMs: ms)
             return ["stack": stackInfo(s), "removed": .array(removed.map { .string($0.id) })]
         }
-        r.register("stack.beginInteractivePop", params: ["stack"]) { [unowned self] conn, p throws(RPCError) in
-            let s = try stackAtRest(p, owner: conn)
+        r.register(StackBeginInteractivePop.self) { [unowned self] conn, p throws(RPCError) in
+            let s = try stackAtRest(p.stack, owner: conn)
             guard !s.isHidden else {
                 throw .invalidState("Stack \(s.id) is hidden: nothing is on screen to swipe back from", ["stack": .string(s.id)])
             }
@@ -310,42 +307,42 @@ extension Containers {
             stackOps.beginInteractivePop(s)
             return ["stack": stackInfo(s)]
         }
-        r.register("stack.updateInteractivePop", params: ["stack", "progress"]) { [unowned self] conn, p throws(RPCError) in
-            let progress: Double = try p.require("progress")
+        r.register(StackUpdateInteractivePop.self) { [unowned self] conn, p throws(RPCError) in
+            let progress = p.progress
             guard progress >= 0, progress <= 1 else { throw .invalidParams(path: "progress", "must be between 0 and 1") }
-            let s = try stackInGesture(p, owner: conn)
+            let s = try stackInGesture(p.stack, owner: conn)
             StackOperation.updateInteractivePop(s, progress: progress)
             return ["stack": stackInfo(s)]
         }
-        r.register("stack.finishInteractivePop", params: ["stack", "duration"]) { [unowned self] conn, p throws(RPCError) in
-            let ms = try Self.duration(p)
-            let s = try stackInGesture(p, owner: conn)
+        r.register(StackFinishInteractivePop.self) { [unowned self] conn, p throws(RPCError) in
+            let ms = try Self.duration(p.duration)
+            let s = try stackInGesture(p.stack, owner: conn)
             guard let c = stackOps.finishInteractivePop(s, durationMs: ms) else {
                 throw .invalidState("Stack \(s.id) has no interactive pop in progress", ["stack": .string(s.id)])
             }
             return ["container": .string(c.id), "stack": stackInfo(s)]
         }
-        r.register("stack.cancelInteractivePop", params: ["stack", "duration"]) { [unowned self] conn, p throws(RPCError) in
-            let ms = try Self.duration(p)
-            let s = try stackInGesture(p, owner: conn)
+        r.register(StackCancelInteractivePop.self) { [unowned self] conn, p throws(RPCError) in
+            let ms = try Self.duration(p.duration)
+            let s = try stackInGesture(p.stack, owner: conn)
             stackOps.cancelInteractivePop(s, durationMs: ms)
             return ["stack": stackInfo(s)]
         }
-        r.register("stack.setHidden", params: ["stack", "hidden"]) { [unowned self] conn, p throws(RPCError) in
-            let s = try stackAtRest(p, owner: conn)
-            stackOps.setHidden(s, try p.require("hidden"))
+        r.register(StackSetHidden.self) { [unowned self] conn, p throws(RPCError) in
+            let s = try stackAtRest(p.stack, owner: conn)
+            stackOps.setHidden(s, p.hidden)
             return stackInfo(s)
         }
-        r.register("stack.resize", params: ["stack", "width", "height"]) { [unowned self] conn, p throws(RPCError) in
-            let s = try stackAtRest(p, owner: conn)
-            stackOps.resize(s, to: try Self.size(p))
+        r.register(StackResize.self) { [unowned self] conn, p throws(RPCError) in
+            let s = try stackAtRest(p.stack, owner: conn)
+            stackOps.resize(s, to: try Self.size(width: p.width, height: p.height))
             return stackInfo(s)
         }
-        r.register("stack.info", params: ["stack"]) { [unowned self] conn, p throws(RPCError) in
-            stackInfo(try stack(p, owner: conn))
+        r.register(StackInfo.self) { [unowned self] conn, p throws(RPCError) in
+            stackInfo(try stack(p.stack, owner: conn))
         }
-        r.register("stack.destroy", params: ["stack"]) { [unowned self] conn, p throws(RPCError) in
-            let s = try stackAtRest(p, owner: conn)
+        r.register(StackDestroy.self) { [unowned self] conn, p throws(RPCError) in
+            let s = try stackAtRest(p.stack, owner: conn)
             let ids = s.items.reversed().map { JSONValue.string($0.id) }
             destroyStack(s)
             return ["stack": .string(s.id), "destroyed": true, "released": .array(ids)]

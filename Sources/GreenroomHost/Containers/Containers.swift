@@ -405,12 +405,14 @@ public final class Containers: HostDomain {
 
     // MARK: Lookup with errors
 
-    func container(_ p: Params, _ name: String = "container", owner: HostConnection) throws(RPCError) -> ContainerRecord {
-        try owner.owned(p, name, in: containers, expected: "container") { $0.isDestroyed ? nil : $0.owner }
+    /// The connection's container `id` (-32002 naming `path` otherwise).
+    func container(_ id: String, path: String = "container", owner: HostConnection) throws(RPCError) -> ContainerRecord {
+        try owner.owned(id, path, in: containers, expected: "container") { $0.isDestroyed ? nil : $0.owner }
     }
 
-    func stack(_ p: Params, _ name: String = "stack", owner: HostConnection) throws(RPCError) -> StackRecord {
-        try owner.owned(p, name, in: stacks, expected: "stack") { $0.owner }
+    /// The connection's stack `id` (-32002 naming `path` otherwise).
+    func stack(_ id: String, path: String = "stack", owner: HostConnection) throws(RPCError) -> StackRecord {
+        try owner.owned(id, path, in: stacks, expected: "stack") { $0.owner }
     }
 
     func makeStack(size: Size, hidden: Bool, owner: String) -> StackRecord {

@@ -257,21 +257,24 @@ public final class PrerenderPools {
         ]
     }
 
-    /// The pool named by `class` and optional `width`/`height`.
-    func poolKey(_ p: Params) throws(RPCError) -> PoolKey {
-        let name: String = try p.require("class")
+    /// The pool of class `name` at `width` x `height` (both or neither; neither: the default size).
+    func poolKey(_ name: String, width: Double?, height: Double?) throws(RPCError) -> PoolKey {
         _ = try host.classes.require(name)
         var size = containers.defaultSize
-        if p.has("width") || p.has("height") { size = try Containers.size(p) }
+        if width != nil || height != nil {
+            guard let width else { throw .invalidParams(path: "width", "is required") }
+            guard let height else { throw .invalidParams(path: "height", "is required") }
+            size = try Containers.size(width: width, height: height)
+        }
         return PoolKey(className: name, size: size)
     }
 
     func register(into r: inout MethodRegistry<HostConnection>) {
-        r.register("showRendered", params: ["class", "stack", "animated", "data", "duration"]) { [unowned self] conn, p throws(RPCError) in
-            let cls = try host.classes.require(try p.require("class"))
-            let target: StackRecord? = p.has("stack") ? try containers.stack(p, owner: conn) : nil
-            let animated: Bool = try p.optional("animated") ?? false
-            let ms = try Containers.duration(p)
+        r.register(ShowRendered.self) { [unowned self] conn, p throws(RPCError) in
+            let cls = try host.classes.require(p.className)
+            let target = try p.stack.map { id throws(RPCError) in try containers.stack(id, owner: conn) }
+            let animated = p.animated ?? false
+            let ms = try Containers.duration(p.duration)
             if let target { try containers.refuseDuringInteractivePop(target) }
             let pool = poolForShow(className: cls.name, size: target?.size, anySize: true)
             // A hit: the warm container leaves the green room and is pushed. Its hooks go to a plugin's
@@ -300,16 +303,16 @@ public final class PrerenderPools {
                 if let target { try containers.push(c, onto: target, animated: animated, durationMs: ms) }
             }
             var reply: JSONObject = ["container": .string(c.id), "class": .string(cls.name), "warm": .bool(warm)]
-            if let data = p.value("data") { reply["output"] = try containers.configure(c, data: data) }
+            if let data = p.data { reply["output"] = try containers.configure(c, data: data) }
             // Replacement warming runs after this reply is written, as idle tasks.
             refill(pool, afterHit: warm, cause: conn)
             return .object(reply)
         }
-        r.register("pool.configure", params: ["class", "depth", "width", "height", "policy"]) { [unowned self] conn, p throws(RPCError) in
-            let key = try poolKey(p)
-            let depth: Int = try p.optional("depth") ?? 1
+        r.register(PoolConfigure.self) { [unowned self] conn, p throws(RPCError) in
+            let key = try poolKey(p.className, width: p.width, height: p.height)
+            let depth = p.depth ?? 1
             guard depth >= 0, depth <= 100_000 else { throw .invalidParams(path: "depth", "must be between 0 and 100000") }
-            let policy = PoolPolicy(rawValue: try p.choice("policy", PoolPolicy.allCases.map(\.rawValue), default: "lazy")!)!
+            let policy = PoolPolicy(rawValue: p.policy)!
             let pool = pool(for: key)!
             pool.depth = depth
             pool.policy = policy
@@ -325,9 +328,9 @@ public final class PrerenderPools {
             _ = queueWarmups(pool, count: wanted, cause: conn)
             return poolStatus(pool)
         }
-        r.register("pool.warm", params: ["class", "count", "width", "height"]) { [unowned self] conn, p throws(RPCError) in
-            let key = try poolKey(p)
-            let requested: Int? = try p.optional("count")
+        r.register(PoolWarm.self) { [unowned self] conn, p throws(RPCError) in
+            let key = try poolKey(p.className, width: p.width, height: p.height)
+            let requested = p.count
             if let requested, requested < 0 || requested > 100_000 {
                 throw .invalidParams(path: "count", "must be between 0 and 100000")
             }
@@ -336,13 +339,13 @@ public final class PrerenderPools {
             let queued = queueWarmups(pool, count: count, cause: conn)
             return ["class": .string(key.className), "queued": .int(queued), "pool": poolStatus(pool)]
         }
-        r.register("pool.status", params: ["class"]) { [unowned self] _, p throws(RPCError) in
-            let name: String? = try p.optional("class")
+        r.register(PoolStatus.self) { [unowned self] _, p throws(RPCError) in
+            let name = p.className
             if let name { _ = try host.classes.require(name) }
             return ["pools": .array(order.filter { name == nil || $0.className == name }.compactMap { byKey[$0].map(poolStatus) })]
         }
-        r.register("pool.purge", params: ["class"]) { [unowned self] conn, p throws(RPCError) in
-            let name: String? = try p.optional("class")
+        r.register(PoolPurge.self) { [unowned self] conn, p throws(RPCError) in
+            let name = p.className
             if let name { _ = try host.classes.require(name) }
             let (count, bytes) = purgePools(className: name, reason: "purge", caller: conn, coolDown: false)
             return ["purged": .int(count), "bytes": .int(bytes)]

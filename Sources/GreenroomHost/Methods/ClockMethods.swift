@@ -3,11 +3,11 @@ import GreenroomRPC
 
 extension Host {
     func registerClockMethods(into r: inout MethodRegistry<HostConnection>) {
-        r.register("clock.now", quick: true) { c, _ throws(RPCError) in
+        r.register(ClockNow.self) { c, _ throws(RPCError) in
             ["ms": .double(c.host.now), "mode": .string(c.host.config.clockMode.rawValue)]
         }
-        r.register("clock.advance", params: ["ms"]) { c, p throws(RPCError) in
-            let ms: Double = try p.require("ms")
+        r.register(ClockAdvance.self) { c, p throws(RPCError) in
+            let ms = p.ms
             guard ms >= 0 else { throw .invalidParams(path: "ms", "must be >= 0 (time never goes back)") }
             guard c.host.virtualClock != nil else {
                 throw RPCError(.virtualClockOnly, "clock.advance needs a host started with --clock virtual",
@@ -26,7 +26,7 @@ extension Host {
     }
 
     func registerTaskMethods(into r: inout MethodRegistry<HostConnection>) {
-        r.register("tasks.status") { c, _ throws(RPCError) in
+        r.register(TasksStatus.self) { c, _ throws(RPCError) in
             let d = c.host.dispatcher
             return [
                 "pending": .int(d.pendingCount),
@@ -46,7 +46,7 @@ extension Host {
                 }),
             ]
         }
-        r.register("tasks.drain") { c, _ throws(RPCError) in
+        r.register(TasksDrain.self) { c, _ throws(RPCError) in
             let ran = c.host.drainIdleTasks()
             var reply: JSONObject = ["ran": .int(ran), "pending": .int(c.host.dispatcher.pendingCount)]
             c.host.containers.takeCallFailures(into: &reply)

@@ -3,24 +3,23 @@ import GreenroomRPC
 
 extension Host {
     func registerEventMethods(into r: inout MethodRegistry<HostConnection>) {
-        r.register("events.subscribe", params: ["topics", "scope"], quick: true) { c, p throws(RPCError) in
-            let topics = try Host.validTopics(p)
-            let scope = try p.choice("scope", ["own", "all"])
+        r.register(EventsSubscribe.self) { c, p throws(RPCError) in
+            let topics = try Host.validTopics(p.topics)
+            let scope = p.scope
             c.subscriptions.formUnion(topics)
             if let scope { c.observesAll = scope == "all" }
             c.host.events.refreshObserver(c)
             return c.subscriptionReply()
         }
-        r.register("events.unsubscribe", params: ["topics"], quick: true) { c, p throws(RPCError) in
-            let topics = try Host.validTopics(p)
+        r.register(EventsUnsubscribe.self) { c, p throws(RPCError) in
+            let topics = try Host.validTopics(p.topics)
             c.subscriptions.subtract(topics)
             c.host.events.refreshObserver(c)
             return c.subscriptionReply()
         }
     }
 
-    static func validTopics(_ p: Params) throws(RPCError) -> [String] {
-        let topics: [String] = try p.require("topics")
+    static func validTopics(_ topics: [String]) throws(RPCError) -> [String] {
         for (i, t) in topics.enumerated() where !EventRouter.topics.contains(t) {
             throw .invalidParams(path: "topics[\(i)]", "unknown topic \"\(t)\" (topics: \(EventRouter.topics.joined(separator: ", ")))")
         }

@@ -6,16 +6,14 @@ extension Host {
     /// The host's own methods: discovery, liveness, info, stats, memory, shutdown, auth, events, clock
     /// and idle tasks.
     func registerHostMethods(into r: inout MethodRegistry<HostConnection>) {
-        r.register("rpc.discover", quick: true) { c, _ throws(RPCError) in
-            try c.host.discoverDocument()
-        }
+        r.register(RPCDiscover.self) { _, _ throws(RPCError) in GreenroomProtocol.document }
         // A constant result, encoded once by Jansson: liveness checks cost only the request's parse.
         let pong = EncodedJSON(["pong": true])
-        r.registerEncoded("host.ping", quick: true) { _, _ throws(RPCError) in pong }
-        r.register("host.info") { c, _ throws(RPCError) in c.host.info() }
-        r.register("host.stats") { c, _ throws(RPCError) in .object(c.host.statsReport()) }
-        r.register("host.memoryWarning", params: ["level"]) { c, p throws(RPCError) in
-            let level = try p.choice("level", ["warning", "critical"], default: "warning")!
+        r.register(HostPing.self, encoded: { _, _ throws(RPCError) in pong })
+        r.register(HostInfo.self) { c, _ throws(RPCError) in c.host.info() }
+        r.register(HostStats.self) { c, _ throws(RPCError) in .object(c.host.statsReport()) }
+        r.register(HostMemoryWarning.self) { c, p throws(RPCError) in
+            let level = p.level
             let purged = c.host.memoryWarning(level: level, caller: c)
             // Containers whose didReceiveMemoryWarning failed were torn down; the warning still reached
             // every other one, so the call succeeded and lists them.
@@ -23,12 +21,12 @@ extension Host {
             c.host.containers.takeCallFailures(into: &reply)
             return .object(reply)
         }
-        r.register("host.shutdown") { c, _ throws(RPCError) in
+        r.register(HostShutdown.self) { c, _ throws(RPCError) in
             c.host.requestShutdown()
             return ["shuttingDown": true]
         }
-        r.register("host.auth", params: ["token"], quick: true) { c, p throws(RPCError) in
-            let token: String = try p.require("token")
+        r.register(HostAuth.self) { c, p throws(RPCError) in
+            let token = p.token
             if let expected = c.host.config.token, c.kind.needsToken, !c.isAuthenticated {
                 guard constantTimeEqual(token, expected) else {
                     // A few tries, then the connection is closed after this reply.
@@ -53,14 +51,6 @@ extension Host {
         registerClockMethods(into: &r)
         registerResetMethods(into: &r)
         registerTaskMethods(into: &r)
-    }
-
-    func discoverDocument() throws(RPCError) -> JSONValue {
-        do {
-            return try JSONCodec.decode(OpenRPCDocument.bytes)
-        } catch {
-            throw RPCError(.internalError, "The embedded OpenRPC document does not parse")
-        }
     }
 
     func info() -> JSONValue {

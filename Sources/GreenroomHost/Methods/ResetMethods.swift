@@ -5,7 +5,7 @@ extension Host {
     /// `host.reset`, for test scripts that share one host: every object torn down with its lifecycle,
     /// pools and scripted classes gone, ids from 1 again — the host as it started, connections kept.
     func registerResetMethods(into r: inout MethodRegistry<HostConnection>) {
-        r.register("host.reset") { c, _ throws(RPCError) in
+        r.register(HostReset.self) { c, _ throws(RPCError) in
             let host = c.host
             guard host.virtualClock != nil || host.config.allowReset else {
                 throw RPCError(.virtualClockOnly,

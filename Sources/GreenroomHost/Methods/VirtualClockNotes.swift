@@ -12,10 +12,10 @@ import GreenroomRPC
 /// docs/virtual-clock.md.
 extension Host {
     /// The methods whose replies may carry a `note` (each result schema declares it).
-    static let notedMethods = [
-        "showRendered", "pool.configure", "pool.warm", "page.create", "page.show", "stack.push", "stack.pop",
-        "stack.popToRoot", "stack.setContainers", "stack.finishInteractivePop", "stack.cancelInteractivePop",
-        "host.memoryWarning",
+    static let notedMethods: [any RPCMethod.Type] = [
+        ShowRendered.self, PoolConfigure.self, PoolWarm.self, PageCreate.self, PageShow.self, StackPush.self, StackPop.self,
+        StackPopToRoot.self, StackSetContainers.self, StackFinishInteractivePop.self, StackCancelInteractivePop.self,
+        HostMemoryWarning.self,
     ]
 
     func addVirtualClockNotes(to registry: inout MethodRegistry<HostConnection>) {

@@ -3,8 +3,9 @@ import GreenroomJSON
 import GreenroomRPC
 
 extension PageSessions {
-    func entry(_ p: Params, owner: HostConnection) throws(RPCError) -> PageSessionEntry {
-        try owner.owned(p, "session", in: sessions, expected: "page session") { $0.owner }
+    /// The connection's page session `id` (-32002 naming `session` otherwise).
+    func entry(_ id: String, owner: HostConnection) throws(RPCError) -> PageSessionEntry {
+        try owner.owned(id, "session", in: sessions, expected: "page session") { $0.owner }
     }
 
     /// Maps Core's page errors onto JSON-RPC errors (CoreToWire.swift); a failed child is torn down (-32004).
@@ -61,14 +62,12 @@ extension PageSessions {
     }
 
     func registerPageMethods(into r: inout MethodRegistry<HostConnection>) {
-        r.register("page.create", params: ["class", "pages", "count", "data", "width", "height", "stack",
-                                           "initialIndex", "cache", "prerender"]) { [unowned self] conn, p throws(RPCError) in
+        r.register(PageCreate.self) { [unowned self] conn, p throws(RPCError) in
             var classes: [String] = []
             var data: [Int: JSONValue] = [:]
-            if p.has("pages") {
-                guard !p.has("class") else { throw .invalidParams(path: "class", "give either class or pages, not both") }
-                guard !p.has("data") else { throw .invalidParams(path: "data", "with pages, give each page its data (pages[i].data)") }
-                let pages: [JSONObject] = try p.require("pages")
+            if let pages = p.pages {
+                guard p.className == nil else { throw .invalidParams(path: "class", "give either class or pages, not both") }
+                guard p.data == nil else { throw .invalidParams(path: "data", "with pages, give each page its data (pages[i].data)") }
                 for (i, page) in pages.enumerated() {
                     guard case .string(let name)? = page["class"] else { throw .invalidParams(path: "pages[\(i)].class", "is required (a class name)") }
                     _ = try host.classes.require(name, path: "pages[\(i)].class")
@@ -78,14 +77,14 @@ extension PageSessions {
                     classes.append(name)
                     if let d = page["data"] { data[i] = d }
                 }
-                if let count: Int = try p.optional("count"), count != pages.count {
+                if let count = p.count, count != pages.count {
                     throw .invalidParams(path: "count", "is \(count) but pages has \(pages.count)")
                 }
             } else {
-                let name: String = try p.require("class")
+                guard let name = p.className else { throw .invalidParams(path: "class", "is required") }
                 _ = try host.classes.require(name)
-                let list: [JSONValue]? = try p.optional("data")
-                guard let count = try p.optional("count", as: Int.self) ?? list?.count else {
+                let list = p.data
+                guard let count = p.count ?? list?.count else {
                     throw .invalidParams(path: "count", "is required with class (or give data, one per page)")
                 }
                 guard count >= 1, count <= 1_000_000 else { throw .invalidParams(path: "count", "must be between 1 and 1000000") }
@@ -94,15 +93,15 @@ extension PageSessions {
                 for (i, d) in (list ?? []).enumerated() { data[i] = d }
             }
             guard !classes.isEmpty, classes.count <= 1_000_000 else {
-                throw .invalidParams(path: p.has("pages") ? "pages" : "count", "must have 1 to 1000000 pages")
+                throw .invalidParams(path: p.pages != nil ? "pages" : "count", "must have 1 to 1000000 pages")
             }
-            let size = try Containers.size(p)
-            let initial: Int = try p.optional("initialIndex") ?? 0
+            let size = try Containers.size(width: p.width, height: p.height)
+            let initial = p.initialIndex ?? 0
             guard (0..<classes.count).contains(initial) else {
                 throw .invalidParams(path: "initialIndex", "\(initial) is out of range (0..<\(classes.count))")
             }
             var mode = PageSession.CacheMode.limit(3)
-            if let cache: JSONObject = try p.optional("cache") {
+            if let cache = p.cache {
                 for key in cache.keys where key != "limit" && key != "mode" {
                     throw .invalidParams(path: "cache.\(key)", "unknown member (known: limit, mode)")
                 }
@@ -116,8 +115,8 @@ extension PageSessions {
                     mode = .limit(limit)
                 }
             }
-            let prerender: Bool = try p.optional("prerender") ?? false
-            let stack: StackRecord? = p.has("stack") ? try containers.stack(p, owner: conn) : nil
+            let prerender = p.prerender ?? false
+            let stack = try p.stack.map { id throws(RPCError) in try containers.stack(id, owner: conn) }
 
             let session = PageSession(id: makeSessionID(), count: classes.count, pageSize: size, initialIndex: initial,
                                       cacheMode: mode)
@@ -148,52 +147,52 @@ extension PageSessions {
             }
             return info(e)
         }
-        r.register("page.show", params: ["session", "index", "animated", "duration"]) { [unowned self] conn, p throws(RPCError) in
-            let e = try entry(p, owner: conn)
-            let index: Int = try p.require("index")
-            let animated: Bool = try p.optional("animated") ?? true
-            let ms = try Containers.duration(p)
+        r.register(PageShow.self) { [unowned self] conn, p throws(RPCError) in
+            let e = try entry(p.session, owner: conn)
+            let index = p.index
+            let animated = p.animated ?? true
+            let ms = try Containers.duration(p.duration)
             try run(e.session.show(index, animated: animated, durationMs: ms), in: e)
             return info(e)
         }
-        r.register("page.willBeginDragging", params: ["session", "offset"]) { [unowned self] conn, p throws(RPCError) in
-            let e = try entry(p, owner: conn)
-            let x: Double = try p.require("offset")
+        r.register(PageWillBeginDragging.self) { [unowned self] conn, p throws(RPCError) in
+            let e = try entry(p.session, owner: conn)
+            let x = p.offset
             try run(e.session.willBeginDragging(offset: x), in: e)
             return streamReply(e)
         }
-        r.register("page.didScroll", params: ["session", "offset"]) { [unowned self] conn, p throws(RPCError) in
-            let e = try entry(p, owner: conn)
-            let x: Double = try p.require("offset")
+        r.register(PageDidScroll.self) { [unowned self] conn, p throws(RPCError) in
+            let e = try entry(p.session, owner: conn)
+            let x = p.offset
             try run(e.session.didScroll(offset: x), in: e)
             return streamReply(e)
         }
-        r.register("page.willEndDragging", params: ["session", "offset", "velocity", "targetOffset"]) { [unowned self] conn, p throws(RPCError) in
-            let e = try entry(p, owner: conn)
-            let x: Double = try p.require("offset")
-            _ = try p.require("velocity", as: Double.self)
-            _ = try p.optional("targetOffset", as: Double.self)
+        r.register(PageWillEndDragging.self) { [unowned self] conn, p throws(RPCError) in
+            // velocity and targetOffset are decoded (and checked) but change nothing: the page the drag rests on
+            // decides, as UIPageViewController's paging does.
+            let e = try entry(p.session, owner: conn)
+            let x = p.offset
             try run(e.session.willEndDragging(offset: x), in: e)
             return streamReply(e)
         }
-        r.register("page.didEndDragging", params: ["session", "offset", "willDecelerate"]) { [unowned self] conn, p throws(RPCError) in
-            let e = try entry(p, owner: conn)
-            let x: Double = try p.require("offset")
-            let decelerate: Bool = try p.require("willDecelerate")
+        r.register(PageDidEndDragging.self) { [unowned self] conn, p throws(RPCError) in
+            let e = try entry(p.session, owner: conn)
+            let x = p.offset
+            let decelerate = p.willDecelerate
             try run(e.session.didEndDragging(offset: x, willDecelerate: decelerate), in: e)
             return streamReply(e)
         }
-        r.register("page.didEndDecelerating", params: ["session", "offset"]) { [unowned self] conn, p throws(RPCError) in
-            let e = try entry(p, owner: conn)
-            let x: Double = try p.require("offset")
+        r.register(PageDidEndDecelerating.self) { [unowned self] conn, p throws(RPCError) in
+            let e = try entry(p.session, owner: conn)
+            let x = p.offset
             try run(e.session.didEndDecelerating(offset: x), in: e)
             return streamReply(e)
         }
-        r.register("page.info", params: ["session"]) { [unowned self] conn, p throws(RPCError) in
-            info(try entry(p, owner: conn))
+        r.register(PageInfo.self) { [unowned self] conn, p throws(RPCError) in
+            info(try entry(p.session, owner: conn))
         }
-        r.register("page.destroy", params: ["session"]) { [unowned self] conn, p throws(RPCError) in
-            let e = try entry(p, owner: conn)
+        r.register(PageDestroy.self) { [unowned self] conn, p throws(RPCError) in
+            let e = try entry(p.session, owner: conn)
             destroy(e)
             return ["session": .string(e.session.id), "destroyed": true]
         }

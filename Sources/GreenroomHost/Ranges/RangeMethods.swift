@@ -59,8 +59,7 @@ extension RangeSessions {
         return t
     }
 
-    func viewport(_ p: Params, _ name: String = "viewport") throws(RPCError) -> (width: Double, height: Double) {
-        let v: JSONObject = try p.require(name)
+    func viewport(_ v: JSONObject, _ name: String = "viewport") throws(RPCError) -> (width: Double, height: Double) {
         for key in v.keys where key != "width" && key != "height" {
             throw .invalidParams(path: "\(name).\(key)", "unknown member (width, height)")
         }
@@ -69,26 +68,25 @@ extension RangeSessions {
         return (w, h)
     }
 
-    func offset(_ p: Params, _ e: RangeEntry) throws(RPCError) -> Double? {
-        guard let x: Double = try p.optional("offset") else { return nil }
+    func offset(_ x: Double?, _ e: RangeEntry) throws(RPCError) -> Double? {
+        guard let x else { return nil }
         try mapped { () throws(RangeError) in try e.session.checkOffset(x) }
         return x
     }
 
     /// An optional `velocity` (points/ms, positive toward the tail), finite.
-    func velocity(_ p: Params) throws(RPCError) -> Double? {
-        guard let v: Double = try p.optional("velocity") else { return nil }
+    func velocity(_ v: Double?) throws(RPCError) -> Double? {
+        guard let v else { return nil }
         guard v.isFinite else { throw .invalidParams(path: "velocity", "must be a finite number") }
         return v
     }
 
     func registerRangeMethods(into r: inout MethodRegistry<HostConnection>) {
-        r.register("range.create", params: ["count", "itemLength", "lengths", "sections", "viewport", "axis", "tuning",
-                                            "batch", "strategy", "lazy", "visible", "templates"]) { [unowned self] conn, p throws(RPCError) in
+        r.register(RangeCreate.self) { [unowned self] conn, p throws(RPCError) in
             var sections: [[Double]] = []
             var reuse: [String] = []
-            if let list: [JSONObject] = try p.optional("sections") {
-                guard !p.has("count") && !p.has("lengths") else { throw .invalidParams(path: "sections", "give sections or count/lengths, not both") }
+            if let list = p.sections {
+                guard p.count == nil && p.lengths == nil else { throw .invalidParams(path: "sections", "give sections or count/lengths, not both") }
                 for (i, s) in list.enumerated() {
                     for key in s.keys where !["count", "itemLength", "lengths", "reuseIdentifier"].contains(key) {
                         throw .invalidParams(path: "sections[\(i)].\(key)", "unknown member (count, itemLength, lengths, reuseIdentifier)")
@@ -101,15 +99,18 @@ extension RangeSessions {
                 }
                 guard !sections.isEmpty else { throw .invalidParams(path: "sections", "must not be empty") }
             } else {
-                sections = [try Self.lengths(p.object, path: "")]
+                var section = JSONObject()
+                if let count = p.count { section["count"] = .int(count) }
+                if let itemLength = p.itemLength { section["itemLength"] = .double(itemLength) }
+                if let lengths = p.lengths { section["lengths"] = lengths }
+                sections = [try Self.lengths(section, path: "")]
             }
             guard sections.reduce(0, { $0 + $1.count }) <= RangeSession.maxItems else { throw .invalidParams(path: "count", "at most 10000000 items") }
-            let vp = try viewport(p)
-            let axis = try p.choice("axis", ["vertical", "horizontal"], default: "vertical")!
-            let horizontal = axis == "horizontal"
-            let tuning = try Self.tuning(try p.optional("tuning"))
+            let vp = try viewport(p.viewport)
+            let horizontal = p.axis == "horizontal"
+            let tuning = try Self.tuning(p.tuning)
             var leading = 2.0, prepend = false
-            if let b: JSONObject = try p.optional("batch") {
+            if let b = p.batch {
                 for key in b.keys where key != "leadingScreens" && key != "prepend" {
                     throw .invalidParams(path: "batch.\(key)", "unknown member (leadingScreens, prepend)")
                 }
@@ -117,7 +118,7 @@ extension RangeSessions {
                 if let v = b["prepend"] { prepend = try Bool.decodeParam(v, path: "batch.prepend") }
             }
             var strategy = BatchStrategy.ranges
-            if let s: JSONValue = try p.optional("strategy") {
+            if let s = p.strategy {
                 switch s {
                 case .string("ranges"): strategy = .ranges
                 case .string("threshold"): strategy = .threshold(0.7)
@@ -141,9 +142,9 @@ extension RangeSessions {
             }
             // Every param is decoded before the session exists: a refused create leaves nothing behind
             // (no session, no event, no id used up).
-            let lazy: Bool = try p.optional("lazy") ?? false
-            let visible: Bool = try p.optional("visible") ?? true
-            let templates: Bool = try p.optional("templates") ?? false
+            let lazy = p.lazy ?? false
+            let visible = p.visible ?? true
+            let templates = p.templates ?? false
             let session = RangeSession(id: makeID(), sections: sections,
                                        viewportLength: horizontal ? vp.width : vp.height,
                                        viewportCross: horizontal ? vp.height : vp.width, horizontal: horizontal,
@@ -156,10 +157,10 @@ extension RangeSessions {
             if templates { reply["templatesQueued"] = .int(queueTemplates(e, cause: conn)) }
             return .object(reply)
         }
-        r.register("range.willBeginDragging", params: ["session", "offset", "velocity"], quick: true) { [unowned self] conn, p throws(RPCError) in
-            let e = try entry(p, owner: conn)
-            let x = try offset(p, e)
-            let v = try velocity(p)
+        r.register(RangeWillBeginDragging.self) { [unowned self] conn, p throws(RPCError) in
+            let e = try entry(p.session, owner: conn)
+            let x = try offset(p.offset, e)
+            let v = try velocity(p.velocity)
             e.session.willBeginDragging(velocity: v)
             // Where the drag starts: a layout, no motion yet (the velocity's, when sent).
             if let x { try mapped { () throws(RangeError) in try e.session.didScroll(to: x, velocity: v ?? 0) } }
@@ -167,27 +168,27 @@ extension RangeSessions {
             refresh(e, checkBatch: false)
             return .object(summary(e))
         }
-        r.registerEncoded("range.didScroll", params: ["session", "offset", "velocity"], quick: true) { [unowned self] conn, p throws(RPCError) in
-            let e = try entry(p, owner: conn)
-            let x: Double = try p.require("offset")
-            let v = try velocity(p)
+        r.register(RangeDidScroll.self, encoded: { [unowned self] conn, p throws(RPCError) in
+            let e = try entry(p.session, owner: conn)
+            let x = p.offset
+            let v = try velocity(p.velocity)
             try mapped { () throws(RangeError) in try e.session.didScroll(to: x, velocity: v) }
             // Texture's scrollViewDidScroll: batch fetching is judged only when visible and not dragging
             // (decelerating or programmatic).
             refresh(e, checkBatch: !e.session.dragging && e.session.isVisible)
             return streamReply(e)
-        }
-        r.register("range.willEndDragging", params: ["session", "velocity", "targetOffset", "offset"], quick: true) { [unowned self] conn, p throws(RPCError) in
-            let e = try entry(p, owner: conn)
+        })
+        r.register(RangeWillEndDragging.self) { [unowned self] conn, p throws(RPCError) in
+            let e = try entry(p.session, owner: conn)
             // Every param is checked before anything moves: bad input changes nothing.
-            let v: Double = try p.require("velocity")
-            let t: Double? = try p.optional("targetOffset")
+            let v = p.velocity
+            let t = p.targetOffset
             if let t {
                 try mappingErrors({ _ in .invalidParams(path: "targetOffset", "\(t) is outside the content") }) { () throws(RangeError) in
                     try e.session.checkOffset(t)
                 }
             }
-            let x = try offset(p, e)
+            let x = try offset(p.offset, e)
             guard e.session.dragging else {
                 throw RPCError(RangeError.outOfOrder(.willEndDragging, phase: e.session.phase))
             }
@@ -198,9 +199,9 @@ extension RangeSessions {
             refresh(e, checkBatch: true, batchOffset: target)
             return ["session": .string(e.session.id), "targetOffset": .double(target)]
         }
-        r.register("range.didEndDecelerating", params: ["session", "offset"], quick: true) { [unowned self] conn, p throws(RPCError) in
-            let e = try entry(p, owner: conn)
-            let x = try offset(p, e)
+        r.register(RangeDidEndDecelerating.self) { [unowned self] conn, p throws(RPCError) in
+            let e = try entry(p.session, owner: conn)
+            let x = try offset(p.offset, e)
             var decided: Bool?
             try mapped { () throws(RangeError) in
                 try e.session.checkCanEndDecelerating()  // out of order: nothing moves
@@ -219,18 +220,20 @@ extension RangeSessions {
             refresh(e, checkBatch: false, decided: decided)
             return .object(summary(e))
         }
-        r.register("range.setVisible", params: ["session", "visible"], quick: true) { [unowned self] conn, p throws(RPCError) in
-            let e = try entry(p, owner: conn)
-            let changed = e.session.setVisible(try p.require("visible"))
+        r.register(RangeSetVisible.self) { [unowned self] conn, p throws(RPCError) in
+            let e = try entry(p.session, owner: conn)
+            let changed = e.session.setVisible(p.visible)
             // Texture's didMoveToWindow: once on screen, a batch is judged with the leading screens.
             refresh(e, checkBatch: changed && e.session.isVisible && !e.session.dragging)
             return .object(summary(e))
         }
-        r.register("range.setViewport", params: ["session", "viewport", "width", "height"], quick: true) { [unowned self] conn, p throws(RPCError) in
-            let e = try entry(p, owner: conn)
+        r.register(RangeSetViewport.self) { [unowned self] conn, p throws(RPCError) in
+            let e = try entry(p.session, owner: conn)
             let vp: (width: Double, height: Double)
-            if p.has("viewport") { vp = try viewport(p) } else {
-                let s = try Containers.size(p)
+            if let v = p.viewport { vp = try viewport(v) } else {
+                guard let width = p.width else { throw .invalidParams(path: "width", "is required") }
+                guard let height = p.height else { throw .invalidParams(path: "height", "is required") }
+                let s = try Containers.size(width: width, height: height)
                 vp = (s.width, s.height)
             }
             let h = e.session.horizontal
@@ -238,20 +241,20 @@ extension RangeSessions {
             refresh(e, checkBatch: false)
             return .object(summary(e))
         }
-        r.register("range.insertItems", params: ["session", "at", "lengths"], quick: true) { [unowned self] conn, p throws(RPCError) in
-            let e = try entry(p, owner: conn)
-            let at: [Int] = try p.require("at")
+        r.register(RangeInsertItems.self) { [unowned self] conn, p throws(RPCError) in
+            let e = try entry(p.session, owner: conn)
+            let at = p.at
             guard at.count == 2 else { throw .invalidParams(path: "at", "expected an index path [section, row]") }
-            let lengths = try Self.lengths(["lengths": p.value("lengths") ?? .null], path: "")
+            let lengths = try Self.lengths(["lengths": p.lengths], path: "")
             guard !lengths.isEmpty else { throw .invalidParams(path: "lengths", "is required (at least one length)") }
             _ = try mapped { () throws(RangeError) in try e.session.insert(section: at[0], row: at[1], lengths: lengths) }
             // Texture re-checks after a data change with changes, unless dragging.
             refresh(e, checkBatch: !e.session.dragging)
             return .object(summary(e))
         }
-        r.register("range.deleteItems", params: ["session", "paths"], quick: true) { [unowned self] conn, p throws(RPCError) in
-            let e = try entry(p, owner: conn)
-            let list: [[Int]] = try p.require("paths")
+        r.register(RangeDeleteItems.self) { [unowned self] conn, p throws(RPCError) in
+            let e = try entry(p.session, owner: conn)
+            let list = p.paths
             var flats: [Int] = []
             for (i, path) in list.enumerated() {
                 guard path.count == 2, let f = e.session.flatIndex(section: path[0], row: path[1]) else {
@@ -269,20 +272,20 @@ extension RangeSessions {
             refresh(e, checkBatch: !e.session.dragging, removed: removed)
             return .object(summary(e))
         }
-        r.register("range.batchFetchDone", params: ["session", "context", "lengths"], quick: true) { [unowned self] conn, p throws(RPCError) in
-            let e = try entry(p, owner: conn)
-            let context: String = try p.require("context")
-            let lengths = try Self.lengths(["lengths": p.value("lengths") ?? .array([])], path: "")
+        r.register(RangeBatchFetchDone.self) { [unowned self] conn, p throws(RPCError) in
+            let e = try entry(p.session, owner: conn)
+            let context = p.context
+            let lengths = try Self.lengths(["lengths": p.lengths ?? .array([])], path: "")
             _ = try mapped { () throws(RangeError) in try e.session.finishBatch(context: context, lengths: lengths) }
             // An exhausted backend (no items) gets no re-check: Texture runs none after a change with
             // zero changes, so a finished list does not ask again and again.
             refresh(e, checkBatch: !lengths.isEmpty && !e.session.dragging)
             return .object(summary(e))
         }
-        r.register("range.state", params: ["session", "paths"], quick: true) { [unowned self] conn, p throws(RPCError) in
-            let e = try entry(p, owner: conn)
+        r.register(RangeState.self) { [unowned self] conn, p throws(RPCError) in
+            let e = try entry(p.session, owner: conn)
             let s = e.session
-            if let list: [[Int]] = try p.optional("paths") {
+            if let list = p.paths {
                 var items: [JSONValue] = []
                 for (i, path) in list.enumerated() {
                     guard path.count == 2, let f = s.flatIndex(section: path[0], row: path[1]) else {
@@ -298,8 +301,8 @@ extension RangeSessions {
                     "display": paths(s, s.members(s.display)),
                     "preload": paths(s, s.members(s.preload))]
         }
-        r.register("range.destroy", params: ["session"]) { [unowned self] conn, p throws(RPCError) in
-            let e = try entry(p, owner: conn)
+        r.register(RangeDestroy.self) { [unowned self] conn, p throws(RPCError) in
+            let e = try entry(p.session, owner: conn)
             sessions[e.session.id] = nil
             host.updateTracking()
             return ["session": .string(e.session.id), "destroyed": true]

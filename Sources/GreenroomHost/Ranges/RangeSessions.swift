@@ -34,11 +34,13 @@ public final class RangeSessions: HostDomain {
 
     var anyTracking: Bool { sessions.values.contains { $0.session.isTracking } }
 
-    func entry(_ p: Params, owner: HostConnection) throws(RPCError) -> RangeEntry {
-        if let last, last.connection === owner, case .string(let id)? = p.value("session"), id == last.session.id {
+    /// The connection's range session `id` (-32002 naming `session` otherwise); the last one looked up is
+    /// kept, as a scroll stream names the same session call after call.
+    func entry(_ id: String, owner: HostConnection) throws(RPCError) -> RangeEntry {
+        if let last, last.connection === owner, id == last.session.id {
             return last
         }
-        let e = try owner.owned(p, "session", in: sessions, expected: "range session") { $0.owner }
+        let e = try owner.owned(id, "session", in: sessions, expected: "range session") { $0.owner }
         last = e
         return e
     }

@@ -126,8 +126,8 @@ public final class PluginSupervisor: HostDomain {
     // MARK: HostDomain
 
     public func register(into r: inout MethodRegistry<HostConnection>) {
-        r.register("plugins.restart", params: ["plugin"]) { [unowned self] _, p throws(RPCError) in
-            let name: String = try p.require("plugin")
+        r.register(PluginsRestart.self) { [unowned self] _, p throws(RPCError) in
+            let name = p.plugin
             if inProcess.contains(name) {
                 throw RPCError.invalidState("Plugin \(name) runs in process (--plugin-isolation none): it cannot be restarted",
                                             ["plugin": .string(name), "isolation": "none"])

@@ -1,0 +1,235 @@
+import GreenroomJSON
+import GreenroomRPC
+
+/// `rpc.discover`: The OpenRPC document.
+enum RPCDiscover: RPCMethod {
+    static let name = "rpc.discover"
+    static let summary = "The OpenRPC document."
+    static let description = "Returns this document, embedded in the binary at build time from `rpc-schema/openrpc.json`. Takes no params (any member is -32602). Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
+    static let tags = ["host"]
+    static let result = ResultSpec("document", .object("The OpenRPC document.", [
+        "openrpc": .string(),
+        "info": .object(nil, [:], additionalProperties: nil),
+        "methods": .any().with("type", "array"),
+    ], required: ["openrpc", "info", "methods"], additionalProperties: true))
+    static let errors: [ErrorDoc] = [.invalidParams, .internalError, .unauthorized]
+    static let isQuick = true
+}
+
+/// `host.ping`: Liveness check.
+enum HostPing: RPCMethod {
+    static let name = "host.ping"
+    static let summary = "Liveness check."
+    static let description = "Answers `{\"pong\": true}`. Takes no params (any member is -32602). Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
+    static let tags = ["host"]
+    static let result = ResultSpec("pong", .object(nil, [
+        "pong": .any().const(true),
+    ], required: ["pong"]))
+    static let errors: [ErrorDoc] = [.invalidParams, .unauthorized]
+    static let isQuick = true
+}
+
+/// `host.info`: Version, protocol, clock mode, classes, plugins, limits, methods and topics.
+enum HostInfo: RPCMethod {
+    static let name = "host.info"
+    static let summary = "Version, protocol, clock mode, classes, plugins, limits, methods and topics."
+    static let description = "What the host is and what it offers. `methods` lists every registered method (sorted), `topics` every event topic. Takes no params (any member is -32602). Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
+    static let tags = ["host"]
+    static let result = ResultSpec("info", .ref(.hostInfo))
+    static let errors: [ErrorDoc] = [.invalidParams, .unauthorized]
+}
+
+/// `host.stats`: Host-wide counters.
+enum HostStats: RPCMethod {
+    static let name = "host.stats"
+    static let summary = "Host-wide counters."
+    static let description = "Connections (open, accepted, closed, closed as slow readers, refused), request/notification/batch/error counts, events sent, memory warnings, the idle-task queue, timers and RSS. Components add their own members: containers by state, stacks, pools, unbalanced transitions, and live / tracking page and range sessions. Takes no params (any member is -32602). Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
+    static let tags = ["host"]
+    static let result = ResultSpec("stats", .ref(.hostStats))
+    static let errors: [ErrorDoc] = [.invalidParams, .unauthorized]
+}
+
+/// `host.memoryWarning`: Simulates a memory warning; returns what was purged.
+enum HostMemoryWarning: RPCMethod {
+    static let name = "host.memoryWarning"
+    static let summary = "Simulates a memory warning; returns what was purged."
+    static let description = "Every component purges what it can: every idle pooled container disappears (offscreen) and deinits, and pools refill only on demand (`pool.warm`, a miss) or after a cool-down (5 s of host clock: then every eager pool refills to its depth, its warm-ups' events going to this caller); every other loaded container gets `didReceiveMemoryWarning` ; every page session releases each cached child that is neither its current page nor interaction-related (and every container parked in a reuse queue), and its live children get `didReceiveMemoryWarning`; every range session drops to `visibleOnly` (visible) or `lowMemory` (not visible) for its next range update, run at once (as Texture: after it a visible session that has been scrolled is `full` again at its next update; one never dragged keeps the mode until its first drag), each with a `range` event (and `cancelPrefetching`) for what left its ranges. `purged` merges what each component reports. Emits a `host` event `{kind: \"memoryWarning\", level}` to every `host` subscriber, before the reply. Under `--clock virtual` the cool-down ends only when `clock.advance` reaches it; the reply's `note` says so (docs/virtual-clock.md). Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds. A hook failing during it is not an error: the container is torn down and listed in `failed`."
+    static let tags = ["host"]
+    static let result = ResultSpec("purge", .object(nil, [
+        "level": .string().oneOfValues(["warning", "critical"]),
+        "purged": .object("What each component purged: the container system, the page system and the range system.", [
+            "pooledContainers": .integer("Idle pooled containers released.").minimum(0),
+            "pooledBytes": .integer("Bytes they held.").minimum(0),
+            "notifiedContainers": .integer("Live containers outside page sessions and pools that got `didReceiveMemoryWarning`: every one, its view loaded or not, as UIKit sends it to every view controller.").minimum(0),
+            "pageChildrenReleased": .integer("Page children released (cached ones neither current nor interaction-related, and parked ones).").minimum(0),
+            "pageChildrenNotified": .integer("Page children kept (loaded or not) that got `didReceiveMemoryWarning`.").minimum(0),
+            "rangeSessions": .integer("Range sessions (of every connection) put in `visibleOnly` / `lowMemory`.").minimum(0),
+        ], required: ["pooledContainers", "pooledBytes", "notifiedContainers", "pageChildrenReleased", "pageChildrenNotified", "rangeSessions"]),
+        "note": .ref(.virtualClockNote),
+        "failed": .array(.ref(.hookFailure), "Present when hooks failed: Containers whose `didReceiveMemoryWarning` (or another hook the purge ran) failed: torn down. The warning still reached every other container, so the call succeeds and lists them (they may belong to any connection).").minItems(1),
+    ], required: ["level", "purged"]))
+    static let errors: [ErrorDoc] = [.invalidParams, .unauthorized]
+
+    struct Params: RPCParams {
+        var level = "warning"
+
+        static let fields: [ParamField<Params>] = [
+            .choice("level", \.level, .string().oneOfValues(["warning", "critical"]).default("warning"), "How severe; default `warning`."),
+        ]
+    }
+}
+
+/// `host.shutdown`: Graceful shutdown.
+enum HostShutdown: RPCMethod {
+    static let name = "host.shutdown"
+    static let summary = "Graceful shutdown."
+    static let description = "The reply is written, then the host stops accepting, finishes in-flight replies, tears every connection's containers down with lifecycle events, removes its socket and exits 0 (as on SIGINT/SIGTERM). Takes no params (any member is -32602). Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
+    static let tags = ["host"]
+    static let result = ResultSpec("shutdown", .object(nil, [
+        "shuttingDown": .any().const(true),
+    ], required: ["shuttingDown"]))
+    static let errors: [ErrorDoc] = [.invalidParams, .unauthorized]
+}
+
+/// `host.reset`: Puts the host back as it started, for scripts that share one host.
+enum HostReset: RPCMethod {
+    static let name = "host.reset"
+    static let summary = "Puts the host back as it started, for scripts that share one host."
+    static let description = "Tears down every object of every connection with its lifecycle, exactly as when its owner disconnects (stacks' containers disappear then deinit, page and range sessions end, idle pooled containers are purged), then removes every pool and every scripted class and numbers new objects from 1 again (`c-1`, `s-1`, `p-1`, `r-1`, `b-1`). Connections stay open, with their subscriptions; the clock is not turned back. Every `host` subscriber gets a `reset` event. Allowed under `--clock virtual`; under the real clock only on a host started with `--allow-reset` (else -32007), since it destroys other connections' objects. Takes no params (any member is -32602). Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
+    static let tags = ["host"]
+    static let result = ResultSpec("reset", .object(nil, [
+        "reset": .any().const(true),
+        "tornDown": .object("What was alive before the reset.", [
+            "containers": .integer().minimum(0),
+            "stacks": .integer().minimum(0),
+            "pageSessions": .integer().minimum(0),
+            "rangeSessions": .integer().minimum(0),
+        ], required: ["containers", "stacks", "pageSessions", "rangeSessions"]),
+        "pools": .integer("Pools removed.").minimum(0),
+        "pooledContainers": .integer("Idle pooled containers purged.").minimum(0),
+        "classesUndefined": .array(.string(), "Scripted classes removed, in the order they were defined."),
+    ], required: ["reset", "tornDown", "pools", "pooledContainers", "classesUndefined"]))
+    static let errors: [ErrorDoc] = [.invalidParams, .virtualClockOnly]
+}
+
+/// `host.auth`: Authenticates a TCP connection.
+enum HostAuth: RPCMethod {
+    static let name = "host.auth"
+    static let summary = "Authenticates a TCP connection."
+    static let description = "TCP clients of a host started with `--token-file` call this first with the token; until then every other method answers -32006, and messages are limited to `limits.maxUnauthenticatedMessageBytes`. A wrong token is -32006 (`data.path: \"token\"`, `data.triesLeft`: wrong tokens still allowed); after `limits.maxAuthFailures` wrong tokens the connection is closed after that reply. Tokens are compared in constant time. On a Unix socket, or without a token, or once authenticated, it always succeeds."
+    static let tags = ["host"]
+    static let result = ResultSpec("auth", .object(nil, [
+        "authenticated": .any().const(true),
+    ], required: ["authenticated"]))
+    static let errors: [ErrorDoc] = [.invalidParams, .unauthorized]
+    static let isQuick = true
+
+    struct Params: RPCParams {
+        var token: String = ""
+
+        static let fields: [ParamField<Params>] = [
+            .required("token", \.token, .string(), "The contents of the host's token file."),
+        ]
+    }
+}
+
+/// `events.subscribe`: Subscribes this connection to event topics.
+enum EventsSubscribe: RPCMethod {
+    static let name = "events.subscribe"
+    static let summary = "Subscribes this connection to event topics."
+    static let description = "Adds `topics` to the connection's subscriptions; `scope: \"all\"` also observes every other connection's objects (a monitor or test observer), `own` goes back to this connection's objects only; without `scope` it is unchanged. An unknown topic is -32602 with `data.path` `topics[i]`. Events are notifications whose `method` is the topic (see `x-notifications`). Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
+    static let tags = ["events"]
+    static let result = ResultSpec("subscription", .ref(.subscription))
+    static let errors: [ErrorDoc] = [.invalidParams, .unauthorized]
+    static let isQuick = true
+
+    struct Params: RPCParams {
+        var topics: [String] = []
+        var scope: String?
+
+        static let fields: [ParamField<Params>] = [
+            .required("topics", \.topics, .array(.ref(.topic)), "Topics to add."),
+            .choice("scope", \.scope, .ref(.scope), "Whose objects to observe; unchanged when absent (initially `own`).", allowed: SchemaName.scope.schema.enumStrings),
+        ]
+    }
+}
+
+/// `events.unsubscribe`: Unsubscribes this connection from event topics.
+enum EventsUnsubscribe: RPCMethod {
+    static let name = "events.unsubscribe"
+    static let summary = "Unsubscribes this connection from event topics."
+    static let description = "Removes `topics` from the connection's subscriptions (topics not subscribed are ignored; an unknown topic is -32602 with `data.path` `topics[i]`); the scope is unchanged. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
+    static let tags = ["events"]
+    static let result = ResultSpec("subscription", .ref(.subscription))
+    static let errors: [ErrorDoc] = [.invalidParams, .unauthorized]
+    static let isQuick = true
+
+    struct Params: RPCParams {
+        var topics: [String] = []
+
+        static let fields: [ParamField<Params>] = [
+            .required("topics", \.topics, .array(.ref(.topic)), "Topics to remove."),
+        ]
+    }
+}
+
+/// `clock.now`: The host clock.
+enum ClockNow: RPCMethod {
+    static let name = "clock.now"
+    static let summary = "The host clock."
+    static let description = "The host clock in milliseconds, and its mode. Takes no params (any member is -32602). Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
+    static let tags = ["clock"]
+    static let result = ResultSpec("now", .object(nil, [
+        "ms": .number().minimum(0),
+        "mode": .ref(.clockMode),
+    ], required: ["ms", "mode"]))
+    static let errors: [ErrorDoc] = [.invalidParams, .unauthorized]
+    static let isQuick = true
+}
+
+/// `clock.advance`: Moves the virtual clock forward.
+enum ClockAdvance: RPCMethod {
+    static let name = "clock.advance"
+    static let summary = "Moves the virtual clock forward."
+    static let description = "Virtual clock only (-32007 on a real clock): moves time forward by `ms`, running due timers and animations in time order, each at its own deadline (the end of a 300 ms animation, a memory warning's cool-down: see docs/virtual-clock.md). Returns the new time as `now`, and how many timers fired. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds. A hook failing during it is not an error: the container is torn down and listed in `failed`."
+    static let tags = ["clock"]
+    static let result = ResultSpec("advanced", .object(nil, [
+        "now": .number("The host clock after advancing, in ms since start-up (the new time, not the amount advanced).").minimum(0),
+        "ms": .number("The same value as `now`, kept for clients written before `now` existed (beside the `ms` param it reads like the amount advanced: prefer `now`).").minimum(0),
+        "fired": .integer("Timers that fired.").minimum(0),
+        "failed": .array(.ref(.hookFailure), "Present when hooks failed: Containers whose hooks failed in the timers and animations that fired (on any connection's objects): torn down. Time still moved, so the call succeeds and lists them; on a real clock such failures are reported by their events only.").minItems(1),
+    ], required: ["now", "ms", "fired"]))
+    static let errors: [ErrorDoc] = [.invalidParams, .unauthorized, .virtualClockOnly]
+
+    struct Params: RPCParams {
+        var ms: Double = 0
+
+        static let fields: [ParamField<Params>] = [
+            .required("ms", \.ms, .number().minimum(0), "Milliseconds to advance (>= 0: time never goes back)."),
+        ]
+    }
+}
+
+/// `tasks.status`: The idle-task dispatcher's queue.
+enum TasksStatus: RPCMethod {
+    static let name = "tasks.status"
+    static let summary = "The idle-task dispatcher's queue."
+    static let description = "Queued idle tasks (warming, preloading) in FIFO order with their mode and running-average cost, and the dispatcher's counters. `automatic` says whether tasks run by themselves (real clock) or only on `tasks.drain` (virtual clock). Takes no params (any member is -32602). Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
+    static let tags = ["tasks"]
+    static let result = ResultSpec("status", .ref(.tasksStatus))
+    static let errors: [ErrorDoc] = [.invalidParams, .unauthorized]
+}
+
+/// `tasks.drain`: Runs every runnable idle task now.
+enum TasksDrain: RPCMethod {
+    static let name = "tasks.drain"
+    static let summary = "Runs every runnable idle task now."
+    static let description = "For deterministic scripts: runs every runnable task (ignoring the time slice) until none is runnable. Tasks paused by a tracking session stay queued. Takes no params (any member is -32602). Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds. A hook failing during it is not an error: the container is torn down and listed in `failed`."
+    static let tags = ["tasks"]
+    static let result = ResultSpec("drained", .object(nil, [
+        "ran": .integer("Tasks run by this call.").minimum(0),
+        "pending": .integer("Tasks still queued.").minimum(0),
+        "failed": .array(.ref(.hookFailure), "Present when hooks failed: Containers whose hooks failed in the tasks that ran (warm-ups): torn down. The drain still completed, so the call succeeds and lists them.").minItems(1),
+    ], required: ["ran", "pending"]))
+    static let errors: [ErrorDoc] = [.invalidParams, .unauthorized]
+}
