@@ -11,7 +11,7 @@ DESTDIR ?=
 # second, optimised build).
 CONFIG ?= release
 
-.PHONY: deps deps-test build release run test test-swift test-python test-js screenshots bench bench-browser install install-files test-fuzz fuzz clean
+.PHONY: schema deps deps-test build release run test test-swift test-python test-js screenshots bench bench-browser install install-files test-fuzz fuzz clean
 
 deps:
 	@sh scripts/install-deps.sh build
@@ -53,6 +53,11 @@ test-fuzz: deps-test
 
 fuzz: deps-test
 	sh scripts/fuzz.sh -max_total_time=$(FUZZ_SECONDS) $(ARGS)
+
+# The OpenRPC document is generated from the message types (Sources/GreenroomHost/Protocol): this writes
+# rpc-schema/openrpc.json from the debug binary, which a test compares with the file.
+schema: build
+	$(BIN) schema > rpc-schema/openrpc.json
 
 bench: release
 	.build/release/greenroom bench $(ARGS)

@@ -109,7 +109,7 @@ public final class Host {
         c.transport = transport
         connections.add(c)
         stats.accepted += 1
-        events.emit("host", owner: c, ["kind": "connectionOpened", "connection": .string(c.id), "transport": .string(kind.rawValue)])
+        events.emit(HostTopic.self, owner: c, ["kind": "connectionOpened", "connection": .string(c.id), "transport": .string(kind.rawValue)])
         config.logger.info("connection opened", metadata: [
             "connection": "\(c.id)", "transport": "\(kind.rawValue)", "peer": "\(peer ?? "-")",
             "authenticated": "\(!needsAuth)"])
@@ -138,7 +138,7 @@ public final class Host {
         connections.remove(c)
         events.refreshObserver(c)
         stats.closed += 1
-        events.emit("host", owner: c, ["kind": "connectionClosed", "connection": .string(c.id), "reason": .string(reason)])
+        events.emit(HostTopic.self, owner: c, ["kind": "connectionClosed", "connection": .string(c.id), "reason": .string(reason)])
         config.logger.info("connection closed", metadata: ["connection": "\(c.id)", "reason": "\(reason)"])
     }
 
@@ -265,7 +265,7 @@ public final class Host {
         for component in components {
             for m in component.memoryWarning(level: level, caller: caller).members { purged[m.key] = m.value }
         }
-        events.emit("host", owner: nil, broadcast: true, ["kind": "memoryWarning", "level": .string(level)])
+        events.emit(HostTopic.self, owner: nil, broadcast: true, ["kind": "memoryWarning", "level": .string(level)])
         return purged
     }
 
@@ -284,7 +284,7 @@ public final class Host {
         }
         for m in before.members { result[m.key] = m.value }
         stats.resets += 1
-        events.emit("host", owner: caller, broadcast: true, ["kind": "reset", "connection": .string(caller.id)])
+        events.emit(HostTopic.self, owner: caller, broadcast: true, ["kind": "reset", "connection": .string(caller.id)])
         return result
     }
 
@@ -317,7 +317,7 @@ public final class Host {
             for component in components { component.connectionClosed(c) }
         }
         for c in open {
-            events.emit("host", owner: c, ["kind": "connectionClosed", "connection": .string(c.id), "reason": "shutdown"])
+            events.emit(HostTopic.self, owner: c, ["kind": "connectionClosed", "connection": .string(c.id), "reason": "shutdown"])
         }
         for c in open {
             c.isClosed = true

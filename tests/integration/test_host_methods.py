@@ -194,3 +194,19 @@ def test_rpc_discover_returns_the_embedded_openrpc_document(host):
     doc = host.connect().result("rpc.discover", timeout=10)
     assert doc == json.loads((REPO / "rpc-schema" / "openrpc.json").read_text())
     assert doc["openrpc"].startswith("1.3")
+
+
+def test_listen_addresses_in_the_ready_line_and_host_info_match_the_document(start_host):
+    """Every listener's address, as the ready line prints it and host.info gives it (the same list, in the same
+    order), fits the document's ListenAddress: a schema-driven fuzz once found `ws:` addresses it refused."""
+    import re
+    from openrpcdoc import DOC
+    pattern = re.compile(DOC["components"]["schemas"]["ListenAddress"]["pattern"])
+    h = start_host("--clock", "virtual", "--listen", "tcp:127.0.0.1:0", "--listen", "ws:127.0.0.1:0")
+    ready = h.listen
+    assert [a.split(":", 1)[0] for a in ready] == ["unix", "tcp", "ws"], ready
+    info = h.call("host.info")["result"]
+    assert info["listen"] == ready
+    for address in ready:
+        assert pattern.match(address), address
+    assert all(not p.endswith(":0") for p in ready[1:]), "the port really bound, not 0"

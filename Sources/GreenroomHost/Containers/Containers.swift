@@ -199,7 +199,7 @@ public final class Containers: HostDomain {
         var fields = baseEvent(c, event: "unbalancedAppearanceTransition")
         fields["call"] = .string(call.wireName)
         fields["state"] = .string(state.rawValue)
-        host.events.emit("lifecycle", owner: eventTarget(c), fields)
+        host.events.emit(LifecycleTopic.self, owner: eventTarget(c), fields)
     }
 
     public func schedule(afterMs ms: Double, _ action: @escaping () -> Void) -> Int {
@@ -237,13 +237,13 @@ public final class Containers: HostDomain {
 
     private func emitLifecycle(_ hook: Hook, _ c: ContainerRecord, _ context: HookContext, failed: Bool) {
         let target = eventTarget(c)
-        guard host.events.wants("lifecycle", owner: target) else { return }
+        guard host.events.wants(LifecycleTopic.self, owner: target) else { return }
         var f = baseEvent(c, event: hook.rawValue)
         if let a = context.animated { f["animated"] = .bool(a) }
         if let s = context.size { f["size"] = Self.sizeJSON(s) }
         if let p = context.parent { f["parent"] = p.map { .string($0) } ?? .null }
         if failed { f["failed"] = true }
-        host.events.emit("lifecycle", owner: target, f)
+        host.events.emit(LifecycleTopic.self, owner: target, f)
     }
 
     static func sizeJSON(_ s: Size) -> JSONValue { ["width": .double(s.width), "height": .double(s.height)] }

@@ -63,12 +63,12 @@ public final class PrerenderPools {
     }
 
     func poolEvent(_ kind: String, _ p: PoolRecord, _ c: ContainerRecord?, to target: HostConnection?, _ extra: JSONObject = [:]) {
-        guard host.events.wants("pool", owner: target) else { return }
+        guard host.events.wants(PoolTopic.self, owner: target) else { return }
         var f: JSONObject = ["kind": .string(kind), "class": .string(p.key.className),
                              "width": .double(p.key.size.width), "height": .double(p.key.size.height)]
         if let c { f["container"] = .string(c.id) }
         for m in extra.members { f[m.key] = m.value }
-        host.events.emit("pool", owner: target, f)
+        host.events.emit(PoolTopic.self, owner: target, f)
     }
 
     /// Queues `count` warm-ups as idle tasks in `default` mode (paused while sessions track). They run

@@ -1,4 +1,5 @@
 import GreenroomJSON
+import GreenroomRPC
 
 /// Who receives an event. An event about an object goes to the connection that owns it (when it subscribed
 /// to the topic) and to every `scope: "all"` observer of the topic; a broadcast goes to every subscriber.
@@ -6,7 +7,8 @@ import GreenroomJSON
 /// planned (`Containers.planned`), events are held back and then sent in order, or dropped.
 public final class EventRouter {
     /// The topics, in the order of their bits (`mask`).
-    public static let topics = ["lifecycle", "pool", "page", "range", "prefetch", "batch", "host"]
+    /// The topics, in the order of their bits: the event types' (`ProtocolCatalog.events`).
+    public static let topics = ProtocolCatalog.events.map { $0.topic }
 
     /// The bits of `topics` (names outside `EventRouter.topics` have none).
     public static func mask<S: Sequence<String>>(_ topics: S) -> UInt16 {
@@ -48,7 +50,17 @@ public final class EventRouter {
 
     /// Sends an event on `topic` to `owner` (when subscribed) and to every `scope: "all"` observer
     /// subscribed to it; with `broadcast`, to every subscriber (host-wide news such as memory warnings).
-    public func emit(_ topic: String, owner: HostConnection?, broadcast: Bool = false, _ fields: JSONObject) {
+    /// Sends an event of topic `E` (an `RPCEvent` type: its params are described once, there).
+    public func emit<E: RPCEvent>(_ event: E.Type, owner: HostConnection?, broadcast: Bool = false, _ fields: JSONObject) {
+        emit(E.topic, owner: owner, broadcast: broadcast, fields)
+    }
+
+    /// Whether anyone would receive an event of topic `E` about `owner`'s objects.
+    public func wants<E: RPCEvent>(_ event: E.Type, owner: HostConnection?) -> Bool {
+        wants(mask: Self.mask(CollectionOfOne(E.topic)), owner: owner)
+    }
+
+    private func emit(_ topic: String, owner: HostConnection?, broadcast: Bool = false, _ fields: JSONObject) {
         if held != nil {
             held?.append(HeldEvent(topic: topic, owner: owner, broadcast: broadcast, fields: fields))
             return
@@ -73,10 +85,6 @@ public final class EventRouter {
 
     /// Whether anyone would receive an event on `topic` about `owner`'s objects: lets hot paths skip
     /// building events nobody reads. O(1).
-    public func wants(_ topic: String, owner: HostConnection?) -> Bool {
-        wants(mask: Self.mask(CollectionOfOne(topic)), owner: owner)
-    }
-
     /// `wants` for topics given as bits (`mask`): two loads, for per-step paths.
     public func wants(mask: UInt16, owner: HostConnection?) -> Bool {
         ((owner?.topicMask ?? 0) | observedMask) & mask != 0

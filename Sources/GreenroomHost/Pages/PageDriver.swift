@@ -119,10 +119,10 @@ extension PageSessions {
     private func pageEvent(_ e: PageSessionEntry, _ kind: PageTransitionEvent, from: Int, to: Int, completed: Bool?) {
         guard sessions[e.session.id] === e else { return }
         let target = host.connection(id: e.owner)
-        guard host.events.wants("page", owner: target) else { return }
+        guard host.events.wants(PageTopic.self, owner: target) else { return }
         var f: JSONObject = ["session": .string(e.session.id), "kind": .string(kind.wireName), "from": .int(from), "to": .int(to)]
         if let completed { f["completed"] = .bool(completed) }
-        host.events.emit("page", owner: target, f)
+        host.events.emit(PageTopic.self, owner: target, f)
     }
 
     /// A child failed where no reply carries the error (an animation's end, a hide mid-gesture): it is

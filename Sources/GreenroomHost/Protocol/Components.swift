@@ -16,6 +16,7 @@ enum SchemaName: String, CaseIterable {
     case limits = "Limits"
     case errorData = "ErrorData"
     case errorObject = "ErrorObject"
+    case listenAddress = "ListenAddress"
     case hostInfo = "HostInfo"
     case hostStats = "HostStats"
     case subscription = "Subscription"
@@ -161,6 +162,7 @@ enum SchemaName: String, CaseIterable {
             "message": .string().minLength(1),
             "data": .ref(.errorData),
         ], required: ["code", "message", "data"]).with("allOf", .array([(Schema.any().`if`(.any().with("properties", JSONValue.object(JSONObject([(key: "code", value: Schema.any().const(-32602).json)])))).then(.any().with("properties", JSONValue.object(JSONObject([(key: "data", value: Schema.any().with("required", ["kind", "path"]).json)]))))).json, (Schema.any().`if`(.any().with("properties", JSONValue.object(JSONObject([(key: "code", value: Schema.any().const(-32003).json), (key: "data", value: Schema.any().with("required", ["call"]).json)]))).with("required", ["code", "data"])).then(.any().with("properties", JSONValue.object(JSONObject([(key: "data", value: Schema.any().with("required", ["kind", "call", "phase"]).json)]))))).json]))
+        case .listenAddress: .string("A listener's address: `unix:` and the socket's path, `tcp:` or `ws:` and `HOST:PORT` (an IPv6 host in brackets), as the ready line and `host.info` give it.").pattern("^(unix:.+|(tcp|ws):(\\[[0-9A-Fa-f:.]+\\]|[^:\\[\\]]+):[0-9]{1,5})$")
         case .hostInfo: .object(nil, [
             "name": .any().const("greenroom"),
             "version": .string("The host's version (semver)."),
@@ -170,7 +172,7 @@ enum SchemaName: String, CaseIterable {
             ], required: ["jsonrpc", "version"]),
             "clock": .ref(.clockMode),
             "pid": .integer().minimum(0),
-            "listen": .array(.string().pattern("^(unix|tcp):"), "What the server listens on: `unix:/path`, `tcp:127.0.0.1:7000`."),
+            "listen": .array(.ref(.listenAddress), "What the server listens on, in the order of its ready line: `unix:/path`, `tcp:127.0.0.1:7000`, `ws:127.0.0.1:7001` (the port it really bound)."),
             "classes": .array(.ref(.className), "Names of the container classes the host can instantiate (built in, plugin and scripted), in registration order.").uniqueItems(),
             "plugins": .array(.object(nil, [
                 "name": .string(),

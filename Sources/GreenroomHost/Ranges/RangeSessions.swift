@@ -45,7 +45,7 @@ public final class RangeSessions: HostDomain {
         return e
     }
 
-    private static let rangeTopic = EventRouter.mask(["range"]), prefetchTopic = EventRouter.mask(["prefetch"])
+    private static let rangeTopic = EventRouter.mask([RangeTopic.topic]), prefetchTopic = EventRouter.mask([PrefetchTopic.topic])
 
     /// Runs a range session's call; its refusal becomes the reply's error (CoreToWire.swift).
     @inline(__always)
@@ -77,21 +77,21 @@ public final class RangeSessions: HostDomain {
                 "exit": ["preload": paths(s, u.exitPreload), "display": paths(s, u.exitDisplay), "visible": paths(s, u.exitVisible)],
             ]
             if !removed.isEmpty { f["removed"] = .array(removed) }
-            host.events.emit("range", owner: target, f)
+            host.events.emit(RangeTopic.self, owner: target, f)
         }
         if host.events.wants(mask: Self.prefetchTopic, owner: target) {
             if !u.prefetch.isEmpty {
-                host.events.emit("prefetch", owner: target, ["session": .string(s.id), "kind": "prefetchItems", "paths": paths(s, u.prefetch)])
+                host.events.emit(PrefetchTopic.self, owner: target, ["session": .string(s.id), "kind": "prefetchItems", "paths": paths(s, u.prefetch)])
             }
             if !u.cancelPrefetch.isEmpty {
-                host.events.emit("prefetch", owner: target, ["session": .string(s.id), "kind": "cancelPrefetching", "paths": paths(s, u.cancelPrefetch)])
+                host.events.emit(PrefetchTopic.self, owner: target, ["session": .string(s.id), "kind": "cancelPrefetching", "paths": paths(s, u.cancelPrefetch)])
             }
         }
         if let prepends = decided ?? (checkBatch ? s.batchDecision(at: batchOffset) : nil) {
             let context = "b-\(nextBatch)"
             nextBatch += 1
             s.beginBatch(context: context, prepends: prepends)
-            host.events.emit("batch", owner: target, ["session": .string(s.id), "context": .string(context),
+            host.events.emit(BatchTopic.self, owner: target, ["session": .string(s.id), "context": .string(context),
                                                "kind": "willBeginBatchFetch", "prepend": .bool(s.batchPrepends)])
         }
     }

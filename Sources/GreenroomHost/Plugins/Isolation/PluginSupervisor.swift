@@ -81,7 +81,7 @@ public final class PluginSupervisor: HostDomain {
     // MARK: Crashes and restarts
 
     func emit(_ fields: JSONObject) {
-        host.events.emit("host", owner: nil, broadcast: true, fields)
+        host.events.emit(HostTopic.self, owner: nil, broadcast: true, fields)
     }
 
     func workerEnded(_ plugin: IsolatedPlugin, death: WorkerDeath, event: JSONObject) {
