@@ -109,7 +109,9 @@ public final class Host {
         c.transport = transport
         connections.add(c)
         stats.accepted += 1
-        events.emit(HostTopic.self, owner: c, ["kind": "connectionOpened", "connection": .string(c.id), "transport": .string(kind.rawValue)])
+        events.withCause(.open(connection: c.id)) {
+            events.emit(HostTopic.self, owner: c, ["kind": "connectionOpened", "connection": .string(c.id), "transport": .string(kind.rawValue)])
+        }
         config.logger.info("connection opened", metadata: [
             "connection": "\(c.id)", "transport": "\(kind.rawValue)", "peer": "\(peer ?? "-")",
             "authenticated": "\(!needsAuth)"])
@@ -133,12 +135,14 @@ public final class Host {
 
     func finishClosing(_ c: HostConnection, reason: String) {
         guard !c.isClosed else { return }
-        for component in components { component.connectionClosed(c) }
-        c.isClosed = true
-        connections.remove(c)
-        events.refreshObserver(c)
-        stats.closed += 1
-        events.emit(HostTopic.self, owner: c, ["kind": "connectionClosed", "connection": .string(c.id), "reason": .string(reason)])
+        events.withCause(.close(connection: c.id)) {
+            for component in components { component.connectionClosed(c) }
+            c.isClosed = true
+            connections.remove(c)
+            events.refreshObserver(c)
+            stats.closed += 1
+            events.emit(HostTopic.self, owner: c, ["kind": "connectionClosed", "connection": .string(c.id), "reason": .string(reason)])
+        }
         config.logger.info("connection closed", metadata: ["connection": "\(c.id)", "reason": "\(reason)"])
     }
 
@@ -237,7 +241,7 @@ public final class Host {
         var pass = dispatcher.beginPass(now: clock.nowMs)
         while let task = dispatcher.next(in: &pass, now: clock.nowMs) {
             let t0 = clock.nowMs
-            task.work()
+            events.withCause(.idle(task.key)) { task.work() }
             dispatcher.ran(task, costMs: clock.nowMs - t0, in: &pass)
         }
         return pass.report
@@ -249,7 +253,7 @@ public final class Host {
         var ran = 0
         while ran < limit, let task = dispatcher.takeRunnable() {
             let t0 = clock.nowMs
-            task.work()
+            events.withCause(.idle(task.key)) { task.work() }
             dispatcher.ran(task, costMs: clock.nowMs - t0)
             ran += 1
         }
@@ -301,23 +305,35 @@ public final class Host {
         ]
     }
 
-    /// Asks the server to shut down gracefully once the current replies are written.
+    /// Asks the server to shut down gracefully once the current replies are written (`host.shutdown`:
+    /// the teardown's events name that request).
     public func requestShutdown() {
         guard !isShuttingDown else { return }
         isShuttingDown = true
+        shutdownCause = events.currentCause
         onShutdownRequested?()
     }
+
+    /// A signal asked the server to shut down: the teardown's events name it.
+    public func shutdownSignalled(_ name: String) {
+        if shutdownCause == nil { shutdownCause = .signal(name) }
+    }
+
+    /// What asked for the shutdown (its teardown's events say so).
+    private var shutdownCause: EventCause?
 
     /// Tears down every connection's objects (disappear, then deinit) before the process exits. All
     /// objects go first, while every observer is still connected, so `scope: "all"` observers see
     /// the whole teardown; then each connection is reported closed to those still listening.
     public func teardownAll() {
         let open = Array(connections)
-        for c in open {
-            for component in components { component.connectionClosed(c) }
-        }
-        for c in open {
-            events.emit(HostTopic.self, owner: c, ["kind": "connectionClosed", "connection": .string(c.id), "reason": "shutdown"])
+        events.withCause(shutdownCause ?? .signal("exit")) {
+            for c in open {
+                for component in components { component.connectionClosed(c) }
+            }
+            for c in open {
+                events.emit(HostTopic.self, owner: c, ["kind": "connectionClosed", "connection": .string(c.id), "reason": "shutdown"])
+            }
         }
         for c in open {
             c.isClosed = true

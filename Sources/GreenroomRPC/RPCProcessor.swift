@@ -92,6 +92,9 @@ public final class RPCProcessor<Context> {
     /// Asked before a read line runs: true when it took the line to run later (`dispatchNow`), e.g. a
     /// call that may wait on another process, run where the loop can be handed over meanwhile.
     public var defers: ((Context, ReadLine) -> Bool)?
+    /// The call being run (nil between calls): its id (nil for a notification), its method and the context
+    /// it runs for. What a call causes (the host's events) names it.
+    public private(set) var currentCall: (id: JSONValue?, method: String, context: Context)?
 
     public init(registry: MethodRegistry<Context>, limits: RPCLimits = RPCLimits()) {
         self.registry = registry
@@ -296,6 +299,8 @@ public final class RPCProcessor<Context> {
             return .error(id: id, error)
         case .request(let method, let id, let params):
             if id == nil { counters.notifications += 1 } else { counters.requests += 1 }
+            currentCall = (id, method, context)
+            defer { currentCall = nil }
             let result: Result<RPCResult, RPCError>
             do throws(RPCError) {
                 if let gate { try gate(context, method) }

@@ -117,7 +117,11 @@ public final class UVServer {
         for sig in [SIGINT, SIGTERM] {
             let s = allocateZeroed(uv_signal_t.self)
             try uvCheck(uv_signal_init(loop, s), "uv_signal_init")
-            try uvCheck(uv_signal_start(s, { h, _ in UVServer.from(h).requestShutdown() }, sig), "uv_signal_start")
+            try uvCheck(uv_signal_start(s, { h, signum in
+                let server = UVServer.from(h)
+                server.host.shutdownSignalled(signum == SIGINT ? "SIGINT" : "SIGTERM")
+                server.requestShutdown()
+            }, sig), "uv_signal_start")
             signals.append(s)
         }
         greenroom_ignore_sigpipe()

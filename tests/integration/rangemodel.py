@@ -538,7 +538,7 @@ INFO_KEYS = {"session", "count", "sections", "contentLength", "offset", "mode", 
              "batchInFlight"}
 
 
-RANGE_EVENT_KEYS = {"seq", "t", "session", "mode", "direction", "enter", "exit"}
+RANGE_EVENT_KEYS = {"seq", "t", "cause", "session", "mode", "direction", "enter", "exit"}
 
 
 #: Texture's tuning, (leading, trailing) screenfuls; lowMemory has no display range.

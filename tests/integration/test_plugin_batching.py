@@ -31,8 +31,9 @@ HIT_HOOKS = [
     ("viewDidDisappear", 1),   # the old top
 ]
 
-#: Values that differ between two hosts for reasons that are not the protocol: process ids and times.
-VARYING = {"pid", "t", "retryAfterMs"}
+#: Values that differ between two hosts for reasons that are not the protocol: process ids, times, and the
+#: causes' request ids (the two runs number their requests differently).
+VARYING = {"pid", "t", "retryAfterMs", "cause"}
 
 
 def normalized(value):

@@ -18,7 +18,7 @@ from rangemodel import (Content, INFO_KEYS, Replay, batches, batches_of, flat_li
 pytestmark = pytest.mark.integration
 
 
-BATCH_EVENT_KEYS = {"seq", "t", "session", "context", "kind", "prepend"}
+BATCH_EVENT_KEYS = {"seq", "t", "cause", "session", "context", "kind", "prepend"}
 
 
 def test_batch_on_create_when_content_is_shorter_than_the_viewport_even_when_invisible(rc):

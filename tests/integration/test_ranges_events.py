@@ -16,7 +16,7 @@ from rangemodel import (KINDS, NO_BATCH, P, RANGE_EVENT_KEYS, RC, RangeConn, bat
 pytestmark = pytest.mark.integration
 
 
-PREFETCH_EVENT_KEYS = {"seq", "t", "session", "kind", "paths"}
+PREFETCH_EVENT_KEYS = {"seq", "t", "cause", "session", "kind", "paths"}
 
 
 def gap(lengths, i, offset, L):

@@ -370,12 +370,13 @@ public final class HostConnection {
     }
 
     /// Writes one notification (an event): `params` starts with `seq` and `t`.
-    func send(topic: String, _ fields: JSONObject, now: Double) {
+    func send(topic: String, _ fields: JSONObject, now: Double, cause: JSONValue) {
         seq += 1
         var params = JSONObject()
-        params.members.reserveCapacity(fields.count + 2)
+        params.members.reserveCapacity(fields.count + 3)
         params.members.append((key: "seq", value: .int(seq)))
         params.members.append((key: "t", value: .double(now)))
+        params.members.append((key: "cause", value: cause))
         params.members.append(contentsOf: fields.members)
         out.writeNotification(method: topic, params: .object(params))
         transport?.outputReady(self)

@@ -202,14 +202,18 @@ public final class Containers: HostDomain {
         host.events.emit(LifecycleTopic.self, owner: eventTarget(c), fields)
     }
 
-    public func schedule(afterMs ms: Double, _ action: @escaping () -> Void) -> Int {
+    /// Runs `action` after `ms` of host clock; the events it causes name the timer (`label`) and what
+    /// scheduled it.
+    public func schedule(afterMs ms: Double, label: String, _ action: @escaping () -> Void) -> Int {
         // A timer is not held back by a plan: the operation runs live instead.
         guard !isPlanning else { spoilPlan(); return 0 }
         let token = nextToken
         nextToken += 1
+        let cause = EventCause.timer(label, scheduledBy: host.events.currentCause)
         timerTokens[token] = host.timers.schedule(at: host.now + ms) { [weak self] in
-            self?.timerTokens[token] = nil
-            action()
+            guard let self else { return }
+            timerTokens[token] = nil
+            host.events.withCause(cause) { action() }
         }
         return token
     }

@@ -230,7 +230,7 @@ public final class PrerenderPools {
 
     func scheduleRefillAfterCoolDown(_ p: PoolRecord, cause: HostConnection?) {
         let causeID = cause?.id
-        _ = containers.schedule(afterMs: coolDownMs) { [weak self, weak p] in
+        _ = containers.schedule(afterMs: coolDownMs, label: "\(p.key) cool-down") { [weak self, weak p] in
             guard let self, let p, self.byKey[p.key] === p else { return }
             let count = p.refillCount(now: self.host.now)
             guard count > 0 else { return }

@@ -57,7 +57,7 @@ struct StackDriver {
                 containers.deferredFailure(failure)
                 input = .resumed
             case .startTimer(let s, let ms):
-                let token = containers.schedule(afterMs: ms) { [weak containers, weak s] in
+                let token = containers.schedule(afterMs: ms, label: "\(s.id) transition") { [weak containers, weak s] in
                     guard let containers, let s else { return }
                     containers.stackOps.run(.transitionEnded(s))
                 }

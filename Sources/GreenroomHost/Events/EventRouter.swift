@@ -28,6 +28,23 @@ public final class EventRouter {
     private var held: [HeldEvent]?
     /// Events written to connections since start (`host.stats.eventsSent`).
     public private(set) var sent = 0
+    /// Causes set by what runs outside a request (a timer, an idle task, a closing connection), innermost
+    /// last; they win over the call being run.
+    private var causes: [EventCause] = []
+
+    /// What an event emitted now is caused by: the innermost cause set, else the call being run.
+    var currentCause: EventCause? {
+        if let c = causes.last { return c }
+        guard let call = host.processor.currentCall else { return nil }
+        return .request(id: call.id, method: call.method, connection: call.context.id)
+    }
+
+    /// Runs `body` with events caused by `cause`.
+    func withCause<T>(_ cause: EventCause, _ body: () throws -> T) rethrows -> T {
+        causes.append(cause)
+        defer { causes.removeLast() }
+        return try body()
+    }
 
     init(host: Host) { self.host = host }
 
@@ -60,25 +77,27 @@ public final class EventRouter {
         wants(mask: Self.mask(CollectionOfOne(E.topic)), owner: owner)
     }
 
-    private func emit(_ topic: String, owner: HostConnection?, broadcast: Bool = false, _ fields: JSONObject) {
+    private func emit(_ topic: String, owner: HostConnection?, broadcast: Bool = false, _ fields: JSONObject,
+                      cause: EventCause? = nil) {
+        let cause = cause ?? currentCause
         if held != nil {
-            held?.append(HeldEvent(topic: topic, owner: owner, broadcast: broadcast, fields: fields))
+            held?.append(HeldEvent(topic: topic, owner: owner, broadcast: broadcast, fields: fields, cause: cause))
             return
         }
         let t = host.now
         if broadcast {
             for c in host.connections where !c.isClosed && c.subscriptions.contains(topic) {
-                c.send(topic: topic, fields, now: t)
+                c.send(topic: topic, fields, now: t, cause: cause?.json(for: c.id) ?? .null)
                 sent += 1
             }
             return
         }
         if let owner, !owner.isClosed, !owner.observesAll, owner.subscriptions.contains(topic) {
-            owner.send(topic: topic, fields, now: t)
+            owner.send(topic: topic, fields, now: t, cause: cause?.json(for: owner.id) ?? .null)
             sent += 1
         }
         for c in observers[topic] ?? [] where !c.isClosed {
-            c.send(topic: topic, fields, now: t)
+            c.send(topic: topic, fields, now: t, cause: cause?.json(for: c.id) ?? .null)
             sent += 1
         }
     }
@@ -98,6 +117,7 @@ public final class EventRouter {
         let owner: HostConnection?
         let broadcast: Bool
         let fields: JSONObject
+        let cause: EventCause?
     }
 
     var isHolding: Bool { held != nil }
@@ -110,6 +130,6 @@ public final class EventRouter {
     }
     /// Sends events that were held back, in order.
     func emit(_ events: [HeldEvent]) {
-        for e in events { emit(e.topic, owner: e.owner, broadcast: e.broadcast, e.fields) }
+        for e in events { emit(e.topic, owner: e.owner, broadcast: e.broadcast, e.fields, cause: e.cause) }
     }
 }

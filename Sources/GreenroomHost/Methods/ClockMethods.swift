@@ -23,6 +23,44 @@ extension Host {
             c.host.containers.takeCallFailures(into: &reply)
             return .object(reply)
         }
+        r.register(ClockSettle.self) { c, p throws(RPCError) in
+            guard p.maxMs >= 0, p.maxMs.isFinite else { throw .invalidParams(path: "maxMs", "must be a finite number >= 0") }
+            guard c.host.virtualClock != nil else {
+                throw RPCError(.virtualClockOnly, "clock.settle needs a host started with --clock virtual",
+                               ["method": "clock.settle", "clock": "real"])
+            }
+            var reply = c.host.settle(maxMs: p.maxMs)
+            c.host.containers.takeCallFailures(into: &reply)
+            return .object(reply)
+        }
+    }
+
+    /// `clock.settle`: idle tasks, then the next timer, until nothing is pending or `maxMs` has passed.
+    func settle(maxMs: Double) -> JSONObject {
+        let start = now
+        var fired = 0, ran = 0
+        // Each round either runs a task or fires a timer; a round that does neither ends it. No timer
+        // re-arms itself, so this ends; the cap keeps a mistake from spinning the loop for ever.
+        for _ in 0..<1_000_000 {
+            ran += drainIdleTasks()
+            guard let next = timers.nextDeadline, next - start <= maxMs else { break }
+            fired += timers.advanceVirtualClock(by: max(0, next - now))
+        }
+        if timers.nextDeadline != nil, now < start + maxMs {
+            // Something is pending past the limit: the clock goes as far as it was allowed.
+            fired += timers.advanceVirtualClock(by: start + maxMs - now)
+        }
+        let paused = dispatcher.pendingTasks.map { t -> JSONValue in
+            ["key": .string(t.key), "mode": .string(t.mode.rawValue),
+             "avgCostMs": dispatcher.averageCostMs[t.costKey].map { .double($0) } ?? .null]
+        }
+        return [
+            "now": .double(now), "advancedMs": .double(now - start), "fired": .int(fired), "ran": .int(ran),
+            "settled": .bool(timers.count == 0 && dispatcher.pendingCount == 0),
+            "pending": ["timers": .int(timers.count), "nextTimerAt": timers.nextDeadline.map { .double($0) } ?? .null,
+                        "tasks": .int(dispatcher.pendingCount)],
+            "paused": .array(paused),
+        ]
     }
 
     func registerTaskMethods(into r: inout MethodRegistry<HostConnection>) {

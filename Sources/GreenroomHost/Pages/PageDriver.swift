@@ -34,7 +34,7 @@ extension PageSessions {
                 tearDown(failure)
                 input = .resumed
             case .startTimer(let ms):
-                input = .timerStarted(containers.schedule(afterMs: ms) { [weak self, weak e] in
+                input = .timerStarted(containers.schedule(afterMs: ms, label: "\(e.session.id) animation") { [weak self, weak e] in
                     guard let self, let e else { return }
                     drive(e.session.animationEnded(), in: e)
                 })

@@ -24,6 +24,7 @@ enum SchemaName: String, CaseIterable {
     case tasksStatus = "TasksStatus"
     case eventSeq = "EventSeq"
     case eventTime = "EventTime"
+    case eventCause = "EventCause"
     case eventBase = "EventBase"
     case lifecycleHook = "LifecycleHook"
     case lifecycleEvent = "LifecycleEvent"
@@ -299,14 +300,36 @@ enum SchemaName: String, CaseIterable {
         ], required: ["pending", "runnable", "paused", "automatic", "sliceMs", "ran", "passes", "tasks"])
         case .eventSeq: .integer("Per-connection event number, strictly increasing from 1.").minimum(1)
         case .eventTime: .number("Host clock when the event happened, in milliseconds.").minimum(0)
+        case .eventCause: .oneOf([
+            .any("The id of the request that caused it, when this connection sent it (a string, a number or null).").with("type", ["string", "number", "null"]),
+            .object("Another connection's request, seen by a `scope: \"all\"` observer.", [
+                "id": .any("The request's id.").with("type", ["string", "number", "null"]),
+                "connection": .ref(.connectionId),
+            ], required: ["id", "connection"]),
+            .object("A notification (a request without an id).", [
+                "notification": .string("Its method."),
+                "connection": .ref(.connectionId),
+            ], required: ["notification"]),
+            .object("A timer on the host clock: an animation's end, a cool-down.", [
+                "timer": .string("Which timer: `s-1 transition`, `p-2 animation`, `Card@375x667 cool-down`."),
+                "scheduledBy": .any("The cause of the call or task that scheduled it (the same forms)."),
+            ], required: ["timer"]),
+            .object("An idle task (a pool warm-up), by key.", ["idle": .string()], required: ["idle"]),
+            .object("A connection opening.", ["open": .ref(.connectionId)], required: ["open"]),
+            .object("A connection closing: its objects torn down.", ["close": .ref(.connectionId)], required: ["close"]),
+            .object("A signal (the host shutting down on SIGINT or SIGTERM; `exit` when it ends otherwise).", ["signal": .string()], required: ["signal"]),
+            .object("A plugin's worker ending or restarting.", ["plugin": .string()], required: ["plugin"]),
+        ], "What made the event happen (docs/protocol.md \"Causes\"): the request that caused it, else a timer, an idle task, a connection opening or closing, a signal or a plugin's worker.")
         case .eventBase: .object("What every event carries.", [
             "seq": .ref(.eventSeq),
             "t": .ref(.eventTime),
-        ], required: ["seq", "t"], additionalProperties: true)
+            "cause": .ref(.eventCause),
+        ], required: ["seq", "t", "cause"], additionalProperties: true)
         case .lifecycleHook: .string("A container hook, in UIKit's names.").oneOfValues(["init", "loadView", "viewDidLoad", "viewWillAppear", "viewDidAppear", "viewWillDisappear", "viewDidDisappear", "viewWillLayoutSubviews", "viewDidLayoutSubviews", "configure", "didReceiveMemoryWarning", "willMoveToParent", "didMoveToParent", "deinit"])
         case .lifecycleEvent: .object("One container hook that ran (docs/lifecycle.md), or a refused appearance call. Appearance hooks carry `animated`, layout hooks `size`, containment hooks `parent`; a failed hook `failed: true`.", [
             "seq": .ref(.eventSeq),
             "t": .ref(.eventTime),
+            "cause": .ref(.eventCause),
             "container": .ref(.containerId),
             "class": .ref(.className),
             "event": .string("The hook that ran, or `unbalancedAppearanceTransition` for an appearance call the state machine refused (no hook ran; counted in `host.stats` `unbalancedTransitions`).").oneOfValues(["init", "loadView", "viewDidLoad", "viewWillAppear", "viewDidAppear", "viewWillDisappear", "viewDidDisappear", "viewWillLayoutSubviews", "viewDidLayoutSubviews", "configure", "didReceiveMemoryWarning", "willMoveToParent", "didMoveToParent", "deinit", "unbalancedAppearanceTransition"]),
@@ -325,10 +348,11 @@ enum SchemaName: String, CaseIterable {
             "state": .allOf([
                 .ref(.appearance),
             ], "`unbalancedAppearanceTransition` only: the state that refused it."),
-        ], required: ["seq", "t", "container", "class", "event", "offscreen"]).with("allOf", .array([(Schema.any().`if`(.any().with("properties", JSONValue.object(JSONObject([(key: "event", value: Schema.any().oneOfValues(["viewWillAppear", "viewDidAppear", "viewWillDisappear", "viewDidDisappear"]).json)])))).then(.any().with("required", ["animated"])).`else`(.any().not(.any().with("required", ["animated"])))).json, (Schema.any().`if`(.any().with("properties", JSONValue.object(JSONObject([(key: "event", value: Schema.any().oneOfValues(["viewWillLayoutSubviews", "viewDidLayoutSubviews"]).json)])))).then(.any().with("required", ["size"])).`else`(.any().not(.any().with("required", ["size"])))).json, (Schema.any().`if`(.any().with("properties", JSONValue.object(JSONObject([(key: "event", value: Schema.any().oneOfValues(["willMoveToParent", "didMoveToParent"]).json)])))).then(.any().with("required", ["parent"])).`else`(.any().not(.any().with("required", ["parent"])))).json, (Schema.any().`if`(.any().with("properties", JSONValue.object(JSONObject([(key: "event", value: Schema.any().oneOfValues(["unbalancedAppearanceTransition"]).json)])))).then(.any().with("required", ["call"])).`else`(.any().not(.any().with("required", ["call"])))).json, (Schema.any().`if`(.any().with("properties", JSONValue.object(JSONObject([(key: "event", value: Schema.any().oneOfValues(["unbalancedAppearanceTransition"]).json)])))).then(.any().with("required", ["state"])).`else`(.any().not(.any().with("required", ["state"])))).json, (Schema.any().`if`(.any().with("properties", JSONValue.object(JSONObject([(key: "event", value: Schema.any().const("unbalancedAppearanceTransition").json)])))).then(.any().not(.any().with("required", ["failed"])))).json, (Schema.any().`if`(.any().with("required", ["page"])).then(.any().with("properties", JSONValue.object(JSONObject([(key: "offscreen", value: Schema.any().const(false).json)]))))).json]))
+        ], required: ["seq", "t", "cause", "container", "class", "event", "offscreen"]).with("allOf", .array([(Schema.any().`if`(.any().with("properties", JSONValue.object(JSONObject([(key: "event", value: Schema.any().oneOfValues(["viewWillAppear", "viewDidAppear", "viewWillDisappear", "viewDidDisappear"]).json)])))).then(.any().with("required", ["animated"])).`else`(.any().not(.any().with("required", ["animated"])))).json, (Schema.any().`if`(.any().with("properties", JSONValue.object(JSONObject([(key: "event", value: Schema.any().oneOfValues(["viewWillLayoutSubviews", "viewDidLayoutSubviews"]).json)])))).then(.any().with("required", ["size"])).`else`(.any().not(.any().with("required", ["size"])))).json, (Schema.any().`if`(.any().with("properties", JSONValue.object(JSONObject([(key: "event", value: Schema.any().oneOfValues(["willMoveToParent", "didMoveToParent"]).json)])))).then(.any().with("required", ["parent"])).`else`(.any().not(.any().with("required", ["parent"])))).json, (Schema.any().`if`(.any().with("properties", JSONValue.object(JSONObject([(key: "event", value: Schema.any().oneOfValues(["unbalancedAppearanceTransition"]).json)])))).then(.any().with("required", ["call"])).`else`(.any().not(.any().with("required", ["call"])))).json, (Schema.any().`if`(.any().with("properties", JSONValue.object(JSONObject([(key: "event", value: Schema.any().oneOfValues(["unbalancedAppearanceTransition"]).json)])))).then(.any().with("required", ["state"])).`else`(.any().not(.any().with("required", ["state"])))).json, (Schema.any().`if`(.any().with("properties", JSONValue.object(JSONObject([(key: "event", value: Schema.any().const("unbalancedAppearanceTransition").json)])))).then(.any().not(.any().with("required", ["failed"])))).json, (Schema.any().`if`(.any().with("required", ["page"])).then(.any().with("properties", JSONValue.object(JSONObject([(key: "offscreen", value: Schema.any().const(false).json)]))))).json]))
         case .poolEvent: .object("A prerender-pool event (docs/pools.md): `miss` / `hit` (showRendered: `container` is the one returned; a page child of a `prerender: true` session: `session` and `index` name the page, `container` the pooled one a hit hands over, and a miss has no `container`: the page's own container is created after it, its `init` on `lifecycle`), `warmed` (a warm-up finished: `container` now idle, `idle` the pool's idle count), `warmFailed` (a hook failed while warming: `error` is the -32004 error object; `container` is absent when `init` itself failed), `purged` (one per pool, after `pool.purge` or a memory warning: `reason`), `evicted` (an idle container released: `reason: \"budget\"` past the host's budget of pooled bytes, `reason: \"depth\"` when `pool.configure` shrinks the pool below its idle count). The containers' own hooks arrive on `lifecycle`, with `offscreen: true` while in the green room.", [
             "seq": .ref(.eventSeq),
             "t": .ref(.eventTime),
+            "cause": .ref(.eventCause),
             "kind": .string().oneOfValues(["hit", "miss", "warmed", "warmFailed", "purged", "evicted"]),
             "class": .ref(.className),
             "width": .ref(.dimension),
@@ -345,7 +369,7 @@ enum SchemaName: String, CaseIterable {
             "index": .allOf([
                 .ref(.pageIndex),
             ], "`hit` / `miss` for a page child only: its page."),
-        ], required: ["seq", "t", "kind", "class", "width", "height"]).with("allOf", .array([(Schema.any().`if`(.any().with("properties", JSONValue.object(JSONObject([(key: "kind", value: Schema.any().oneOfValues(["hit", "miss"]).json)])))).then(.any().not(.anyOf([
+        ], required: ["seq", "t", "cause", "kind", "class", "width", "height"]).with("allOf", .array([(Schema.any().`if`(.any().with("properties", JSONValue.object(JSONObject([(key: "kind", value: Schema.any().oneOfValues(["hit", "miss"]).json)])))).then(.any().not(.anyOf([
                 .any().with("required", ["idle"]),
                 .any().with("required", ["reason"]),
                 .any().with("required", ["error"]),
@@ -369,6 +393,7 @@ enum SchemaName: String, CaseIterable {
         case .pageEvent: .object("A page session's transition (docs/pages.md), to the session's owner and to `scope: \"all\"` observers. `willTransition {from, to}` when a page starts coming in: a `page.show` (from the current page), or a drag whose guess moves to a new page (from the previous guess, or the current page). `didTransition {from, to, completed}` when the session comes to rest after a transition began: `from` the page before it, `to` the page the transition headed for, `completed` whether the session ended on `to` (false when the interaction was cancelled). Emitted before the reply to the call that caused it (or at the animation's end).", [
             "seq": .ref(.eventSeq),
             "t": .ref(.eventTime),
+            "cause": .ref(.eventCause),
             "session": .ref(.pageSessionId),
             "kind": .string().oneOfValues(["willTransition", "didTransition"]),
             "from": .allOf([
@@ -378,7 +403,7 @@ enum SchemaName: String, CaseIterable {
                 .ref(.pageIndex),
             ], "The page index the transition goes to."),
             "completed": .boolean("`didTransition` only: whether the session ended on `to` (false when the interaction was cancelled)."),
-        ], required: ["seq", "t", "session", "kind", "from", "to"]).with("allOf", .array([(Schema.any().`if`(.any().with("properties", JSONValue.object(JSONObject([(key: "kind", value: Schema.any().const("didTransition").json)]))).with("required", ["kind"])).then(.any().with("required", ["completed"])).`else`(.any().not(.any().with("required", ["completed"])))).json]))
+        ], required: ["seq", "t", "cause", "session", "kind", "from", "to"]).with("allOf", .array([(Schema.any().`if`(.any().with("properties", JSONValue.object(JSONObject([(key: "kind", value: Schema.any().const("didTransition").json)]))).with("required", ["kind"])).then(.any().with("required", ["completed"])).`else`(.any().not(.any().with("required", ["completed"])))).json]))
         case .rangeChanges: .object("Index paths per range type, nearest the viewport first; each path at most once in a list.", [
             "preload": .array(.ref(.indexPath), "Paths entering (in `enter`) or leaving (in `exit`) the preload range.").uniqueItems(),
             "display": .array(.ref(.indexPath), "Paths entering (in `enter`) or leaving (in `exit`) the display range.").uniqueItems(),
@@ -387,48 +412,54 @@ enum SchemaName: String, CaseIterable {
         case .rangeEvent: .object("The changes of one range update (docs/ranges.md): only the paths that entered or left each range, nearest the viewport first, after the update (`removed`: before the deletion). Sent after each update that changes something, before the reply to the call that caused it.", [
             "seq": .ref(.eventSeq),
             "t": .ref(.eventTime),
+            "cause": .ref(.eventCause),
             "session": .ref(.rangeSessionId),
             "mode": .ref(.rangeMode),
             "direction": .ref(.rangeDirection),
             "enter": .ref(.rangeEnter),
             "exit": .ref(.rangeExit),
             "removed": .array(.ref(.indexPath), "`range.deleteItems` only: the deleted items that were in a range (their paths before the deletion, highest first). Present only when there are some.").uniqueItems().minItems(1),
-        ], required: ["seq", "t", "session", "mode", "direction", "enter", "exit"])
+        ], required: ["seq", "t", "cause", "session", "mode", "direction", "enter", "exit"])
         case .prefetchEvent: .object("Mirrors UITableViewDataSourcePrefetching (docs/ranges.md), after the `range` event of the same update: `prefetchItems` for the paths that entered preload and are not visible (nearest the viewport first), `cancelPrefetching` for those that left preload without having become visible since they entered it. Sent only when there are paths.", [
             "seq": .ref(.eventSeq),
             "t": .ref(.eventTime),
+            "cause": .ref(.eventCause),
             "session": .ref(.rangeSessionId),
             "kind": .string().oneOfValues(["prefetchItems", "cancelPrefetching"]),
             "paths": .array(.ref(.indexPath), "The items concerned.").uniqueItems().minItems(1),
-        ], required: ["seq", "t", "session", "kind", "paths"])
+        ], required: ["seq", "t", "cause", "session", "kind", "paths"])
         case .batchEvent: .object("A batch fetch should begin: load more content and answer with `range.batchFetchDone {session, context, lengths?}` (no `lengths` when there is nothing more: no batch is asked for again until the content changes or the list scrolls). No other batch begins for the session until then.", [
             "seq": .ref(.eventSeq),
             "t": .ref(.eventTime),
+            "cause": .ref(.eventCause),
             "session": .ref(.rangeSessionId),
             "context": .ref(.batchContextId),
             "kind": .string().oneOfValues(["willBeginBatchFetch"]),
             "prepend": .boolean("Whether the batch's items go before the first item (a session with `batch.prepend` moving toward the head) rather than after the last one."),
-        ], required: ["seq", "t", "session", "context", "kind", "prepend"])
+        ], required: ["seq", "t", "cause", "session", "context", "kind", "prepend"])
         case .connectionOpenedEvent: .object("A connection was accepted (sent to `scope: \"all\"` observers).", [
             "seq": .ref(.eventSeq),
             "t": .ref(.eventTime),
+            "cause": .ref(.eventCause),
             "kind": .any().const("connectionOpened"),
             "connection": .ref(.connectionId),
             "transport": .string().oneOfValues(["unix", "tcp", "ws", "memory"]),
-        ], required: ["seq", "t", "kind", "connection", "transport"])
+        ], required: ["seq", "t", "cause", "kind", "connection", "transport"])
         case .connectionClosedEvent: .object("A connection closed and its objects were torn down (sent to `scope: \"all\"` observers).", [
             "seq": .ref(.eventSeq),
             "t": .ref(.eventTime),
+            "cause": .ref(.eventCause),
             "kind": .any().const("connectionClosed"),
             "connection": .ref(.connectionId),
             "reason": .string("Why: `eof`, `closed`, `shutdown`, `outbound limit exceeded`, `write failed`, `refused`, or the transport's error text."),
-        ], required: ["seq", "t", "kind", "connection", "reason"])
+        ], required: ["seq", "t", "cause", "kind", "connection", "reason"])
         case .memoryWarningEvent: .object("`host.memoryWarning` was handled (sent to every `host` subscriber).", [
             "seq": .ref(.eventSeq),
             "t": .ref(.eventTime),
+            "cause": .ref(.eventCause),
             "kind": .any().const("memoryWarning"),
             "level": .string().oneOfValues(["warning", "critical"]),
-        ], required: ["seq", "t", "kind", "level"])
+        ], required: ["seq", "t", "cause", "kind", "level"])
         case .hostEvent: .oneOf([
             .ref(.connectionOpenedEvent),
             .ref(.connectionClosedEvent),
@@ -710,12 +741,14 @@ enum SchemaName: String, CaseIterable {
         case .resetEvent: .object("`host.reset` was handled (sent to every `host` subscriber); `connection` is the one that asked.", [
             "seq": .ref(.eventSeq),
             "t": .ref(.eventTime),
+            "cause": .ref(.eventCause),
             "kind": .any().const("reset"),
             "connection": .string(),
-        ], required: ["seq", "t", "kind", "connection"])
+        ], required: ["seq", "t", "cause", "kind", "connection"])
         case .pluginCrashedEvent: .object("A plugin's worker ended unasked (sent to every `host` subscriber): `reason` is `crashed` (with `signal`, `signalName`), `exited` (with `exitStatus`), `closed` (its socket closed), `timeout` (a hook ran past `--hook-timeout-ms`: the host killed it) or `protocol`. Every container of its classes is torn down as a failed container is (the one whose call was in flight answers -32004). `willRestart`: false when this crash marked the plugin failed; else a new worker starts after `backoffMs` (0 for the first crash in a minute, then doubling from 50 ms to at most 2 s).", [
             "seq": .ref(.eventSeq),
             "t": .ref(.eventTime),
+            "cause": .ref(.eventCause),
             "kind": .any().const("pluginCrashed"),
             "plugin": .string(),
             "reason": .string().oneOfValues(["crashed", "exited", "closed", "timeout", "protocol"]),
@@ -725,23 +758,25 @@ enum SchemaName: String, CaseIterable {
             "detail": .string(),
             "willRestart": .boolean(),
             "backoffMs": .integer().minimum(0),
-        ], required: ["seq", "t", "kind", "plugin", "reason", "detail", "willRestart"])
+        ], required: ["seq", "t", "cause", "kind", "plugin", "reason", "detail", "willRestart"])
         case .pluginRestartedEvent: .object("A plugin's worker was started again (after a crash's backoff, or by `plugins.restart`); its classes work again, with fresh instances.", [
             "seq": .ref(.eventSeq),
             "t": .ref(.eventTime),
+            "cause": .ref(.eventCause),
             "kind": .any().const("pluginRestarted"),
             "plugin": .string(),
             "reason": .string().oneOfValues(["crash", "backoff", "requested"]),
             "pid": .any().with("type", ["integer", "null"]),
             "restarts": .integer().minimum(0),
-        ], required: ["seq", "t", "kind", "plugin", "reason", "pid", "restarts"])
+        ], required: ["seq", "t", "cause", "kind", "plugin", "reason", "pid", "restarts"])
         case .pluginFailedEvent: .object("A plugin was marked failed: past `--plugin-restart-limit` crashes within a minute, or its library no longer loads. Its classes are refused with -32004 until `plugins.restart`.", [
             "seq": .ref(.eventSeq),
             "t": .ref(.eventTime),
+            "cause": .ref(.eventCause),
             "kind": .any().const("pluginFailed"),
             "plugin": .string(),
             "reason": .string(),
-        ], required: ["seq", "t", "kind", "plugin", "reason"])
+        ], required: ["seq", "t", "cause", "kind", "plugin", "reason"])
         case .hookFailure: .object("A container whose hook failed during a call: it was torn down (its `lifecycle` events, `failed: true` then `deinit`, come before the reply). Other members come from the class (a plugin's error data).", [
             "container": .ref(.containerId),
             "class": .string(),

@@ -211,6 +211,38 @@ enum ClockAdvance: RPCMethod {
 }
 
 /// `tasks.status`: The idle-task dispatcher's queue.
+/// `clock.settle`: Brings the host to rest on the virtual clock.
+enum ClockSettle: RPCMethod {
+    static let name = "clock.settle"
+    static let summary = "Brings the host to rest: every pending timer, in order, and the idle tasks."
+    static let description = "Virtual clock only (-32007 on a real clock). Runs the runnable idle tasks (pool warm-ups), then moves the clock to the next pending timer (an animation's end, a cool-down) and fires it, and again, until nothing is pending or the next timer is more than `maxMs` past the time the call started; in that case the clock stops at `maxMs` past it. One call instead of guessing how far to `clock.advance` and when to `tasks.drain`. Idle tasks in `default` mode that wait while a page or range session tracks (a drag left open, a deceleration not ended) are listed in `paused`, not run: settling cannot end a gesture the script began. Hooks that fail in what it runs tear their containers down and are listed in `failed`, as `clock.advance` lists them. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
+    static let tags = ["clock"]
+    static let result = ResultSpec("settled", .object(nil, [
+        "now": .number("The host clock after settling, in ms since start-up.").minimum(0),
+        "advancedMs": .number("How far the clock moved.").minimum(0),
+        "fired": .integer("Timers that fired.").minimum(0),
+        "ran": .integer("Idle tasks that ran.").minimum(0),
+        "settled": .boolean("True when nothing is pending any more: no timer, no idle task."),
+        "pending": .object("What is still pending.", [
+            "timers": .integer("Timers still scheduled (all more than `maxMs` past the start).").minimum(0),
+            "nextTimerAt": .oneOf([.null(), .number()], "The next timer's deadline on the host clock, null when none."),
+            "tasks": .integer("Idle tasks still queued (those in `paused`, and any that more timers would bring).").minimum(0),
+        ], required: ["timers", "nextTimerAt", "tasks"]),
+        "paused": .array(.ref(.taskInfo), "Idle tasks that wait while a session tracks: reported, not run."),
+        "failed": .array(.ref(.hookFailure), "Present when hooks failed in what ran: their containers were torn down."),
+    ], required: ["now", "advancedMs", "fired", "ran", "settled", "pending", "paused"]))
+    static let errors: [ErrorDoc] = [.invalidParams, .unauthorized, .virtualClockOnly]
+
+    struct Params: RPCParams {
+        var maxMs: Double = 60_000
+
+        static let fields: [ParamField<Params>] = [
+            .optional("maxMs", \.maxMs, .number().minimum(0).maximum(9.007199254740992e15).default(60000),
+                      "How far the clock may move at most, in ms (default 60000)."),
+        ]
+    }
+}
+
 enum TasksStatus: RPCMethod {
     static let name = "tasks.status"
     static let summary = "The idle-task dispatcher's queue."

@@ -17,6 +17,7 @@ enum ProtocolCatalog {
         EventsUnsubscribe.self,
         ClockNow.self,
         ClockAdvance.self,
+        ClockSettle.self,
         TasksStatus.self,
         TasksDrain.self,
         ClassesList.self,

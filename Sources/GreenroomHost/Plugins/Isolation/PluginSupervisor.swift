@@ -86,7 +86,7 @@ public final class PluginSupervisor: HostDomain {
 
     func workerEnded(_ plugin: IsolatedPlugin, death: WorkerDeath, event: JSONObject) {
         if death.reason == "timeout" { timeouts += 1 }
-        emit(event)
+        host.events.withCause(.plugin(plugin.name)) { emit(event) }
         needsSweep = true
         // With a real clock, the sweep also runs as soon as the loop turns, even if no request follows.
         if host.virtualClock == nil { host.timers.schedule(at: host.now) { [weak self] in self?.sweep() } }
@@ -105,15 +105,17 @@ public final class PluginSupervisor: HostDomain {
         for (id, instance) in system.instances.sorted(by: { $0.key < $1.key }) {
             guard let lost = instance as? IsolatedInstance, lost.isLost,
                   let c = system.containers[id], !c.isDestroyed, !c.isFailed else { continue }
-            system.failOutOfBand(c, hook: .deinitialize, HookFailure(
-                "The worker of plugin \(lost.cls.plugin.name) ended; container \(id) was lost with it",
-                ["plugin": .string(lost.cls.plugin.name), "class": .string(lost.cls.name), "reason": "workerEnded"]))
+            host.events.withCause(.plugin(lost.cls.plugin.name)) {
+                system.failOutOfBand(c, hook: .deinitialize, HookFailure(
+                    "The worker of plugin \(lost.cls.plugin.name) ended; container \(id) was lost with it",
+                    ["plugin": .string(lost.cls.plugin.name), "class": .string(lost.cls.name), "reason": "workerEnded"]))
+            }
         }
         let now = Self.monotonicMs()
         for p in plugins {
             if case .restarting(let notBefore) = p.state {
                 if now >= notBefore {
-                    p.restart(reason: "crash")
+                    host.events.withCause(.plugin(p.name)) { p.restart(reason: "crash") }
                 } else if host.virtualClock == nil {
                     host.timers.schedule(at: host.now + (notBefore - now)) { [weak self] in self?.sweep() }
                 }
