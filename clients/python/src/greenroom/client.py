@@ -18,6 +18,7 @@ from collections import deque
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from .api import Methods
 from .endpoint import (
     Call,
     Completed,
@@ -40,7 +41,7 @@ __all__ = ["Client"]
 _DEFAULT: Any = object()
 
 
-class Client:
+class Client(Methods):
     """A blocking connection to a Greenroom host.
 
     ``Client()`` connects to :func:`~greenroom.transport.default_socket_path`;
@@ -53,6 +54,10 @@ class Client:
     and a handler may call the client again (it runs on the calling thread).
     ``transport`` replaces the socket with any object that has ``send``,
     ``receive`` and ``close`` (see :class:`~greenroom.transport.Transport`).
+
+    The typed API comes from :class:`~greenroom.api.Methods`, generated from
+    the wire contract: ``client.host.ping()``, ``client.clock.advance(ms=16)``,
+    ``client.page.create(...)`` returning a :class:`~greenroom.api.PageSession`.
     """
 
     def __init__(
@@ -153,14 +158,14 @@ class Client:
 
     # -- events --------------------------------------------------------------
 
-    def on(self, topic: str, handler: Handler | None = None) -> Any:
-        """Call ``handler(params)`` for each event of ``topic``; usable as a decorator.
+    def _on(self, topic: str, handler: Handler | None = None) -> Any:
+        """``on``, whose typed signatures (one per topic) are generated in :class:`~greenroom.api.Methods`.
 
         Handlers run on the thread that is reading (inside ``call``,
         ``batch``, ``poll_events`` or ``events``), one at a time, in arrival
         order; a handler may call the client. An
         exception in a handler is logged, not raised. Events of a topic that
-        has handlers do not go to the :meth:`events` queue.
+        has handlers do not go to the ``events()`` queue.
         """
         if handler is None:
 
@@ -204,8 +209,11 @@ class Client:
             self._events_polled = self._events_received
             return count
 
-    def events(self, topics: str | Iterable[str] | None = None, timeout: float | None = None) -> Iterator[Event]:
-        """Iterate over queued and arriving events of ``topics`` (all when None).
+    def _events(self, topics: str | Iterable[str] | None = None, timeout: float | None = None) -> Iterator[Event]:
+        """``events()``: iterate over queued and arriving events of ``topics`` (all when None).
+
+        ``client.events`` is also the wire's ``events.*`` group
+        (:class:`~greenroom.api.EventsMethods`); calling it calls this.
 
         Each step waits up to ``timeout`` seconds for the next matching event
         (None: no limit; 0: only what has already arrived); iteration ends
