@@ -11,7 +11,7 @@ DESTDIR ?=
 # second, optimised build).
 CONFIG ?= release
 
-.PHONY: deps deps-test build release run test test-swift test-python test-js screenshots bench bench-browser install install-files test-fuzz fuzz clean
+.PHONY: deps deps-test build release run test test-swift test-python test-js screenshots bench bench-browser install install-files test-fuzz fuzz clean generate-clients
 
 deps:
 	@sh scripts/install-deps.sh build
@@ -41,6 +41,12 @@ test-swift:
 # node against fake clients; the pages themselves run in a real browser in tests/integration/test_web_pages.py.
 test-js:
 	node --test tests/js/
+
+# The typed clients (clients/python/src/greenroom/api.py, aio_api.py; clients/js/greenroom.d.ts) from
+# rpc-schema/openrpc.json. Reads only that file; plain python3, no virtual environment, no build.
+# clients/python/tests/test_generated_api.py fails when they are stale.
+generate-clients:
+	python3 scripts/generate_clients.py
 
 # The virtual environment's bin/ comes first on PATH, so that scripts the tests start find its python.
 test-python:

@@ -627,7 +627,7 @@ def call_body(method: Method, bound: Param | None, args: list[tuple[Param, str]]
         for p, v in optional:
             lines.append(f"{indent}if {p.py} is not None:")
             lines.append(f'{indent}    params["{p.wire}"] = {v.format(p.py)}')
-        params = "params"
+        params = "params" if members else "params or None"  # nothing given: a request without params
     call_line = f'{indent}result: {result} = {await_}{call}("{method.wire}", {params})'
     if len(call_line) > 120 and params.startswith("{"):
         lines.append(f"{indent}params: dict[str, Any] = {params}")
@@ -662,14 +662,18 @@ class PythonGenerator:
                 out += self.typed_dict(d, emitted)
             else:
                 assert d.expression is not None
-                expression = d.expression
-                if d.deps - emitted - {d.name}:
-                    expression = repr(expression)  # a cycle: the alias waits for what it names
-                out.append(f"{d.name}: TypeAlias = {expression}")
+                out.append(f"{d.name}: TypeAlias = {self.runtime(d.expression, emitted)}")
                 if d.description:
                     out += py_docstring([d.description], "")
             emitted.add(d.name)
         return out
+
+    def runtime(self, kind: str, emitted: set[str]) -> str:
+        """``kind`` as written where Python evaluates it (the module has no ``from __future__ import
+        annotations``, so that a TypedDict's ``NotRequired`` is seen at run time): quoted when it names a
+        type not defined yet (only a cycle among the schemas does that)."""
+        names = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", kind)) & self.types.defs.keys()
+        return py_string(kind) if names - emitted else kind
 
     def typed_dict(self, d: PyDef, emitted: set[str]) -> list[str]:
         assert d.fields is not None
@@ -683,6 +687,8 @@ class PythonGenerator:
             doc_parts.append(keys_doc)
 
         def annotation(kind: str, required: bool) -> str:
+            # NotRequired stays outside any quotes: the TypedDict reads it at run time (__optional_keys__).
+            kind = self.runtime(kind, emitted)
             return kind if required else f"NotRequired[{kind}]"
 
         if all(is_identifier(key) for key, *_ in d.fields):
@@ -691,10 +697,9 @@ class PythonGenerator:
             out.append("")
             out += [f"    {key}: {annotation(kind, required)}" for key, kind, required, _ in d.fields]
             return out
-        # A key Python cannot spell as an attribute (`class`, `from`): the functional form, its types quoted
-        # because they are evaluated at run time.
+        # A key Python cannot spell as an attribute (`class`, `from`): the functional form.
         out = [f'{d.name} = TypedDict("{d.name}", {{']
-        out += [f'    "{key}": {py_string(annotation(kind, required))},' for key, kind, required, _ in d.fields]
+        out += [f'    "{key}": {annotation(kind, required)},' for key, kind, required, _ in d.fields]
         out.append("})")
         out += py_docstring(doc_parts, "")
         return out
@@ -786,7 +791,7 @@ class PythonGenerator:
         out += py_docstring([f"The ``{group}.*`` methods{' (awaitable)' if is_async else ''}: {listing}.",
                              f"Reached as ``client.{snake(group)}``; each call is one request "
                              f"(``client.call(\"{methods[0].wire}\", ...)`` and so on)."], "    ")
-        out += ["", '    __slots__ = ("_client",)', "", f"    def __init__(self, client: {prefix}Methods) -> None:",
+        out += ["", '    __slots__ = ("_client",)', "", f'    def __init__(self, client: "{prefix}Methods") -> None:',
                 "        self._client = client"]
         if group == CALLABLE_GROUP:
             out += self.events_call(is_async)
@@ -885,7 +890,8 @@ class PythonGenerator:
     def events_section(self) -> list[str]:
         out = ["", ""]
         topics = [t.name for t in self.doc.topics]
-        out.append(f"EventTopic: TypeAlias = Literal[{', '.join(repr(t) for t in topics)}]")
+        names = f"Literal[{', '.join(literal(t) for t in topics)}]" if topics else "str"
+        out.append(f"EventTopic: TypeAlias = {names}")
         out += py_docstring(["The topics of the host's events (``x-notifications``): each is also the "
                              "``method`` of its notifications."], "")
         out.append("")
@@ -970,7 +976,8 @@ class PythonGenerator:
                if re.search(rf"\b{n}\b", text)]
         typing_names = [n for n in ("TYPE_CHECKING", "Any", "ClassVar", "Literal", "NotRequired", "TypeAlias",
                                     "TypeVar", "TypedDict", "overload") if re.search(rf"\b{n}\b", text)]
-        lines = header("#", "rpc-schema/openrpc.json") + docstring + ["", "from __future__ import annotations", ""]
+        # No `from __future__ import annotations`: a TypedDict must see its NotRequired members at run time.
+        lines = header("#", "rpc-schema/openrpc.json") + docstring + [""]
         if abc:
             lines.append(f"from collections.abc import {', '.join(abc)}")
         if "@cached_property" in text:

@@ -13,8 +13,6 @@ The same groups, handles and names as :mod:`greenroom.api`, each method a corout
 The types (replies, params, events) are :mod:`greenroom.api`'s.
 """
 
-from __future__ import annotations
-
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal, overload
@@ -1124,7 +1122,7 @@ class AsyncRpcMethods:
 
     __slots__ = ("_client",)
 
-    def __init__(self, client: AsyncMethods) -> None:
+    def __init__(self, client: "AsyncMethods") -> None:
         self._client = client
 
     async def discover(self) -> RpcDiscoverResult:
@@ -1152,7 +1150,7 @@ class AsyncHostMethods:
 
     __slots__ = ("_client",)
 
-    def __init__(self, client: AsyncMethods) -> None:
+    def __init__(self, client: "AsyncMethods") -> None:
         self._client = client
 
     async def ping(self) -> HostPingResult:
@@ -1232,7 +1230,7 @@ class AsyncHostMethods:
         params: dict[str, Any] = {}
         if level is not None:
             params["level"] = level
-        result: HostMemoryWarningResult = await self._client.call("host.memoryWarning", params)
+        result: HostMemoryWarningResult = await self._client.call("host.memoryWarning", params or None)
         return result
 
     async def shutdown(self) -> HostShutdownResult:
@@ -1301,7 +1299,7 @@ class AsyncEventsMethods:
 
     __slots__ = ("_client",)
 
-    def __init__(self, client: AsyncMethods) -> None:
+    def __init__(self, client: "AsyncMethods") -> None:
         self._client = client
 
     def __call__(self, topics: str | Iterable[str] | None = None, timeout: float | None = None) -> AsyncIterator[Event]:
@@ -1364,7 +1362,7 @@ class AsyncClockMethods:
 
     __slots__ = ("_client",)
 
-    def __init__(self, client: AsyncMethods) -> None:
+    def __init__(self, client: "AsyncMethods") -> None:
         self._client = client
 
     async def now(self) -> ClockNowResult:
@@ -1410,7 +1408,7 @@ class AsyncTasksMethods:
 
     __slots__ = ("_client",)
 
-    def __init__(self, client: AsyncMethods) -> None:
+    def __init__(self, client: "AsyncMethods") -> None:
         self._client = client
 
     async def status(self) -> TasksStatus:
@@ -1454,7 +1452,7 @@ class AsyncClassesMethods:
 
     __slots__ = ("_client",)
 
-    def __init__(self, client: AsyncMethods) -> None:
+    def __init__(self, client: "AsyncMethods") -> None:
         self._client = client
 
     async def list(self) -> ClassesListResult:
@@ -1536,7 +1534,7 @@ class AsyncPluginsMethods:
 
     __slots__ = ("_client",)
 
-    def __init__(self, client: AsyncMethods) -> None:
+    def __init__(self, client: "AsyncMethods") -> None:
         self._client = client
 
     async def restart(self, plugin: str) -> PluginsRestartResult:
@@ -1570,7 +1568,7 @@ class AsyncContainerMethods:
 
     __slots__ = ("_client",)
 
-    def __init__(self, client: AsyncMethods) -> None:
+    def __init__(self, client: "AsyncMethods") -> None:
         self._client = client
 
     def handle(self, id: str) -> AsyncContainer:
@@ -1741,7 +1739,7 @@ class AsyncStackMethods:
 
     __slots__ = ("_client",)
 
-    def __init__(self, client: AsyncMethods) -> None:
+    def __init__(self, client: "AsyncMethods") -> None:
         self._client = client
 
     def handle(self, id: str) -> AsyncStack:
@@ -2143,7 +2141,7 @@ class AsyncPoolMethods:
 
     __slots__ = ("_client",)
 
-    def __init__(self, client: AsyncMethods) -> None:
+    def __init__(self, client: "AsyncMethods") -> None:
         self._client = client
 
     async def configure(
@@ -2243,7 +2241,7 @@ class AsyncPoolMethods:
         params: dict[str, Any] = {}
         if class_ is not None:
             params["class"] = class_
-        result: PoolStatusResult = await self._client.call("pool.status", params)
+        result: PoolStatusResult = await self._client.call("pool.status", params or None)
         return result
 
     async def purge(self, *, class_: ClassName | None = None) -> PoolPurgeResult:
@@ -2265,7 +2263,7 @@ class AsyncPoolMethods:
         params: dict[str, Any] = {}
         if class_ is not None:
             params["class"] = class_
-        result: PoolPurgeResult = await self._client.call("pool.purge", params)
+        result: PoolPurgeResult = await self._client.call("pool.purge", params or None)
         return result
 
 
@@ -2278,7 +2276,7 @@ class AsyncPageMethods:
 
     __slots__ = ("_client",)
 
-    def __init__(self, client: AsyncMethods) -> None:
+    def __init__(self, client: "AsyncMethods") -> None:
         self._client = client
 
     def handle(self, id: str) -> AsyncPageSession:
@@ -2607,7 +2605,7 @@ class AsyncRangeMethods:
 
     __slots__ = ("_client",)
 
-    def __init__(self, client: AsyncMethods) -> None:
+    def __init__(self, client: "AsyncMethods") -> None:
         self._client = client
 
     def handle(self, id: str) -> AsyncRangeSession:

@@ -18,8 +18,6 @@ The replies are the document's types (``TypedDict``, ``Literal``); the events' p
 is :mod:`greenroom.aio_api`.
 """
 
-from __future__ import annotations
-
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, NotRequired, TypeAlias, TypeVar, TypedDict, overload
@@ -292,14 +290,14 @@ class ErrorObject(TypedDict):
 
     code: Literal[-32700, -32600, -32601, -32602, -32603, -32001, -32002, -32003, -32004, -32005, -32006, -32007]
     message: str
-    data: ErrorData
+    data: "ErrorData"
 
 
 HookFailure = TypedDict("HookFailure", {
-    "container": "ContainerId",
-    "class": "str",
-    "hook": "str",
-    "message": "str",
+    "container": ContainerId,
+    "class": str,
+    "hook": str,
+    "message": str,
 })
 """A container whose hook failed during a call: it was torn down (its `lifecycle` events, `failed: true` then
 `deinit`, come before the reply). Other members come from the class (a plugin's error data).
@@ -312,42 +310,42 @@ HookFailure = TypedDict("HookFailure", {
 
 
 ErrorData = TypedDict("ErrorData", {
-    "kind": "str",
-    "path": "NotRequired[str]",
-    "reason": "NotRequired[str]",
-    "method": "NotRequired[str]",
-    "id": "NotRequired[str]",
-    "expected": "NotRequired[str]",
-    "limit": "NotRequired[str]",
-    "max": "NotRequired[int]",
-    "line": "NotRequired[int]",
-    "column": "NotRequired[int]",
-    "position": "NotRequired[int]",
-    "class": "NotRequired[str]",
-    "known": "NotRequired[list[str]]",
-    "container": "NotRequired[str]",
-    "stack": "NotRequired[str]",
-    "session": "NotRequired[str]",
-    "hook": "NotRequired[str]",
-    "call": "NotRequired[str]",
-    "phase": 'NotRequired[Literal["idle", "dragging", "decelerating", "animating", "offscreen"]]',
-    "triesLeft": "NotRequired[int]",
-    "held": "NotRequired[int]",
-    "plugin": "NotRequired[str]",
-    "signal": "NotRequired[int]",
-    "signalName": "NotRequired[str]",
-    "exitStatus": "NotRequired[int]",
-    "status": "NotRequired[int]",
-    "retryAfterMs": "NotRequired[int]",
-    "outputBytes": "NotRequired[int]",
-    "limitBytes": "NotRequired[int]",
-    "isolation": "NotRequired[str]",
-    "failures": "NotRequired[list[HookFailure]]",
-    "result": "NotRequired[Any]",
-    "error": "NotRequired[ErrorObject]",
-    "budget": "NotRequired[int]",
-    "used": "NotRequired[int]",
-    "asked": "NotRequired[int]",
+    "kind": str,
+    "path": NotRequired[str],
+    "reason": NotRequired[str],
+    "method": NotRequired[str],
+    "id": NotRequired[str],
+    "expected": NotRequired[str],
+    "limit": NotRequired[str],
+    "max": NotRequired[int],
+    "line": NotRequired[int],
+    "column": NotRequired[int],
+    "position": NotRequired[int],
+    "class": NotRequired[str],
+    "known": NotRequired[list[str]],
+    "container": NotRequired[str],
+    "stack": NotRequired[str],
+    "session": NotRequired[str],
+    "hook": NotRequired[str],
+    "call": NotRequired[str],
+    "phase": NotRequired[Literal["idle", "dragging", "decelerating", "animating", "offscreen"]],
+    "triesLeft": NotRequired[int],
+    "held": NotRequired[int],
+    "plugin": NotRequired[str],
+    "signal": NotRequired[int],
+    "signalName": NotRequired[str],
+    "exitStatus": NotRequired[int],
+    "status": NotRequired[int],
+    "retryAfterMs": NotRequired[int],
+    "outputBytes": NotRequired[int],
+    "limitBytes": NotRequired[int],
+    "isolation": NotRequired[str],
+    "failures": NotRequired[list[HookFailure]],
+    "result": NotRequired[Any],
+    "error": NotRequired[ErrorObject],
+    "budget": NotRequired[int],
+    "used": NotRequired[int],
+    "asked": NotRequired[int],
 })
 """The `data` of every Greenroom error. `kind` names the error (by default the code's name: `invalidParams`,
 `unknownObject`...; some -32600 errors are more precise: `tooDeep`, `emptyBatch`, `batchTooLarge`,
@@ -873,19 +871,19 @@ class Size(TypedDict):
 
 
 LifecycleEvent = TypedDict("LifecycleEvent", {
-    "seq": "EventSeq",
-    "t": "EventTime",
-    "container": "ContainerId",
-    "class": "ClassName",
-    "event": 'Literal["init", "loadView", "viewDidLoad", "viewWillAppear", "viewDidAppear", "viewWillDisappear", "viewDidDisappear", "viewWillLayoutSubviews", "viewDidLayoutSubviews", "configure", "didReceiveMemoryWarning", "willMoveToParent", "didMoveToParent", "deinit", "unbalancedAppearanceTransition"]',
-    "offscreen": "bool",
-    "animated": "NotRequired[bool]",
-    "size": "NotRequired[Size]",
-    "parent": "NotRequired[str | None]",
-    "failed": "NotRequired[Literal[True]]",
-    "page": "NotRequired[LifecycleEventPage]",
-    "call": 'NotRequired[Literal["beginAppearance(true)", "beginAppearance(false)", "endAppearance"]]',
-    "state": "NotRequired[Appearance]",
+    "seq": EventSeq,
+    "t": EventTime,
+    "container": ContainerId,
+    "class": ClassName,
+    "event": Literal["init", "loadView", "viewDidLoad", "viewWillAppear", "viewDidAppear", "viewWillDisappear", "viewDidDisappear", "viewWillLayoutSubviews", "viewDidLayoutSubviews", "configure", "didReceiveMemoryWarning", "willMoveToParent", "didMoveToParent", "deinit", "unbalancedAppearanceTransition"],
+    "offscreen": bool,
+    "animated": NotRequired[bool],
+    "size": NotRequired[Size],
+    "parent": NotRequired[str | None],
+    "failed": NotRequired[Literal[True]],
+    "page": NotRequired[LifecycleEventPage],
+    "call": NotRequired[Literal["beginAppearance(true)", "beginAppearance(false)", "endAppearance"]],
+    "state": NotRequired[Appearance],
 })
 """One container hook that ran (docs/lifecycle.md), or a refused appearance call. Appearance hooks carry
 `animated`, layout hooks `size`, containment hooks `parent`; a failed hook `failed: true`.
@@ -917,18 +915,18 @@ PageIndex: TypeAlias = int
 
 
 PoolEvent = TypedDict("PoolEvent", {
-    "seq": "EventSeq",
-    "t": "EventTime",
-    "kind": 'Literal["hit", "miss", "warmed", "warmFailed", "purged", "evicted"]',
-    "class": "ClassName",
-    "width": "Dimension",
-    "height": "Dimension",
-    "container": "NotRequired[ContainerId]",
-    "idle": "NotRequired[int]",
-    "reason": 'NotRequired[Literal["purge", "memoryWarning", "budget", "depth"]]',
-    "error": "NotRequired[ErrorObject]",
-    "session": "NotRequired[PageSessionId]",
-    "index": "NotRequired[PageIndex]",
+    "seq": EventSeq,
+    "t": EventTime,
+    "kind": Literal["hit", "miss", "warmed", "warmFailed", "purged", "evicted"],
+    "class": ClassName,
+    "width": Dimension,
+    "height": Dimension,
+    "container": NotRequired[ContainerId],
+    "idle": NotRequired[int],
+    "reason": NotRequired[Literal["purge", "memoryWarning", "budget", "depth"]],
+    "error": NotRequired[ErrorObject],
+    "session": NotRequired[PageSessionId],
+    "index": NotRequired[PageIndex],
 })
 """A prerender-pool event (docs/pools.md): `miss` / `hit` (showRendered: `container` is the one returned; a page
 child of a `prerender: true` session: `session` and `index` name the page, `container` the pooled one a hit
@@ -957,13 +955,13 @@ container released: `reason: "budget"` past the host's budget of pooled bytes, `
 
 
 PageEvent = TypedDict("PageEvent", {
-    "seq": "EventSeq",
-    "t": "EventTime",
-    "session": "PageSessionId",
-    "kind": 'Literal["willTransition", "didTransition"]',
-    "from": "PageIndex",
-    "to": "PageIndex",
-    "completed": "NotRequired[bool]",
+    "seq": EventSeq,
+    "t": EventTime,
+    "session": PageSessionId,
+    "kind": Literal["willTransition", "didTransition"],
+    "from": PageIndex,
+    "to": PageIndex,
+    "completed": NotRequired[bool],
 })
 """A page session's transition (docs/pages.md), to the session's owner and to `scope: "all"` observers.
 `willTransition {from, to}` when a page starts coming in: a `page.show` (from the current page), or a drag
@@ -1336,15 +1334,15 @@ ContainerParent: TypeAlias = ContainerParentStack | ContainerParentGreenRoom | C
 
 
 ContainerInfo = TypedDict("ContainerInfo", {
-    "container": "ContainerId",
-    "class": "ClassName",
-    "state": "ContainerState",
-    "appearance": "Appearance",
-    "viewLoaded": "bool",
-    "size": "Size | None",
-    "parent": "ContainerParent",
-    "offscreen": "bool",
-    "memoryBytes": "int",
+    "container": ContainerId,
+    "class": ClassName,
+    "state": ContainerState,
+    "appearance": Appearance,
+    "viewLoaded": bool,
+    "size": Size | None,
+    "parent": ContainerParent,
+    "offscreen": bool,
+    "memoryBytes": int,
 })
 """A container's state.
 
@@ -1410,21 +1408,21 @@ class StackInfo(TypedDict):
 
 
 PoolStatus = TypedDict("PoolStatus", {
-    "class": "ClassName",
-    "width": "Dimension",
-    "height": "Dimension",
-    "depth": "int",
-    "policy": "PoolPolicy",
-    "idle": "int",
-    "warming": "int",
-    "hits": "int",
-    "misses": "int",
-    "warmed": "int",
-    "purged": "int",
-    "evicted": "int",
-    "idleBytes": "int",
-    "coolingDown": "bool",
-    "note": "NotRequired[VirtualClockNote]",
+    "class": ClassName,
+    "width": Dimension,
+    "height": Dimension,
+    "depth": int,
+    "policy": PoolPolicy,
+    "idle": int,
+    "warming": int,
+    "hits": int,
+    "misses": int,
+    "warmed": int,
+    "purged": int,
+    "evicted": int,
+    "idleBytes": int,
+    "coolingDown": bool,
+    "note": NotRequired[VirtualClockNote],
 })
 """One prerender pool (class and size).
 
@@ -1463,8 +1461,8 @@ PagePhase: TypeAlias = Literal["idle", "dragging", "decelerating", "animating"]
 
 
 PageSpec = TypedDict("PageSpec", {
-    "class": "ClassName",
-    "data": "NotRequired[Any]",
+    "class": ClassName,
+    "data": NotRequired[Any],
 })
 """One page of a `pages` list: its class and, optionally, its business data (given to the child's `init`; bound
 with `configure` when a pooled or reused container takes the page).
@@ -2170,11 +2168,11 @@ class StackDestroyResult(TypedDict):
 
 
 ShowRenderedResult = TypedDict("ShowRenderedResult", {
-    "container": "ContainerId",
-    "class": "ClassName",
-    "warm": "bool",
-    "output": "NotRequired[Any]",
-    "note": "NotRequired[VirtualClockNote]",
+    "container": ContainerId,
+    "class": ClassName,
+    "warm": bool,
+    "output": NotRequired[Any],
+    "note": NotRequired[VirtualClockNote],
 })
 """The ``ShowRenderedResult`` object.
 
@@ -2187,10 +2185,10 @@ ShowRenderedResult = TypedDict("ShowRenderedResult", {
 
 
 PoolWarmResult = TypedDict("PoolWarmResult", {
-    "class": "ClassName",
-    "queued": "int",
-    "pool": "PoolStatus",
-    "note": "NotRequired[VirtualClockNote]",
+    "class": ClassName,
+    "queued": int,
+    "pool": PoolStatus,
+    "note": NotRequired[VirtualClockNote],
 })
 """The ``PoolWarmResult`` object.
 
@@ -2258,7 +2256,7 @@ class RangeDestroyResult(TypedDict):
 # Events
 
 
-EventTopic: TypeAlias = Literal['lifecycle', 'pool', 'page', 'range', 'prefetch', 'batch', 'host']
+EventTopic: TypeAlias = Literal["lifecycle", "pool", "page", "range", "prefetch", "batch", "host"]
 """The topics of the host's events (``x-notifications``): each is also the ``method`` of its notifications."""
 
 AnyEvent: TypeAlias = LifecycleEvent | PoolEvent | PageEvent | RangeEvent | PrefetchEvent | BatchEvent | HostEvent
@@ -3389,7 +3387,7 @@ class RpcMethods:
 
     __slots__ = ("_client",)
 
-    def __init__(self, client: Methods) -> None:
+    def __init__(self, client: "Methods") -> None:
         self._client = client
 
     def discover(self) -> RpcDiscoverResult:
@@ -3417,7 +3415,7 @@ class HostMethods:
 
     __slots__ = ("_client",)
 
-    def __init__(self, client: Methods) -> None:
+    def __init__(self, client: "Methods") -> None:
         self._client = client
 
     def ping(self) -> HostPingResult:
@@ -3497,7 +3495,7 @@ class HostMethods:
         params: dict[str, Any] = {}
         if level is not None:
             params["level"] = level
-        result: HostMemoryWarningResult = self._client.call("host.memoryWarning", params)
+        result: HostMemoryWarningResult = self._client.call("host.memoryWarning", params or None)
         return result
 
     def shutdown(self) -> HostShutdownResult:
@@ -3566,7 +3564,7 @@ class EventsMethods:
 
     __slots__ = ("_client",)
 
-    def __init__(self, client: Methods) -> None:
+    def __init__(self, client: "Methods") -> None:
         self._client = client
 
     def __call__(self, topics: str | Iterable[str] | None = None, timeout: float | None = None) -> Iterator[Event]:
@@ -3629,7 +3627,7 @@ class ClockMethods:
 
     __slots__ = ("_client",)
 
-    def __init__(self, client: Methods) -> None:
+    def __init__(self, client: "Methods") -> None:
         self._client = client
 
     def now(self) -> ClockNowResult:
@@ -3675,7 +3673,7 @@ class TasksMethods:
 
     __slots__ = ("_client",)
 
-    def __init__(self, client: Methods) -> None:
+    def __init__(self, client: "Methods") -> None:
         self._client = client
 
     def status(self) -> TasksStatus:
@@ -3719,7 +3717,7 @@ class ClassesMethods:
 
     __slots__ = ("_client",)
 
-    def __init__(self, client: Methods) -> None:
+    def __init__(self, client: "Methods") -> None:
         self._client = client
 
     def list(self) -> ClassesListResult:
@@ -3801,7 +3799,7 @@ class PluginsMethods:
 
     __slots__ = ("_client",)
 
-    def __init__(self, client: Methods) -> None:
+    def __init__(self, client: "Methods") -> None:
         self._client = client
 
     def restart(self, plugin: str) -> PluginsRestartResult:
@@ -3835,7 +3833,7 @@ class ContainerMethods:
 
     __slots__ = ("_client",)
 
-    def __init__(self, client: Methods) -> None:
+    def __init__(self, client: "Methods") -> None:
         self._client = client
 
     def handle(self, id: str) -> Container:
@@ -4004,7 +4002,7 @@ class StackMethods:
 
     __slots__ = ("_client",)
 
-    def __init__(self, client: Methods) -> None:
+    def __init__(self, client: "Methods") -> None:
         self._client = client
 
     def handle(self, id: str) -> Stack:
@@ -4401,7 +4399,7 @@ class PoolMethods:
 
     __slots__ = ("_client",)
 
-    def __init__(self, client: Methods) -> None:
+    def __init__(self, client: "Methods") -> None:
         self._client = client
 
     def configure(
@@ -4501,7 +4499,7 @@ class PoolMethods:
         params: dict[str, Any] = {}
         if class_ is not None:
             params["class"] = class_
-        result: PoolStatusResult = self._client.call("pool.status", params)
+        result: PoolStatusResult = self._client.call("pool.status", params or None)
         return result
 
     def purge(self, *, class_: ClassName | None = None) -> PoolPurgeResult:
@@ -4523,7 +4521,7 @@ class PoolMethods:
         params: dict[str, Any] = {}
         if class_ is not None:
             params["class"] = class_
-        result: PoolPurgeResult = self._client.call("pool.purge", params)
+        result: PoolPurgeResult = self._client.call("pool.purge", params or None)
         return result
 
 
@@ -4536,7 +4534,7 @@ class PageMethods:
 
     __slots__ = ("_client",)
 
-    def __init__(self, client: Methods) -> None:
+    def __init__(self, client: "Methods") -> None:
         self._client = client
 
     def handle(self, id: str) -> PageSession:
@@ -4855,7 +4853,7 @@ class RangeMethods:
 
     __slots__ = ("_client",)
 
-    def __init__(self, client: Methods) -> None:
+    def __init__(self, client: "Methods") -> None:
         self._client = client
 
     def handle(self, id: str) -> RangeSession:
