@@ -92,3 +92,21 @@ def test_long_line_fed_byte_by_byte_is_linear():
     for i in range(0, len(payload), 1):
         out.extend(decoder.feed(payload[i : i + 1]))
     assert out == [{"x": "y" * (1 << 20)}]
+
+
+def test_whole_lines_in_one_read_decode_as_the_buffered_path_does():
+    # A read that ends on a newline with nothing held back is cut without the buffer (the common read);
+    # the same bytes after a held-back half line go through it. Both give the same messages and frames.
+    data = b'{"a":1}\r\n\r\n  \nnot json\n\xff\n[1,2]\n'
+    direct = LineDecoder().feed(data)
+    buffered = LineDecoder()
+    assert buffered.feed(b'{"z":') == []
+    assert buffered.feed(b'0}\n' + data) == [{"z": 0}, *direct]
+    assert direct[:1] == [{"a": 1}] and direct[3] == [1, 2]
+    assert [type(m.line) for m in direct if isinstance(m, InvalidFrame)] == [bytes, bytes]
+
+
+@pytest.mark.parametrize("message", [*MESSAGES, {"s": "\x00\x1f\u2029\ud7ff", "n": -1.5e300, "e": [], "o": {}}])
+def test_encode_is_json_dumps_compact(message):
+    expected = json.dumps(message, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    assert encode_message(message) == expected.encode("utf-8") + b"\n"

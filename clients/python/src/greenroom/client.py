@@ -263,7 +263,7 @@ class Client(Methods):
     def _send_and_wait(self, ticket: Ticket, message: Any, timeout: float | None) -> Any:
         if timeout is _DEFAULT:
             timeout = self.timeout
-        deadline = _deadline(timeout)
+        deadline = None if timeout is None else time.monotonic() + timeout  # _deadline, inline: every call
         sent = False
         try:
             try:
@@ -348,6 +348,8 @@ class Client(Methods):
             )
             return
         for item in self._endpoint.receive(message):
+            if isinstance(item, Completed):
+                continue  # its ticket is done: the waiting loop sees it (the common case, so tested first)
             if isinstance(item, NotificationRejected):
                 self._parting = item.error
                 self._log.warning("greenroom: the host rejected a notification: %s", item.error)
@@ -365,8 +367,6 @@ class Client(Methods):
                 self._log.debug("greenroom: dropped a reply to no waiting request: %r", item.message)
             elif isinstance(item, Malformed):
                 self._log.error("greenroom: the host sent invalid JSON-RPC (%s): %r", item.reason, item.message)
-            else:
-                assert isinstance(item, Completed)  # its ticket is done: the waiting loop sees it
 
     def _dispatch(self, event: Event) -> None:
         handlers = self._router.route(event)

@@ -18,14 +18,18 @@ from .errors import ProtocolError
 __all__ = ["InvalidFrame", "LineDecoder", "decode_line", "encode_message"]
 
 
+# What json.dumps(message, separators=(",", ":"), ensure_ascii=False, allow_nan=False) builds on every
+# call, built once: making the encoder cost a third of encoding a small request.
+_encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode
+
+
 def encode_message(message: Any) -> bytes:
     """Encode one message (a dict, or a list for a batch) as a compact JSON line.
 
-    ``json.dumps`` escapes control characters inside strings, so the text never
+    The JSON encoder escapes control characters inside strings, so the text never
     holds a raw newline and the trailing ``\\n`` is the only one.
     """
-    text = json.dumps(message, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-    return text.encode("utf-8") + b"\n"
+    return (_encode(message) + "\n").encode("utf-8")
 
 
 @dataclass(frozen=True)
@@ -68,6 +72,11 @@ class LineDecoder:
 
     def feed(self, data: bytes) -> list[Any]:
         """Add ``data`` and return the messages it completes (possibly none)."""
+        if not self._buffer and type(data) is bytes and data.endswith(b"\n"):
+            # The common read: whole lines and nothing held back (a reply to one request is one). Cut them
+            # from ``data`` itself, without a copy through the buffer.
+            return [decode_line(line[:-1] if line.endswith(b"\r") else line)
+                    for line in data.split(b"\n")[:-1] if line.strip()]
         self._buffer += data
         messages: list[Any] = []
         start = 0
