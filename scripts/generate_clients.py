@@ -1127,18 +1127,22 @@ def render_typescript(doc: Document) -> str:
     methods: list[str] = []
     for method in doc.methods:
         params_name = types.unique(method.pascal + "Params")
-        param_lines = js_doc([f"The params of `{method.wire}` (by name; by position in this order)."], "")
-        param_lines.append(f"export interface {params_name} {{")
-        for p in method.params:
-            text = p.description or description_of(doc, p.schema)
-            default = default_of(doc, p.schema)
-            if default is not ... and "default" not in text.lower():
-                text += f" Default: `{json.dumps(default)}`."
-            param_lines += js_doc([text], "  ")
-            q = "" if p.required else "?"
-            param_lines.append(f"  {p.wire}{q}: {types.type_of(p.schema, method.pascal + pascal(p.wire))};")
-        param_lines.append("}")
-        types.defs[params_name] = param_lines
+        if not method.params:  # `{}` would take any object; this takes only an empty one
+            types.defs[params_name] = js_doc([f"`{method.wire}` takes no params."], "") + [
+                f"export type {params_name} = Record<string, never>;"]
+        else:
+            types.defs[params_name] = param_lines = js_doc(
+                [f"The params of `{method.wire}` (by name; by position in this order)."], "")
+            param_lines.append(f"export interface {params_name} {{")
+            for p in method.params:
+                text = p.description or description_of(doc, p.schema)
+                default = default_of(doc, p.schema)
+                if default is not ... and "default" not in text.lower():
+                    text += f" Default: `{json.dumps(default)}`."
+                param_lines += js_doc([text], "  ")
+                q = "" if p.required else "?"
+                param_lines.append(f"  {p.wire}{q}: {types.type_of(p.schema, method.pascal + pascal(p.wire))};")
+            param_lines.append("}")
         result = types.type_of(method.result_schema, method.pascal + "Result")
         methods += js_doc([method.summary, method.description], "  ")
         methods.append(f'  "{method.wire}": {{ params: {params_name}; result: {result} }};')
@@ -1263,18 +1267,30 @@ export interface RPCErrorClass {
   readonly code: number;
   readonly doc: string;
 }
-/** -32700 */ export const ParseError: RPCErrorClass;
-/** -32600 */ export const InvalidRequest: RPCErrorClass;
-/** -32601 */ export const MethodNotFound: RPCErrorClass;
-/** -32602: `data.path` names the bad field. */ export const InvalidParams: RPCErrorClass;
-/** -32603 */ export const InternalError: RPCErrorClass;
-/** -32001 */ export const UnknownClass: RPCErrorClass;
-/** -32002 */ export const UnknownObject: RPCErrorClass;
-/** -32003 */ export const InvalidState: RPCErrorClass;
-/** -32004 */ export const PluginFailed: RPCErrorClass;
-/** -32005 */ export const LimitExceeded: RPCErrorClass;
-/** -32006 */ export const Unauthorized: RPCErrorClass;
-/** -32007 */ export const VirtualClockOnly: RPCErrorClass;
+/** -32700 */
+export const ParseError: RPCErrorClass;
+/** -32600 */
+export const InvalidRequest: RPCErrorClass;
+/** -32601 */
+export const MethodNotFound: RPCErrorClass;
+/** -32602: `data.path` names the bad field. */
+export const InvalidParams: RPCErrorClass;
+/** -32603 */
+export const InternalError: RPCErrorClass;
+/** -32001 */
+export const UnknownClass: RPCErrorClass;
+/** -32002 */
+export const UnknownObject: RPCErrorClass;
+/** -32003 */
+export const InvalidState: RPCErrorClass;
+/** -32004 */
+export const PluginFailed: RPCErrorClass;
+/** -32005 */
+export const LimitExceeded: RPCErrorClass;
+/** -32006 */
+export const Unauthorized: RPCErrorClass;
+/** -32007 */
+export const VirtualClockOnly: RPCErrorClass;
 /** The typed error for a JSON-RPC error object `{code, message, data?}`. */
 export function errorFromObject(error: unknown): RPCError;
 

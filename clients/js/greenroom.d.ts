@@ -1583,9 +1583,8 @@ export interface InteractivePop {
   progress: number;
 }
 
-/** The params of `rpc.discover` (by name; by position in this order). */
-export interface RpcDiscoverParams {
-}
+/** `rpc.discover` takes no params. */
+export type RpcDiscoverParams = Record<string, never>;
 
 /** The OpenRPC document. */
 export interface RpcDiscoverResult {
@@ -1595,21 +1594,18 @@ export interface RpcDiscoverResult {
   [member: string]: unknown;
 }
 
-/** The params of `host.ping` (by name; by position in this order). */
-export interface HostPingParams {
-}
+/** `host.ping` takes no params. */
+export type HostPingParams = Record<string, never>;
 
 export interface HostPingResult {
   pong: true;
 }
 
-/** The params of `host.info` (by name; by position in this order). */
-export interface HostInfoParams {
-}
+/** `host.info` takes no params. */
+export type HostInfoParams = Record<string, never>;
 
-/** The params of `host.stats` (by name; by position in this order). */
-export interface HostStatsParams {
-}
+/** `host.stats` takes no params. */
+export type HostStatsParams = Record<string, never>;
 
 /** The params of `host.memoryWarning` (by name; by position in this order). */
 export interface HostMemoryWarningParams {
@@ -1657,17 +1653,15 @@ export interface HostMemoryWarningResultPurged {
   rangeSessions: number;
 }
 
-/** The params of `host.shutdown` (by name; by position in this order). */
-export interface HostShutdownParams {
-}
+/** `host.shutdown` takes no params. */
+export type HostShutdownParams = Record<string, never>;
 
 export interface HostShutdownResult {
   shuttingDown: true;
 }
 
-/** The params of `host.reset` (by name; by position in this order). */
-export interface HostResetParams {
-}
+/** `host.reset` takes no params. */
+export type HostResetParams = Record<string, never>;
 
 export interface HostResetResult {
   reset: true;
@@ -1713,9 +1707,8 @@ export interface EventsUnsubscribeParams {
   topics: Topic[];
 }
 
-/** The params of `clock.now` (by name; by position in this order). */
-export interface ClockNowParams {
-}
+/** `clock.now` takes no params. */
+export type ClockNowParams = Record<string, never>;
 
 export interface ClockNowResult {
   ms: number;
@@ -1747,13 +1740,11 @@ export interface ClockAdvanceResult {
   failed?: HookFailure[];
 }
 
-/** The params of `tasks.status` (by name; by position in this order). */
-export interface TasksStatusParams {
-}
+/** `tasks.status` takes no params. */
+export type TasksStatusParams = Record<string, never>;
 
-/** The params of `tasks.drain` (by name; by position in this order). */
-export interface TasksDrainParams {
-}
+/** `tasks.drain` takes no params. */
+export type TasksDrainParams = Record<string, never>;
 
 export interface TasksDrainResult {
   /** Tasks run by this call. */
@@ -1767,9 +1758,8 @@ export interface TasksDrainResult {
   failed?: HookFailure[];
 }
 
-/** The params of `classes.list` (by name; by position in this order). */
-export interface ClassesListParams {
-}
+/** `classes.list` takes no params. */
+export type ClassesListParams = Record<string, never>;
 
 export interface ClassesListResult {
   classes: ClassInfo[];
@@ -3400,18 +3390,30 @@ export interface RPCErrorClass {
   readonly code: number;
   readonly doc: string;
 }
-/** -32700 */ export const ParseError: RPCErrorClass;
-/** -32600 */ export const InvalidRequest: RPCErrorClass;
-/** -32601 */ export const MethodNotFound: RPCErrorClass;
-/** -32602: `data.path` names the bad field. */ export const InvalidParams: RPCErrorClass;
-/** -32603 */ export const InternalError: RPCErrorClass;
-/** -32001 */ export const UnknownClass: RPCErrorClass;
-/** -32002 */ export const UnknownObject: RPCErrorClass;
-/** -32003 */ export const InvalidState: RPCErrorClass;
-/** -32004 */ export const PluginFailed: RPCErrorClass;
-/** -32005 */ export const LimitExceeded: RPCErrorClass;
-/** -32006 */ export const Unauthorized: RPCErrorClass;
-/** -32007 */ export const VirtualClockOnly: RPCErrorClass;
+/** -32700 */
+export const ParseError: RPCErrorClass;
+/** -32600 */
+export const InvalidRequest: RPCErrorClass;
+/** -32601 */
+export const MethodNotFound: RPCErrorClass;
+/** -32602: `data.path` names the bad field. */
+export const InvalidParams: RPCErrorClass;
+/** -32603 */
+export const InternalError: RPCErrorClass;
+/** -32001 */
+export const UnknownClass: RPCErrorClass;
+/** -32002 */
+export const UnknownObject: RPCErrorClass;
+/** -32003 */
+export const InvalidState: RPCErrorClass;
+/** -32004 */
+export const PluginFailed: RPCErrorClass;
+/** -32005 */
+export const LimitExceeded: RPCErrorClass;
+/** -32006 */
+export const Unauthorized: RPCErrorClass;
+/** -32007 */
+export const VirtualClockOnly: RPCErrorClass;
 /** The typed error for a JSON-RPC error object `{code, message, data?}`. */
 export function errorFromObject(error: unknown): RPCError;
 
