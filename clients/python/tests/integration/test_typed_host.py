@@ -8,6 +8,11 @@ left out), and that the replies have the members their generated types say are a
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import io
+import re
+import textwrap
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -107,3 +112,39 @@ def test_the_asyncio_flavour(greenroom_host: Any) -> None:
             await ranges.destroy()
 
     asyncio.run(asyncio.wait_for(main(), 30))
+
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def readme_block(marker: str) -> str:
+    """The Python block of clients/python/README.md that holds ``marker``."""
+    [block] = [b for b in re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.S) if marker in b]
+    return block
+
+
+def test_the_readme_typed_api_example_runs_as_written(greenroom_host: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GREENROOM_SOCKET", greenroom_host.socket)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(readme_block("from greenroom.api import"), "clients/python/README.md", "exec"), {})
+    lines = out.getvalue().splitlines()
+    assert "p-1 0" in lines  # session.id and page.create's index
+    assert any(line.endswith(" viewDidLoad") for line in lines)  # the typed lifecycle handler ran
+
+
+def test_the_readme_asyncio_typed_example_runs_as_written(greenroom_host: Any,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GREENROOM_SOCKET", greenroom_host.socket)
+    block = readme_block("await client.range.create(")
+    imports, _, body = block.partition("\n\n")
+    namespace: dict[str, Any] = {}
+    exec(compile(imports + "\n\nasync def main():\n" + textwrap.indent(body, "    "), "clients/python/README.md",
+                 "exec"), namespace)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        asyncio.run(asyncio.wait_for(namespace["main"](), 30))
+    lines = out.getvalue().splitlines()
+    # range.create's first update (mode minimum) and the drag's (mode full, new rows on screen).
+    assert lines[0].startswith("minimum ") and lines[-1].startswith("full "), lines
+    assert int(lines[-1].split()[1]) > 0, lines
