@@ -69,6 +69,7 @@ def bare_loop(path: str) -> Callable[[int], None]:
 
 
 def plain_call(client: Client) -> Callable[[int], None]:
+    """``n`` round trips through ``client.call("host.ping")``."""
     def run(n: int) -> None:
         call = client.call
         for _ in range(n):
@@ -78,6 +79,7 @@ def plain_call(client: Client) -> Callable[[int], None]:
 
 
 def typed_call(client: Client) -> Callable[[int], None]:
+    """``n`` round trips through the typed ``client.host.ping()``."""
     def run(n: int) -> None:
         host = client.host
         for _ in range(n):
@@ -124,6 +126,7 @@ def measure(path: str, calls: int, rounds: int) -> dict[str, Any]:
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """The command line (see the module's docstring)."""
     p = argparse.ArgumentParser(description="Round trips per second: the Python client vs a bare socket loop.")
     p.add_argument("--socket", help="measure a running host (default: start one with a virtual clock)")
     p.add_argument("--bin", help="the greenroom binary to start (default: $GREENROOM_BIN, else the repository's)")
@@ -137,6 +140,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Start a host (or use ``--socket``'s), measure, print the table or one JSON line."""
     args = parse_args(argv)
     host = None
     try:

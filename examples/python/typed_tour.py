@@ -94,6 +94,7 @@ async def ranges(socket: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Start a host (or use ``--socket``'s) and take the tour on it."""
     parser = argparse.ArgumentParser(description="A tour of the typed API (sync and asyncio).")
     parser.add_argument("--socket", help="connect to a running host (default: start one with a virtual clock)")
     args = parser.parse_args(argv)

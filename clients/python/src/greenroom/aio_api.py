@@ -17,8 +17,6 @@ from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal, overload
 
-from .events import Event
-
 from .api import (
     _BatchHandler,
     _Handler,
@@ -112,6 +110,7 @@ from .api import (
     TasksStatus,
     Topic,
 )
+from .events import Event
 
 
 __all__ = [
@@ -288,10 +287,9 @@ class AsyncStack(StackHandle):
         Args:
             container: The container (one of this connection's).
             animated: Animate the transition: the did-hooks run after `duration` ms of host clock (default
-                false). (Not sent when None; the host's default is false.)
+                false). (Not sent when None.)
             duration: How long the animated transition runs, in ms of host clock (default 300; 0 ends it at
-                once, its calls still `animated: true`). Ignored when not animated. (Not sent when None; the
-                host's default is 300.)
+                once, its calls still `animated: true`). Ignored when not animated. (Not sent when None.)
 
         Returns:
             ``StackInfo``: A stack (a window with a navigation stack).
@@ -321,10 +319,9 @@ class AsyncStack(StackHandle):
 
         Args:
             animated: Animate the transition: the did-hooks run after `duration` ms of host clock (default
-                false). (Not sent when None; the host's default is false.)
+                false). (Not sent when None.)
             duration: How long the animated transition runs, in ms of host clock (default 300; 0 ends it at
-                once, its calls still `animated: true`). Ignored when not animated. (Not sent when None; the
-                host's default is 300.)
+                once, its calls still `animated: true`). Ignored when not animated. (Not sent when None.)
 
         Returns:
             ``StackPopResult``
@@ -359,10 +356,9 @@ class AsyncStack(StackHandle):
 
         Args:
             animated: Animate the transition: the did-hooks run after `duration` ms of host clock (default
-                false). (Not sent when None; the host's default is false.)
+                false). (Not sent when None.)
             duration: How long the animated transition runs, in ms of host clock (default 300; 0 ends it at
-                once, its calls still `animated: true`). Ignored when not animated. (Not sent when None; the
-                host's default is 300.)
+                once, its calls still `animated: true`). Ignored when not animated. (Not sent when None.)
 
         Returns:
             ``StackPopToRootResult``
@@ -402,10 +398,9 @@ class AsyncStack(StackHandle):
         Args:
             containers: The new stack, bottom first: this connection's containers, each once.
             animated: Animate the transition: the did-hooks run after `duration` ms of host clock (default
-                false). (Not sent when None; the host's default is false.)
+                false). (Not sent when None.)
             duration: How long the animated transition runs, in ms of host clock (default 300; 0 ends it at
-                once, its calls still `animated: true`). Ignored when not animated. (Not sent when None; the
-                host's default is 300.)
+                once, its calls still `animated: true`). Ignored when not animated. (Not sent when None.)
 
         Returns:
             ``StackSetContainersResult``
@@ -472,7 +467,7 @@ class AsyncStack(StackHandle):
 
         Args:
             duration: The whole gesture's duration in ms of host clock (default 300): the rest, `duration * (1
-                - progress)`, is what is left to run. (Not sent when None; the host's default is 300.)
+                - progress)`, is what is left to run. (Not sent when None.)
 
         Returns:
             ``StackFinishInteractivePopResult``
@@ -498,7 +493,7 @@ class AsyncStack(StackHandle):
 
         Args:
             duration: The whole gesture's duration in ms of host clock (default 300): the way back, `duration
-                * progress`, is what is left to run. (Not sent when None; the host's default is 300.)
+                * progress`, is what is left to run. (Not sent when None.)
 
         Returns:
             ``StackCancelInteractivePopResult``
@@ -621,10 +616,9 @@ class AsyncPageSession(PageSessionHandle):
 
         Args:
             index: The page to show.
-            animated: Animate the transition (default true). (Not sent when None; the host's default is true.)
+            animated: Animate the transition (default true). (Not sent when None.)
             duration: How long the animated transition runs, in ms of host clock (default 300; 0 ends it at
-                once, its calls still `animated: true`). Ignored when not animated. (Not sent when None; the
-                host's default is 300.)
+                once, its calls still `animated: true`). Ignored when not animated. (Not sent when None.)
 
         Returns:
             ``PageInfo``: A page session's state (`page.create`, `page.show`, `page.info`).
@@ -1220,7 +1214,7 @@ class AsyncHostMethods:
         not an error: the container is torn down and listed in `failed`.
 
         Args:
-            level: How severe; default `warning`. (Not sent when None; the host's default is "warning".)
+            level: How severe; default `warning`. (Not sent when None.)
 
         Returns:
             ``HostMemoryWarningResult``
@@ -1488,8 +1482,7 @@ class AsyncClassesMethods:
         Args:
             name: The class name: 1 to 128 bytes of UTF-8, not yet taken.
             hooks: What each scripted hook does; hooks not listed do nothing. (Not sent when None.)
-            memory_bytes: Bytes each instance holds (default 0, at most 1 GiB). (Not sent when None; the
-                host's default is 0.)
+            memory_bytes: Bytes each instance holds (default 0, at most 1 GiB). (Not sent when None.)
 
         Returns:
             ``ClassDefinition``: A scripted class as `classes.define` registered it.
@@ -1757,7 +1750,7 @@ class AsyncStackMethods:
         Args:
             width: Window width, points.
             height: Window height, points.
-            hidden: Start hidden (default false). (Not sent when None; the host's default is false.)
+            hidden: Start hidden (default false). (Not sent when None.)
 
         Returns:
             ``AsyncStack`` (its ``result``: ``StackInfo``): A stack (a window with a navigation stack).
@@ -1796,10 +1789,9 @@ class AsyncStackMethods:
             stack: The stack (one of this connection's).
             container: The container (one of this connection's).
             animated: Animate the transition: the did-hooks run after `duration` ms of host clock (default
-                false). (Not sent when None; the host's default is false.)
+                false). (Not sent when None.)
             duration: How long the animated transition runs, in ms of host clock (default 300; 0 ends it at
-                once, its calls still `animated: true`). Ignored when not animated. (Not sent when None; the
-                host's default is 300.)
+                once, its calls still `animated: true`). Ignored when not animated. (Not sent when None.)
 
         Returns:
             ``StackInfo``: A stack (a window with a navigation stack).
@@ -1836,10 +1828,9 @@ class AsyncStackMethods:
         Args:
             stack: The stack (one of this connection's).
             animated: Animate the transition: the did-hooks run after `duration` ms of host clock (default
-                false). (Not sent when None; the host's default is false.)
+                false). (Not sent when None.)
             duration: How long the animated transition runs, in ms of host clock (default 300; 0 ends it at
-                once, its calls still `animated: true`). Ignored when not animated. (Not sent when None; the
-                host's default is 300.)
+                once, its calls still `animated: true`). Ignored when not animated. (Not sent when None.)
 
         Returns:
             ``StackPopResult``
@@ -1876,10 +1867,9 @@ class AsyncStackMethods:
         Args:
             stack: The stack (one of this connection's).
             animated: Animate the transition: the did-hooks run after `duration` ms of host clock (default
-                false). (Not sent when None; the host's default is false.)
+                false). (Not sent when None.)
             duration: How long the animated transition runs, in ms of host clock (default 300; 0 ends it at
-                once, its calls still `animated: true`). Ignored when not animated. (Not sent when None; the
-                host's default is 300.)
+                once, its calls still `animated: true`). Ignored when not animated. (Not sent when None.)
 
         Returns:
             ``StackPopToRootResult``
@@ -1921,10 +1911,9 @@ class AsyncStackMethods:
             stack: The stack (one of this connection's).
             containers: The new stack, bottom first: this connection's containers, each once.
             animated: Animate the transition: the did-hooks run after `duration` ms of host clock (default
-                false). (Not sent when None; the host's default is false.)
+                false). (Not sent when None.)
             duration: How long the animated transition runs, in ms of host clock (default 300; 0 ends it at
-                once, its calls still `animated: true`). Ignored when not animated. (Not sent when None; the
-                host's default is 300.)
+                once, its calls still `animated: true`). Ignored when not animated. (Not sent when None.)
 
         Returns:
             ``StackSetContainersResult``
@@ -2005,7 +1994,7 @@ class AsyncStackMethods:
         Args:
             stack: The stack (one of this connection's).
             duration: The whole gesture's duration in ms of host clock (default 300): the rest, `duration * (1
-                - progress)`, is what is left to run. (Not sent when None; the host's default is 300.)
+                - progress)`, is what is left to run. (Not sent when None.)
 
         Returns:
             ``StackFinishInteractivePopResult``
@@ -2037,7 +2026,7 @@ class AsyncStackMethods:
         Args:
             stack: The stack (one of this connection's).
             duration: The whole gesture's duration in ms of host clock (default 300): the way back, `duration
-                * progress`, is what is left to run. (Not sent when None; the host's default is 300.)
+                * progress`, is what is left to run. (Not sent when None.)
 
         Returns:
             ``StackCancelInteractivePopResult``
@@ -2163,10 +2152,10 @@ class AsyncPoolMethods:
 
         Args:
             class_: The pool's class.
-            depth: Idle containers to aim for (default 1). (Not sent when None; the host's default is 1.)
+            depth: Idle containers to aim for (default 1). (Not sent when None.)
             width: The pool's width (with `height`; default 375). (Not sent when None.)
             height: The pool's height (with `width`; default 667). (Not sent when None.)
-            policy: Refill policy (default `lazy`). (Not sent when None; the host's default is "lazy".)
+            policy: Refill policy (default `lazy`). (Not sent when None.)
 
         Returns:
             ``PoolStatus``: One prerender pool (class and size).
@@ -2331,10 +2320,9 @@ class AsyncPageMethods:
                 index, as MJianshu does; docs/pages.md). (Not sent when None.)
             stack: Push the session's own container onto this stack (one of this connection's) instead of
                 showing it at once. (Not sent when None.)
-            initial_index: The first current page (default 0). (Not sent when None; the host's default is 0.)
+            initial_index: The first current page (default 0). (Not sent when None.)
             cache: The child cache (default `{limit: 3}`). (Not sent when None.)
-            prerender: Take children from the prerender pools (default false). (Not sent when None; the host's
-                default is false.)
+            prerender: Take children from the prerender pools (default false). (Not sent when None.)
 
         Returns:
             ``AsyncPageSession`` (its ``result``: ``PageInfo``): A page session's state (`page.create`,
@@ -2392,10 +2380,9 @@ class AsyncPageMethods:
             session: The page session (one of this connection's); another connection's or an unknown id is
                 -32002.
             index: The page to show.
-            animated: Animate the transition (default true). (Not sent when None; the host's default is true.)
+            animated: Animate the transition (default true). (Not sent when None.)
             duration: How long the animated transition runs, in ms of host clock (default 300; 0 ends it at
-                once, its calls still `animated: true`). Ignored when not animated. (Not sent when None; the
-                host's default is 300.)
+                once, its calls still `animated: true`). Ignored when not animated. (Not sent when None.)
 
         Returns:
             ``PageInfo``: A page session's state (`page.create`, `page.show`, `page.info`).
@@ -2679,18 +2666,16 @@ class AsyncRangeMethods:
             lengths: One length per item of section 0, instead of `count` x `itemLength`. (Not sent when
                 None.)
             sections: The sections, instead of `count` / `lengths` (not both). (Not sent when None.)
-            axis: The scroll axis (default `vertical`). (Not sent when None; the host's default is
-                "vertical".)
+            axis: The scroll axis (default `vertical`). (Not sent when None.)
             tuning: Buffer overrides per mode and range type (default Texture's). (Not sent when None.)
             batch: Batch fetching (default `{leadingScreens: 2.0, prepend: false}`). (Not sent when None.)
             strategy: How batches are triggered (default `ranges`). (Not sent when None.)
             lazy: Greenroom's, not Texture's: during a fling (after `range.willEndDragging`), mark only the
                 target region plus what is on screen, recomputed at `range.willEndDragging` and
-                `range.didEndDecelerating` (default false). (Not sent when None; the host's default is false.)
-            visible: Whether the list starts on screen (default true). (Not sent when None; the host's default
-                is true.)
+                `range.didEndDecelerating` (default false). (Not sent when None.)
+            visible: Whether the list starts on screen (default true). (Not sent when None.)
             templates: Queue a warm template per section `reuseIdentifier` that names a class (default false).
-                (Not sent when None; the host's default is false.)
+                (Not sent when None.)
 
         Returns:
             ``AsyncRangeSession`` (its ``result``: ``RangeCreated``): `range.create`'s reply: the session's
@@ -3205,11 +3190,10 @@ class AsyncMethods:
             class_: The class to show.
             stack: Push the container onto this stack (one of this connection's). (Not sent when None.)
             animated: Animate the push onto `stack`: the did-hooks run after `duration` ms of host clock
-                (default false). (Not sent when None; the host's default is false.)
+                (default false). (Not sent when None.)
             data: Business data for `configure`, after the push. (Not sent when None.)
             duration: How long the animated transition runs, in ms of host clock (default 300; 0 ends it at
-                once, its calls still `animated: true`). Ignored when not animated. (Not sent when None; the
-                host's default is 300.)
+                once, its calls still `animated: true`). Ignored when not animated. (Not sent when None.)
 
         Returns:
             ``ShowRenderedResult``

@@ -2574,10 +2574,9 @@ class Stack(StackHandle):
         Args:
             container: The container (one of this connection's).
             animated: Animate the transition: the did-hooks run after `duration` ms of host clock (default
-                false). (Not sent when None; the host's default is false.)
+                false). (Not sent when None.)
             duration: How long the animated transition runs, in ms of host clock (default 300; 0 ends it at
-                once, its calls still `animated: true`). Ignored when not animated. (Not sent when None; the
-                host's default is 300.)
+                once, its calls still `animated: true`). Ignored when not animated. (Not sent when None.)
 
         Returns:
             ``StackInfo``: A stack (a window with a navigation stack).
@@ -2607,10 +2606,9 @@ class Stack(StackHandle):
 
         Args:
             animated: Animate the transition: the did-hooks run after `duration` ms of host clock (default
-                false). (Not sent when None; the host's default is false.)
+                false). (Not sent when None.)
             duration: How long the animated transition runs, in ms of host clock (default 300; 0 ends it at
-                once, its calls still `animated: true`). Ignored when not animated. (Not sent when None; the
-                host's default is 300.)
+                once, its calls still `animated: true`). Ignored when not animated. (Not sent when None.)
 
         Returns:
             ``StackPopResult``
@@ -2640,10 +2638,9 @@ class Stack(StackHandle):
 
         Args:
             animated: Animate the transition: the did-hooks run after `duration` ms of host clock (default
-                false). (Not sent when None; the host's default is false.)
+                false). (Not sent when None.)
             duration: How long the animated transition runs, in ms of host clock (default 300; 0 ends it at
-                once, its calls still `animated: true`). Ignored when not animated. (Not sent when None; the
-                host's default is 300.)
+                once, its calls still `animated: true`). Ignored when not animated. (Not sent when None.)
 
         Returns:
             ``StackPopToRootResult``
@@ -2683,10 +2680,9 @@ class Stack(StackHandle):
         Args:
             containers: The new stack, bottom first: this connection's containers, each once.
             animated: Animate the transition: the did-hooks run after `duration` ms of host clock (default
-                false). (Not sent when None; the host's default is false.)
+                false). (Not sent when None.)
             duration: How long the animated transition runs, in ms of host clock (default 300; 0 ends it at
-                once, its calls still `animated: true`). Ignored when not animated. (Not sent when None; the
-                host's default is 300.)
+                once, its calls still `animated: true`). Ignored when not animated. (Not sent when None.)
 
         Returns:
             ``StackSetContainersResult``
@@ -2752,7 +2748,7 @@ class Stack(StackHandle):
 
         Args:
             duration: The whole gesture's duration in ms of host clock (default 300): the rest, `duration * (1
-                - progress)`, is what is left to run. (Not sent when None; the host's default is 300.)
+                - progress)`, is what is left to run. (Not sent when None.)
 
         Returns:
             ``StackFinishInteractivePopResult``
@@ -2778,7 +2774,7 @@ class Stack(StackHandle):
 
         Args:
             duration: The whole gesture's duration in ms of host clock (default 300): the way back, `duration
-                * progress`, is what is left to run. (Not sent when None; the host's default is 300.)
+                * progress`, is what is left to run. (Not sent when None.)
 
         Returns:
             ``StackCancelInteractivePopResult``
@@ -2894,10 +2890,9 @@ class PageSession(PageSessionHandle):
 
         Args:
             index: The page to show.
-            animated: Animate the transition (default true). (Not sent when None; the host's default is true.)
+            animated: Animate the transition (default true). (Not sent when None.)
             duration: How long the animated transition runs, in ms of host clock (default 300; 0 ends it at
-                once, its calls still `animated: true`). Ignored when not animated. (Not sent when None; the
-                host's default is 300.)
+                once, its calls still `animated: true`). Ignored when not animated. (Not sent when None.)
 
         Returns:
             ``PageInfo``: A page session's state (`page.create`, `page.show`, `page.info`).
@@ -3485,7 +3480,7 @@ class HostMethods:
         not an error: the container is torn down and listed in `failed`.
 
         Args:
-            level: How severe; default `warning`. (Not sent when None; the host's default is "warning".)
+            level: How severe; default `warning`. (Not sent when None.)
 
         Returns:
             ``HostMemoryWarningResult``
@@ -3753,8 +3748,7 @@ class ClassesMethods:
         Args:
             name: The class name: 1 to 128 bytes of UTF-8, not yet taken.
             hooks: What each scripted hook does; hooks not listed do nothing. (Not sent when None.)
-            memory_bytes: Bytes each instance holds (default 0, at most 1 GiB). (Not sent when None; the
-                host's default is 0.)
+            memory_bytes: Bytes each instance holds (default 0, at most 1 GiB). (Not sent when None.)
 
         Returns:
             ``ClassDefinition``: A scripted class as `classes.define` registered it.
@@ -4020,7 +4014,7 @@ class StackMethods:
         Args:
             width: Window width, points.
             height: Window height, points.
-            hidden: Start hidden (default false). (Not sent when None; the host's default is false.)
+            hidden: Start hidden (default false). (Not sent when None.)
 
         Returns:
             ``Stack`` (its ``result``: ``StackInfo``): A stack (a window with a navigation stack).
@@ -4059,10 +4053,9 @@ class StackMethods:
             stack: The stack (one of this connection's).
             container: The container (one of this connection's).
             animated: Animate the transition: the did-hooks run after `duration` ms of host clock (default
-                false). (Not sent when None; the host's default is false.)
+                false). (Not sent when None.)
             duration: How long the animated transition runs, in ms of host clock (default 300; 0 ends it at
-                once, its calls still `animated: true`). Ignored when not animated. (Not sent when None; the
-                host's default is 300.)
+                once, its calls still `animated: true`). Ignored when not animated. (Not sent when None.)
 
         Returns:
             ``StackInfo``: A stack (a window with a navigation stack).
@@ -4099,10 +4092,9 @@ class StackMethods:
         Args:
             stack: The stack (one of this connection's).
             animated: Animate the transition: the did-hooks run after `duration` ms of host clock (default
-                false). (Not sent when None; the host's default is false.)
+                false). (Not sent when None.)
             duration: How long the animated transition runs, in ms of host clock (default 300; 0 ends it at
-                once, its calls still `animated: true`). Ignored when not animated. (Not sent when None; the
-                host's default is 300.)
+                once, its calls still `animated: true`). Ignored when not animated. (Not sent when None.)
 
         Returns:
             ``StackPopResult``
@@ -4139,10 +4131,9 @@ class StackMethods:
         Args:
             stack: The stack (one of this connection's).
             animated: Animate the transition: the did-hooks run after `duration` ms of host clock (default
-                false). (Not sent when None; the host's default is false.)
+                false). (Not sent when None.)
             duration: How long the animated transition runs, in ms of host clock (default 300; 0 ends it at
-                once, its calls still `animated: true`). Ignored when not animated. (Not sent when None; the
-                host's default is 300.)
+                once, its calls still `animated: true`). Ignored when not animated. (Not sent when None.)
 
         Returns:
             ``StackPopToRootResult``
@@ -4184,10 +4175,9 @@ class StackMethods:
             stack: The stack (one of this connection's).
             containers: The new stack, bottom first: this connection's containers, each once.
             animated: Animate the transition: the did-hooks run after `duration` ms of host clock (default
-                false). (Not sent when None; the host's default is false.)
+                false). (Not sent when None.)
             duration: How long the animated transition runs, in ms of host clock (default 300; 0 ends it at
-                once, its calls still `animated: true`). Ignored when not animated. (Not sent when None; the
-                host's default is 300.)
+                once, its calls still `animated: true`). Ignored when not animated. (Not sent when None.)
 
         Returns:
             ``StackSetContainersResult``
@@ -4264,7 +4254,7 @@ class StackMethods:
         Args:
             stack: The stack (one of this connection's).
             duration: The whole gesture's duration in ms of host clock (default 300): the rest, `duration * (1
-                - progress)`, is what is left to run. (Not sent when None; the host's default is 300.)
+                - progress)`, is what is left to run. (Not sent when None.)
 
         Returns:
             ``StackFinishInteractivePopResult``
@@ -4296,7 +4286,7 @@ class StackMethods:
         Args:
             stack: The stack (one of this connection's).
             duration: The whole gesture's duration in ms of host clock (default 300): the way back, `duration
-                * progress`, is what is left to run. (Not sent when None; the host's default is 300.)
+                * progress`, is what is left to run. (Not sent when None.)
 
         Returns:
             ``StackCancelInteractivePopResult``
@@ -4421,10 +4411,10 @@ class PoolMethods:
 
         Args:
             class_: The pool's class.
-            depth: Idle containers to aim for (default 1). (Not sent when None; the host's default is 1.)
+            depth: Idle containers to aim for (default 1). (Not sent when None.)
             width: The pool's width (with `height`; default 375). (Not sent when None.)
             height: The pool's height (with `width`; default 667). (Not sent when None.)
-            policy: Refill policy (default `lazy`). (Not sent when None; the host's default is "lazy".)
+            policy: Refill policy (default `lazy`). (Not sent when None.)
 
         Returns:
             ``PoolStatus``: One prerender pool (class and size).
@@ -4587,10 +4577,9 @@ class PageMethods:
                 index, as MJianshu does; docs/pages.md). (Not sent when None.)
             stack: Push the session's own container onto this stack (one of this connection's) instead of
                 showing it at once. (Not sent when None.)
-            initial_index: The first current page (default 0). (Not sent when None; the host's default is 0.)
+            initial_index: The first current page (default 0). (Not sent when None.)
             cache: The child cache (default `{limit: 3}`). (Not sent when None.)
-            prerender: Take children from the prerender pools (default false). (Not sent when None; the host's
-                default is false.)
+            prerender: Take children from the prerender pools (default false). (Not sent when None.)
 
         Returns:
             ``PageSession`` (its ``result``: ``PageInfo``): A page session's state (`page.create`,
@@ -4648,10 +4637,9 @@ class PageMethods:
             session: The page session (one of this connection's); another connection's or an unknown id is
                 -32002.
             index: The page to show.
-            animated: Animate the transition (default true). (Not sent when None; the host's default is true.)
+            animated: Animate the transition (default true). (Not sent when None.)
             duration: How long the animated transition runs, in ms of host clock (default 300; 0 ends it at
-                once, its calls still `animated: true`). Ignored when not animated. (Not sent when None; the
-                host's default is 300.)
+                once, its calls still `animated: true`). Ignored when not animated. (Not sent when None.)
 
         Returns:
             ``PageInfo``: A page session's state (`page.create`, `page.show`, `page.info`).
@@ -4927,18 +4915,16 @@ class RangeMethods:
             lengths: One length per item of section 0, instead of `count` x `itemLength`. (Not sent when
                 None.)
             sections: The sections, instead of `count` / `lengths` (not both). (Not sent when None.)
-            axis: The scroll axis (default `vertical`). (Not sent when None; the host's default is
-                "vertical".)
+            axis: The scroll axis (default `vertical`). (Not sent when None.)
             tuning: Buffer overrides per mode and range type (default Texture's). (Not sent when None.)
             batch: Batch fetching (default `{leadingScreens: 2.0, prepend: false}`). (Not sent when None.)
             strategy: How batches are triggered (default `ranges`). (Not sent when None.)
             lazy: Greenroom's, not Texture's: during a fling (after `range.willEndDragging`), mark only the
                 target region plus what is on screen, recomputed at `range.willEndDragging` and
-                `range.didEndDecelerating` (default false). (Not sent when None; the host's default is false.)
-            visible: Whether the list starts on screen (default true). (Not sent when None; the host's default
-                is true.)
+                `range.didEndDecelerating` (default false). (Not sent when None.)
+            visible: Whether the list starts on screen (default true). (Not sent when None.)
             templates: Queue a warm template per section `reuseIdentifier` that names a class (default false).
-                (Not sent when None; the host's default is false.)
+                (Not sent when None.)
 
         Returns:
             ``RangeSession`` (its ``result``: ``RangeCreated``): `range.create`'s reply: the session's summary
@@ -5453,11 +5439,10 @@ class Methods:
             class_: The class to show.
             stack: Push the container onto this stack (one of this connection's). (Not sent when None.)
             animated: Animate the push onto `stack`: the did-hooks run after `duration` ms of host clock
-                (default false). (Not sent when None; the host's default is false.)
+                (default false). (Not sent when None.)
             data: Business data for `configure`, after the push. (Not sent when None.)
             duration: How long the animated transition runs, in ms of host clock (default 300; 0 ends it at
-                once, its calls still `animated: true`). Ignored when not animated. (Not sent when None; the
-                host's default is 300.)
+                once, its calls still `animated: true`). Ignored when not animated. (Not sent when None.)
 
         Returns:
             ``ShowRenderedResult``
