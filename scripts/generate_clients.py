@@ -217,6 +217,7 @@ class Document:
     """The parts of the OpenRPC document the generators use, checked."""
 
     def __init__(self, doc: dict[str, Any]) -> None:
+        doc = prepare(doc)
         self.doc = doc
         self.schemas: dict[str, dict[str, Any]] = doc.get("components", {}).get("schemas", {})
         self.info = doc.get("info", {})
@@ -241,8 +242,7 @@ class Document:
             raise SchemaError(f"{wire}: the generator expects at most one dot in a method name")
         params = []
         for p in m.get("params", []):
-            if "$ref" in p:
-                raise SchemaError(f"{wire}: params given by $ref (contentDescriptors) are not supported")
+            p = self._descriptor(p)
             params.append(Param(p["name"], snake(p["name"]), bool(p.get("required", False)), p.get("schema", {}),
                                 p.get("description", "")))
         seen: dict[str, str] = {}
@@ -250,9 +250,20 @@ class Document:
             if p.py in seen:
                 raise SchemaError(f"{wire}: params {seen[p.py]!r} and {p.wire!r} both become {p.py!r} in Python")
             seen[p.py] = p.wire
-        result = m.get("result") or {"name": "result", "schema": {}}
+        result = self._descriptor(m.get("result") or {"name": "result", "schema": {}})
         return Method(wire, group or None, snake(verb), pascal(wire), m.get("summary", ""), m.get("description", ""),
                       params, result.get("name", "result"), result.get("schema", {}), result.get("description", ""))
+
+    def _descriptor(self, descriptor: dict[str, Any]) -> dict[str, Any]:
+        """A param or result: inline, or a ``$ref`` to ``components.contentDescriptors``."""
+        prefix = "#/components/contentDescriptors/"
+        if "$ref" not in descriptor:
+            return descriptor
+        ref = descriptor["$ref"]
+        found = self.doc.get("components", {}).get("contentDescriptors", {}).get(ref[len(prefix):])
+        if not ref.startswith(prefix) or found is None:
+            raise SchemaError(f"a param or result refers to {ref!r}, which the document does not hold")
+        return dict(found)
 
     def resolve(self, schema: dict[str, Any]) -> dict[str, Any]:
         """``schema`` with its ``$ref`` (and one-element ``allOf``) followed."""
@@ -313,6 +324,86 @@ class Document:
         for methods in self.groups.values():
             if any(m.py == "handle" for m in methods):
                 raise SchemaError("a method named 'handle' would hide the groups' handle(id)")
+
+
+def prepare(doc: dict[str, Any]) -> dict[str, Any]:
+    """The document as the generators read it (a copy; the file is not changed).
+
+    Component names that are not identifiers (``Page.Info``, ``List<Int>``) get one (``PageInfo``,
+    ``ListInt``), their ``$ref``s with them; and an object made of several (``allOf`` of objects, as a
+    generator writes a type that extends another) becomes one object with all their members, which a
+    TypedDict and an interface can say. A one-element ``allOf`` stays a reference to its type.
+    """
+    doc = json.loads(json.dumps(doc))
+    schemas: dict[str, Any] = doc.get("components", {}).get("schemas", {})
+    names: dict[str, str] = {}
+    taken = {name for name in schemas if is_identifier(name)}
+    for name in schemas:
+        if not is_identifier(name):
+            base = pascal(name) or "Schema"
+            base = base if base[0].isalpha() else "Schema" + base
+            candidate, n = base, 2
+            while candidate in taken:
+                candidate, n = f"{base}{n}", n + 1
+            taken.add(candidate)
+            names[name] = candidate
+    prefix = "#/components/schemas/"
+
+    def renamed(node: Any) -> Any:
+        if isinstance(node, dict):
+            out = {key: renamed(value) for key, value in node.items()}
+            ref = out.get("$ref")
+            if isinstance(ref, str) and ref.startswith(prefix) and ref[len(prefix):] in names:
+                out["$ref"] = prefix + names[ref[len(prefix):]]
+            return out
+        if isinstance(node, list):
+            return [renamed(item) for item in node]
+        return node
+
+    doc = renamed(doc)
+    if names and "components" in doc:
+        doc["components"]["schemas"] = {names.get(k, k): v for k, v in doc["components"]["schemas"].items()}
+    schemas = doc.get("components", {}).get("schemas", {})
+
+    def target(part: dict[str, Any]) -> dict[str, Any]:
+        for _ in range(50):
+            ref = part.get("$ref")
+            if not isinstance(ref, str) or not ref.startswith(prefix) or ref[len(prefix):] not in schemas:
+                return part
+            part = schemas[ref[len(prefix):]]
+        raise SchemaError("a $ref cycle")
+
+    def merged(node: Any) -> Any:
+        if isinstance(node, list):
+            return [merged(item) for item in node]
+        if not isinstance(node, dict):
+            return node
+        node = {key: merged(value) for key, value in node.items()}
+        parts = node.get("allOf")
+        if not isinstance(parts, list) or (len(parts) < 2 and not node.get("properties")):
+            return node
+        records = [target(p) for p in parts if _is_record(target(p))]
+        rest = [p for p in parts if not _is_record(target(p))]
+        if not records or any(_shape(target(p)) for p in rest):  # something else than members: leave it
+            return node
+        properties: dict[str, Any] = {}
+        required: list[str] = []
+        for record in [*records, node]:
+            properties.update(record.get("properties", {}))
+            required += [key for key in record.get("required", []) if key not in required]
+        out = {key: value for key, value in node.items() if key != "allOf"}
+        out.update({"type": "object", "properties": properties})
+        if required:
+            out["required"] = required
+        if rest:
+            out["allOf"] = rest  # if/then/else and the like: constraints, kept for the record
+        if "description" not in out:
+            described = next((r["description"] for r in records if r.get("description")), None)
+            if described:
+                out["description"] = described
+        return out
+
+    return merged(doc)
 
 
 def ref_name(ref: str) -> str:

@@ -155,3 +155,38 @@ def test_typescript_types_the_methods_and_the_events():
     assert "export interface ContainerCreateParams {" in text and "  class: ClassName;" in text
     assert "  lifecycle: LifecycleEvent;" in text
     assert "on<T extends EventTopic>(topic: T, handler: (event: Events[T]) => void): () => void;" in text
+
+
+def test_what_another_generator_of_the_document_may_write_is_read_too():
+    # The document may come to be generated from the host's types: params and results by reference to
+    # contentDescriptors, types that extend others (allOf of objects), names that are not identifiers.
+    raw = {
+        "openrpc": "1.3.2", "info": {"title": "t", "version": "1"},
+        "methods": [{"name": "thing.info", "params": [{"$ref": "#/components/contentDescriptors/Id"}],
+                     "result": {"$ref": "#/components/contentDescriptors/Info"}}],
+        "components": {
+            "contentDescriptors": {
+                "Id": {"name": "thing", "required": True, "schema": {"type": "string"}, "description": "Which."},
+                "Info": {"name": "info", "schema": {"$ref": "#/components/schemas/Thing.Info"}},
+            },
+            "schemas": {
+                "Base": {"type": "object", "properties": {"seq": {"type": "integer"}}, "required": ["seq"]},
+                "Thing.Info": {"description": "A thing.", "allOf": [
+                    {"$ref": "#/components/schemas/Base"},
+                    {"type": "object", "properties": {"name": {"type": "string"}, "class": {"type": "string"}},
+                     "required": ["name"]}]},
+            },
+        },
+        "x-notifications": [{"name": "thing", "params": {"$ref": "#/components/schemas/Thing.Info"}}],
+    }
+    doc = gen.Document(raw)
+    sync, aio = gen.render_python(doc)
+    assert "def info(self, thing: str) -> ThingInfo:" in sync
+    assert '"thing": thing' in sync and "thing: Which." in sync
+    assert ('ThingInfo = TypedDict("ThingInfo", {\n    "seq": int,\n    "name": str,\n'
+            '    "class": NotRequired[str],\n})') in sync
+    compile(sync, "api.py", "exec", dont_inherit=True)
+    compile(aio, "aio_api.py", "exec", dont_inherit=True)
+    ts = gen.render_typescript(doc)
+    assert "export interface ThingInfo {" in ts and '"thing.info": { params: ThingInfoParams; result: ThingInfo };' in ts
+    assert raw["components"]["schemas"]["Thing.Info"]["allOf"]  # the caller's document is left as it was
