@@ -320,7 +320,8 @@ class Document:
                     raise SchemaError(f"the handle class {n} of {kind.group}.* would take a schema's name")
             for m in kind.methods:
                 if m.py in {"id", "result"}:
-                    raise SchemaError(f"{m.wire}: a handle method may not be named {m.py!r} (handles have that attribute)")
+                    raise SchemaError(f"{m.wire}: a handle method may not be named {m.py!r} "
+                                      "(handles have that attribute)")
         for methods in self.groups.values():
             if any(m.py == "handle" for m in methods):
                 raise SchemaError("a method named 'handle' would hide the groups' handle(id)")
@@ -634,19 +635,48 @@ def union_of(kinds: list[str]) -> str:
     return " | ".join(unique) if unique else "Any"
 
 
-def split_union(kind: str) -> list[str]:
-    """The members of a top-level ``A | B`` (brackets respected)."""
-    parts, depth, start = [], 0, 0
-    for i, ch in enumerate(kind):
-        if ch in "[(":
+def py_type_lines(prefix: str, kind: str, suffix: str, indent: str) -> list[str]:
+    """``prefix + kind + suffix``, spread over lines when longer than 120 characters: a union one member a
+    line in parentheses, ``Literal[...]`` (and the like) one argument a line."""
+    line = prefix + kind + suffix
+    if len(line) <= 120:
+        return [line]
+    parts = split_union(kind)
+    if len(parts) > 1:
+        return [prefix + "("] + [f"{indent}    {'| ' if i else ''}{part}" for i, part in enumerate(parts)] + [
+            f"{indent}){suffix}"]
+    found = re.fullmatch(r"([A-Za-z_][A-Za-z0-9_.]*)\[(.*)\]", kind)
+    if found:
+        args = split_top(found.group(2), ",")
+        if len(args) > 1:
+            return [f"{prefix}{found.group(1)}["] + [f"{indent}    {arg}," for arg in args] + [f"{indent}]{suffix}"]
+        return py_type_lines(f"{prefix}{found.group(1)}[", args[0], f"]{suffix}", indent)
+    return [line]
+
+
+def split_top(text: str, separator: str) -> list[str]:
+    """``text`` split at ``separator`` outside brackets and strings, each part stripped."""
+    parts, depth, start, quote = [], 0, 0, ""
+    for i, ch in enumerate(text):
+        if quote:
+            if ch == quote and text[i - 1] != "\\":
+                quote = ""
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "[(":
             depth += 1
         elif ch in "])":
             depth -= 1
-        elif ch == "|" and depth == 0:
-            parts.append(kind[start:i].strip())
+        elif ch == separator and depth == 0:
+            parts.append(text[start:i].strip())
             start = i + 1
-    parts.append(kind[start:].strip())
+    parts.append(text[start:].strip())
     return parts
+
+
+def split_union(kind: str) -> list[str]:
+    """The members of a top-level ``A | B`` (brackets and strings respected)."""
+    return split_top(kind, "|")
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -709,6 +739,14 @@ def signature(name: str, params: list[tuple[str, str, bool]], returns: str, inde
     return [f"{indent}{prefix} {name}(", *[f"{indent}    {p}," for p in parts], f"{indent}) -> {returns}:"]
 
 
+def dict_lines(prefix: str, members: list[str], indent: str) -> list[str]:
+    """``prefix`` + a dict display of ``members``, one member a line when one line would be too long."""
+    line = prefix + "{" + ", ".join(members) + "}"
+    if len(line) <= 120 or not members:
+        return [line]
+    return [prefix + "{"] + [f"{indent}    {member}," for member in members] + [f"{indent}}}"]
+
+
 def call_body(method: Method, bound: Param | None, args: list[tuple[Param, str]], result: str, indent: str,
               is_async: bool, call: str, make: str | None) -> list[str]:
     """The body: build params (only what was given), call, and return the result (or a handle on it)."""
@@ -723,15 +761,14 @@ def call_body(method: Method, bound: Param | None, args: list[tuple[Param, str]]
     elif not optional:
         params = "{" + ", ".join(members) + "}"
     else:
-        start = "{" + ", ".join(members) + "}"
-        lines.append(f"{indent}params: dict[str, Any] = {start}")
+        lines += dict_lines(f"{indent}params: dict[str, Any] = ", members, indent)
         for p, v in optional:
             lines.append(f"{indent}if {p.py} is not None:")
             lines.append(f'{indent}    params["{p.wire}"] = {v.format(p.py)}')
         params = "params" if members else "params or None"  # nothing given: a request without params
     call_line = f'{indent}result: {result} = {await_}{call}("{method.wire}", {params})'
     if len(call_line) > 120 and params.startswith("{"):
-        lines.append(f"{indent}params: dict[str, Any] = {params}")
+        lines += dict_lines(f"{indent}params: dict[str, Any] = ", members, indent)
         call_line = f'{indent}result: {result} = {await_}{call}("{method.wire}", params)'
     lines.append(call_line)
     lines.append(f"{indent}return {make.format('result') if make else 'result'}")
@@ -765,7 +802,7 @@ class PythonGenerator:
                 out += self.typed_dict(d, emitted)
             else:
                 assert d.expression is not None
-                out.append(f"{d.name}: TypeAlias = {self.runtime(d.expression, emitted)}")
+                out += py_type_lines(f"{d.name}: TypeAlias = ", self.runtime(d.expression, emitted), "", "")
                 if d.description:
                     out += py_docstring([d.description], "")
             emitted.add(d.name)
@@ -799,11 +836,13 @@ class PythonGenerator:
             out = [f"class {d.name}(TypedDict):"]
             out += py_docstring(doc_parts, "    ")
             out.append("")
-            out += [f"    {key}: {annotation(kind, required)}" for key, kind, required, _ in d.fields]
+            for key, kind, required, _ in d.fields:
+                out += py_type_lines(f"    {key}: ", annotation(kind, required), "", "    ")
             return out
         # A key Python cannot spell as an attribute (`class`, `from`): the functional form.
         out = [f'{d.name} = TypedDict("{d.name}", {{']
-        out += [f'    "{key}": {annotation(kind, required)},' for key, kind, required, _ in d.fields]
+        for key, kind, required, _ in d.fields:
+            out += py_type_lines(f'    "{key}": ', annotation(kind, required), ",", "    ")
         out.append("})")
         out += py_docstring(doc_parts, "")
         return out
@@ -1169,7 +1208,14 @@ class TypeScriptTypes:
             lines += self.members(schema, name, "  ")
             lines.append("}")
         else:
-            lines = js_doc([text], "") + [f"export type {name} = {self.type_of(schema, name, top=True)};"]
+            kind = self.type_of(schema, name, top=True)
+            line = f"export type {name} = {kind};"
+            if len(line) > 120 and len(split_union(kind)) > 1:  # one member a line
+                lines = js_doc([text], "") + [f"export type {name} ="] + [
+                    f"  | {part}" for part in split_union(kind)]
+                lines[-1] += ";"
+            else:
+                lines = js_doc([text], "") + [line]
         self.defs[name] = lines
 
     def members(self, schema: dict[str, Any], hint: str, indent: str) -> list[str]:
@@ -1179,7 +1225,14 @@ class TypeScriptTypes:
         for key, prop in schema.get("properties", {}).items():
             lines += js_doc([description_of(self.doc, prop)], indent)
             name = key if re.fullmatch(r"[A-Za-z_$][A-Za-z0-9_$]*", key) else json.dumps(key)
-            lines.append(f"{indent}{name}{'' if key in required else '?'}: {self.type_of(prop, hint + pascal(key))};")
+            kind = self.type_of(prop, hint + pascal(key))
+            line = f"{indent}{name}{'' if key in required else '?'}: {kind};"
+            if len(line) > 120 and len(split_union(kind)) > 1:  # one member of the union a line
+                lines.append(line[: line.index(": ") + 1])
+                lines += [f"{indent}  | {part}" for part in split_union(kind)]
+                lines[-1] += ";"
+            else:
+                lines.append(line)
         if schema.get("additionalProperties") is True:
             lines.append(f"{indent}[member: string]: unknown;")
         return lines
@@ -1282,7 +1335,8 @@ def render_typescript(doc: Document) -> str:
         "// TypeScript declarations for greenroom.js, the host's JavaScript client (served at /greenroom.js; these",
         "// at /greenroom.d.ts). `call` is typed by method name: an editor completes the names, the params and the",
         "// result, and `on` gives each topic's event payload its type. In a plain JavaScript page, point the",
-        "// editor at this file (a jsconfig.json, or `/// <reference path=\"greenroom.d.ts\" />`; clients/js/README.md).",
+        "// editor at this file: a jsconfig.json mapping \"/greenroom.js\" to it, or the file beside a copy of the",
+        "// module (clients/js/README.md).",
         "",
         rule,
         "// The wire's types: components.schemas, then inline objects named after where they are.",
@@ -1445,9 +1499,16 @@ export const STATES: readonly AppearanceState[];
 /** The calls a parent makes on a child, as the host names them in `unbalancedAppearanceTransition`. */
 export const CALLS: readonly ["beginAppearance(true)", "beginAppearance(false)", "endAppearance"];
 /** docs/lifecycle.md's table, one cell a row: from `state`, `call` leads to `next` and runs `hook`. */
-export const APPEARANCE_TABLE: readonly { readonly state: AppearanceState; readonly call: string; readonly next: AppearanceState; readonly hook: string }[];
+export const APPEARANCE_TABLE: readonly {
+  readonly state: AppearanceState;
+  readonly call: string;
+  readonly next: AppearanceState;
+  readonly hook: string;
+}[];
 /** Hook -> the article's short name (`viewWillAppear` -> `willAppear`). */
-export const SHORT_NAMES: Readonly<Record<"viewWillAppear" | "viewDidAppear" | "viewWillDisappear" | "viewDidDisappear", string>>;
+export const SHORT_NAMES: Readonly<
+  Record<"viewWillAppear" | "viewDidAppear" | "viewWillDisappear" | "viewDidDisappear", string>
+>;
 /** `viewWillAppear` -> `willAppear` (the four appearance hooks); any other name is returned as is. */
 export function shortName(hook: string): string;
 /** `willAppear` -> `viewWillAppear`; any other name is returned as is. */
@@ -1506,7 +1567,9 @@ export interface CallSelection {
 /** The lifecycle events as lines `"c-3 viewWillAppear"` (`"c-3 willAppear"` with `short`). */
 export function calls(events: Iterable<LifecycleEventLike>, options?: CallSelection & { short?: boolean }): string[];
 /** The appearance hooks of page-session children as the article writes them: `"willAppear 0"`. */
-export function pageCalls(events: Iterable<LifecycleEventLike>, session?: string | null, options?: { short?: boolean }): string[];
+export function pageCalls(
+  events: Iterable<LifecycleEventLike>, session?: string | null, options?: { short?: boolean },
+): string[];
 /** Asserts that the lifecycle calls among `events` are exactly `expected`, in order; returns the lines compared. */
 export function assertCalls(
   events: Iterable<LifecycleEventLike>,
@@ -1517,17 +1580,32 @@ export function assertCalls(
 /** The finger goes down at `offsets[0]` and moves through the others (`page.didScroll` each). */
 export function dragPages(client: Caller, session: PageSessionId, offsets: number[]): Promise<any>;
 /** The finger lifts and the view comes to rest at `rest`. */
-export function releasePages(client: Caller, session: PageSessionId, rest: number, options?: { velocity?: number; decelerate?: boolean }): Promise<any>;
+export function releasePages(
+  client: Caller, session: PageSessionId, rest: number, options?: { velocity?: number; decelerate?: boolean },
+): Promise<any>;
 /** A whole swipe by offsets. */
-export function swipePages(client: Caller, session: PageSessionId, offsets: number[], rest: number, options?: { velocity?: number; decelerate?: boolean; target?: number | null }): Promise<any>;
+export function swipePages(
+  client: Caller, session: PageSessionId, offsets: number[], rest: number,
+  options?: { velocity?: number; decelerate?: boolean; target?: number | null },
+): Promise<any>;
 /** A swipe from page `fromPage` toward page `toPage` of a session whose pages are `width` wide. */
-export function swipePage(client: Caller, session: PageSessionId, fromPage: number, toPage: number, options: { width: number; cancelled?: boolean; steps?: number; decelerate?: boolean; velocity?: number | null }): Promise<any>;
+export function swipePage(
+  client: Caller, session: PageSessionId, fromPage: number, toPage: number,
+  options: { width: number; cancelled?: boolean; steps?: number; decelerate?: boolean; velocity?: number | null },
+): Promise<any>;
 /** Asserts docs/pages.md's rule at rest (`page.info`); resolves with the info. */
-export function assertPageAtRest(client: Caller, session: PageSessionId, index?: number | null): Promise<Result<"page.info">>;
+export function assertPageAtRest(
+  client: Caller, session: PageSessionId, index?: number | null,
+): Promise<Result<"page.info">>;
 /** A drag of a range session along `path`, with an optional fling; resolves with `{target, reply}`. */
-export function rangeDrag(client: Caller, session: RangeSessionId, path: number[], options?: { fling?: number | null; target?: number | null; flingFrames?: number; frameMs?: number | null }): Promise<{ target: number | null; reply: any }>;
+export function rangeDrag(
+  client: Caller, session: RangeSessionId, path: number[],
+  options?: { fling?: number | null; target?: number | null; flingFrames?: number; frameMs?: number | null },
+): Promise<{ target: number | null; reply: any }>;
 /** An interactive pop: begin, update with each progress, then finish or cancel. */
-export function interactivePop(client: Caller, stack: StackId, progresses: number[], options: { finish: boolean; duration?: number | null }): Promise<any>;
+export function interactivePop(
+  client: Caller, stack: StackId, progresses: number[], options: { finish: boolean; duration?: number | null },
+): Promise<any>;
 """
 
 

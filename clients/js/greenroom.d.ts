@@ -4,7 +4,8 @@
 // TypeScript declarations for greenroom.js, the host's JavaScript client (served at /greenroom.js; these
 // at /greenroom.d.ts). `call` is typed by method name: an editor completes the names, the params and the
 // result, and `on` gives each topic's event payload its type. In a plain JavaScript page, point the
-// editor at this file (a jsconfig.json, or `/// <reference path="greenroom.d.ts" />`; clients/js/README.md).
+// editor at this file: a jsconfig.json mapping "/greenroom.js" to it, or the file beside a copy of the
+// module (clients/js/README.md).
 
 // -----------------------------------------------------------------------------------------------------------
 // The wire's types: components.schemas, then inline objects named after where they are.
@@ -572,7 +573,21 @@ export interface EventBase {
 }
 
 /** A container hook, in UIKit's names. */
-export type LifecycleHook = "init" | "loadView" | "viewDidLoad" | "viewWillAppear" | "viewDidAppear" | "viewWillDisappear" | "viewDidDisappear" | "viewWillLayoutSubviews" | "viewDidLayoutSubviews" | "configure" | "didReceiveMemoryWarning" | "willMoveToParent" | "didMoveToParent" | "deinit";
+export type LifecycleHook =
+  | "init"
+  | "loadView"
+  | "viewDidLoad"
+  | "viewWillAppear"
+  | "viewDidAppear"
+  | "viewWillDisappear"
+  | "viewDidDisappear"
+  | "viewWillLayoutSubviews"
+  | "viewDidLayoutSubviews"
+  | "configure"
+  | "didReceiveMemoryWarning"
+  | "willMoveToParent"
+  | "didMoveToParent"
+  | "deinit";
 
 /**
  * One container hook that ran (docs/lifecycle.md), or a refused appearance call. Appearance hooks carry
@@ -595,7 +610,22 @@ export interface LifecycleEvent {
    * The hook that ran, or `unbalancedAppearanceTransition` for an appearance call the state machine refused
    * (no hook ran; counted in `host.stats` `unbalancedTransitions`).
    */
-  event: "init" | "loadView" | "viewDidLoad" | "viewWillAppear" | "viewDidAppear" | "viewWillDisappear" | "viewDidDisappear" | "viewWillLayoutSubviews" | "viewDidLayoutSubviews" | "configure" | "didReceiveMemoryWarning" | "willMoveToParent" | "didMoveToParent" | "deinit" | "unbalancedAppearanceTransition";
+  event:
+    | "init"
+    | "loadView"
+    | "viewDidLoad"
+    | "viewWillAppear"
+    | "viewDidAppear"
+    | "viewWillDisappear"
+    | "viewDidDisappear"
+    | "viewWillLayoutSubviews"
+    | "viewDidLayoutSubviews"
+    | "configure"
+    | "didReceiveMemoryWarning"
+    | "willMoveToParent"
+    | "didMoveToParent"
+    | "deinit"
+    | "unbalancedAppearanceTransition";
   /**
    * True for containers in a green room (warming, idle, leaving it, purged), so that exposure analytics can
    * ignore them.
@@ -827,7 +857,14 @@ export interface MemoryWarningEvent {
 }
 
 /** A host-wide event, told apart by `kind`. */
-export type HostEvent = ConnectionOpenedEvent | ConnectionClosedEvent | MemoryWarningEvent | ResetEvent | PluginCrashedEvent | PluginRestartedEvent | PluginFailedEvent;
+export type HostEvent =
+  | ConnectionOpenedEvent
+  | ConnectionClosedEvent
+  | MemoryWarningEvent
+  | ResetEvent
+  | PluginCrashedEvent
+  | PluginRestartedEvent
+  | PluginFailedEvent;
 
 /**
  * A container class: built in (`Container`, whose hooks do nothing; `PageViewController`, the class of a page
@@ -3442,9 +3479,16 @@ export const STATES: readonly AppearanceState[];
 /** The calls a parent makes on a child, as the host names them in `unbalancedAppearanceTransition`. */
 export const CALLS: readonly ["beginAppearance(true)", "beginAppearance(false)", "endAppearance"];
 /** docs/lifecycle.md's table, one cell a row: from `state`, `call` leads to `next` and runs `hook`. */
-export const APPEARANCE_TABLE: readonly { readonly state: AppearanceState; readonly call: string; readonly next: AppearanceState; readonly hook: string }[];
+export const APPEARANCE_TABLE: readonly {
+  readonly state: AppearanceState;
+  readonly call: string;
+  readonly next: AppearanceState;
+  readonly hook: string;
+}[];
 /** Hook -> the article's short name (`viewWillAppear` -> `willAppear`). */
-export const SHORT_NAMES: Readonly<Record<"viewWillAppear" | "viewDidAppear" | "viewWillDisappear" | "viewDidDisappear", string>>;
+export const SHORT_NAMES: Readonly<
+  Record<"viewWillAppear" | "viewDidAppear" | "viewWillDisappear" | "viewDidDisappear", string>
+>;
 /** `viewWillAppear` -> `willAppear` (the four appearance hooks); any other name is returned as is. */
 export function shortName(hook: string): string;
 /** `willAppear` -> `viewWillAppear`; any other name is returned as is. */
@@ -3503,7 +3547,9 @@ export interface CallSelection {
 /** The lifecycle events as lines `"c-3 viewWillAppear"` (`"c-3 willAppear"` with `short`). */
 export function calls(events: Iterable<LifecycleEventLike>, options?: CallSelection & { short?: boolean }): string[];
 /** The appearance hooks of page-session children as the article writes them: `"willAppear 0"`. */
-export function pageCalls(events: Iterable<LifecycleEventLike>, session?: string | null, options?: { short?: boolean }): string[];
+export function pageCalls(
+  events: Iterable<LifecycleEventLike>, session?: string | null, options?: { short?: boolean },
+): string[];
 /** Asserts that the lifecycle calls among `events` are exactly `expected`, in order; returns the lines compared. */
 export function assertCalls(
   events: Iterable<LifecycleEventLike>,
@@ -3514,14 +3560,29 @@ export function assertCalls(
 /** The finger goes down at `offsets[0]` and moves through the others (`page.didScroll` each). */
 export function dragPages(client: Caller, session: PageSessionId, offsets: number[]): Promise<any>;
 /** The finger lifts and the view comes to rest at `rest`. */
-export function releasePages(client: Caller, session: PageSessionId, rest: number, options?: { velocity?: number; decelerate?: boolean }): Promise<any>;
+export function releasePages(
+  client: Caller, session: PageSessionId, rest: number, options?: { velocity?: number; decelerate?: boolean },
+): Promise<any>;
 /** A whole swipe by offsets. */
-export function swipePages(client: Caller, session: PageSessionId, offsets: number[], rest: number, options?: { velocity?: number; decelerate?: boolean; target?: number | null }): Promise<any>;
+export function swipePages(
+  client: Caller, session: PageSessionId, offsets: number[], rest: number,
+  options?: { velocity?: number; decelerate?: boolean; target?: number | null },
+): Promise<any>;
 /** A swipe from page `fromPage` toward page `toPage` of a session whose pages are `width` wide. */
-export function swipePage(client: Caller, session: PageSessionId, fromPage: number, toPage: number, options: { width: number; cancelled?: boolean; steps?: number; decelerate?: boolean; velocity?: number | null }): Promise<any>;
+export function swipePage(
+  client: Caller, session: PageSessionId, fromPage: number, toPage: number,
+  options: { width: number; cancelled?: boolean; steps?: number; decelerate?: boolean; velocity?: number | null },
+): Promise<any>;
 /** Asserts docs/pages.md's rule at rest (`page.info`); resolves with the info. */
-export function assertPageAtRest(client: Caller, session: PageSessionId, index?: number | null): Promise<Result<"page.info">>;
+export function assertPageAtRest(
+  client: Caller, session: PageSessionId, index?: number | null,
+): Promise<Result<"page.info">>;
 /** A drag of a range session along `path`, with an optional fling; resolves with `{target, reply}`. */
-export function rangeDrag(client: Caller, session: RangeSessionId, path: number[], options?: { fling?: number | null; target?: number | null; flingFrames?: number; frameMs?: number | null }): Promise<{ target: number | null; reply: any }>;
+export function rangeDrag(
+  client: Caller, session: RangeSessionId, path: number[],
+  options?: { fling?: number | null; target?: number | null; flingFrames?: number; frameMs?: number | null },
+): Promise<{ target: number | null; reply: any }>;
 /** An interactive pop: begin, update with each progress, then finish or cancel. */
-export function interactivePop(client: Caller, stack: StackId, progresses: number[], options: { finish: boolean; duration?: number | null }): Promise<any>;
+export function interactivePop(
+  client: Caller, stack: StackId, progresses: number[], options: { finish: boolean; duration?: number | null },
+): Promise<any>;

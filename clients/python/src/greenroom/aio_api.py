@@ -296,7 +296,10 @@ class AsyncStack(StackHandle):
 
         Wire: ``stack.push``.
         """
-        params: dict[str, Any] = {"stack": self.id, "container": container if isinstance(container, str) else container.id}
+        params: dict[str, Any] = {
+            "stack": self.id,
+            "container": container if isinstance(container, str) else container.id,
+        }
         if animated is not None:
             params["animated"] = animated
         if duration is not None:
@@ -407,7 +410,10 @@ class AsyncStack(StackHandle):
 
         Wire: ``stack.setContainers``.
         """
-        params: dict[str, Any] = {"stack": self.id, "containers": [x if isinstance(x, str) else x.id for x in containers]}
+        params: dict[str, Any] = {
+            "stack": self.id,
+            "containers": [x if isinstance(x, str) else x.id for x in containers],
+        }
         if animated is not None:
             params["animated"] = animated
         if duration is not None:
@@ -1683,7 +1689,10 @@ class AsyncContainerMethods:
 
         Wire: ``container.beginAppearanceTransition``.
         """
-        params: dict[str, Any] = {"container": container if isinstance(container, str) else container.id, "appearing": appearing}
+        params: dict[str, Any] = {
+            "container": container if isinstance(container, str) else container.id,
+            "appearing": appearing,
+        }
         if animated is not None:
             params["animated"] = animated
         result: ContainerInfo = await self._client.call("container.beginAppearanceTransition", params)
@@ -1798,7 +1807,10 @@ class AsyncStackMethods:
 
         Wire: ``stack.push``.
         """
-        params: dict[str, Any] = {"stack": stack if isinstance(stack, str) else stack.id, "container": container if isinstance(container, str) else container.id}
+        params: dict[str, Any] = {
+            "stack": stack if isinstance(stack, str) else stack.id,
+            "container": container if isinstance(container, str) else container.id,
+        }
         if animated is not None:
             params["animated"] = animated
         if duration is not None:
@@ -1920,7 +1932,10 @@ class AsyncStackMethods:
 
         Wire: ``stack.setContainers``.
         """
-        params: dict[str, Any] = {"stack": stack if isinstance(stack, str) else stack.id, "containers": [x if isinstance(x, str) else x.id for x in containers]}
+        params: dict[str, Any] = {
+            "stack": stack if isinstance(stack, str) else stack.id,
+            "containers": [x if isinstance(x, str) else x.id for x in containers],
+        }
         if animated is not None:
             params["animated"] = animated
         if duration is not None:
@@ -2078,7 +2093,11 @@ class AsyncStackMethods:
 
         Wire: ``stack.resize``.
         """
-        params: dict[str, Any] = {"stack": stack if isinstance(stack, str) else stack.id, "width": width, "height": height}
+        params: dict[str, Any] = {
+            "stack": stack if isinstance(stack, str) else stack.id,
+            "width": width,
+            "height": height,
+        }
         result: StackInfo = await self._client.call("stack.resize", params)
         return result
 
@@ -2476,7 +2495,11 @@ class AsyncPageMethods:
 
         Wire: ``page.willEndDragging``.
         """
-        params: dict[str, Any] = {"session": session if isinstance(session, str) else session.id, "offset": offset, "velocity": velocity}
+        params: dict[str, Any] = {
+            "session": session if isinstance(session, str) else session.id,
+            "offset": offset,
+            "velocity": velocity,
+        }
         if target_offset is not None:
             params["targetOffset"] = target_offset
         result: PageStreamState = await self._client.call("page.willEndDragging", params)
@@ -2509,7 +2532,11 @@ class AsyncPageMethods:
 
         Wire: ``page.didEndDragging``.
         """
-        params: dict[str, Any] = {"session": session if isinstance(session, str) else session.id, "offset": offset, "willDecelerate": will_decelerate}
+        params: dict[str, Any] = {
+            "session": session if isinstance(session, str) else session.id,
+            "offset": offset,
+            "willDecelerate": will_decelerate,
+        }
         result: PageStreamState = await self._client.call("page.didEndDragging", params)
         return result
 
@@ -2962,7 +2989,11 @@ class AsyncRangeMethods:
 
         Wire: ``range.insertItems``.
         """
-        params: dict[str, Any] = {"session": session if isinstance(session, str) else session.id, "at": at, "lengths": lengths}
+        params: dict[str, Any] = {
+            "session": session if isinstance(session, str) else session.id,
+            "at": at,
+            "lengths": lengths,
+        }
         result: RangeInfo = await self._client.call("range.insertItems", params)
         return result
 

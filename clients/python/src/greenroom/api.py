@@ -833,7 +833,22 @@ class EventBase(TypedDict):
     t: EventTime
 
 
-LifecycleHook: TypeAlias = Literal["init", "loadView", "viewDidLoad", "viewWillAppear", "viewDidAppear", "viewWillDisappear", "viewDidDisappear", "viewWillLayoutSubviews", "viewDidLayoutSubviews", "configure", "didReceiveMemoryWarning", "willMoveToParent", "didMoveToParent", "deinit"]
+LifecycleHook: TypeAlias = Literal[
+    "init",
+    "loadView",
+    "viewDidLoad",
+    "viewWillAppear",
+    "viewDidAppear",
+    "viewWillDisappear",
+    "viewDidDisappear",
+    "viewWillLayoutSubviews",
+    "viewDidLayoutSubviews",
+    "configure",
+    "didReceiveMemoryWarning",
+    "willMoveToParent",
+    "didMoveToParent",
+    "deinit",
+]
 """A container hook, in UIKit's names."""
 
 
@@ -875,7 +890,23 @@ LifecycleEvent = TypedDict("LifecycleEvent", {
     "t": EventTime,
     "container": ContainerId,
     "class": ClassName,
-    "event": Literal["init", "loadView", "viewDidLoad", "viewWillAppear", "viewDidAppear", "viewWillDisappear", "viewDidDisappear", "viewWillLayoutSubviews", "viewDidLayoutSubviews", "configure", "didReceiveMemoryWarning", "willMoveToParent", "didMoveToParent", "deinit", "unbalancedAppearanceTransition"],
+    "event": Literal[
+        "init",
+        "loadView",
+        "viewDidLoad",
+        "viewWillAppear",
+        "viewDidAppear",
+        "viewWillDisappear",
+        "viewDidDisappear",
+        "viewWillLayoutSubviews",
+        "viewDidLayoutSubviews",
+        "configure",
+        "didReceiveMemoryWarning",
+        "willMoveToParent",
+        "didMoveToParent",
+        "deinit",
+        "unbalancedAppearanceTransition",
+    ],
     "offscreen": bool,
     "animated": NotRequired[bool],
     "size": NotRequired[Size],
@@ -1224,7 +1255,15 @@ class ResetEvent(TypedDict):
     connection: str
 
 
-HostEvent: TypeAlias = ConnectionOpenedEvent | ConnectionClosedEvent | MemoryWarningEvent | ResetEvent | PluginCrashedEvent | PluginRestartedEvent | PluginFailedEvent
+HostEvent: TypeAlias = (
+    ConnectionOpenedEvent
+    | ConnectionClosedEvent
+    | MemoryWarningEvent
+    | ResetEvent
+    | PluginCrashedEvent
+    | PluginRestartedEvent
+    | PluginFailedEvent
+)
 """A host-wide event, told apart by `kind`."""
 
 
@@ -2583,7 +2622,10 @@ class Stack(StackHandle):
 
         Wire: ``stack.push``.
         """
-        params: dict[str, Any] = {"stack": self.id, "container": container if isinstance(container, str) else container.id}
+        params: dict[str, Any] = {
+            "stack": self.id,
+            "container": container if isinstance(container, str) else container.id,
+        }
         if animated is not None:
             params["animated"] = animated
         if duration is not None:
@@ -2689,7 +2731,10 @@ class Stack(StackHandle):
 
         Wire: ``stack.setContainers``.
         """
-        params: dict[str, Any] = {"stack": self.id, "containers": [x if isinstance(x, str) else x.id for x in containers]}
+        params: dict[str, Any] = {
+            "stack": self.id,
+            "containers": [x if isinstance(x, str) else x.id for x in containers],
+        }
         if animated is not None:
             params["animated"] = animated
         if duration is not None:
@@ -3947,7 +3992,10 @@ class ContainerMethods:
 
         Wire: ``container.beginAppearanceTransition``.
         """
-        params: dict[str, Any] = {"container": container if isinstance(container, str) else container.id, "appearing": appearing}
+        params: dict[str, Any] = {
+            "container": container if isinstance(container, str) else container.id,
+            "appearing": appearing,
+        }
         if animated is not None:
             params["animated"] = animated
         result: ContainerInfo = self._client.call("container.beginAppearanceTransition", params)
@@ -4062,7 +4110,10 @@ class StackMethods:
 
         Wire: ``stack.push``.
         """
-        params: dict[str, Any] = {"stack": stack if isinstance(stack, str) else stack.id, "container": container if isinstance(container, str) else container.id}
+        params: dict[str, Any] = {
+            "stack": stack if isinstance(stack, str) else stack.id,
+            "container": container if isinstance(container, str) else container.id,
+        }
         if animated is not None:
             params["animated"] = animated
         if duration is not None:
@@ -4184,7 +4235,10 @@ class StackMethods:
 
         Wire: ``stack.setContainers``.
         """
-        params: dict[str, Any] = {"stack": stack if isinstance(stack, str) else stack.id, "containers": [x if isinstance(x, str) else x.id for x in containers]}
+        params: dict[str, Any] = {
+            "stack": stack if isinstance(stack, str) else stack.id,
+            "containers": [x if isinstance(x, str) else x.id for x in containers],
+        }
         if animated is not None:
             params["animated"] = animated
         if duration is not None:
@@ -4338,7 +4392,11 @@ class StackMethods:
 
         Wire: ``stack.resize``.
         """
-        params: dict[str, Any] = {"stack": stack if isinstance(stack, str) else stack.id, "width": width, "height": height}
+        params: dict[str, Any] = {
+            "stack": stack if isinstance(stack, str) else stack.id,
+            "width": width,
+            "height": height,
+        }
         result: StackInfo = self._client.call("stack.resize", params)
         return result
 
@@ -4729,7 +4787,11 @@ class PageMethods:
 
         Wire: ``page.willEndDragging``.
         """
-        params: dict[str, Any] = {"session": session if isinstance(session, str) else session.id, "offset": offset, "velocity": velocity}
+        params: dict[str, Any] = {
+            "session": session if isinstance(session, str) else session.id,
+            "offset": offset,
+            "velocity": velocity,
+        }
         if target_offset is not None:
             params["targetOffset"] = target_offset
         result: PageStreamState = self._client.call("page.willEndDragging", params)
@@ -4762,7 +4824,11 @@ class PageMethods:
 
         Wire: ``page.didEndDragging``.
         """
-        params: dict[str, Any] = {"session": session if isinstance(session, str) else session.id, "offset": offset, "willDecelerate": will_decelerate}
+        params: dict[str, Any] = {
+            "session": session if isinstance(session, str) else session.id,
+            "offset": offset,
+            "willDecelerate": will_decelerate,
+        }
         result: PageStreamState = self._client.call("page.didEndDragging", params)
         return result
 
@@ -5211,7 +5277,11 @@ class RangeMethods:
 
         Wire: ``range.insertItems``.
         """
-        params: dict[str, Any] = {"session": session if isinstance(session, str) else session.id, "at": at, "lengths": lengths}
+        params: dict[str, Any] = {
+            "session": session if isinstance(session, str) else session.id,
+            "at": at,
+            "lengths": lengths,
+        }
         result: RangeInfo = self._client.call("range.insertItems", params)
         return result
 
