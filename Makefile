@@ -11,7 +11,7 @@ DESTDIR ?=
 # second, optimised build).
 CONFIG ?= release
 
-.PHONY: schema deps deps-test build release run test test-swift test-python test-js screenshots bench bench-browser install install-files test-fuzz fuzz clean
+.PHONY: schema deps deps-test build release run test test-swift test-python test-js screenshots bench bench-browser install install-files test-fuzz fuzz clean generate-clients
 
 deps:
 	@sh scripts/install-deps.sh build
@@ -42,6 +42,12 @@ test-swift:
 test-js:
 	node --test tests/js/
 
+# The typed clients (clients/python/src/greenroom/api.py, aio_api.py; clients/js/greenroom.d.ts) from
+# rpc-schema/openrpc.json. Reads only that file; plain python3, no virtual environment, no build.
+# clients/python/tests/test_generated_api.py fails when they are stale.
+generate-clients:
+	python3 scripts/generate_clients.py
+
 # The virtual environment's bin/ comes first on PATH, so that scripts the tests start find its python.
 test-python:
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" GREENROOM_BIN=$(CURDIR)/$(BIN) $(VENV)/bin/python -m pytest -q
@@ -58,6 +64,7 @@ fuzz: deps-test
 # rpc-schema/openrpc.json from the debug binary, which a test compares with the file.
 schema: build
 	$(BIN) schema > rpc-schema/openrpc.json
+	$(MAKE) generate-clients
 
 bench: release
 	.build/release/greenroom bench $(ARGS)

@@ -58,7 +58,7 @@ let package = Package(
         .target(
             name: "GreenroomWeb",
             dependencies: ["GreenroomRPC", "GreenroomJSON", "CWslay", "CNettle"],
-            resources: [.embedInCode("Static/index.html"), .embedInCode("Static/greenroom.js"), .embedInCode("Static/web/demo_article.js"), .embedInCode("Static/web/demo_backend.js"), .embedInCode("Static/web/demo_classes.js"), .embedInCode("Static/web/demo_demo.css"), .embedInCode("Static/web/demo_feed.js"), .embedInCode("Static/web/demo_index.html"), .embedInCode("Static/web/demo_main.js"), .embedInCode("Static/web/demo_pager.js"), .embedInCode("Static/web/inspect_index.html"), .embedInCode("Static/web/inspect_inspect.css"), .embedInCode("Static/web/inspect_main.js"), .embedInCode("Static/web/inspect_model.js"), .embedInCode("Static/web/inspect_view.js")],
+            resources: [.embedInCode("Static/index.html"), .embedInCode("Static/greenroom.js"), .embedInCode("Static/greenroom.d.ts"), .embedInCode("Static/web/demo_article.js"), .embedInCode("Static/web/demo_backend.js"), .embedInCode("Static/web/demo_classes.js"), .embedInCode("Static/web/demo_demo.css"), .embedInCode("Static/web/demo_feed.js"), .embedInCode("Static/web/demo_index.html"), .embedInCode("Static/web/demo_main.js"), .embedInCode("Static/web/demo_pager.js"), .embedInCode("Static/web/inspect_index.html"), .embedInCode("Static/web/inspect_inspect.css"), .embedInCode("Static/web/inspect_main.js"), .embedInCode("Static/web/inspect_model.js"), .embedInCode("Static/web/inspect_view.js")],
             swiftSettings: optimised),
         .target(
             name: "GreenroomUV",

@@ -30,8 +30,9 @@ apt_install() {
 apt_install libuv1-dev libjansson-dev libwslay-dev nettle-dev pkg-config
 [ "$what" = build ] && exit 0
 
-# nodejs runs the web pages' logic tests (node --test tests/js); chromium the browser tests.
-apt_install socat jq python3-venv shellcheck nodejs chromium
+# nodejs runs the web pages' logic tests (node --test tests/js); node-typescript's tsc type-checks
+# clients/js/greenroom.d.ts there (tests/js/greenroom_dts.test.mjs); chromium runs the browser tests.
+apt_install socat jq python3-venv shellcheck nodejs node-typescript chromium
 VENV=${VENV:-.venv}
 PY=${PYTHON:-python3}
 stamp="$VENV/.greenroom-deps"

@@ -15,12 +15,15 @@ public struct StaticFiles: Sendable {
 
     public init(files: [String: File]) { self.files = files }
 
-    /// `/` (the start page) and `/greenroom.js` from this module, `/openrpc.json` as given (the host
+    /// `/` (the start page), `/greenroom.js` and `/greenroom.d.ts` from this module, `/openrpc.json` as given (the host
     /// embeds the schema; this module does not depend on it).
     public static func standard(openRPC: [UInt8]) -> StaticFiles {
         StaticFiles(files: [
             "/": File(contentType: "text/html; charset=utf-8", bytes: PackageResources.index_html),
             "/greenroom.js": File(contentType: "text/javascript; charset=utf-8", bytes: PackageResources.greenroom_js),
+            // Its TypeScript declarations, generated from the OpenRPC document: an editor completes method
+            // names, params and event payloads.
+            "/greenroom.d.ts": File(contentType: "application/typescript; charset=utf-8", bytes: PackageResources.greenroom_d_ts),
             "/openrpc.json": File(contentType: "application/json", bytes: openRPC),
             // examples/web: the demo and the inspector (plain modules on /greenroom.js).
             "/demo/article.js": File(contentType: "text/javascript; charset=utf-8", bytes: PackageResources.demo_article_js),

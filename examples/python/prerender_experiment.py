@@ -33,6 +33,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -42,6 +43,7 @@ except ImportError:  # not installed: use the client from this repository
     sys.path.insert(0, str(REPO / "clients" / "python" / "src"))
 
 from greenroom import Client, GreenroomError
+from greenroom.api import LifecycleEvent, LifecycleHook, ScriptedHook, Stack
 from greenroom.testing import HostProcess
 
 
@@ -74,33 +76,37 @@ def find_binary(explicit: str | None) -> str:
 
 
 class Experiment:
+    """The two runs on one connection, through the client's typed API (greenroom.api: `client.pool.configure(...)`
+    rather than `client.call("pool.configure", {...})`, so that mypy --strict checks every name and param)."""
+
     def __init__(self, client: Client, args: argparse.Namespace):
         self.client = client
         self.args = args
         prefix = f"Exp{os.getpid()}t{int(time.time() * 1000) % 100000000}"
         self.cold_class, self.warm_class = f"{prefix}Cold", f"{prefix}Prerendered"
         self.configured: dict[str, float] = {}  # container -> when its configure event arrived
-        self.automatic = client.call("tasks.status")["automatic"]
-        self.stack = ""
+        self.automatic = client.tasks.status()["automatic"]
+        self.stack: Stack | None = None
 
-    def on_lifecycle(self, event: dict) -> None:
+    def on_lifecycle(self, event: LifecycleEvent) -> None:
         # Runs as the event is read (while the client waits for showRendered's reply): the moment
         # "navigation start" reaches the user.
-        if event.get("event") == "configure":
+        if event["event"] == "configure":
             self.configured[event["container"]] = time.perf_counter()
 
     def set_up(self) -> None:
         c, a = self.client, self.args
-        hooks = {"viewDidLoad": {"costMs": a.load_ms},
-                 "configure": {"costMs": a.configure_ms, "output": {"navigationStart": True}}}
+        hooks: dict[LifecycleHook, ScriptedHook] = {  # a misspelt hook name is a type error
+            "viewDidLoad": {"costMs": a.load_ms},
+            "configure": {"costMs": a.configure_ms, "output": {"navigationStart": True}},
+        }
         for name in (self.cold_class, self.warm_class):
-            c.call("classes.define", {"name": name, "hooks": hooks})
-        size = {"width": a.width, "height": a.height}
-        self.stack = c.call("stack.create", size)["stack"]
-        c.call("pool.configure", {"class": self.cold_class, "depth": 0, **size})
-        c.call("pool.configure", {"class": self.warm_class, "depth": 1, "policy": "eager", **size})
+            c.classes.define(name, hooks=hooks)
+        self.stack = c.stack.create(a.width, a.height)
+        c.pool.configure(self.cold_class, depth=0, width=a.width, height=a.height)
+        c.pool.configure(self.warm_class, depth=1, policy="eager", width=a.width, height=a.height)
         c.on("lifecycle", self.on_lifecycle)
-        c.subscribe("lifecycle")
+        c.events.subscribe(["lifecycle"])
 
     def wait_idle(self, pool_class: str | None = None) -> None:
         """Until no idle task is queued (and, for `pool_class`, one container waits warm)."""
@@ -108,11 +114,11 @@ class Experiment:
         deadline = time.monotonic() + self.args.timeout
         while True:
             if not self.automatic:
-                c.call("tasks.drain")
-            tasks = c.call("tasks.status")
+                c.tasks.drain()
+            tasks = c.tasks.status()
             ready = tasks["pending"] == 0
             if ready and pool_class:
-                pool = c.call("pool.status", {"class": pool_class})["pools"][0]
+                pool = c.pool.status(class_=pool_class)["pools"][0]
                 ready = pool["idle"] >= 1 and pool["warming"] == 0
             if ready:
                 return
@@ -122,20 +128,21 @@ class Experiment:
 
     def navigate(self, cls: str) -> tuple[float, bool]:
         """One tap: showRendered with data; returns (ms to the configure event, warm)."""
-        c = self.client
+        c, stack = self.client, self.stack
+        assert stack is not None, "set_up() first"
         t0 = time.perf_counter()
-        reply = c.call("showRendered", {"class": cls, "stack": self.stack, "data": {"url": "http://m.you.163.com"}})
+        reply = c.show_rendered(cls, stack=stack, data={"url": "http://m.you.163.com"})
         container = reply["container"]
         ms = (self.configured.pop(container) - t0) * 1000
         # Leave the stack as it was: pop the page and release it.
-        c.call("stack.pop", {"stack": self.stack})
-        c.call("container.release", {"container": container})
+        stack.pop()
+        c.container.release(container)
         return ms, reply["warm"]
 
     def run(self) -> dict[str, list[float]]:
         results: dict[str, list[float]] = {"cold": [], "prerendered": []}
         for _ in range(self.args.runs):
-            self.client.call("pool.purge", {"class": self.cold_class})
+            self.client.pool.purge(class_=self.cold_class)
             self.wait_idle()
             ms, warm = self.navigate(self.cold_class)
             if warm:
@@ -153,13 +160,12 @@ class Experiment:
         c = self.client
         try:
             c.off("lifecycle")
-            c.unsubscribe("lifecycle")
+            c.events.unsubscribe(["lifecycle"])
             for cls in (self.cold_class, self.warm_class):
-                c.call("pool.configure", {"class": cls, "depth": 0, "width": self.args.width,
-                                          "height": self.args.height})
-                c.call("pool.purge", {"class": cls})
-            if self.stack:
-                c.call("stack.destroy", {"stack": self.stack})
+                c.pool.configure(cls, depth=0, width=self.args.width, height=self.args.height)
+                c.pool.purge(class_=cls)
+            if self.stack is not None:
+                self.stack.destroy()
         except GreenroomError:
             pass
 
@@ -171,11 +177,11 @@ def summary(samples: list[float]) -> dict[str, float]:
             "p90": p90, "min": ordered[0], "max": ordered[-1]}
 
 
-def report(results: dict[str, list[float]], args: argparse.Namespace, where: str) -> dict:
+def report(results: dict[str, list[float]], args: argparse.Namespace, where: str) -> dict[str, Any]:
     rows = {mode: summary(samples) for mode, samples in results.items()}
     cold, warm = rows["cold"]["median"], rows["prerendered"]["median"]
     speedup = cold / warm if warm > 0 else math.inf
-    out = {"host": where, "loadMs": args.load_ms, "configureMs": args.configure_ms, "runs": args.runs,
+    out: dict[str, Any] = {"host": where, "loadMs": args.load_ms, "configureMs": args.configure_ms, "runs": args.runs,
            "rows": rows, "speedup": speedup, "samples": results}
     if args.json:
         return out

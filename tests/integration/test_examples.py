@@ -1,5 +1,5 @@
 """The examples run as a user runs them: examples/python/prerender_experiment.py (the prerendering article's
-experiment)."""
+experiment) and examples/python/typed_tour.py (the client's typed API)."""
 
 from __future__ import annotations
 
@@ -77,3 +77,20 @@ def test_prerender_experiment_without_a_binary_says_so(tmp_short):
     done = run("--runs", "1", env_bin=os.path.join(tmp_short, "missing-greenroom"), timeout=60)
     assert done.returncode != 0
     assert "no greenroom binary" in done.stderr, done.stderr
+
+
+TOUR = REPO / "examples" / "python" / "typed_tour.py"
+
+
+def test_typed_tour_runs_sync_and_asyncio_on_its_own_host(greenroom_bin):
+    env = {k: v for k, v in os.environ.items() if k != "GREENROOM_SOCKET"}
+    done = subprocess.run([sys.executable, str(TOUR)], capture_output=True, text=True, timeout=120,
+                          env={**env, "GREENROOM_BIN": greenroom_bin}, cwd=str(REPO), check=False)
+    assert done.returncode == 0, f"exit {done.returncode}\nstdout:\n{done.stdout}\nstderr:\n{done.stderr}"
+    out = done.stdout
+    # The swipe from page 0 to page 1 in UIPageViewController's order, seen through the typed handlers.
+    assert "hooks: viewWillAppear 1, viewWillDisappear 0, viewDidAppear 1, viewDidDisappear 0" in out, out
+    assert "page event: willTransition 0 -> 1" in out and "at rest on page 1" in out
+    assert "clock.advance(ms=-1): -32602 ms" in out and "clock.advance(ms=16): now 16.0" in out
+    prefetched = re.search(r"range r-\d+: (\d+) prefetch events", out)
+    assert prefetched and int(prefetched.group(1)) >= 1, out

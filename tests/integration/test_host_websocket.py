@@ -15,7 +15,7 @@ import pytest
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect as ws_connect
 
-from grhost import Closed, write_token
+from grhost import REPO, Closed, write_token
 
 UNAUTHORIZED = -32006
 
@@ -237,6 +237,10 @@ def test_static_files_and_http_errors_never_json_rpc(start_host):
     schema = http_get(host, f"GET /openrpc.json HTTP/1.1\r\nHost: {h}\r\n\r\n".encode())
     body = schema.split(b"\r\n\r\n", 1)[1]
     assert json.loads(body)["openrpc"], schema[:200]
+    assert body == (REPO / "rpc-schema" / "openrpc.json").read_bytes(), "the checked-in document, byte for byte"
+    dts = http_get(host, f"GET /greenroom.d.ts HTTP/1.1\r\nHost: {h}\r\n\r\n".encode())
+    assert b"Content-Type: application/typescript" in dts, dts[:300]
+    assert dts.split(b"\r\n\r\n", 1)[1] == (REPO / "clients" / "js" / "greenroom.d.ts").read_bytes()
     for request, status in [(b"GET /nope HTTP/1.1\r\nHost: localhost\r\n\r\n", 404),
                             (b"DELETE / HTTP/1.1\r\nHost: localhost\r\n\r\n", 405),
                             (b"GET /rpc HTTP/1.1\r\nHost: localhost\r\n\r\n", 426),
@@ -245,7 +249,7 @@ def test_static_files_and_http_errors_never_json_rpc(start_host):
         assert reply.startswith(b"HTTP/1.1 %d " % status), reply
         assert b"jsonrpc" not in reply, reply
     answers = host.stats()["connections"]["httpAnswers"]
-    assert answers == {"200": 3, "path": 1, "method": 1, "upgrade": 1, "request": 1}, answers
+    assert answers == {"200": 4, "path": 1, "method": 1, "upgrade": 1, "request": 1}, answers
 
 
 def test_http_on_the_raw_tcp_listener_gets_one_400(start_host):

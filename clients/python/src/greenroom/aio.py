@@ -22,6 +22,7 @@ import socket as socketlib
 from collections.abc import AsyncIterator, Iterable
 from typing import Any
 
+from .aio_api import AsyncMethods
 from .endpoint import (
     Call,
     Completed,
@@ -99,12 +100,15 @@ class _Signal:
             self._waiters.discard(waiter)
 
 
-class AsyncClient:
+class AsyncClient(AsyncMethods):
     """An asyncio connection to a Greenroom host.
 
     ``client = await AsyncClient.connect(...)`` or ``async with
     AsyncClient(...) as client``; the arguments are those of
-    :class:`greenroom.Client`.
+    :class:`greenroom.Client`. The typed API comes from
+    :class:`~greenroom.aio_api.AsyncMethods`: ``await client.host.ping()``,
+    ``await client.page.create(...)`` returning an
+    :class:`~greenroom.aio_api.AsyncPageSession`.
     """
 
     def __init__(
@@ -220,12 +224,13 @@ class AsyncClient:
 
     # -- events --------------------------------------------------------------
 
-    def on(self, topic: str, handler: Handler | None = None) -> Any:
-        """Call ``handler(params)`` (awaited if it is a coroutine function) per event of ``topic``.
+    def _on(self, topic: str, handler: Handler | None = None) -> Any:
+        """``on``, whose typed signatures are generated in :class:`~greenroom.aio_api.AsyncMethods`.
 
-        Usable as a decorator. Handlers run one at a time in arrival order;
+        Calls ``handler(params)`` (awaited if it is a coroutine function) per
+        event of ``topic``. Handlers run one at a time in arrival order;
         an exception in one is logged. Events of a topic with handlers do not
-        go to the :meth:`events` queue.
+        go to the ``events()`` queue.
         """
         if handler is None:
 
@@ -273,10 +278,13 @@ class AsyncClient:
             raise ConnectionClosed("the connection is closed")
         return count
 
-    async def events(
+    async def _events(
         self, topics: str | Iterable[str] | None = None, timeout: float | None = None
     ) -> AsyncIterator[Event]:
-        """``async for`` over queued and arriving events, as :meth:`greenroom.Client.events`."""
+        """``events()``: ``async for`` over queued and arriving events, as in :class:`greenroom.Client`.
+
+        ``client.events`` is also the wire's ``events.*`` group; calling it calls this.
+        """
         wanted = normalize_topics(topics)
         loop = asyncio.get_running_loop()
         while True:

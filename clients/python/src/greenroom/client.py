@@ -18,6 +18,7 @@ from collections import deque
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from .api import Methods
 from .endpoint import (
     Call,
     Completed,
@@ -40,7 +41,7 @@ __all__ = ["Client"]
 _DEFAULT: Any = object()
 
 
-class Client:
+class Client(Methods):
     """A blocking connection to a Greenroom host.
 
     ``Client()`` connects to :func:`~greenroom.transport.default_socket_path`;
@@ -53,6 +54,10 @@ class Client:
     and a handler may call the client again (it runs on the calling thread).
     ``transport`` replaces the socket with any object that has ``send``,
     ``receive`` and ``close`` (see :class:`~greenroom.transport.Transport`).
+
+    The typed API comes from :class:`~greenroom.api.Methods`, generated from
+    the wire contract: ``client.host.ping()``, ``client.clock.advance(ms=16)``,
+    ``client.page.create(...)`` returning a :class:`~greenroom.api.PageSession`.
     """
 
     def __init__(
@@ -153,14 +158,14 @@ class Client:
 
     # -- events --------------------------------------------------------------
 
-    def on(self, topic: str, handler: Handler | None = None) -> Any:
-        """Call ``handler(params)`` for each event of ``topic``; usable as a decorator.
+    def _on(self, topic: str, handler: Handler | None = None) -> Any:
+        """``on``, whose typed signatures (one per topic) are generated in :class:`~greenroom.api.Methods`.
 
         Handlers run on the thread that is reading (inside ``call``,
         ``batch``, ``poll_events`` or ``events``), one at a time, in arrival
         order; a handler may call the client. An
         exception in a handler is logged, not raised. Events of a topic that
-        has handlers do not go to the :meth:`events` queue.
+        has handlers do not go to the ``events()`` queue.
         """
         if handler is None:
 
@@ -204,8 +209,11 @@ class Client:
             self._events_polled = self._events_received
             return count
 
-    def events(self, topics: str | Iterable[str] | None = None, timeout: float | None = None) -> Iterator[Event]:
-        """Iterate over queued and arriving events of ``topics`` (all when None).
+    def _events(self, topics: str | Iterable[str] | None = None, timeout: float | None = None) -> Iterator[Event]:
+        """``events()``: iterate over queued and arriving events of ``topics`` (all when None).
+
+        ``client.events`` is also the wire's ``events.*`` group
+        (:class:`~greenroom.api.EventsMethods`); calling it calls this.
 
         Each step waits up to ``timeout`` seconds for the next matching event
         (None: no limit; 0: only what has already arrived); iteration ends
@@ -255,7 +263,7 @@ class Client:
     def _send_and_wait(self, ticket: Ticket, message: Any, timeout: float | None) -> Any:
         if timeout is _DEFAULT:
             timeout = self.timeout
-        deadline = _deadline(timeout)
+        deadline = None if timeout is None else time.monotonic() + timeout  # _deadline, inline: every call
         sent = False
         try:
             try:
@@ -340,6 +348,8 @@ class Client:
             )
             return
         for item in self._endpoint.receive(message):
+            if isinstance(item, Completed):
+                continue  # its ticket is done: the waiting loop sees it (the common case, so tested first)
             if isinstance(item, NotificationRejected):
                 self._parting = item.error
                 self._log.warning("greenroom: the host rejected a notification: %s", item.error)
@@ -357,8 +367,6 @@ class Client:
                 self._log.debug("greenroom: dropped a reply to no waiting request: %r", item.message)
             elif isinstance(item, Malformed):
                 self._log.error("greenroom: the host sent invalid JSON-RPC (%s): %r", item.reason, item.message)
-            else:
-                assert isinstance(item, Completed)  # its ticket is done: the waiting loop sees it
 
     def _dispatch(self, event: Event) -> None:
         handlers = self._router.route(event)

@@ -48,6 +48,8 @@ class Ticket:
     array was expected) is stored in :attr:`failure`.
     """
 
+    __slots__ = ("ids", "is_batch", "position", "failure", "_outcomes")  # one per request: kept small and quick
+
     def __init__(self, ids: list[int], is_batch: bool, position: int = 0) -> None:
         self.ids = ids
         self.is_batch = is_batch
@@ -358,7 +360,8 @@ class Endpoint:
             if isinstance(request_id, int) and request_id in self._abandoned:
                 self._passed(self._abandoned[request_id])
             return [Unmatched(message)]
-        self._passed(ticket.position)
+        if self._slots:  # usually empty: then nothing sent before this request waits to be passed
+            self._passed(ticket.position)
         ticket.settle(request_id, _outcome(message))
         return self._complete_if_done(ticket)
 

@@ -18,14 +18,46 @@ from .errors import ProtocolError
 __all__ = ["InvalidFrame", "LineDecoder", "decode_line", "encode_message"]
 
 
+# What json.dumps(message, separators=(",", ":"), ensure_ascii=False, allow_nan=False) builds on every
+# call, built once: making the encoder cost a third of encoding a small request.
+_encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode
+# The string encoder that encoder uses for ensure_ascii=False (the C one when there is one).
+_encode_string = json.encoder.encode_basestring
+
+# The members of the requests and notifications the endpoint builds, in its order.
+_REQUEST = ("jsonrpc", "id", "method")
+_REQUEST_WITH_PARAMS = ("jsonrpc", "id", "method", "params")
+_NOTIFICATION = ("jsonrpc", "method")
+_NOTIFICATION_WITH_PARAMS = ("jsonrpc", "method", "params")
+
+
 def encode_message(message: Any) -> bytes:
     """Encode one message (a dict, or a list for a batch) as a compact JSON line.
 
-    ``json.dumps`` escapes control characters inside strings, so the text never
+    The JSON encoder escapes control characters inside strings, so the text never
     holds a raw newline and the trailing ``\\n`` is the only one.
     """
-    text = json.dumps(message, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-    return text.encode("utf-8") + b"\n"
+    if type(message) is dict and message.get("jsonrpc") == "2.0" and type(message["jsonrpc"]) is str:
+        # A request or notification as the endpoint makes one: its envelope written directly, only the params
+        # through the encoder. The same bytes as encoding the whole dict (tests/test_framing.py compares
+        # them), in a third of the time, which a client sending one request per round trip pays each time.
+        keys = tuple(message)
+        method = message.get("method")
+        if type(method) is str:
+            request_id = message.get("id")
+            if keys == _REQUEST and type(request_id) is int:
+                text = f'{{"jsonrpc":"2.0","id":{request_id},"method":{_encode_string(method)}}}\n'
+                return text.encode("utf-8")
+            if keys == _REQUEST_WITH_PARAMS and type(request_id) is int:
+                text = (f'{{"jsonrpc":"2.0","id":{request_id},"method":{_encode_string(method)},'
+                        f'"params":{_encode(message["params"])}}}\n')
+                return text.encode("utf-8")
+            if keys == _NOTIFICATION:
+                return f'{{"jsonrpc":"2.0","method":{_encode_string(method)}}}\n'.encode("utf-8")
+            if keys == _NOTIFICATION_WITH_PARAMS:
+                text = f'{{"jsonrpc":"2.0","method":{_encode_string(method)},"params":{_encode(message["params"])}}}\n'
+                return text.encode("utf-8")
+    return (_encode(message) + "\n").encode("utf-8")
 
 
 @dataclass(frozen=True)
@@ -68,6 +100,14 @@ class LineDecoder:
 
     def feed(self, data: bytes) -> list[Any]:
         """Add ``data`` and return the messages it completes (possibly none)."""
+        if not self._buffer and type(data) is bytes and data.endswith(b"\n"):
+            # The common read: whole lines and nothing held back (a reply to one request is one line). Cut
+            # them from ``data`` itself, without a copy through the buffer.
+            if data.count(b"\n") == 1:
+                line = data[:-2] if data.endswith(b"\r\n") else data[:-1]
+                return [decode_line(line)] if line.strip() else []
+            return [decode_line(line[:-1] if line.endswith(b"\r") else line)
+                    for line in data.split(b"\n")[:-1] if line.strip()]
         self._buffer += data
         messages: list[Any] = []
         start = 0

@@ -111,6 +111,9 @@ class SocketTransport:
     def __init__(self, sock: socketlib.socket) -> None:
         self._sock: socketlib.socket | None = sock
         sock.setblocking(True)
+        # One poller for the connection's life: making and registering one per read cost as much as the poll.
+        self._poller = select.poll()
+        self._poller.register(sock, select.POLLIN)
 
     @classmethod
     def connect(cls, address: Address, timeout: float | None = None) -> SocketTransport:
@@ -154,11 +157,8 @@ class SocketTransport:
 
     def receive(self, timeout: float | None) -> bytes | None:
         sock = self._require()
-        if timeout is not None:
-            poller = select.poll()
-            poller.register(sock, select.POLLIN)
-            if not poller.poll(math.ceil(max(timeout, 0.0) * 1000)):
-                return None
+        if timeout is not None and not self._poller.poll(math.ceil(max(timeout, 0.0) * 1000)):
+            return None
         try:
             return sock.recv(self.READ_SIZE)
         except ConnectionResetError:
