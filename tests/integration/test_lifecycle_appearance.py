@@ -94,7 +94,7 @@ def test_lifecycle_events_have_the_documented_shape(vhost):
     assert not bad, "\n".join(bad[:5])
     for e in lifecycle(events):
         assert isinstance(e["t"], float), e
-        keys = set(e) - {"seq", "t", "container", "class", "event", "offscreen"}
+        keys = set(e) - {"seq", "t", "cause", "container", "class", "event", "offscreen"}
         allowed = {"page"} | ({"animated"} if e["event"] in APPEARANCE else set()) \
             | ({"size"} if e["event"] in LAYOUT else set()) | ({"parent"} if e["event"] in CONTAINMENT else set())
         assert keys <= allowed, e

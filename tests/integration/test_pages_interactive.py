@@ -88,8 +88,8 @@ def test_page_events_of_an_interaction_announce_every_guess(vhost):
     events = [e["params"] for e in p.events() if e["method"] == "page"]
     assert [(e["kind"], e["from"], e["to"], e.get("completed")) for e in events] == [
         ("willTransition", 1, 2, None), ("willTransition", 2, 0, None), ("didTransition", 1, 0, True)]
-    assert all(set(e) == {"seq", "t", "session", "kind", "from", "to"} for e in events[:2])
-    assert set(events[2]) == {"seq", "t", "session", "kind", "from", "to", "completed"}
+    assert all(set(e) == {"seq", "t", "cause", "session", "kind", "from", "to"} for e in events[:2])
+    assert set(events[2]) == {"seq", "t", "cause", "session", "kind", "from", "to", "completed"}
     assert all(e["session"] == s for e in events)
     swipe(p, s, [0, 30], 0)  # cancelled: back on 0
     events = [e["params"] for e in p.events() if e["method"] == "page"]
