@@ -135,6 +135,7 @@ public final class Host {
 
     func finishClosing(_ c: HostConnection, reason: String) {
         guard !c.isClosed else { return }
+        c.recording?.stop()
         events.withCause(.close(connection: c.id)) {
             for component in components { component.connectionClosed(c) }
             c.isClosed = true

@@ -39,6 +39,8 @@ public struct HostConfig {
     /// one: the executable bootstraps logging from `--log-level`; tests and embedders get silence.
     /// `host.reset` under a real clock too (it is always allowed under the virtual clock).
     public var allowReset = false
+    /// `serve --record DIR`: a sink for each connection's transcript (nil: nothing is recorded, at no cost).
+    public var transcriptSink: ((_ connection: String) -> TranscriptSink?)?
     public var logger = Logger(label: "greenroom", factory: { _ in SwiftLogNoOpLogHandler() })
     /// How native plugins run: isolation, deadlines, output limit, restarts.
     public var plugins = PluginConfig()

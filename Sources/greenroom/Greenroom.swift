@@ -7,5 +7,5 @@ struct Greenroom: ParsableCommand {
         commandName: "greenroom",
         abstract: "A host of prerendered view containers, page sessions and prefetch ranges, over JSON-RPC 2.0.",
         version: "greenroom \(GreenroomVersion.version) (protocol \(GreenroomVersion.protocolVersion))",
-        subcommands: [Serve.self, Call.self, SchemaCommand.self, Bench.self, EchoServer.self, PluginWorker.self])
+        subcommands: [Serve.self, Call.self, ReplayCommand.self, TranscriptCommand.self, SchemaCommand.self, Bench.self, EchoServer.self, PluginWorker.self])
 }

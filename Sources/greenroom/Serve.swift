@@ -61,6 +61,8 @@ struct Serve: ParsableCommand {
     @Option(help: "Parse pipelined requests ahead of the loop on a second thread: auto (when there is more than one CPU), on or off.")
     var readAhead = "auto"
 
+    @Option(help: "Record every connection's transcript (what it sent, the replies and events it received) in DIR/conn-N.ndjson; replay one with greenroom replay. See docs/transcripts.md.")
+    var record: String?
     @Flag(help: "Allow host.reset under the real clock (it tears down every connection's objects; under --clock virtual it is always allowed).")
     var allowReset = false
 
@@ -93,20 +95,18 @@ struct Serve: ParsableCommand {
         }
     }
 
-    func run() throws {
-        // Start-up refusals (as opposed to malformed flags) exit 2 with one clear line.
-        func refuse(_ message: String) -> ExitCode {
-            fputs("greenroom: \(message)\n", stderr)
-            return ExitCode(2)
-        }
-        if bindAny && listen.isEmpty { throw refuse("--bind-any only makes sense with --listen tcp:HOST:PORT or ws:HOST:PORT") }
-        if allowOrigin.contains("*") {
-            fputs("greenroom: warning: --allow-origin * lets any web page you visit drive this host through its ws: listener\n", stderr)
-        }
-        if bindAny && tokenFile == nil { throw refuse("--bind-any requires --token-file") }
-        raiseFileLimit()  // up to --max-connections sockets plus listeners
+    /// The host's configuration from these options (also what `greenroom replay` runs its own host with,
+    /// so that a replayed host answers as a served one does).
+    func hostConfig(refuse: (String) -> ExitCode = { _ in ExitCode(2) }) throws -> HostConfig {
         var config = HostConfig()
         config.allowReset = allowReset
+        if let record {
+            // A private directory: transcripts hold whatever the clients sent.
+            if mkdir(record, 0o700) != 0 && errno != EEXIST { throw refuse("--record \(record): cannot create the directory (\(String(cString: strerror(errno))))") }
+            var info = stat()
+            guard stat(record, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else { throw refuse("--record \(record) is not a directory") }
+            config.transcriptSink = { connection in TranscriptFile(path: "\(record)/\(connection).ndjson") }
+        }
         config.logger = makeLogger(level: Logger.Level(rawValue: logLevel) ?? .warning)
         config.clockMode = clock == "virtual" ? .virtual : .real
         config.limits.maxMessageBytes = maxMessageBytes
@@ -132,8 +132,23 @@ struct Serve: ParsableCommand {
         if let tokenFile {
             do { config.token = try readToken(tokenFile) } catch let e as ValidationError { throw refuse(e.message) }
         }
-        var options = ListenOptions()
-        // The same default as every client: --socket, then $GREENROOM_SOCKET, then the per-user default.
+        return config
+    }
+
+    func run() throws {
+        // Start-up refusals (as opposed to malformed flags) exit 2 with one clear line.
+        func refuse(_ message: String) -> ExitCode {
+            fputs("greenroom: \(message)\n", stderr)
+            return ExitCode(2)
+        }
+        if bindAny && listen.isEmpty { throw refuse("--bind-any only makes sense with --listen tcp:HOST:PORT or ws:HOST:PORT") }
+        if allowOrigin.contains("*") {
+            fputs("greenroom: warning: --allow-origin * lets any web page you visit drive this host through its ws: listener\n", stderr)
+        }
+        if bindAny && tokenFile == nil { throw refuse("--bind-any requires --token-file") }
+        raiseFileLimit()  // up to --max-connections sockets plus listeners
+        var config = try hostConfig(refuse: refuse)
+        var options = ListenOptions()        // The same default as every client: --socket, then $GREENROOM_SOCKET, then the per-user default.
         options.socketPath = socket ?? socketPathFromEnvironment()
         options.network = listen.compactMap(NetworkListener.init)
         options.allowedOrigins = allowOrigin

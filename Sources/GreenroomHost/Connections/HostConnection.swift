@@ -107,6 +107,10 @@ public final class HostConnection {
         }
     }
 
+    /// Its transcript, when the host records them (`serve --record`). It ends when the connection starts
+    /// to close: what is written after that (its objects' teardown) no client reads.
+    private(set) var recording: ConnectionRecording?
+
     init(id: String, kind: Kind, host: Host, authenticated: Bool, codec: MessageCodec) {
         self.id = id
         self.kind = kind
@@ -116,6 +120,11 @@ public final class HostConnection {
         codec.maxMessageBytes = authenticated ? host.config.limits.maxMessageBytes
             : min(host.config.limits.maxMessageBytes, host.config.maxUnauthenticatedMessageBytes)
         out.framing = codec
+        if let sink = host.config.transcriptSink?(id) {
+            let r = ConnectionRecording(sink: sink, framing: codec, clock: host.config.clockMode.rawValue, connection: id)
+            recording = r
+            out.framing = r
+        }
         (self.highWater, self.lowWater) = Host.waterMarks(outboundLimit: host.config.maxOutboundBytes)
     }
 
@@ -319,6 +328,7 @@ public final class HostConnection {
         let buffered = codec.bufferedCount
         var closing: CodecClose?
         codec.receive(bytes, out: out) { event in
+            if let recording, case .message(let line) = event { recording.received(line) }
             switch event {
             case .message(let line) where isPaused || isWaiting:
                 hold(line)
