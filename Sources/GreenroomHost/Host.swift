@@ -328,6 +328,8 @@ public final class Host {
     /// the whole teardown; then each connection is reported closed to those still listening.
     public func teardownAll() {
         let open = Array(connections)
+        // Transcripts end here: what the teardown writes, no client reads.
+        for c in open { c.recording?.stop() }
         events.withCause(shutdownCause ?? .signal("exit")) {
             for c in open {
                 for component in components { component.connectionClosed(c) }

@@ -102,7 +102,14 @@ struct Serve: ParsableCommand {
         config.allowReset = allowReset
         if let record {
             // A private directory: transcripts hold whatever the clients sent.
-            if mkdir(record, 0o700) != 0 && errno != EEXIST { throw refuse("--record \(record): cannot create the directory (\(String(cString: strerror(errno))))") }
+            // Like mkdir -p: each missing directory on the way, private.
+            var made = record.hasPrefix("/") ? "/" : ""
+            for part in record.split(separator: "/") {
+                made += (made.isEmpty || made == "/" ? "" : "/") + part
+                if mkdir(made, 0o700) != 0 && errno != EEXIST {
+                    throw refuse("--record \(record): cannot create \(made) (\(String(cString: strerror(errno))))")
+                }
+            }
             var info = stat()
             guard stat(record, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else { throw refuse("--record \(record) is not a directory") }
             config.transcriptSink = { connection in TranscriptFile(path: "\(record)/\(connection).ndjson") }

@@ -5,7 +5,7 @@ import GreenroomJSON
 /// under the request that caused it.
 public struct TranscriptComparison {
     /// Members left out wherever they are: process ids, measured memory and costs, addresses and paths.
-    static let varying: Set<String> = ["pid", "rssBytes", "listen", "path", "avgCostMs", "passes"]
+    static let varying: Set<String> = ["pid", "rssBytes", "listen", "path", "avgCostMs", "passes", "lane"]
 
     public let recorded: Transcript
     public let received: [JSONValue]
