@@ -3,6 +3,8 @@ import GreenroomJSON
 /// Where a connection's transcript goes, line by line (the executable writes a file; `serve --record DIR`).
 public protocol TranscriptSink: AnyObject {
     func write(line: String)
+    /// Writes `prefix`, `body` and `suffix` as one line (a message the host wrote, copied as it is).
+    func write(prefix: StaticString, body: UnsafeRawBufferPointer, suffix: StaticString)
 }
 
 /// A connection's transcript as the host sees it (docs/transcripts.md): each message it received is a
@@ -46,8 +48,9 @@ final class ConnectionRecording: MessageFraming {
 
     func endMessage(_ buffer: ByteBuffer, from mark: Int) {
         if let start = payloadStarts.removeValue(forKey: mark), start <= buffer.count, !stopped {
+            // The host's own compact JSON: copied into the line as it is, never parsed again.
             let payload = UnsafeRawBufferPointer(start: buffer.base + start, count: buffer.count - start)
-            if let value = try? JSONCodec.decode(Array(payload)) { sink.write(line: Transcript.line(.recv(value))) }
+            sink.write(prefix: "{\"recv\":", body: payload, suffix: "}")
         }
         inner.endMessage(buffer, from: mark)
     }

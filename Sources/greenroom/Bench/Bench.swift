@@ -169,6 +169,15 @@ struct Bench: ParsableCommand {
             let scroll = try pages.didScrollRoundTrip(samples: quick ? 500 : 5000)
             table.add("page.didScroll round trip", unit: "us", values: ["host.ping": scroll.ping, "didScroll": scroll.didScroll],
                       ratio: ("didScroll / ping", scroll.didScroll / scroll.ping), budget: nil)
+            // The cost of recording transcripts: the same round trip on a host with --record, measured right
+            // after the one without (docs/transcripts.md: off, recording costs nothing).
+            let recording = try ChildProcess(arguments: ["serve", "--socket", "\(dir)/record.sock", "--record", "\(dir)/transcripts"])
+            defer { recording.stop() }
+            let recorded = try PageBench(client: try LineClient(unixPath: "\(dir)/record.sock"))
+                .didScrollRoundTrip(samples: quick ? 500 : 5000)
+            table.add("page.didScroll round trip, --record", unit: "us",
+                      values: ["without": scroll.didScroll, "recording": recorded.didScroll, "host.ping recording": recorded.ping],
+                      ratio: ("recording / without", recorded.didScroll / scroll.didScroll), budget: nil)
             let limited = try pages.sweep(cache: ["limit": 3])
             let reused = try pages.sweep(cache: ["mode": "reuse"])
             table.add("containers alive after a 1000-page sweep", unit: "count",
