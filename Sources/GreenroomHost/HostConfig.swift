@@ -39,6 +39,10 @@ public struct HostConfig {
     /// one: the executable bootstraps logging from `--log-level`; tests and embedders get silence.
     /// `host.reset` under a real clock too (it is always allowed under the virtual clock).
     public var allowReset = false
+    /// After a memory warning, pools refill only on demand until this much host time passed.
+    public var poolCoolDownMs: Double = 5000
+    /// Host-wide budget for the bytes idle pooled containers hold.
+    public var poolBudgetBytes = 256 << 20
     /// `serve --record DIR`: a sink for each connection's transcript (nil: nothing is recorded, at no cost).
     public var transcriptSink: ((_ connection: String) -> TranscriptSink?)?
     public var logger = Logger(label: "greenroom", factory: { _ in SwiftLogNoOpLogHandler() })

@@ -95,6 +95,22 @@ public final class RPCProcessor<Context> {
     /// The call being run (nil between calls): its id (nil for a notification), its method and the context
     /// it runs for. What a call causes (the host's events) names it.
     public private(set) var currentCall: (id: JSONValue?, method: String, context: Context)?
+    /// Set by a handler that answers later (`holdReply`): the call's result goes to it instead of out.
+    private var heldReply: ((RPCResult) -> Void)?
+    /// True when the call being run asked for its reply to be held (`holdReply`).
+    public var isHoldingReply: Bool { heldReply != nil }
+    /// True while a batch's entries run (their replies go out together, so none can be held back).
+    public private(set) var isInBatch = false
+
+    /// Asks that the call being run be answered later: when it succeeds, its result is given to `receive`
+    /// instead of written, and the caller writes the reply when it is due (a reply after an animation
+    /// ends). A failure is answered at once, as always. False (nothing held) for a notification, which gets
+    /// no reply, and for a batch entry, whose reply goes out with the batch's.
+    public func holdReply(_ receive: @escaping (RPCResult) -> Void) -> Bool {
+        guard let call = currentCall, call.id != nil, !isInBatch else { return false }
+        heldReply = receive
+        return true
+    }
 
     public init(registry: MethodRegistry<Context>, limits: RPCLimits = RPCLimits()) {
         self.registry = registry
@@ -208,6 +224,8 @@ public final class RPCProcessor<Context> {
             }
         case .batch(let entries):
             counters.batches += 1
+            isInBatch = true
+            defer { isInBatch = false }
             // Events caused by entries go straight to `out`; the replies are gathered and written
             // after them as one array.
             let replies = ByteBuffer(capacity: 256 * entries.count)
@@ -300,7 +318,10 @@ public final class RPCProcessor<Context> {
         case .request(let method, let id, let params):
             if id == nil { counters.notifications += 1 } else { counters.requests += 1 }
             currentCall = (id, method, context)
-            defer { currentCall = nil }
+            defer {
+                currentCall = nil
+                heldReply = nil
+            }
             let result: Result<RPCResult, RPCError>
             do throws(RPCError) {
                 if let gate { try gate(context, method) }
@@ -322,7 +343,12 @@ public final class RPCProcessor<Context> {
                 return nil
             }
             switch result {
-            case .success(let value): return .result(id: id, value)
+            case .success(let value):
+                if let held = heldReply {
+                    held(value)
+                    return nil
+                }
+                return .result(id: id, value)
             case .failure(let error):
                 counters.errors += 1
                 return .error(id: id, error)

@@ -56,6 +56,9 @@ struct Serve: ParsableCommand {
     @Option(help: "Host-wide budget for bytes held in partial (unterminated) input lines; past it the connections holding the most are refused first.")
     var maxBufferedInputBytes = 64 << 20
     @Option(help: "Idle-task time slice per loop pass, in ms.") var taskSliceMs = 4.0
+    @Option(help: "After a memory warning, pools refill only on demand for this long, in ms of host clock.") var poolCooldownMs = 5000.0
+    @Option(help: "Host-wide budget in bytes for what idle pooled containers hold; past it the least recently warmed go first.")
+    var poolBudgetBytes = 256 << 20
     @Option(help: "Host-wide budget in bytes for the memory scripted classes' instances hold (memoryBytes times live instances); creating one past it is -32005.")
     var scriptedMemoryBudgetBytes = 1 << 30
     @Option(help: "Parse pipelined requests ahead of the loop on a second thread: auto (when there is more than one CPU), on or off.")
@@ -126,6 +129,10 @@ struct Serve: ParsableCommand {
         config.maxUnauthenticated = maxUnauthenticated
         config.maxBufferedInputBytes = maxBufferedInputBytes
         config.taskSliceMs = taskSliceMs
+        guard poolCooldownMs >= 0, poolCooldownMs.isFinite else { throw refuse("--pool-cooldown-ms must be a number of ms >= 0") }
+        guard poolBudgetBytes >= 0 else { throw refuse("--pool-budget-bytes must be >= 0") }
+        config.poolCoolDownMs = poolCooldownMs
+        config.poolBudgetBytes = poolBudgetBytes
         config.plugins.isolation = pluginIsolation == "none" ? .none : .process
         config.plugins.hookTimeoutMs = hookTimeoutMs ?? 2000
         config.plugins.maxOutputBytes = pluginOutputLimit

@@ -145,11 +145,38 @@ func errorOf(_ r: (events: [JSONValue], reply: JSONValue)) -> JSONValue? { r.rep
         #expect(result(c.call("host.stats"))["containers"]?["total"] == 0)
         c.call("pool.warm", ["class": "Big", "count": 2])
         c.call("tasks.drain")
-        let warning = result(c.call("host.memoryWarning"))
-        #expect(warning["purged"]?["pooledContainers"] == 2)
+        let critical = result(c.call("host.memoryWarning", ["level": "critical"]))
+        #expect(critical["purged"]?["pooledContainers"] == 2)
         #expect(result(c.call("tasks.drain"))["ran"] == 0, "no refill during the cool-down")
         c.call("clock.advance", ["ms": 5000])
         #expect(result(c.call("tasks.drain"))["ran"] == 2, "eager pools refill after the cool-down")
+    }
+
+    /// Graded memory warnings (docs/pools.md): a `warning` trims each pool to one idle container (the
+    /// next hit's, the top), a `critical` one purges them all; both cool down for --pool-cooldown-ms.
+    @Test func aWarningTrimsEachPoolToOneAndACriticalOnePurgesAll() {
+        let host = virtualHost { $0.poolCoolDownMs = 1000 }
+        let c = MemoryClient(host)
+        c.call("events.subscribe", ["topics": ["pool"]])
+        c.call("classes.define", ["name": "Big", "memoryBytes": .int(1 << 20)])
+        c.call("classes.define", ["name": "Small"])
+        c.call("pool.configure", ["class": "Big", "depth": 3, "policy": "eager"])
+        c.call("pool.configure", ["class": "Small", "depth": 1, "policy": "eager"])
+        c.call("tasks.drain")
+        let top = result(c.call("pool.status", ["class": "Big"]))["pools"]?.arrayValue?.first?["idle"]
+        #expect(top == 3)
+        let warning = c.call("host.memoryWarning", ["level": "warning"])
+        #expect(result(warning)["purged"]?["pooledContainers"] == 2 && result(warning)["purged"]?["pooledBytes"] == .int(2 << 20))
+        let purged = warning.events.filter { $0["params"]?["kind"] == "purged" }.map { $0["params"]?["kept"] }
+        #expect(purged == [1, 1], "each pool says it kept one")
+        #expect(result(c.call("pool.status", ["class": "Big"]))["pools"]?.arrayValue?.first?["idle"] == 1)
+        #expect(result(c.call("pool.status", ["class": "Small"]))["pools"]?.arrayValue?.first?["idle"] == 1)
+        #expect(result(c.call("tasks.drain"))["ran"] == 0, "no refill during the cool-down")
+        c.call("clock.advance", ["ms": 1000])
+        #expect(result(c.call("tasks.drain"))["ran"] == 2, "Big refills to 3 after the 1000 ms cool-down")
+        #expect(result(c.call("host.memoryWarning", ["level": "critical"]))["purged"]?["pooledContainers"] == 4)
+        #expect(result(c.call("host.stats"))["containers"]?["pooled"] == 0)
+        #expect(result(c.call("host.info"))["pools"] == ["coolDownMs": 1000.0, "budgetBytes": .int(256 << 20)])
     }
 
     @Test func budgetEvictsTheLeastRecentlyWarmedAcrossClasses() {

@@ -28,11 +28,18 @@ final class MemoryClient {
     /// Sends a request; returns (events written before the reply, the reply).
     @discardableResult
     func call(_ method: String, _ params: JSONValue? = nil) -> (events: [JSONValue], reply: JSONValue) {
-        var req: JSONObject = ["jsonrpc": "2.0", "id": .int(nextID), "method": .string(method)]
+        let lines = request(method, params).lines
+        return (Array(lines.dropLast()), lines.last ?? .null)
+    }
+
+    /// Sends a request; returns its id and every line written meanwhile (a reply held for later, as
+    /// `reply: "afterAppear"` does, is not among them; earlier held replies may be).
+    func request(_ method: String, _ params: JSONValue? = nil) -> (id: Int, lines: [JSONValue]) {
+        let id = nextID
+        var req: JSONObject = ["jsonrpc": "2.0", "id": .int(id), "method": .string(method)]
         nextID += 1
         if let params { req["params"] = params }
-        let lines = sendRaw(JSONCodec.encodeString(.object(req)))
-        return (Array(lines.dropLast()), lines.last ?? .null)
+        return (id, sendRaw(JSONCodec.encodeString(.object(req))))
     }
 }
 

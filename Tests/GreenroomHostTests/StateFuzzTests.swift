@@ -45,6 +45,16 @@ final class StateFuzzer {
     var calls = 0
     /// The reply of the last call (a -32004's `data.result` says what the call did otherwise).
     var lastReply: JSONValue = .null
+    /// Replies held for a container's appearance and not yet written, by connection and id.
+    var heldReplies: Set<String> = []
+    var heldSeen = 0
+    func key(_ c: MemoryClient, _ id: JSONValue?) -> String { "\(ObjectIdentifier(c))/\(id.map { JSONCodec.encodeString($0) } ?? "-")" }
+
+    /// A reply held earlier arrived on client `k`: it is no longer pending, and a container it names is theirs.
+    func answered(_ k: Int, _ r: JSONValue) {
+        if heldReplies.remove(key(clients[k], r["id"])) == nil { problems.append("a reply nobody waits for on \(k): \(r)") }
+        if let c = r["result"]?["container"]?.stringValue { containers[k, default: []].append(c) }
+    }
     /// While debugging a seed: calls whose line names one of these ids are printed with their reply and events.
     var trace: Set<String> = []
 
@@ -77,21 +87,38 @@ final class StateFuzzer {
         calls += 1
         let line = "\(i) \(method) \(JSONCodec.encodeString(.object(params)))"
         log.append(line)
-        var (events, reply) = clients[i].call(method, .object(params))
+        let (id, lines) = clients[i].request(method, .object(params))
+        var events = lines.filter { $0["method"] != nil }
+        var reply: JSONValue = .null
+        var released: [JSONValue] = []
+        for r in lines where r["method"] == nil {
+            if r["id"] == .int(id) { reply = r } else { released.append(r) }
+        }
+        // A call may reach other connections' containers (a memory warning, the clock, pools), and may
+        // release replies held for a container's appearance (`reply: "afterAppear"`) on any of them.
+        for r in released { answered(i, r) }
+        for (k, other) in clients.enumerated() where k != i {
+            for m in other.readAll() {
+                if m["method"] != nil { events.append(m) } else { released.append(m); answered(k, m) }
+            }
+        }
+        if reply == .null {
+            heldReplies.insert(key(clients[i], .int(id)))
+            heldSeen += 1
+        }
         lastReply = reply
-        // A call may reach other connections' containers (a memory warning, the clock, pools).
-        for (k, other) in clients.enumerated() where k != i { events += other.readAll() }
+        for r in released where r["error"]?["code"] == -32603 { problems.append("-32603 in a held reply after \(line): \(r)") }
         let replyText = trace.isEmpty ? "" : JSONCodec.encodeString(reply)
         let traced = events.filter { e in trace.contains { JSONCodec.encodeString(e).contains("\"\($0)\"") } }
         if !traced.isEmpty || trace.contains(where: { line.contains("\"\($0)\"") || replyText.contains("\"\($0)\"") }) {
             print("TRACE \(line)\n  -> \(replyText)")
             for e in traced { print("     \(JSONCodec.encodeString(e))") }
         }
-        check(events, reply, line)
+        check(events, reply, released, line)
         return reply["result"]
     }
 
-    func check(_ events: [JSONValue], _ reply: JSONValue, _ line: String) {
+    func check(_ events: [JSONValue], _ reply: JSONValue, _ released: [JSONValue], _ line: String) {
         func problem(_ s: String) { problems.append("\(s)\n  after: \(log.suffix(12).joined(separator: "\n         "))") }
         if reply["error"]?["code"] == -32603 { problem("-32603 for \(line): \(reply)") }
         var failed: [String] = []
@@ -108,7 +135,8 @@ final class StateFuzzer {
         }
         // Every failure is in this reply: -32004 listing it, or a host-wide call's `failed`.
         var reported = Set<String>()
-        if let err = reply["error"], err["code"] == -32004 {
+        for r in [reply] + released {
+            guard let err = r["error"], err["code"] == -32004 else { continue }
             if let c = err["data"]?["container"]?.stringValue { reported.insert(c) }
             for f in err["data"]?["failures"]?.arrayValue ?? [] { if let c = f["container"]?.stringValue { reported.insert(c) } }
         }
@@ -143,7 +171,9 @@ final class StateFuzzer {
             if let id = ids(call(i, "stack.create", p), "stack") { stacks[i, default: []].append(id) }
         case 5, 6:
             guard let s = pick(stacks[i] ?? []), let c = pick(containers[i] ?? []) else { return }
-            call(i, "stack.push", ["stack": .string(s), "container": .string(c), "animated": .bool(chance(0.5))])
+            var p: JSONObject = ["stack": .string(s), "container": .string(c), "animated": .bool(chance(0.5))]
+            if chance(0.3) { p["reply"] = "afterAppear" }
+            call(i, "stack.push", p)
         case 7:
             guard let s = pick(stacks[i] ?? []) else { return }
             call(i, "stack.pop", ["stack": .string(s), "animated": .bool(chance(0.5))])
@@ -160,8 +190,14 @@ final class StateFuzzer {
             call(i, "stack.destroy", ["stack": .string(s)])
         case 11:
             var p: JSONObject = ["class": .string(pick(classes)!), "animated": .bool(chance(0.5))]
-            if let s = pick(stacks[i] ?? []) { p["stack"] = .string(s) }
-            if chance(0.5) { p["data"] = ["n": 2] }
+            if let s = pick(stacks[i] ?? []) {
+                p["stack"] = .string(s)
+                if chance(0.3) { p["reply"] = "afterAppear" }
+            }
+            if chance(0.5) {
+                p["data"] = ["n": 2]
+                if chance(0.5) { p["present"] = "onSuccess" }
+            }
             if let id = ids(call(i, "showRendered", p), "container") { containers[i, default: []].append(id) }
         case 12:
             var p: JSONObject = ["class": .string(pick(classes)!), "count": .int(int(1...3))]
@@ -247,6 +283,8 @@ final class StateFuzzer {
             guard chance(0.3) else { return }
             let victim = int(1...(clients.count - 1))
             host.connectionClosed(clients[victim].connection)
+            let gone = "\(ObjectIdentifier(clients[victim]))/"
+            heldReplies = heldReplies.filter { !$0.hasPrefix(gone) }
             clients.remove(at: victim)
             for (k, v) in [containers, stacks, pages, ranges].enumerated() {
                 var m = v
@@ -267,6 +305,8 @@ final class StateFuzzer {
     /// stack has disappeared (a stack with a live interactive pop is left as it is).
     func checkStacksAtRest() {
         call(0, "clock.advance", ["ms": 10000])
+        // Every transition ended: every reply held for an appearance was written.
+        if !heldReplies.isEmpty { problems.append("replies still held at rest: \(heldReplies.sorted())") }
         for (i, ids) in stacks {
             for s in ids {
                 guard let info = call(i, "stack.info", ["stack": .string(s)]), info["interactivePop"] == .null else { continue }
@@ -332,6 +372,7 @@ final class StateFuzzer {
     func randomValidSequencesStayBalanced(seed: UInt64) {
         let f = StateFuzzer(seed: seed)
         f.run(steps: 2000)
+        #expect(f.heldSeen > 0, "seed \(seed) held no reply for an appearance")
         #expect(f.problems.isEmpty, "seed \(seed), \(f.calls) calls:\n\(f.problems.prefix(3).joined(separator: "\n"))")
     }
 }

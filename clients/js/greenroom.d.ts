@@ -239,6 +239,8 @@ export interface HostInfo {
   plugins: HostInfoPluginsItem[];
   /** The host's limits (set by `serve` flags). */
   limits: Limits;
+  /** The prerender pools' host-wide settings (docs/pools.md). */
+  pools: HostInfoPools;
   /** Every registered method, sorted. */
   methods: string[];
   topics: Topic[];
@@ -282,6 +284,17 @@ export interface HostInfoPluginsItem {
    */
   lastCrash?: { [key: string]: unknown };
   [member: string]: unknown;
+}
+
+/** The prerender pools' host-wide settings (docs/pools.md). */
+export interface HostInfoPools {
+  /** After a memory warning, pools refill only on demand for this long (`--pool-cooldown-ms`, default 5000). */
+  coolDownMs: number;
+  /**
+   * Bytes idle pooled containers may hold, host-wide (`--pool-budget-bytes`, default 268435456); past it the
+   * least recently warmed go first.
+   */
+  budgetBytes: number;
 }
 
 /**
@@ -790,6 +803,11 @@ export interface PoolEvent {
   container?: ContainerId;
   /** `warmed` only: idle containers in the pool now. */
   idle?: number;
+  /**
+   * `purged` by a `warning`-level memory warning only: the idle containers kept (at most one; a `critical`
+   * one keeps none and says nothing).
+   */
+  kept?: number;
   /** `purged`: `purge` (pool.purge) or `memoryWarning`; `evicted`: `budget` or `depth`. */
   reason?: "purge" | "memoryWarning" | "budget" | "depth";
   /** `warmFailed` only: what failed. */
@@ -1153,6 +1171,11 @@ export interface StackInfo {
   animating: boolean;
   /** Only in replies that can leave an animation running (see `VirtualClockNote`). */
   note?: VirtualClockNote;
+  /**
+   * Only in a `stack.push` reply with `reply: "afterAppear"`: host-clock ms from the request to the pushed
+   * container's `viewDidAppear`.
+   */
+  transitionMs?: number;
   /**
    * The interactive pop in progress on this stack, null when none: every other call on the stack but
    * `stack.info` is -32003 until it finishes or is cancelled.
@@ -2134,6 +2157,12 @@ export interface StackPushParams {
    * still `animated: true`). Ignored when not animated.
    */
   duration?: DurationMs;
+  /**
+   * `now` (default), or `afterAppear`: the reply waits for the container's `viewDidAppear` (the end of an
+   * animated push; on a hidden stack, until it is shown) and the stack's info then has `transitionMs`. Not in
+   * a batch.
+   */
+  reply?: "now" | "afterAppear";
 }
 
 /** The params of `stack.pop` (by name; by position in this order). */
@@ -2347,13 +2376,26 @@ export interface ShowRenderedParams {
   stack?: StackId;
   /** Animate the push onto `stack`: the did-hooks run after `duration` ms of host clock (default false). */
   animated?: boolean;
-  /** Business data for `configure`, after the push. */
+  /** Business data for `configure`: after the push, or (with `present: "onSuccess"`) before it, offscreen. */
   data?: unknown;
   /**
    * How long the animated transition runs, in ms of host clock (default 300; 0 ends it at once, its calls
    * still `animated: true`). Ignored when not animated.
    */
   duration?: DurationMs;
+  /**
+   * `now` (default): the container is pushed, then configured with `data`. `onSuccess` (the prerendering
+   * article's passive pop-up): it is configured with `data` in the green room, offscreen, first, and
+   * presented only if that succeeded; otherwise nothing reaches the stack and the reply is -32004 naming the
+   * hook. Needs `data`.
+   */
+  present?: "now" | "onSuccess";
+  /**
+   * `now` (default), or `afterAppear`: the reply waits for the container's `viewDidAppear` (the end of an
+   * animated push; under the virtual clock, the `clock.advance` that reaches it) and says `transitionMs`, as
+   * the article's completion block runs after the transition. Needs `stack`; not in a batch.
+   */
+  reply?: "now" | "afterAppear";
 }
 
 export interface ShowRenderedResult {
@@ -2369,6 +2411,8 @@ export interface ShowRenderedResult {
   warm: boolean;
   /** `configure`'s output; present when `data` was given. */
   output?: unknown;
+  /** With `reply: "afterAppear"`: host-clock ms from the request to the container's `viewDidAppear`. */
+  transitionMs?: number;
   /**
    * Only under `--clock virtual`, and only when this request left work that waits for the script: idle tasks
    * (pool warm-ups) that run only on `tasks.drain`, or a timer (an animation's end, a memory warning's

@@ -167,16 +167,19 @@ def test_host_stats_counts_containers_by_state_stacks_and_sessions(vhost):
 def test_memory_warning_defaults_to_warning_and_reports_what_was_purged(vhost):
     c = vhost.connect()
     c.result("classes.define", {"name": "Heavy", "memoryBytes": 4096})
-    c.result("pool.warm", {"class": "Heavy"})
+    c.result("pool.warm", {"class": "Heavy", "count": 3})
     c.result("tasks.drain")
-    assert c.result("host.stats")["pools"]["idle"] == 1
+    assert c.result("host.stats")["pools"]["idle"] == 3
     r = c.result("host.memoryWarning")
     assert r["level"] == "warning", r
     assert set(r["purged"]) == {"pooledContainers", "pooledBytes", "notifiedContainers", "pageChildrenReleased",
                                 "pageChildrenNotified", "rangeSessions"}, r
-    assert r["purged"]["pooledContainers"] == 1 and r["purged"]["pooledBytes"] == 4096, r
+    # A warning trims each pool to one idle container; a critical one purges them all.
+    assert r["purged"]["pooledContainers"] == 2 and r["purged"]["pooledBytes"] == 2 * 4096, r
+    assert c.result("host.stats")["pools"]["idle"] == 1
+    critical = c.result("host.memoryWarning", {"level": "critical"})
+    assert critical["level"] == "critical" and critical["purged"]["pooledContainers"] == 1, critical
     assert c.result("host.stats")["pools"]["idle"] == 0
-    assert c.result("host.memoryWarning", {"level": "critical"})["level"] == "critical"
 
 
 @pytest.mark.parametrize("level", ["severe", "WARNING", "", 1, True, ["warning"]])

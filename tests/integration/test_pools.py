@@ -330,7 +330,7 @@ def test_memory_warning_purges_pools_then_cools_down(vhost):
 
 
 def test_memory_warning_purge_events_go_to_the_caller_and_eager_take_does_not_refill_while_cooling(vhost):
-    """docs/pools.md: host.memoryWarning releases every idle pooled container; its events go to the connection that
+    """docs/pools.md: a critical host.memoryWarning releases every idle pooled container; its events go to the connection that
     ordered it (and observers), not the one that warmed them. After it, an eager pool refills only after the
     5 s cool-down (rpc-schema PoolPolicy: refilling after every take except during the cool-down)."""
     a, b = peer(vhost), peer(vhost)
@@ -339,7 +339,7 @@ def test_memory_warning_purge_events_go_to_the_caller_and_eager_take_does_not_re
     a("pool.configure", {"class": "Feed", "depth": 2, "policy": "eager"})
     a("tasks.drain")
     a.skip()
-    b("host.memoryWarning")
+    b("host.memoryWarning", {"level": "critical"})
     tags = b.tags()
     assert sorted(t for t in tags if t.endswith("deinit~")) == ["c-1:deinit~", "c-2:deinit~"], tags
     assert tags[-1] == "pool:purged"
@@ -361,21 +361,21 @@ def test_pool_warm_is_demand_during_the_cool_down(vhost):
     s("classes.define", {"name": "Card"})
     s("pool.configure", {"class": "Card", "depth": 2, "policy": "eager"})
     s("tasks.drain")
-    s("host.memoryWarning")
+    s("host.memoryWarning", {"level": "critical"})
     assert s.pool("Card")["coolingDown"] is True
     assert s("pool.warm", {"class": "Card", "count": 1})["queued"] == 1
     s("tasks.drain")
     assert s.pool("Card")["idle"] == 1
     # A lazy pool's miss is demand too: it schedules its one warm-up even while cooling down.
     s("classes.define", {"name": "Lazy"})
-    s("host.memoryWarning")
+    s("host.memoryWarning", {"level": "critical"})
     assert s("showRendered", {"class": "Lazy"})["warm"] is False
     assert s("tasks.status")["pending"] == 1
     s.assert_balanced()
 
 
 def test_a_pool_made_eager_during_the_cool_down_refills_when_it_ends(vhost):
-    """docs/pools.md: after a memory warning pools refill only on demand or after the cool-down (5 s of host clock). A
+    """docs/pools.md: after a critical memory warning pools refill only on demand or after the cool-down (5 s of host clock). A
     pool
     configured eager (depth 2) during the cool-down queues nothing then, and refills to its depth when the
     cool-down ends; the warm-ups' events go to the connection that ordered the purge."""
@@ -383,7 +383,7 @@ def test_a_pool_made_eager_during_the_cool_down_refills_when_it_ends(vhost):
     p("classes.define", {"name": "Card"})
     assert p("showRendered", {"class": "Card"})["warm"] is False
     p("tasks.drain")
-    p("host.memoryWarning")
+    p("host.memoryWarning", {"level": "critical"})
     status = p("pool.configure", {"class": "Card", "depth": 2, "policy": "eager"})
     assert (status["idle"], status["warming"], status["coolingDown"]) == (0, 0, True), status
     assert p("tasks.status")["pending"] == 0
@@ -410,7 +410,7 @@ def test_a_page_hit_does_not_refill_a_lazy_pool_during_the_cool_down(vhost):
     p("classes.define", {"name": "Card"})
     p("pool.warm", {"class": "Card", "width": W, "height": 200})
     p("tasks.drain")
-    p("host.memoryWarning")
+    p("host.memoryWarning", {"level": "critical"})
     p("pool.warm", {"class": "Card", "width": W, "height": 200})  # explicit demand: works while cooling
     p("tasks.drain")
     p.skip()

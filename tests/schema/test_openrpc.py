@@ -389,7 +389,8 @@ def test_positional_params_of_container_methods(conn: Conn) -> None:
     stack = conn.call("stack.create", [320, 480, True])
     check(method_result_ref("stack.create"), stack, "stack.create result")
     assert (stack["width"], stack["height"], stack["hidden"]) == (320, 480, True), stack
-    assert [p["name"] for p in METHODS["showRendered"]["params"]] == ["class", "stack", "animated", "data", "duration"]
+    assert [p["name"] for p in METHODS["showRendered"]["params"]] == ["class", "stack", "animated", "data", "duration",
+                                                                   "present", "reply"]
     shown = conn.call("showRendered", ["Container", stack["stack"], False, {"n": 1}])
     check(method_result_ref("showRendered"), shown, "showRendered result")
     assert conn.call("stack.info", [stack["stack"]])["top"] == shown["container"]

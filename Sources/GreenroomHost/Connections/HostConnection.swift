@@ -379,6 +379,18 @@ public final class HostConnection {
         transport?.outputReady(self)
     }
 
+    /// Writes a reply that was held back (`RPCProcessor.holdReply`): a result, or an error.
+    func writeHeldReply(id: JSONValue, _ outcome: Result<JSONValue, RPCError>) {
+        guard !isClosed else { return }
+        let mark = out.beginMessage()
+        switch outcome {
+        case .success(let result): out.writeResult(id: id, result)
+        case .failure(let error): out.writeError(id: id, error)
+        }
+        out.endMessage(mark)
+        transport?.outputReady(self)
+    }
+
     /// Writes one notification (an event): `params` starts with `seq` and `t`.
     func send(topic: String, _ fields: JSONObject, now: Double, cause: JSONValue) {
         seq += 1

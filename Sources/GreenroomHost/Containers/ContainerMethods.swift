@@ -205,6 +205,19 @@ extension Containers {
         try guarded { () throws(ContainerFailure) in try stackOps.push(c, onto: s, animated: animated, durationMs: durationMs) }
     }
 
+    /// `reply: "afterAppear"` holds the reply back, which a batch cannot (its replies go out together), and
+    /// which a hidden stack would hold until it is shown (its containers do not appear): both are refused.
+    func refuseHeldReply(_ reply: String, onto s: StackRecord?) throws(RPCError) {
+        guard reply == "afterAppear" else { return }
+        if host.processor.isInBatch {
+            throw .invalidParams(path: "reply", "afterAppear cannot be used in a batch (the batch's replies go out together); send the call on its own")
+        }
+        if let s, s.isHidden {
+            throw RPCError(.invalidState, "Stack \(s.id) is hidden: nothing appears on it until it is shown, so afterAppear would wait for that",
+                           ["stack": .string(s.id), "param": "reply"])
+        }
+    }
+
     /// The connection's stack named by `stack`, refused when an interactive pop is live on it.
     private func stackAtRest(_ id: String, owner conn: HostConnection) throws(RPCError) -> StackRecord {
         let s = try stack(id, owner: conn)
@@ -256,6 +269,7 @@ extension Containers {
         }
         r.register(StackPush.self) { [unowned self] conn, p throws(RPCError) in
             let s = try stack(p.stack, owner: conn)
+            try refuseHeldReply(p.reply, onto: s)
             let c = try container(p.container, owner: conn)
             let animated = p.animated ?? false
             let ms = try Self.duration(p.duration)
@@ -263,7 +277,7 @@ extension Containers {
             try planned(animated ? nil : worker(of: c) ?? worker(of: s.top)) { () throws(RPCError) in
                 try push(c, onto: s, animated: animated, durationMs: ms)
             }
-            return stackInfo(s)
+            return p.reply == "afterAppear" ? replyAfterAppear(c, stackInfo(s)) : stackInfo(s)
         }
         r.register(StackPop.self) { [unowned self] conn, p throws(RPCError) in
             let s = try stackAtRest(p.stack, owner: conn)

@@ -49,6 +49,15 @@ public final class Containers: HostDomain {
     private var scriptedCharge: [String: Int] = [:]
 
     private var timerTokens: [Int: TimerID] = [:]
+    /// Replies held until a container's viewDidAppear (`reply: "afterAppear"`), by container.
+    private var appearReplies: [String: HeldAppearReply] = [:]
+
+    struct HeldAppearReply {
+        weak var connection: HostConnection?
+        let id: JSONValue
+        let result: JSONValue
+        let startedAt: Double
+    }
     private var nextToken = 1
 
     public let lifecycle = Lifecycle()
@@ -182,6 +191,7 @@ public final class Containers: HostDomain {
             ok = false
         }
         emitLifecycle(hook, c, context, failed: !ok)
+        if hook == .viewDidAppear, ok, appearReplies[c.id] != nil { releaseAppearReply(c) }
         if hook == .deinitialize { finishDestroy(c) }
         if ok, let pages {
             switch hook {
@@ -299,7 +309,44 @@ public final class Containers: HostDomain {
         return c
     }
 
+    /// Answers `call` (the request being run) once `c` has appeared (its `viewDidAppear` ran): the result
+    /// then gets `transitionMs`, the host-clock time from the request to the appearance (the prerendering
+    /// article's completion). At once when it already appeared. The caller refused batches first.
+    func replyAfterAppear(_ c: ContainerRecord, _ result: JSONValue) -> JSONValue {
+        guard c.state != .appeared, let call = host.processor.currentCall, let id = call.id else {
+            return Self.withTransitionMs(result, 0)
+        }
+        let started = host.now
+        _ = host.processor.holdReply { [weak self] held in
+            self?.appearReplies[c.id] = HeldAppearReply(connection: call.context, id: id, result: held.value,
+                                                        startedAt: started)
+        }
+        return result
+    }
+
+    private func releaseAppearReply(_ c: ContainerRecord) {
+        guard let held = appearReplies.removeValue(forKey: c.id), let connection = held.connection else { return }
+        connection.writeHeldReply(id: held.id, .success(Self.withTransitionMs(held.result, host.now - held.startedAt)))
+    }
+
+    /// A held reply whose container went before it appeared: the caller gets the failure that took it.
+    private func failAppearReply(_ c: ContainerRecord) {
+        guard let held = appearReplies.removeValue(forKey: c.id), let connection = held.connection else { return }
+        let f = failures[c.id]
+        let hook = f?.hook.rawValue ?? "deinit"
+        connection.writeHeldReply(id: held.id, .failure(RPCError(
+            .pluginFailed, "Container \(c.id) was torn down before it appeared" + (f.map { ": \(Self.failureSentence(className: c.className, hook: hook, message: $0.failure.message))" } ?? ""),
+            mergingData(f?.failure.data ?? [:], ["container": .string(c.id), "class": .string(c.className), "hook": .string(hook)]))))
+    }
+
+    static func withTransitionMs(_ result: JSONValue, _ ms: Double) -> JSONValue {
+        guard case .object(var o) = result else { return result }
+        o["transitionMs"] = .double(ms)
+        return .object(o)
+    }
+
     private func finishDestroy(_ c: ContainerRecord) {
+        if appearReplies[c.id] != nil { failAppearReply(c) }
         instances.removeValue(forKey: c.id)?.destroy()
         scriptedBytes -= scriptedCharge.removeValue(forKey: c.id) ?? 0
         containers[c.id] = nil
@@ -473,7 +520,10 @@ public final class Containers: HostDomain {
     }
 
     public func memoryWarning(level: String, caller: HostConnection?) -> JSONObject {
-        let (count, bytes) = pools.purgePools(className: nil, reason: "memoryWarning", caller: caller, coolDown: true)
+        // Graded (docs/pools.md): a `warning` trims each pool to one idle container, a `critical` one
+        // purges them all.
+        let (count, bytes) = pools.purgePools(className: nil, reason: "memoryWarning", caller: caller, coolDown: true,
+                                              keep: level == "critical" ? 0 : 1)
         var notified = 0
         // Every live container, its view loaded or not: UIKit sends the warning to every view controller.
         for c in containers.values.sorted(by: { $0.id < $1.id }) where !c.isDestroyed && !c.isFailed {

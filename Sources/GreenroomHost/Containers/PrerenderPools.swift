@@ -14,12 +14,17 @@ public final class PrerenderPools {
     private(set) var order: [PoolKey] = []
     /// When each idle pooled container was warmed (least recently used goes first past the budget).
     private var warmedAt: [String: Double] = [:]
-    /// Host-wide budget for bytes held by idle pooled containers.
-    public var budgetBytes = 256 << 20
-    /// After a memory warning, eager pools refill only on demand until this much host time passed.
-    public var coolDownMs: Double = 5000
+    /// Host-wide budget for bytes held by idle pooled containers (`--pool-budget-bytes`).
+    public var budgetBytes: Int
+    /// After a memory warning, eager pools refill only on demand until this much host time passed
+    /// (`--pool-cooldown-ms`).
+    public var coolDownMs: Double
 
-    init(containers: Containers) { self.containers = containers }
+    init(containers: Containers) {
+        self.containers = containers
+        budgetBytes = containers.host.config.poolBudgetBytes
+        coolDownMs = containers.host.config.poolCoolDownMs
+    }
 
     /// The green room of the pool whose green room is `id`, if any.
     func greenRoom(id: String) -> StackRecord? {
@@ -205,14 +210,28 @@ public final class PrerenderPools {
     }
 
     /// Purges idle pooled containers (all classes when nil): they disappear offscreen and deinit, their
-    /// memory really freed. Returns (containers, bytes).
-    func purgePools(className: String?, reason: String, caller: HostConnection?, coolDown: Bool) -> (Int, Int) {
+    /// memory really freed. `keep` leaves that many in each pool, the most recently warmed (a `warning`
+    /// memory warning keeps one). Returns (containers, bytes).
+    func purgePools(className: String?, reason: String, caller: HostConnection?, coolDown: Bool, keep: Int = 0) -> (Int, Int) {
         var count = 0, bytes = 0
         for key in order where className == nil || key.className == className {
             guard let p = byKey[key] else { continue }
             if coolDown { p.coolDownUntil = host.now + coolDownMs }
             // Queued warm-ups of a purged pool are dropped too: refills come on demand or after the cool-down.
             cancelWarmups(p)
+            if keep > 0 {
+                // The oldest go (the bottom of the green room); the top, the next hit, stays warm.
+                while p.idle.count > keep, let c = p.greenRoom.items.first {
+                    bytes += containers.memoryBytes(c)
+                    count += 1
+                    p.purged += 1
+                    containers.causes[c.id] = caller?.id ?? containers.causes[c.id]
+                    destroyPooled(c, in: p)
+                }
+                poolEvent("purged", p, nil, to: caller, ["reason": .string(reason), "kept": .int(p.idle.count)])
+                if coolDown { scheduleRefillAfterCoolDown(p, cause: caller) }
+                continue
+            }
             while let c = p.greenRoom.top {
                 bytes += containers.memoryBytes(c)
                 count += 1
@@ -269,14 +288,64 @@ public final class PrerenderPools {
         return PoolKey(className: name, size: size)
     }
 
+    /// `showRendered {present: "onSuccess"}` (the prerendering article's passive pop-up): the container is
+    /// configured with `data` in the green room, offscreen, and presented only when that succeeded. A hit
+    /// configures the warm one where it waits; a miss warms a fresh one there first (it loads offscreen).
+    /// A failure tears that container down (offscreen) and is the reply; nothing reaches `target`, and the
+    /// pool warms a replacement. The container is the caller's from the moment it is configured for it.
+    private func showPrepared(_ cls: ContainerClass, data: JSONValue, pool: PoolRecord, target: StackRecord?,
+                              animated: Bool, durationMs: Double, reply replyMode: String, conn: HostConnection) throws(RPCError) -> JSONValue {
+        let warm = pool.greenRoom.top != nil
+        let c: ContainerRecord
+        if let top = pool.greenRoom.top {
+            c = top
+        } else {
+            c = try containers.create(cls, owner: nil, data: nil, offscreenIn: pool.greenRoom.id, cause: conn.id)
+            do throws(ContainerFailure) {
+                try containers.stackOps.push(c, onto: pool.greenRoom, animated: false)
+            } catch {
+                refill(pool, afterHit: false, cause: conn)
+                throw containers.rpc(error)
+            }
+        }
+        // Configured for this caller, where it waits: its events go to the caller.
+        containers.causes[c.id] = conn.id
+        let output: JSONValue
+        do throws(RPCError) { output = try containers.configure(c, data: data) } catch {
+            refill(pool, afterHit: false, cause: conn)
+            throw error
+        }
+        guard let taken = take(from: pool, owner: conn), taken === c else {
+            throw RPCError(.pluginFailed, "Container \(c.id) was torn down as it left the green room",
+                           ["container": .string(c.id), "class": .string(cls.name)])
+        }
+        if warm { pool.hits += 1 } else { pool.misses += 1 }
+        poolEvent(warm ? "hit" : "miss", pool, c, to: conn)
+        if let target { try containers.push(c, onto: target, animated: animated, durationMs: durationMs) }
+        let reply: JSONValue = ["container": .string(c.id), "class": .string(cls.name), "warm": .bool(warm), "output": output]
+        refill(pool, afterHit: warm, cause: conn)
+        return replyMode == "afterAppear" ? containers.replyAfterAppear(c, reply) : reply
+    }
+
     func register(into r: inout MethodRegistry<HostConnection>) {
         r.register(ShowRendered.self) { [unowned self] conn, p throws(RPCError) in
+            if p.reply == "afterAppear" && p.stack == nil {
+                throw .invalidParams(path: "reply", "afterAppear needs a stack: without one the container is never shown")
+            }
+            if p.present == "onSuccess" && p.data == nil {
+                throw .invalidParams(path: "present", "onSuccess configures the container with data before presenting it: give data")
+            }
             let cls = try host.classes.require(p.className)
             let target = try p.stack.map { id throws(RPCError) in try containers.stack(id, owner: conn) }
             let animated = p.animated ?? false
             let ms = try Containers.duration(p.duration)
             if let target { try containers.refuseDuringInteractivePop(target) }
+            try containers.refuseHeldReply(p.reply, onto: target)
             let pool = poolForShow(className: cls.name, size: target?.size, anySize: true)
+            if p.present == "onSuccess", let data = p.data {
+                return try showPrepared(cls, data: data, pool: pool, target: target, animated: animated, durationMs: ms,
+                                        reply: p.reply, conn: conn)
+            }
             // A hit: the warm container leaves the green room and is pushed. Its hooks go to a plugin's
             // worker in one message when its class runs in one (the hand-over and the push are planned).
             var hit: ContainerRecord?
@@ -306,7 +375,7 @@ public final class PrerenderPools {
             if let data = p.data { reply["output"] = try containers.configure(c, data: data) }
             // Replacement warming runs after this reply is written, as idle tasks.
             refill(pool, afterHit: warm, cause: conn)
-            return .object(reply)
+            return p.reply == "afterAppear" ? containers.replyAfterAppear(c, .object(reply)) : .object(reply)
         }
         r.register(PoolConfigure.self) { [unowned self] conn, p throws(RPCError) in
             let key = try poolKey(p.className, width: p.width, height: p.height)

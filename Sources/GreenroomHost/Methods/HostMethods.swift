@@ -84,6 +84,7 @@ extension Host {
                 "maxAuthFailures": .int(config.maxAuthFailures),
                 "maxBufferedInputBytes": .int(config.maxBufferedInputBytes),
             ],
+            "pools": ["coolDownMs": .double(containers.pools.coolDownMs), "budgetBytes": .int(containers.pools.budgetBytes)],
             "methods": .array(processor.registry.names.map { .string($0) }),
             "topics": .array(EventRouter.topics.map { .string($0) }),
         ]

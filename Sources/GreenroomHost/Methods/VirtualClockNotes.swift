@@ -28,7 +28,9 @@ extension Host {
                 let result = try spec.handler(c, p)
                 guard case .object(var reply) = result,
                       let note = host.virtualClockNote(newTasks: host.dispatcher.pendingCount - tasksBefore,
-                                                       scheduledTimers: host.timers.scheduled > timersBefore)
+                                                       // A reply held for the timer says nothing of it.
+                                                       scheduledTimers: host.timers.scheduled > timersBefore
+                                                           && !host.processor.isHoldingReply)
                 else { return result }
                 reply["note"] = .string(note)
                 return .object(reply)

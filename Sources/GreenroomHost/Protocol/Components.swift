@@ -189,9 +189,13 @@ enum SchemaName: String, CaseIterable {
                 "lastCrash": .object("How the last worker ended: `reason` (crashed, exited, closed, timeout, protocol), `signal` and `signalName` or `exitStatus`, and `detail`.", [:], additionalProperties: true),
             ], required: ["name", "path", "version", "classes"], additionalProperties: true), "Loaded plugins, with how each runs (isolation) and its worker's state."),
             "limits": .ref(.limits),
+            "pools": .object("The prerender pools' host-wide settings (docs/pools.md).", [
+                "coolDownMs": .number("After a memory warning, pools refill only on demand for this long (`--pool-cooldown-ms`, default 5000).").minimum(0),
+                "budgetBytes": .integer("Bytes idle pooled containers may hold, host-wide (`--pool-budget-bytes`, default 268435456); past it the least recently warmed go first.").minimum(0),
+            ], required: ["coolDownMs", "budgetBytes"]),
             "methods": .array(.string(), "Every registered method, sorted.").uniqueItems(),
             "topics": .array(.ref(.topic)).uniqueItems(),
-        ], required: ["name", "version", "protocol", "clock", "pid", "listen", "classes", "plugins", "limits", "methods", "topics"])
+        ], required: ["name", "version", "protocol", "clock", "pid", "listen", "classes", "plugins", "limits", "pools", "methods", "topics"])
         case .hostStats: .object("Host-wide counters: the host's own members, the container system's (containers, stacks, pools, unbalanced transitions), the page system's (`sessions.page`, `sessions.pageTracking`) and the range system's (`sessions.range`, `sessions.rangeTracking`).", [
             "connections": .object(nil, [
                 "open": .integer("Open connections now.").minimum(0),
@@ -359,6 +363,7 @@ enum SchemaName: String, CaseIterable {
             "height": .ref(.dimension),
             "container": .ref(.containerId),
             "idle": .integer("`warmed` only: idle containers in the pool now.").minimum(0),
+            "kept": .integer("`purged` by a `warning`-level memory warning only: the idle containers kept (at most one; a `critical` one keeps none and says nothing).").minimum(0).maximum(1),
             "reason": .string("`purged`: `purge` (pool.purge) or `memoryWarning`; `evicted`: `budget` or `depth`.").oneOfValues(["purge", "memoryWarning", "budget", "depth"]),
             "error": .allOf([
                 .ref(.errorObject),
@@ -541,6 +546,7 @@ enum SchemaName: String, CaseIterable {
             "note": .allOf([
                 .ref(.virtualClockNote),
             ], "Only in replies that can leave an animation running (see `VirtualClockNote`)."),
+            "transitionMs": .number("Only in a `stack.push` reply with `reply: \"afterAppear\"`: host-clock ms from the request to the pushed container's `viewDidAppear`.").minimum(0),
             "interactivePop": .oneOf([
                 .null(),
                 .ref(.interactivePop),

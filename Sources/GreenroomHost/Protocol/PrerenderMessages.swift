@@ -12,6 +12,7 @@ enum ShowRendered: RPCMethod {
         "class": .ref(.className),
         "warm": .boolean("True for a hit (a prerendered container)."),
         "output": .any("`configure`'s output; present when `data` was given."),
+        "transitionMs": .number("With `reply: \"afterAppear\"`: host-clock ms from the request to the container's `viewDidAppear`.").minimum(0),
         "note": .ref(.virtualClockNote),
     ], required: ["container", "class", "warm"]))
     static let errors: [ErrorDoc] = [.invalidParams, .unknownClass, .unknownObject, .pluginFailed, .unauthorized]
@@ -22,13 +23,19 @@ enum ShowRendered: RPCMethod {
         var animated: Bool?
         var data: JSONValue?
         var duration: Double?
+        var present = "now"
+        var reply = "now"
 
         static let fields: [ParamField<Params>] = [
             .required("class", \.className, .ref(.className), "The class to show."),
             .optional("stack", \.stack, .ref(.stackId), "Push the container onto this stack (one of this connection's)."),
             .optional("animated", \.animated, .boolean().default(false), "Animate the push onto `stack`: the did-hooks run after `duration` ms of host clock (default false)."),
-            .value("data", \.data, .any("Any JSON value."), "Business data for `configure`, after the push."),
+            .value("data", \.data, .any("Any JSON value."), "Business data for `configure`: after the push, or (with `present: \"onSuccess\"`) before it, offscreen."),
             .optional("duration", \.duration, .ref(.durationMs), "How long the animated transition runs, in ms of host clock (default 300; 0 ends it at once, its calls still `animated: true`). Ignored when not animated."),
+            .choice("present", \.present, .string().oneOfValues(["now", "onSuccess"]).default("now"),
+                    "`now` (default): the container is pushed, then configured with `data`. `onSuccess` (the prerendering article's passive pop-up): it is configured with `data` in the green room, offscreen, first, and presented only if that succeeded; otherwise nothing reaches the stack and the reply is -32004 naming the hook. Needs `data`."),
+            .choice("reply", \.reply, .string().oneOfValues(["now", "afterAppear"]).default("now"),
+                    "`now` (default), or `afterAppear`: the reply waits for the container's `viewDidAppear` (the end of an animated push; under the virtual clock, the `clock.advance` that reaches it) and says `transitionMs`, as the article's completion block runs after the transition. Needs `stack`; not in a batch."),
         ]
     }
 }

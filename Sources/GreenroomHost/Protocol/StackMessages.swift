@@ -37,12 +37,15 @@ enum StackPush: RPCMethod {
         var container: String = ""
         var animated: Bool?
         var duration: Double?
+        var reply = "now"
 
         static let fields: [ParamField<Params>] = [
             .required("stack", \.stack, .ref(.stackId), "The stack (one of this connection's)."),
             .required("container", \.container, .ref(.containerId), "The container (one of this connection's)."),
             .optional("animated", \.animated, .boolean().default(false), "Animate the transition: the did-hooks run after `duration` ms of host clock (default false)."),
             .optional("duration", \.duration, .ref(.durationMs), "How long the animated transition runs, in ms of host clock (default 300; 0 ends it at once, its calls still `animated: true`). Ignored when not animated."),
+            .choice("reply", \.reply, .string().oneOfValues(["now", "afterAppear"]).default("now"),
+                    "`now` (default), or `afterAppear`: the reply waits for the container's `viewDidAppear` (the end of an animated push; on a hidden stack, until it is shown) and the stack's info then has `transitionMs`. Not in a batch."),
         ]
     }
 }

@@ -270,6 +270,7 @@ class AsyncStack(StackHandle):
         *,
         animated: bool | None = None,
         duration: DurationMs | None = None,
+        reply: Literal["now", "afterAppear"] | None = None,
     ) -> StackInfo:
         """Pushes a container onto a stack.
 
@@ -291,6 +292,9 @@ class AsyncStack(StackHandle):
                 false). (Not sent when None.)
             duration: How long the animated transition runs, in ms of host clock (default 300; 0 ends it at
                 once, its calls still `animated: true`). Ignored when not animated. (Not sent when None.)
+            reply: `now` (default), or `afterAppear`: the reply waits for the container's `viewDidAppear` (the
+                end of an animated push; on a hidden stack, until it is shown) and the stack's info then has
+                `transitionMs`. Not in a batch. (Not sent when None.)
 
         Returns:
             ``StackInfo``: A stack (a window with a navigation stack).
@@ -305,6 +309,8 @@ class AsyncStack(StackHandle):
             params["animated"] = animated
         if duration is not None:
             params["duration"] = duration
+        if reply is not None:
+            params["reply"] = reply
         result: StackInfo = await self._client.call("stack.push", params)
         return result
 
@@ -1807,6 +1813,7 @@ class AsyncStackMethods:
         *,
         animated: bool | None = None,
         duration: DurationMs | None = None,
+        reply: Literal["now", "afterAppear"] | None = None,
     ) -> StackInfo:
         """Pushes a container onto a stack.
 
@@ -1829,6 +1836,9 @@ class AsyncStackMethods:
                 false). (Not sent when None.)
             duration: How long the animated transition runs, in ms of host clock (default 300; 0 ends it at
                 once, its calls still `animated: true`). Ignored when not animated. (Not sent when None.)
+            reply: `now` (default), or `afterAppear`: the reply waits for the container's `viewDidAppear` (the
+                end of an animated push; on a hidden stack, until it is shown) and the stack's info then has
+                `transitionMs`. Not in a batch. (Not sent when None.)
 
         Returns:
             ``StackInfo``: A stack (a window with a navigation stack).
@@ -1843,6 +1853,8 @@ class AsyncStackMethods:
             params["animated"] = animated
         if duration is not None:
             params["duration"] = duration
+        if reply is not None:
+            params["reply"] = reply
         result: StackInfo = await self._client.call("stack.push", params)
         return result
 
@@ -3220,6 +3232,8 @@ class AsyncMethods:
         animated: bool | None = None,
         data: Any = None,
         duration: DurationMs | None = None,
+        present: Literal["now", "onSuccess"] | None = None,
+        reply: Literal["now", "afterAppear"] | None = None,
     ) -> ShowRenderedResult:
         """Shows a prerendered container (ViewControllerPreRender's showRenderedViewController; docs/pools.md).
 
@@ -3250,9 +3264,18 @@ class AsyncMethods:
             stack: Push the container onto this stack (one of this connection's). (Not sent when None.)
             animated: Animate the push onto `stack`: the did-hooks run after `duration` ms of host clock
                 (default false). (Not sent when None.)
-            data: Business data for `configure`, after the push. (Not sent when None.)
+            data: Business data for `configure`: after the push, or (with `present: "onSuccess"`) before it,
+                offscreen. (Not sent when None.)
             duration: How long the animated transition runs, in ms of host clock (default 300; 0 ends it at
                 once, its calls still `animated: true`). Ignored when not animated. (Not sent when None.)
+            present: `now` (default): the container is pushed, then configured with `data`. `onSuccess` (the
+                prerendering article's passive pop-up): it is configured with `data` in the green room, offscreen,
+                first, and presented only if that succeeded; otherwise nothing reaches the stack and the reply is
+                -32004 naming the hook. Needs `data`. (Not sent when None.)
+            reply: `now` (default), or `afterAppear`: the reply waits for the container's `viewDidAppear` (the
+                end of an animated push; under the virtual clock, the `clock.advance` that reaches it) and says
+                `transitionMs`, as the article's completion block runs after the transition. Needs `stack`; not in
+                a batch. (Not sent when None.)
 
         Returns:
             ``ShowRenderedResult``
@@ -3268,6 +3291,10 @@ class AsyncMethods:
             params["data"] = data
         if duration is not None:
             params["duration"] = duration
+        if present is not None:
+            params["present"] = present
+        if reply is not None:
+            params["reply"] = reply
         result: ShowRenderedResult = await self.call("showRendered", params)
         return result
 

@@ -83,6 +83,7 @@ __all__ = [
     "HostEvent",
     "HostInfo",
     "HostInfoPluginsItem",
+    "HostInfoPools",
     "HostInfoProtocol",
     "HostMemoryWarningResult",
     "HostMemoryWarningResultPurged",
@@ -472,6 +473,19 @@ class HostInfoPluginsItem(TypedDict):
     lastCrash: NotRequired[dict[str, Any]]
 
 
+class HostInfoPools(TypedDict):
+    """The prerender pools' host-wide settings (docs/pools.md).
+
+    - ``coolDownMs``: After a memory warning, pools refill only on demand for this long
+      (`--pool-cooldown-ms`, default 5000).
+    - ``budgetBytes``: Bytes idle pooled containers may hold, host-wide (`--pool-budget-bytes`, default
+      268435456); past it the least recently warmed go first.
+    """
+
+    coolDownMs: float
+    budgetBytes: int
+
+
 class HostInfoProtocol(TypedDict):
     """The ``HostInfoProtocol`` object.
 
@@ -497,6 +511,7 @@ class HostInfo(TypedDict):
       scripted), in registration order.
     - ``plugins``: Loaded plugins, with how each runs (isolation) and its worker's state.
     - ``limits``
+    - ``pools``: The prerender pools' host-wide settings (docs/pools.md).
     - ``methods``: Every registered method, sorted.
     - ``topics``
     """
@@ -510,6 +525,7 @@ class HostInfo(TypedDict):
     classes: list[ClassName]
     plugins: list[HostInfoPluginsItem]
     limits: Limits
+    pools: HostInfoPools
     methods: list[str]
     topics: list[Topic]
 
@@ -1074,6 +1090,7 @@ PoolEvent = TypedDict("PoolEvent", {
     "height": Dimension,
     "container": NotRequired[ContainerId],
     "idle": NotRequired[int],
+    "kept": NotRequired[int],
     "reason": NotRequired[Literal["purge", "memoryWarning", "budget", "depth"]],
     "error": NotRequired[ErrorObject],
     "session": NotRequired[PageSessionId],
@@ -1098,6 +1115,8 @@ container released: `reason: "budget"` past the host's budget of pooled bytes, `
 - ``height``
 - ``container`` (optional)
 - ``idle`` (optional): `warmed` only: idle containers in the pool now.
+- ``kept`` (optional): `purged` by a `warning`-level memory warning only: the idle containers kept (at
+  most one; a `critical` one keeps none and says nothing).
 - ``reason`` (optional): `purged`: `purge` (pool.purge) or `memoryWarning`; `evicted`: `budget` or
   `depth`.
 - ``error`` (optional): `warmFailed` only: what failed.
@@ -1574,6 +1593,8 @@ class StackInfo(TypedDict):
     - ``top``
     - ``animating``: An animated transition is running (its end calls are still to come).
     - ``note`` (optional): Only in replies that can leave an animation running (see `VirtualClockNote`).
+    - ``transitionMs`` (optional): Only in a `stack.push` reply with `reply: "afterAppear"`: host-clock ms
+      from the request to the pushed container's `viewDidAppear`.
     - ``interactivePop``: The interactive pop in progress on this stack, null when none: every other call
       on the stack but `stack.info` is -32003 until it finishes or is cancelled.
     """
@@ -1586,6 +1607,7 @@ class StackInfo(TypedDict):
     top: ContainerId | None
     animating: bool
     note: NotRequired[VirtualClockNote]
+    transitionMs: NotRequired[float]
     interactivePop: InteractivePop | None
 
 
@@ -2390,6 +2412,7 @@ ShowRenderedResult = TypedDict("ShowRenderedResult", {
     "class": ClassName,
     "warm": bool,
     "output": NotRequired[Any],
+    "transitionMs": NotRequired[float],
     "note": NotRequired[VirtualClockNote],
 })
 """The ``ShowRenderedResult`` object.
@@ -2398,6 +2421,8 @@ ShowRenderedResult = TypedDict("ShowRenderedResult", {
 - ``class``
 - ``warm``: True for a hit (a prerendered container).
 - ``output`` (optional): `configure`'s output; present when `data` was given.
+- ``transitionMs`` (optional): With `reply: "afterAppear"`: host-clock ms from the request to the
+  container's `viewDidAppear`.
 - ``note`` (optional)
 """
 
@@ -2775,6 +2800,7 @@ class Stack(StackHandle):
         *,
         animated: bool | None = None,
         duration: DurationMs | None = None,
+        reply: Literal["now", "afterAppear"] | None = None,
     ) -> StackInfo:
         """Pushes a container onto a stack.
 
@@ -2796,6 +2822,9 @@ class Stack(StackHandle):
                 false). (Not sent when None.)
             duration: How long the animated transition runs, in ms of host clock (default 300; 0 ends it at
                 once, its calls still `animated: true`). Ignored when not animated. (Not sent when None.)
+            reply: `now` (default), or `afterAppear`: the reply waits for the container's `viewDidAppear` (the
+                end of an animated push; on a hidden stack, until it is shown) and the stack's info then has
+                `transitionMs`. Not in a batch. (Not sent when None.)
 
         Returns:
             ``StackInfo``: A stack (a window with a navigation stack).
@@ -2810,6 +2839,8 @@ class Stack(StackHandle):
             params["animated"] = animated
         if duration is not None:
             params["duration"] = duration
+        if reply is not None:
+            params["reply"] = reply
         result: StackInfo = self._client.call("stack.push", params)
         return result
 
@@ -4289,6 +4320,7 @@ class StackMethods:
         *,
         animated: bool | None = None,
         duration: DurationMs | None = None,
+        reply: Literal["now", "afterAppear"] | None = None,
     ) -> StackInfo:
         """Pushes a container onto a stack.
 
@@ -4311,6 +4343,9 @@ class StackMethods:
                 false). (Not sent when None.)
             duration: How long the animated transition runs, in ms of host clock (default 300; 0 ends it at
                 once, its calls still `animated: true`). Ignored when not animated. (Not sent when None.)
+            reply: `now` (default), or `afterAppear`: the reply waits for the container's `viewDidAppear` (the
+                end of an animated push; on a hidden stack, until it is shown) and the stack's info then has
+                `transitionMs`. Not in a batch. (Not sent when None.)
 
         Returns:
             ``StackInfo``: A stack (a window with a navigation stack).
@@ -4325,6 +4360,8 @@ class StackMethods:
             params["animated"] = animated
         if duration is not None:
             params["duration"] = duration
+        if reply is not None:
+            params["reply"] = reply
         result: StackInfo = self._client.call("stack.push", params)
         return result
 
@@ -5687,6 +5724,8 @@ class Methods:
         animated: bool | None = None,
         data: Any = None,
         duration: DurationMs | None = None,
+        present: Literal["now", "onSuccess"] | None = None,
+        reply: Literal["now", "afterAppear"] | None = None,
     ) -> ShowRenderedResult:
         """Shows a prerendered container (ViewControllerPreRender's showRenderedViewController; docs/pools.md).
 
@@ -5717,9 +5756,18 @@ class Methods:
             stack: Push the container onto this stack (one of this connection's). (Not sent when None.)
             animated: Animate the push onto `stack`: the did-hooks run after `duration` ms of host clock
                 (default false). (Not sent when None.)
-            data: Business data for `configure`, after the push. (Not sent when None.)
+            data: Business data for `configure`: after the push, or (with `present: "onSuccess"`) before it,
+                offscreen. (Not sent when None.)
             duration: How long the animated transition runs, in ms of host clock (default 300; 0 ends it at
                 once, its calls still `animated: true`). Ignored when not animated. (Not sent when None.)
+            present: `now` (default): the container is pushed, then configured with `data`. `onSuccess` (the
+                prerendering article's passive pop-up): it is configured with `data` in the green room, offscreen,
+                first, and presented only if that succeeded; otherwise nothing reaches the stack and the reply is
+                -32004 naming the hook. Needs `data`. (Not sent when None.)
+            reply: `now` (default), or `afterAppear`: the reply waits for the container's `viewDidAppear` (the
+                end of an animated push; under the virtual clock, the `clock.advance` that reaches it) and says
+                `transitionMs`, as the article's completion block runs after the transition. Needs `stack`; not in
+                a batch. (Not sent when None.)
 
         Returns:
             ``ShowRenderedResult``
@@ -5735,6 +5783,10 @@ class Methods:
             params["data"] = data
         if duration is not None:
             params["duration"] = duration
+        if present is not None:
+            params["present"] = present
+        if reply is not None:
+            params["reply"] = reply
         result: ShowRenderedResult = self.call("showRendered", params)
         return result
 

@@ -115,7 +115,7 @@ def test_memory_warning_purges_the_pool(greenroom_client):
     client.call("pool.configure", {"class": "Heavy", "depth": 4, "policy": "eager"})
     client.call("tasks.drain")
     assert client.call("host.stats")["containers"]["pooled"] == 4
-    purged = client.call("host.memoryWarning")["purged"]
+    purged = client.call("host.memoryWarning", {"level": "critical"})["purged"]
     assert purged["pooledContainers"] == 4 and purged["pooledBytes"] == 4 << 20, purged
     assert client.call("host.stats")["containers"]["pooled"] == 0
     assert client.call("pool.status", {"class": "Heavy"})["pools"][0]["coolingDown"] is True
