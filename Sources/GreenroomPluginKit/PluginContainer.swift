@@ -19,10 +19,13 @@ public protocol PluginContainer: AnyObject {
     func run(_ hook: Hook, input: JSONObject) throws -> JSONValue?
     /// The bytes this instance holds now (what a memory purge gives back).
     var memoryBytes: Int { get }
+    /// The optional hooks (`Hook.optional`) this class wants; none by default.
+    static var optionalHooks: Set<Hook> { get }
 }
 
 extension PluginContainer {
     public static var className: String { String(describing: self) }
+    public static var optionalHooks: Set<Hook> { [] }
 }
 
 /// A hook failure with a message for the client.

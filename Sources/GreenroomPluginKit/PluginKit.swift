@@ -1,4 +1,5 @@
 import CGreenroomPlugin
+import Glibc
 import GreenroomCore
 import GreenroomJSON
 
@@ -48,13 +49,19 @@ public enum PluginKit {
             table.destroy = { instance in
                 Unmanaged<InstanceBox>.fromOpaque(instance!).release()
             }
+            // The optional hooks' names, NULL-terminated; the host copies what it reads during the call.
+            let optional = type.optionalHooks.map(\.rawValue).sorted().map { strdup($0) } + [nil]
+            defer { optional.forEach { free($0) } }
             let status = type.className.withCString { name in
                 plugin.withCString { pluginName in
                     version.withCString { pluginVersion in
-                        table.name = name
-                        table.plugin_name = pluginName
-                        table.plugin_version = pluginVersion
-                        return api.pointee.register_class(host, &table)
+                        optional.map { UnsafePointer($0) }.withUnsafeBufferPointer { hooks in
+                            table.name = name
+                            table.plugin_name = pluginName
+                            table.plugin_version = pluginVersion
+                            table.optional_hooks = optional.count > 1 ? hooks.baseAddress : nil
+                            return api.pointee.register_class(host, &table)
+                        }
                     }
                 }
             }

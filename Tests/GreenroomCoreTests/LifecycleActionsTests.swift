@@ -27,8 +27,21 @@ import Testing
             run(.viewWillLayoutSubviews, c, HookContext(size: size)), run(.viewDidLayoutSubviews, c, HookContext(size: size)),
             run(.viewWillAppear, c, HookContext(animated: true)), run(.viewDidAppear, c, HookContext(animated: true)),
         ]))
-        #expect(a.count == LifecycleActions.capacity, "the longest input fills the inline storage exactly")
         #expect(c.state == .appeared && c.viewLoaded && c.laidOutSize == size, "the record moves as the list is made")
+    }
+
+    @Test func theLongestInputIsAFirstAppearanceWithNewInsetsAndFillsTheInlineStorageExactly() {
+        let c = ContainerRecord(id: "c", className: "K", owner: nil, optionalHooks: Hook.optional)
+        Lifecycle().stackMembershipChanged(c, joined: true)
+        let a = life.appear(c, animated: true, size: size, layout: .afterWillAppear)
+        #expect(a == actions([
+            run(.loadView, c), run(.viewDidLoad, c), run(.viewWillAppear, c, HookContext(animated: true)),
+            run(.viewSafeAreaInsetsDidChange, c), run(.viewLayoutMarginsDidChange, c),
+            run(.viewWillLayoutSubviews, c, HookContext(size: size)), run(.viewDidLayoutSubviews, c, HookContext(size: size)),
+            run(.viewDidAppear, c, HookContext(animated: true)),
+        ]))
+        #expect(a.count == LifecycleActions.capacity)
+        #expect(!c.insetsChanged)
     }
 
     @Test func layoutRunsOnlyWhenTheSizeChanges() {

@@ -35,6 +35,87 @@ import Testing
         #expect(d.unbalancedCalls.isEmpty)
     }
 
+    // MARK: The inset hooks (viewSafeAreaInsetsDidChange, viewLayoutMarginsDidChange)
+
+    func insetted(_ id: String, _ hooks: Set<Hook> = Hook.optional) -> ContainerRecord {
+        ContainerRecord(id: id, className: "K", owner: "conn", optionalHooks: hooks)
+    }
+
+    /// Joining a stack, a class that asks for them gets the inset hooks as its layout pass begins: after
+    /// viewWillAppear, before viewWillLayoutSubviews, safe area first (its margins follow the safe area).
+    @Test func joiningAStackStartsTheLayoutPassWithTheInsetHooks() throws {
+        let s = StackRecord(id: "s", size: size, owner: "conn")
+        let a = insetted("a")
+        try ops.push(a, onto: s, animated: false, onFailure: noFailure)
+        #expect(d.take() == ["a:willMoveToParent", "a:loadView", "a:viewDidLoad", "a:viewWillAppear",
+                             "a:viewSafeAreaInsetsDidChange", "a:viewLayoutMarginsDidChange",
+                             "a:viewWillLayoutSubviews", "a:viewDidLayoutSubviews", "a:viewDidAppear", "a:didMoveToParent"])
+        // Revealed again by a pop, it is still in the stack: nothing changed, no inset hooks.
+        let b = insetted("b", [.viewLayoutMarginsDidChange])
+        try ops.push(b, onto: s, animated: false, onFailure: noFailure)
+        #expect(d.take().filter { $0.hasPrefix("b:view") && $0.contains("Insets") || $0.contains("Margins") } == ["b:viewLayoutMarginsDidChange"],
+                "only the hook the class asked for")
+        _ = ops.pop(s, animated: false, onFailure: noFailure)
+        #expect(d.take() == ["b:willMoveToParent", "b:viewWillDisappear", "a:viewWillAppear", "b:viewDidDisappear",
+                             "a:viewDidAppear", "b:didMoveToParent"])
+    }
+
+    /// A container already laid out at the stack's size (a warm one from the green room) lays out no
+    /// more when it joins, but its insets are new: the inset hooks run alone where the layout would be.
+    @Test func aContainerLaidOutAtTheSizeStillHearsTheInsetsOfItsNewStack() throws {
+        let room = StackRecord(id: "g", size: size, owner: "host")
+        let s = StackRecord(id: "s", size: size, owner: "conn")
+        let a = insetted("a")
+        try ops.push(a, onto: room, animated: false, onFailure: noFailure)
+        _ = ops.pop(room, animated: false, onFailure: noFailure)
+        _ = d.take()
+        try ops.push(a, onto: s, animated: false, onFailure: noFailure)
+        #expect(d.take() == ["a:willMoveToParent", "a:viewWillAppear", "a:viewSafeAreaInsetsDidChange",
+                             "a:viewLayoutMarginsDidChange", "a:viewDidAppear", "a:didMoveToParent"])
+    }
+
+    @Test func aClassThatAsksForNoneGetsNone() throws {
+        let s = StackRecord(id: "s", size: size, owner: "conn")
+        let a = container("a")
+        try ops.push(a, onto: s, animated: false, onFailure: noFailure)
+        ops.resize(s, to: Size(width: 300, height: 200), onFailure: noFailure)
+        #expect(!d.take().contains { $0.contains("Insets") || $0.contains("Margins") })
+        #expect(!a.insetsChanged)
+    }
+
+    /// On a hidden stack nothing is laid out: the hooks wait for the first layout, when it is shown. A
+    /// resize gives them to the top now and to the others when they next appear; the same size, none.
+    @Test func hiddenStacksAndResizesDeferTheHooksToTheNextLayout() throws {
+        let s = StackRecord(id: "s", size: size, hidden: true, owner: "conn")
+        let a = insetted("a"), b = insetted("b")
+        try ops.push(a, onto: s, animated: false, onFailure: noFailure)
+        try ops.push(b, onto: s, animated: false, onFailure: noFailure)
+        #expect(!d.take().contains { $0.contains("Insets") })
+        ops.setHidden(s, false, onFailure: noFailure)
+        #expect(d.take() == ["b:loadView", "b:viewDidLoad", "b:viewWillAppear", "b:viewSafeAreaInsetsDidChange",
+                             "b:viewLayoutMarginsDidChange", "b:viewWillLayoutSubviews", "b:viewDidLayoutSubviews",
+                             "b:viewDidAppear"])
+        ops.resize(s, to: size, onFailure: noFailure)
+        #expect(d.take().isEmpty, "the same size changes nothing")
+        ops.resize(s, to: Size(width: 200, height: 100), onFailure: noFailure)
+        #expect(d.take() == ["b:viewSafeAreaInsetsDidChange", "b:viewLayoutMarginsDidChange",
+                             "b:viewWillLayoutSubviews", "b:viewDidLayoutSubviews"])
+        _ = ops.pop(s, animated: false, onFailure: noFailure)
+        #expect(d.take().filter { $0.hasPrefix("a:") } == ["a:loadView", "a:viewDidLoad", "a:viewWillAppear",
+                "a:viewSafeAreaInsetsDidChange", "a:viewLayoutMarginsDidChange", "a:viewWillLayoutSubviews",
+                "a:viewDidLayoutSubviews", "a:viewDidAppear"])
+    }
+
+    /// One that leaves before its stack laid it out owes no inset hooks.
+    @Test func leavingBeforeTheLayoutClearsThem() throws {
+        let s = StackRecord(id: "s", size: size, hidden: true, owner: "conn")
+        let a = insetted("a")
+        try ops.push(a, onto: s, animated: false, onFailure: noFailure)
+        #expect(a.insetsChanged)
+        _ = ops.pop(s, animated: false, onFailure: noFailure)
+        #expect(!a.insetsChanged)
+    }
+
     @Test func popRevealsTheOneBelow() throws {
         let s = StackRecord(id: "s", size: size, owner: "conn")
         let a = container("a"), b = container("b")

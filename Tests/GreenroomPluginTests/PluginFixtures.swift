@@ -70,15 +70,15 @@ func input(for hook: Hook, data: JSONValue = .null) -> JSONObject {
     case .viewWillAppear, .viewDidAppear, .viewWillDisappear, .viewDidDisappear: ["animated": false]
     case .willMoveToParent, .didMoveToParent: ["parent": "s-1"]
     case .didReceiveMemoryWarning: ["level": "warning"]
-    case .loadView, .viewDidLoad, .deinitialize: [:]
+    case .loadView, .viewDidLoad, .deinitialize, .viewSafeAreaInsetsDidChange, .viewLayoutMarginsDidChange: [:]
     }
 }
 
-/// Every hook, in the order a container lives through them: created, loaded and laid out, shown,
+/// Every hook, in the order a container lives through them: created, loaded, shown and laid out,
 /// configured, warned, moved, hidden, gone.
 let lifeOrder: [Hook] = [
-    .initialize, .loadView, .viewDidLoad, .viewWillLayoutSubviews, .viewDidLayoutSubviews, .viewWillAppear,
-    .viewDidAppear, .configure, .didReceiveMemoryWarning, .willMoveToParent, .didMoveToParent,
+    .initialize, .loadView, .viewDidLoad, .viewWillAppear, .viewSafeAreaInsetsDidChange, .viewLayoutMarginsDidChange,
+    .viewWillLayoutSubviews, .viewDidLayoutSubviews, .viewDidAppear, .configure, .didReceiveMemoryWarning, .willMoveToParent, .didMoveToParent,
     .viewWillDisappear, .viewDidDisappear, .deinitialize,
 ]
 

@@ -32,6 +32,22 @@ func register(_ api: UnsafePointer<greenroom_host_api>?, _ host: OpaquePointer?,
     }
 }
 
+/// The names `registerListing` puts in `optional_hooks` (a global: init functions are C function pointers).
+nonisolated(unsafe) var optionalHookNames: [String] = []
+
+/// Registers a fake class whose table lists `names` in `optional_hooks` (NULL-terminated).
+func registerListing(_ api: UnsafePointer<greenroom_host_api>?, _ host: OpaquePointer?, _ name: String, _ names: [String],
+                     structSize: UInt32 = UInt32(MemoryLayout<greenroom_class>.size)) -> Int32 {
+    let copies = names.map { strdup($0) } + [nil]
+    defer { copies.forEach { free($0) } }
+    var table = fakeClass()
+    table.struct_size = structSize
+    return copies.map { UnsafePointer($0) }.withUnsafeBufferPointer { list in
+        table.optional_hooks = list.baseAddress
+        return register(api, host, name, table)
+    }
+}
+
 /// A class whose hooks answer through the host API: `configure` sets `data.output` verbatim as its
 /// output, any other hook fails with status 3 and no message. Its class_ctx (and instance) is the API.
 func talkingClass(_ api: UnsafePointer<greenroom_host_api>?) -> greenroom_class {
@@ -295,5 +311,43 @@ func loadError(_ body: () throws -> Void) -> PluginLoadError? {
             try #require(host.classes["Refusing"]).makeInstance(containerID: "c-2")
         }
         #expect(silentCreate.message == "Refusing: create returned no instance and set no error")
+    }
+}
+
+/// `optional_hooks`, the field appended to version 1's table: the names a class lists are the optional
+/// hooks its containers get; anything else refuses the class; a version-1 table never has it read.
+/// Serialized: the init functions read the names from one global.
+@Suite(.serialized) struct OptionalHookTableTests {
+    @Test func optionalHooksAreReadFromTablesThatHaveThem() throws {
+        let host = makeHost()
+        optionalHookNames = ["viewLayoutMarginsDidChange", "viewSafeAreaInsetsDidChange"]
+        try PluginLoader.initialize(entry: { api, host in
+            registerListing(api, host, "Insets", optionalHookNames) | register(api, host, "Plain")
+        }, path: "insets.so", into: host, log: { _, _, _ in })
+        #expect(host.classes["Insets"]?.optionalHooks == Hook.optional)
+        #expect(host.classes["Plain"]?.optionalHooks == [])
+    }
+
+    @Test func aVersion1TableHasNoOptionalHooksRead() throws {
+        let host = makeHost()
+        optionalHookNames = ["not a hook"]
+        try PluginLoader.initialize(entry: { api, host in
+            registerListing(api, host, "Old", optionalHookNames, structSize: UInt32(MemoryLayout<greenroom_class>.offset(of: \.optional_hooks)!))
+        }, path: "old.so", into: host, log: { _, _, _ in })
+        #expect(host.classes["Old"]?.optionalHooks == [])
+    }
+
+    @Test func anOptionalHookThatIsNotOneRefusesTheClass() {
+        for bad in ["viewDidLoad", "viewSafeAreaInsetChanged", ""] {
+            let host = makeHost()
+            optionalHookNames = ["viewLayoutMarginsDidChange", bad]
+            let error = loadError {
+                try PluginLoader.initialize(entry: { api, host in registerListing(api, host, "Insets", optionalHookNames) },
+                                            path: "bad.so", into: host, log: { _, _, _ in })
+            }
+            #expect(error == .invalidClass(path: "bad.so", name: "Insets",
+                reason: "optional_hooks names \"\(bad)\", which is not an optional hook (viewLayoutMarginsDidChange, viewSafeAreaInsetsDidChange)"))
+            #expect(host.classes["Insets"] == nil)
+        }
     }
 }

@@ -667,7 +667,10 @@ export interface EventBase {
   [member: string]: unknown;
 }
 
-/** A container hook, in UIKit's names. */
+/**
+ * A container hook, in UIKit's names. `viewSafeAreaInsetsDidChange` and `viewLayoutMarginsDidChange` run only
+ * for classes that ask for them (a scripted class by listing them in `hooks`).
+ */
 export type LifecycleHook =
   | "init"
   | "loadView"
@@ -678,6 +681,8 @@ export type LifecycleHook =
   | "viewDidDisappear"
   | "viewWillLayoutSubviews"
   | "viewDidLayoutSubviews"
+  | "viewSafeAreaInsetsDidChange"
+  | "viewLayoutMarginsDidChange"
   | "configure"
   | "didReceiveMemoryWarning"
   | "willMoveToParent"
@@ -720,6 +725,8 @@ export interface LifecycleEvent {
     | "viewDidDisappear"
     | "viewWillLayoutSubviews"
     | "viewDidLayoutSubviews"
+    | "viewSafeAreaInsetsDidChange"
+    | "viewLayoutMarginsDidChange"
     | "configure"
     | "didReceiveMemoryWarning"
     | "willMoveToParent"
@@ -1816,7 +1823,7 @@ export type HostStatsParams = Record<string, never>;
 
 /** The params of `host.memoryWarning` (by name; by position in this order). */
 export interface HostMemoryWarningParams {
-  /** How severe; default `warning`. */
+  /** How severe: `warning` trims each pool to one idle container, `critical` (the default) purges them all. */
   level?: "warning" | "critical";
 }
 
@@ -2159,8 +2166,9 @@ export interface StackPushParams {
   duration?: DurationMs;
   /**
    * `now` (default), or `afterAppear`: the reply waits for the container's `viewDidAppear` (the end of an
-   * animated push; on a hidden stack, until it is shown) and the stack's info then has `transitionMs`. Not in
-   * a batch.
+   * animated push; under the virtual clock, the `clock.advance` that reaches it) and the stack's info then
+   * has `transitionMs`; a container torn down before it appears answers with that failure (-32004). Not in a
+   * batch (-32602) nor onto a hidden stack (-32003), where it would wait until the stack is shown.
    */
   reply?: "now" | "afterAppear";
 }
@@ -2393,7 +2401,9 @@ export interface ShowRenderedParams {
   /**
    * `now` (default), or `afterAppear`: the reply waits for the container's `viewDidAppear` (the end of an
    * animated push; under the virtual clock, the `clock.advance` that reaches it) and says `transitionMs`, as
-   * the article's completion block runs after the transition. Needs `stack`; not in a batch.
+   * the article's completion block runs after the transition; a container torn down before it appears answers
+   * with that failure (-32004). Needs `stack` (-32602); not in a batch (-32602) nor onto a hidden stack
+   * (-32003).
    */
   reply?: "now" | "afterAppear";
 }
@@ -2800,10 +2810,14 @@ export interface Methods {
   /**
    * Simulates a memory warning; returns what was purged.
    *
-   * Every component purges what it can: every idle pooled container disappears (offscreen) and deinits, and
-   * pools refill only on demand (`pool.warm`, a miss) or after a cool-down (5 s of host clock: then every
-   * eager pool refills to its depth, its warm-ups' events going to this caller); every other loaded container
-   * gets `didReceiveMemoryWarning` ; every page session releases each cached child that is neither its
+   * Every component purges what it can, graded by `level` (docs/pools.md has the table): `critical` (the
+   * default: UIKit's one warning, which the prerendering article answers by emptying its cache) releases
+   * every idle pooled container, `warning` trims each pool to one idle container, its most recently warmed
+   * (the next hit); the released ones disappear (offscreen) and deinit, each pool sends a `pool` event
+   * `purged` (with `kept`), and pools refill only on demand (`pool.warm`, a miss) or after a cool-down
+   * (`--pool-cooldown-ms`, 5000 ms of host clock by default: then every eager pool refills to its depth, its
+   * warm-ups' events going to this caller). At both levels every other live container gets
+   * `didReceiveMemoryWarning {level}`; every page session releases each cached child that is neither its
    * current page nor interaction-related (and every container parked in a reuse queue), and its live children
    * get `didReceiveMemoryWarning`; every range session drops to `visibleOnly` (visible) or `lowMemory` (not
    * visible) for its next range update, run at once (as Texture: after it a visible session that has been
@@ -3173,13 +3187,15 @@ export interface Methods {
    * `stack` if given; `warm: false`. After either, a `lazy` pool schedules one warm-up (after a miss: for
    * next time; after a hit: the replacement, as the prerendering article's library does; none past `depth`,
    * none after a hit during a memory warning's cool-down) and an `eager` pool refills to its depth. `data`,
-   * when given, is then bound with `configure` (its output is the reply's `output`). Replacement warming runs
-   * after the reply is written, as idle tasks in `default` mode (with a virtual clock: on `tasks.drain`). A
-   * failing hook is -32004: that container is torn down. Under `--clock virtual` the warm-ups wait for
-   * `tasks.drain` (the pool stays cold until then) and an animated push ends only on `clock.advance`: the
-   * reply's `note` says which (docs/virtual-clock.md). A `stack` whose interactive pop is in progress is
-   * -32003, before anything is taken or made. Over TCP with a token, every method but `host.auth` answers
-   * -32006 until `host.auth` succeeds.
+   * when given, is then bound with `configure` (its output is the reply's `output`); with `present:
+   * "onSuccess"` it is bound first instead, in the green room (a miss loads there), and only a container
+   * whose `configure` succeeded is handed over and pushed. `reply: "afterAppear"` holds the reply until the
+   * container's `viewDidAppear`. Replacement warming runs after the reply is written, as idle tasks in
+   * `default` mode (with a virtual clock: on `tasks.drain`). A failing hook is -32004: that container is torn
+   * down. Under `--clock virtual` the warm-ups wait for `tasks.drain` (the pool stays cold until then) and an
+   * animated push ends only on `clock.advance`: the reply's `note` says which (docs/virtual-clock.md). A
+   * `stack` whose interactive pop is in progress is -32003, before anything is taken or made. Over TCP with a
+   * token, every method but `host.auth` answers -32006 until `host.auth` succeeds.
    */
   "showRendered": { params: ShowRenderedParams; result: ShowRenderedResult };
   /**

@@ -175,3 +175,22 @@ def test_the_lifecycle_model_against_the_host(start_host, page):
     # docs/ranges.md: 3 points/ms at release stops 1497 points on; six frames of 16 ms.
     assert result["fling"]["target"] == pytest.approx(500 + 3 * 499) and result["fling"]["reply"]["phase"] == "idle"
     assert result["now"] == 96
+
+
+def test_a_reply_held_for_the_appearance_resolves_when_the_clock_ends_the_push(start_host, page):
+    """`reply: "afterAppear"`: the promise stays pending while other calls answer, and resolves with
+    `transitionMs` once the `clock.advance` that ends the animated push has run."""
+    host = start_host("--listen", "ws:127.0.0.1:0", "--clock", "virtual")
+    open_client_page(page, host)
+    result = page.evaluate("""async () => {
+        const { stack } = await host.call("stack.create", { width: 375, height: 667 });
+        let settled = false;
+        const shown = host.call("showRendered", { class: "Container", stack, animated: true, reply: "afterAppear" })
+            .then((r) => { settled = true; return r; });
+        const pong = await host.call("host.ping");
+        const before = settled;
+        await host.call("clock.advance", { ms: 300 });
+        const r = await shown;
+        return { pong, before, transitionMs: r.transitionMs, warm: r.warm };
+    }""")
+    assert result == {"pong": {"pong": True}, "before": False, "transitionMs": 300, "warm": False}, result

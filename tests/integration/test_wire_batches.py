@@ -137,7 +137,7 @@ def test_events_caused_by_batch_entries_come_before_the_batch_reply(vhost):
     c.send([req("events.subscribe", {"topics": ["host"]}, id="s"), req("host.memoryWarning", id="m"),
             note("host.memoryWarning", {"level": "critical"})])
     first, second, third = c.read_json(), c.read_json(), c.read_json()
-    assert first["method"] == "host" and first["params"]["level"] == "warning", first
+    assert first["method"] == "host" and first["params"]["level"] == "critical", first
     assert second["method"] == "host" and second["params"]["level"] == "critical", second
     assert isinstance(third, list) and [m["id"] for m in third] == ["s", "m"], third
     next_is_pong(c)

@@ -590,7 +590,7 @@ def test_events_match_x_notifications(schema_host: Host) -> None:
         before = len(observer.notifications)
         observer.call("host.memoryWarning", {})
         mine = [n for n in observer.notifications[before:] if n["params"].get("kind") == "memoryWarning"]
-        assert len(mine) == 1 and mine[0]["params"]["level"] == "warning", observer.notifications[before:]
+        assert len(mine) == 1 and mine[0]["params"]["level"] == "critical", observer.notifications[before:]
 
         # Virtual time runs only on clock.advance: events carry the host clock.
         now = observer.call("clock.now")["ms"]
@@ -704,6 +704,12 @@ def test_container_and_pool_events_match_x_notifications(schema_host: Host) -> N
         c.call("pool.configure", {"class": huge, "depth": 3, "policy": "eager"})
         c.call("tasks.drain")
         c.call("pool.configure", {"class": huge, "depth": 0, "policy": "eager"})
+
+        # The optional hooks run for a class that asks for them: joining a stack.
+        insets = f"{cls}Insets"
+        c.call("classes.define", {"name": insets, "hooks": {"viewSafeAreaInsetsDidChange": {},
+                                                            "viewLayoutMarginsDidChange": {}}})
+        c.call("showRendered", {"class": insets, "stack": c.call("stack.create", {"width": 390, "height": 844})["stack"]})
 
         c.call("pool.warm", {"class": cls, "width": 390, "height": 844})
         c.call("tasks.drain")

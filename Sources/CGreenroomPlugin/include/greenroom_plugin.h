@@ -65,8 +65,9 @@
  * Hooks
  *   - Names are UIKit's: init, loadView, viewDidLoad, viewWillAppear, viewDidAppear,
  *     viewWillDisappear, viewDidDisappear, viewWillLayoutSubviews, viewDidLayoutSubviews, configure,
- *     didReceiveMemoryWarning, willMoveToParent, didMoveToParent, deinit. A future host may add hooks:
- *     return 0 for a name you do not know.
+ *     didReceiveMemoryWarning, willMoveToParent, didMoveToParent, deinit; and, only for a class that
+ *     lists them in `optional_hooks`, viewSafeAreaInsetsDidChange and viewLayoutMarginsDidChange. A
+ *     future host may add hooks: return 0 for a name you do not know.
  *   - Inputs: {"data": ...} for init and configure, {"size": {"width", "height"}} for the layout hooks,
  *     {"animated": bool} for appearance hooks, {"parent": id | null} for the containment hooks,
  *     {"level": "warning" | "critical"} for didReceiveMemoryWarning; {} otherwise.
@@ -149,6 +150,12 @@ typedef struct greenroom_class {
 
     /* The bytes every instance holds, when `memory_bytes` is NULL. */
     size_t instance_memory_bytes;
+
+    /* Added after version 1 (a table without it reads as NULL). NULL, or a NULL-terminated list of the
+       optional hooks this class wants: "viewSafeAreaInsetsDidChange", "viewLayoutMarginsDidChange".
+       UIKit sends them to every view controller; the host sends them only to classes that list them,
+       so that event streams stay comparable. A name that is not an optional hook refuses the class. */
+    const char *const *optional_hooks;
 } greenroom_class;
 
 /* The functions the host gives a plugin. */

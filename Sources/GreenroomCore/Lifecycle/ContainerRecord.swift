@@ -35,28 +35,36 @@ public final class ContainerRecord {
     public internal(set) var isDestroyed = false { willSet { journal?.willChange(self) } }
     /// True after a hook failed: no further hook runs but `deinit`.
     public internal(set) var isFailed = false { willSet { journal?.willChange(self) } }
+    /// The hooks UIKit sends only to classes that override them (`Hook.isOptional`) that its class asked
+    /// for: only these of them run.
+    public let optionalHooks: Set<Hook>
+    /// It joined a stack, or its stack changed size, since its last layout: its next layout pass begins
+    /// with the inset hooks it asked for (`viewSafeAreaInsetsDidChange`, `viewLayoutMarginsDidChange`).
+    public internal(set) var insetsChanged = false { willSet { journal?.willChange(self) } }
 
     /// Where its changes are saved during a speculative run (nil: never).
     private let journal: RecordJournal?
     /// The journal run that last saved it.
     var journalRun = 0
 
-    public init(id: String, className: String, owner: String?, journal: RecordJournal? = nil) {
+    public init(id: String, className: String, owner: String?, optionalHooks: Set<Hook> = [],
+                journal: RecordJournal? = nil) {
         self.id = id
         self.className = className
         self.owner = owner
+        self.optionalHooks = optionalHooks
         self.journal = journal
     }
 
     /// Its whole changeable state, for `RecordJournal`.
     struct Saved {
         var appearance: AppearanceMachine, viewLoaded: Bool, laidOutSize: Size?, parent: ContainerParent
-        var owner: String?, isDestroyed: Bool, isFailed: Bool
+        var owner: String?, isDestroyed: Bool, isFailed: Bool, insetsChanged: Bool
     }
 
     var saved: Saved {
         Saved(appearance: appearance, viewLoaded: viewLoaded, laidOutSize: laidOutSize, parent: parent, owner: owner,
-              isDestroyed: isDestroyed, isFailed: isFailed)
+              isDestroyed: isDestroyed, isFailed: isFailed, insetsChanged: insetsChanged)
     }
 
     func restore(_ s: Saved) {
@@ -67,6 +75,7 @@ public final class ContainerRecord {
         owner = s.owner
         isDestroyed = s.isDestroyed
         isFailed = s.isFailed
+        insetsChanged = s.insetsChanged
     }
 
     /// A hook failed outside Core's own sequences (init, configure): only deinit may run now.

@@ -9,11 +9,22 @@ public enum Hook: String, Sendable, CaseIterable {
     case viewDidDisappear
     case viewWillLayoutSubviews
     case viewDidLayoutSubviews
+    /// The root view's safe area insets changed: sent, to a class that asks for it, at the start of the
+    /// layout pass after the container joins a stack or its stack is resized (docs/lifecycle.md).
+    case viewSafeAreaInsetsDidChange
+    /// The root view's layout margins changed (they follow the safe area): right after
+    /// `viewSafeAreaInsetsDidChange`, under the same rule.
+    case viewLayoutMarginsDidChange
     case configure
     case didReceiveMemoryWarning
     case willMoveToParent
     case didMoveToParent
     case deinitialize = "deinit"
+
+    /// Hooks a class receives only when it asks for them (a scripted class lists them in `hooks`, a plugin
+    /// class in `optional_hooks`): UIKit sends them to every controller, but a stream with them for every
+    /// container would bury the appearance calls that tests compare.
+    public static let optional: Set<Hook> = [.viewSafeAreaInsetsDidChange, .viewLayoutMarginsDidChange]
 }
 
 /// A size in points.

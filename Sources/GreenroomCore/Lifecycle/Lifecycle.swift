@@ -97,6 +97,20 @@ public struct Lifecycle: Sendable {
         LifecycleActions(.run(.willMoveToParent, c, HookContext(parent: .some(parent))))
     }
 
+    /// The container joins a stack (`true`) or leaves one (`false`): joining, its next layout pass starts
+    /// with the inset hooks its class asked for; leaving before that pass, it owes none.
+    public func stackMembershipChanged(_ c: ContainerRecord, joined: Bool) {
+        guard !c.optionalHooks.isEmpty, c.insetsChanged != joined else { return }
+        c.insetsChanged = joined
+    }
+
+    /// The stack the container is in changed size: its next layout pass (now, for a shown top) starts with
+    /// the inset hooks its class asked for.
+    public func stackResized(_ c: ContainerRecord) {
+        guard !c.optionalHooks.isEmpty, !c.insetsChanged else { return }
+        c.insetsChanged = true
+    }
+
     public func didMove(_ c: ContainerRecord, toParent parent: String?) -> LifecycleActions {
         LifecycleActions(.run(.didMoveToParent, c, HookContext(parent: .some(parent))))
     }
@@ -139,7 +153,15 @@ public struct Lifecycle: Sendable {
     }
 
     private func layout(_ c: ContainerRecord, size: Size, into a: inout LifecycleActions) {
-        guard c.viewLoaded, c.laidOutSize != size else { return }
+        guard c.viewLoaded else { return }
+        if c.insetsChanged {
+            // UIKit recomputes the safe area, then the margins that follow it, as the pass begins.
+            c.insetsChanged = false
+            for hook in [Hook.viewSafeAreaInsetsDidChange, .viewLayoutMarginsDidChange] where c.optionalHooks.contains(hook) {
+                a.append(.run(hook, c, HookContext()))
+            }
+        }
+        guard c.laidOutSize != size else { return }
         a.append(.run(.viewWillLayoutSubviews, c, HookContext(size: size)))
         c.laidOutSize = size
         a.append(.run(.viewDidLayoutSubviews, c, HookContext(size: size)))

@@ -16,13 +16,13 @@ public enum LifecycleAction: Equatable {
     }
 }
 
-/// The actions of one lifecycle input, in order. At most six (a first appearance loads, lays out,
-/// begins and ends), held inline: an input allocates nothing.
+/// The actions of one lifecycle input, in order. At most eight (a first appearance loads, begins, hears
+/// its new insets, lays out and ends), held inline: an input allocates nothing.
 public struct LifecycleActions: RandomAccessCollection, Equatable {
-    public static let capacity = 6
-    // Six fields rather than an `InlineArray`: copying, building and dropping a list then compiles to
+    public static let capacity = 8
+    // Eight fields rather than an `InlineArray`: copying, building and dropping a list then compiles to
     // plain code for each field, where the array's went through generic value witnesses per element.
-    private var a0, a1, a2, a3, a4, a5: LifecycleAction?
+    private var a0, a1, a2, a3, a4, a5, a6, a7: LifecycleAction?
     public private(set) var count = 0
 
     public init() {}
@@ -40,18 +40,23 @@ public struct LifecycleActions: RandomAccessCollection, Equatable {
         case 2: a2!
         case 3: a3!
         case 4: a4!
-        default: a5!
+        case 5: a5!
+        case 6: a6!
+        default: a7!
         }
     }
 
     mutating func append(_ action: LifecycleAction) {
+        assert(count < Self.capacity, "a lifecycle input has at most \(Self.capacity) actions")
         switch count {
         case 0: a0 = action
         case 1: a1 = action
         case 2: a2 = action
         case 3: a3 = action
         case 4: a4 = action
-        default: a5 = action
+        case 5: a5 = action
+        case 6: a6 = action
+        default: a7 = action
         }
         count += 1
     }

@@ -238,6 +238,7 @@ public struct StackOperation {
 
     /// Resizes the window; the top (if loaded) lays out again, others when they next appear.
     public static func resize(_ s: StackRecord, to size: Size) -> StackOperation {
+        if s.size != size { for c in s.items { Lifecycle().stackResized(c) } }
         s.size = size
         guard !s.isHidden, let top = s.top, top.viewLoaded else { return StackOperation(animationMs: 0) }
         return StackOperation(animationMs: 0, .run(.layout(top, size: size), .report))
@@ -500,7 +501,9 @@ public struct StackOperation {
     private func build(_ a: Actions) -> LifecycleActions {
         switch a {
         case .willMove(let c, let parent):
-            return c.isFailed || c.isDestroyed ? LifecycleActions() : lifecycle.willMove(c, toParent: parent)
+            guard !c.isFailed, !c.isDestroyed else { return LifecycleActions() }
+            lifecycle.stackMembershipChanged(c, joined: parent != nil)
+            return lifecycle.willMove(c, toParent: parent)
         case .didMove(let c, let parent):
             return c.isFailed || c.isDestroyed ? LifecycleActions() : lifecycle.didMove(c, toParent: parent)
         case .load(let c):

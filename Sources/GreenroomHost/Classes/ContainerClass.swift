@@ -18,8 +18,14 @@ public protocol ContainerClass: AnyObject {
     /// The plugin that provides it; nil when built in or scripted.
     var pluginName: String? { get }
     var isScripted: Bool { get }
+    /// The optional hooks (`Hook.optional`) its containers receive.
+    var optionalHooks: Set<Hook> { get }
     /// Creates the per-container state. The host then runs the `init` hook on it.
     func makeInstance(containerID: String) throws(HookFailure) -> ContainerInstance
+}
+
+extension ContainerClass {
+    public var optionalHooks: Set<Hook> { [] }
 }
 
 /// One container's class-side state. Hooks run on the loop thread, one at a time.

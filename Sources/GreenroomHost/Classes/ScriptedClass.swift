@@ -18,11 +18,14 @@ public final class ScriptedClass: ContainerClass {
     public let memoryBytes: Int
     public var pluginName: String? { nil }
     public var isScripted: Bool { true }
+    /// The optional hooks it lists (a scripted class asks for one by naming it in `hooks`).
+    public let optionalHooks: Set<Hook>
 
     public init(name: String, hooks: [Hook: ScriptedHook], memoryBytes: Int) {
         self.name = name
         self.hooks = hooks
         self.memoryBytes = memoryBytes
+        optionalHooks = Hook.optional.filter { hooks[$0] != nil }
     }
 
     public func makeInstance(containerID: String) throws(HookFailure) -> ContainerInstance {

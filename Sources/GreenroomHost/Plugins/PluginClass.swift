@@ -16,8 +16,13 @@ public final class PluginClass: ContainerClass {
     /// Most bytes one hook's output may have (`--plugin-output-limit`).
     let maxOutputBytes: Int
 
-    init(name: String, plugin: String, table: greenroom_class, maxOutputDepth: Int, maxOutputBytes: Int = .max) {
+    /// The optional hooks its table lists (`optional_hooks`).
+    public let optionalHooks: Set<Hook>
+
+    init(name: String, plugin: String, table: greenroom_class, optionalHooks: Set<Hook> = [], maxOutputDepth: Int,
+         maxOutputBytes: Int = .max) {
         self.name = name
+        self.optionalHooks = optionalHooks
         self.plugin = plugin
         self.table = table
         self.maxOutputDepth = maxOutputDepth

@@ -1,4 +1,5 @@
 import CGreenroomPlugin
+import GreenroomCore
 
 /// How a plugin's log line is rated (`greenroom_log_level`).
 public enum PluginLogLevel: String, Sendable {
@@ -32,6 +33,8 @@ final class PluginHostContext {
     var isInitializing = false
     var registered: [greenroom_class] = []
     var registeredNames: [String] = []
+    /// Each registered class's `optional_hooks`.
+    var registeredOptionalHooks: [Set<Hook>] = []
     /// The first problem `register_class` met; refuses the library whatever init returns.
     var registrationError: PluginLoadError?
     /// The last error the plugin logged while init ran, for `initFailed`'s message.
@@ -118,12 +121,26 @@ final class PluginHostContext {
             namedByClass = true
         }
         if let version = Self.string(copy.plugin_version), !version.isEmpty { pluginVersion = version }
+        var optional = Set<Hook>()
+        if var list = copy.optional_hooks {
+            while let entry = list.pointee {
+                guard let hookName = Self.string(entry), let hook = Hook(rawValue: hookName), Hook.optional.contains(hook) else {
+                    let known = Hook.optional.map(\.rawValue).sorted().joined(separator: ", ")
+                    return refuse(.invalidClass(path: path, name: name,
+                        reason: "optional_hooks names \(Self.string(entry).map { "\"\($0)\"" } ?? "a string that is not UTF-8"), which is not an optional hook (\(known))"))
+                }
+                optional.insert(hook)
+                list += 1
+            }
+        }
         // The host keeps its own copies of the strings: the plugin may free its own.
         copy.name = nil
         copy.plugin_name = nil
         copy.plugin_version = nil
+        copy.optional_hooks = nil
         registered.append(copy)
         registeredNames.append(name)
+        registeredOptionalHooks.append(optional)
         return 0
     }
 

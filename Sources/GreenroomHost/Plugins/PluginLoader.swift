@@ -73,8 +73,9 @@ public enum PluginLoader {
         // Check every name before adding any, so a refused library leaves the registry as it was.
         try checkNamesAreFree(context.registeredNames, path: path, in: host)
         let maxDepth = host.config.limits.maxDepth
-        for (name, table) in zip(context.registeredNames, context.registered) {
-            let cls = PluginClass(name: name, plugin: context.pluginName, table: table, maxOutputDepth: maxDepth,
+        for (i, (name, table)) in zip(context.registeredNames, context.registered).enumerated() {
+            let cls = PluginClass(name: name, plugin: context.pluginName, table: table,
+                                  optionalHooks: context.registeredOptionalHooks[i], maxOutputDepth: maxDepth,
                                   maxOutputBytes: host.config.plugins.maxOutputBytes)
             do { try host.classes.register(cls) } catch {
                 throw .duplicateClass(path: path, name: name, owner: "another class")

@@ -1,4 +1,5 @@
 import GreenroomJSON
+import GreenroomCore
 import GreenroomRPC
 
 /// The names of the component schemas, for `Schema.ref`.
@@ -329,14 +330,14 @@ enum SchemaName: String, CaseIterable {
             "t": .ref(.eventTime),
             "cause": .ref(.eventCause),
         ], required: ["seq", "t", "cause"], additionalProperties: true)
-        case .lifecycleHook: .string("A container hook, in UIKit's names.").oneOfValues(["init", "loadView", "viewDidLoad", "viewWillAppear", "viewDidAppear", "viewWillDisappear", "viewDidDisappear", "viewWillLayoutSubviews", "viewDidLayoutSubviews", "configure", "didReceiveMemoryWarning", "willMoveToParent", "didMoveToParent", "deinit"])
+        case .lifecycleHook: .string("A container hook, in UIKit's names. `viewSafeAreaInsetsDidChange` and `viewLayoutMarginsDidChange` run only for classes that ask for them (a scripted class by listing them in `hooks`).").oneOfValues(Hook.allCases.map { .string($0.rawValue) })
         case .lifecycleEvent: .object("One container hook that ran (docs/lifecycle.md), or a refused appearance call. Appearance hooks carry `animated`, layout hooks `size`, containment hooks `parent`; a failed hook `failed: true`.", [
             "seq": .ref(.eventSeq),
             "t": .ref(.eventTime),
             "cause": .ref(.eventCause),
             "container": .ref(.containerId),
             "class": .ref(.className),
-            "event": .string("The hook that ran, or `unbalancedAppearanceTransition` for an appearance call the state machine refused (no hook ran; counted in `host.stats` `unbalancedTransitions`).").oneOfValues(["init", "loadView", "viewDidLoad", "viewWillAppear", "viewDidAppear", "viewWillDisappear", "viewDidDisappear", "viewWillLayoutSubviews", "viewDidLayoutSubviews", "configure", "didReceiveMemoryWarning", "willMoveToParent", "didMoveToParent", "deinit", "unbalancedAppearanceTransition"]),
+            "event": .string("The hook that ran, or `unbalancedAppearanceTransition` for an appearance call the state machine refused (no hook ran; counted in `host.stats` `unbalancedTransitions`).").oneOfValues(Hook.allCases.map { .string($0.rawValue) } + ["unbalancedAppearanceTransition"]),
             "offscreen": .boolean("True for containers in a green room (warming, idle, leaving it, purged), so that exposure analytics can ignore them."),
             "animated": .boolean("Appearance hooks only: part of an animated transition."),
             "size": .allOf([

@@ -53,7 +53,7 @@ enum HostStats: RPCMethod {
 enum HostMemoryWarning: RPCMethod {
     static let name = "host.memoryWarning"
     static let summary = "Simulates a memory warning; returns what was purged."
-    static let description = "Every component purges what it can: every idle pooled container disappears (offscreen) and deinits, and pools refill only on demand (`pool.warm`, a miss) or after a cool-down (5 s of host clock: then every eager pool refills to its depth, its warm-ups' events going to this caller); every other loaded container gets `didReceiveMemoryWarning` ; every page session releases each cached child that is neither its current page nor interaction-related (and every container parked in a reuse queue), and its live children get `didReceiveMemoryWarning`; every range session drops to `visibleOnly` (visible) or `lowMemory` (not visible) for its next range update, run at once (as Texture: after it a visible session that has been scrolled is `full` again at its next update; one never dragged keeps the mode until its first drag), each with a `range` event (and `cancelPrefetching`) for what left its ranges. `purged` merges what each component reports. Emits a `host` event `{kind: \"memoryWarning\", level}` to every `host` subscriber, before the reply. Under `--clock virtual` the cool-down ends only when `clock.advance` reaches it; the reply's `note` says so (docs/virtual-clock.md). Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds. A hook failing during it is not an error: the container is torn down and listed in `failed`."
+    static let description = "Every component purges what it can, graded by `level` (docs/pools.md has the table): `critical` (the default: UIKit's one warning, which the prerendering article answers by emptying its cache) releases every idle pooled container, `warning` trims each pool to one idle container, its most recently warmed (the next hit); the released ones disappear (offscreen) and deinit, each pool sends a `pool` event `purged` (with `kept`), and pools refill only on demand (`pool.warm`, a miss) or after a cool-down (`--pool-cooldown-ms`, 5000 ms of host clock by default: then every eager pool refills to its depth, its warm-ups' events going to this caller). At both levels every other live container gets `didReceiveMemoryWarning {level}`; every page session releases each cached child that is neither its current page nor interaction-related (and every container parked in a reuse queue), and its live children get `didReceiveMemoryWarning`; every range session drops to `visibleOnly` (visible) or `lowMemory` (not visible) for its next range update, run at once (as Texture: after it a visible session that has been scrolled is `full` again at its next update; one never dragged keeps the mode until its first drag), each with a `range` event (and `cancelPrefetching`) for what left its ranges. `purged` merges what each component reports. Emits a `host` event `{kind: \"memoryWarning\", level}` to every `host` subscriber, before the reply. Under `--clock virtual` the cool-down ends only when `clock.advance` reaches it; the reply's `note` says so (docs/virtual-clock.md). Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds. A hook failing during it is not an error: the container is torn down and listed in `failed`."
     static let tags = ["host"]
     static let result = ResultSpec("purge", .object(nil, [
         "level": .string().oneOfValues(["warning", "critical"]),
@@ -71,10 +71,11 @@ enum HostMemoryWarning: RPCMethod {
     static let errors: [ErrorDoc] = [.invalidParams, .unauthorized]
 
     struct Params: RPCParams {
-        var level = "warning"
+        var level = "critical"
 
         static let fields: [ParamField<Params>] = [
-            .choice("level", \.level, .string().oneOfValues(["warning", "critical"]).default("warning"), "How severe; default `warning`."),
+            .choice("level", \.level, .string().oneOfValues(["warning", "critical"]).default("critical"),
+                    "How severe: `warning` trims each pool to one idle container, `critical` (the default) purges them all."),
         ]
     }
 }

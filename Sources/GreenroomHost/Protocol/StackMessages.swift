@@ -45,7 +45,7 @@ enum StackPush: RPCMethod {
             .optional("animated", \.animated, .boolean().default(false), "Animate the transition: the did-hooks run after `duration` ms of host clock (default false)."),
             .optional("duration", \.duration, .ref(.durationMs), "How long the animated transition runs, in ms of host clock (default 300; 0 ends it at once, its calls still `animated: true`). Ignored when not animated."),
             .choice("reply", \.reply, .string().oneOfValues(["now", "afterAppear"]).default("now"),
-                    "`now` (default), or `afterAppear`: the reply waits for the container's `viewDidAppear` (the end of an animated push; on a hidden stack, until it is shown) and the stack's info then has `transitionMs`. Not in a batch."),
+                    "`now` (default), or `afterAppear`: the reply waits for the container's `viewDidAppear` (the end of an animated push; under the virtual clock, the `clock.advance` that reaches it) and the stack's info then has `transitionMs`; a container torn down before it appears answers with that failure (-32004). Not in a batch (-32602) nor onto a hidden stack (-32003), where it would wait until the stack is shown."),
         ]
     }
 }

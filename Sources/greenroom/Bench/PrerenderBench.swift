@@ -41,22 +41,66 @@ struct PrerenderBench {
         let stack = try client.call("stack.create", ["width": 375, "height": 667])["stack"]!
         let (pings, warm) = try self.hits(cls, stack: stack, count: hits)
         // Cold: depth 0 so a miss schedules no warm-up.
+        let cold = try self.colds(cls, stack: stack, count: colds)
+        _ = try client.call("stack.destroy", ["stack": stack])
+        return (Self.median(pings), Self.median(warm), Self.median(cold))
+    }
+
+    /// The prerender experiment's two figures, as round trips: "navigation start" is `showRendered`
+    /// without data (the page is shown: the moment the article's `setUrl` starts loading), "page loaded"
+    /// with data (its `configure`, burning `configureMs`, has run: the analogue of `document.onload`).
+    /// Medians in microseconds, cold and warm, of each.
+    func experimentFigures(loadMs: Double, configureMs: Double, runs: Int) throws
+        -> (navigationStart: (cold: Double, warm: Double), pageLoaded: (cold: Double, warm: Double))
+    {
+        let cls = "BenchPage\(Int(loadMs))x\(Int(configureMs))"
+        _ = try client.call("classes.define", ["name": .string(cls), "hooks": [
+            "viewDidLoad": ["costMs": .double(loadMs)], "configure": ["costMs": .double(configureMs)]]])
+        let stack = try client.call("stack.create", ["width": 375, "height": 667])["stack"]!
+        let data: JSONObject = ["data": ["url": "http://m.you.163.com"]]
+        let navWarm = try hits(cls, stack: stack, count: runs).hits
+        let loadedWarm = try hits(cls, stack: stack, count: runs, extra: data).hits
+        let navCold = try colds(cls, stack: stack, count: runs)
+        let loadedCold = try colds(cls, stack: stack, count: runs, extra: data)
+        _ = try client.call("stack.destroy", ["stack": stack])
+        return ((Self.median(navCold), Self.median(navWarm)), (Self.median(loadedCold), Self.median(loadedWarm)))
+    }
+
+    /// A `showRendered` hit with `present: "onSuccess"` (configured in the green room, then moved) against
+    /// a plain hit configured after the push, both with the same data. Medians in microseconds.
+    func presentOnSuccess(hits count: Int) throws -> (plain: Double, onSuccess: Double) {
+        let cls = "BenchPresent"
+        _ = try client.call("classes.define", ["name": .string(cls), "hooks": ["configure": ["output": ["ok": true]]]])
+        let stack = try client.call("stack.create", ["width": 375, "height": 667])["stack"]!
+        var plain: [Double] = [], onSuccess: [Double] = []
+        // Alternating, so that neither gets a warmer cache or a quieter machine.
+        for _ in 0..<count {
+            plain += try hits(cls, stack: stack, count: 1, extra: ["data": ["n": 1]]).hits
+            onSuccess += try hits(cls, stack: stack, count: 1, extra: ["data": ["n": 1], "present": "onSuccess"]).hits
+        }
+        _ = try client.call("stack.destroy", ["stack": stack])
+        return (Self.median(plain), Self.median(onSuccess))
+    }
+
+    /// `count` cold `showRendered` of `cls` on `stack` (a pool of depth 0: a miss warms nothing).
+    func colds(_ cls: String, stack: JSONValue, count: Int, extra: JSONObject = [:]) throws -> [Double] {
         _ = try client.call("pool.configure", ["class": .string(cls), "depth": 0, "width": 375, "height": 667])
         var cold: [Double] = []
-        for _ in 0..<colds {
-            let (us, r) = try time("showRendered", ["class": .string(cls), "stack": stack])
+        var params: JSONObject = ["class": .string(cls), "stack": stack]
+        for m in extra.members { params[m.key] = m.value }
+        for _ in 0..<count {
+            let (us, r) = try time("showRendered", .object(params))
             guard r["warm"] == false else { throw LineClient.Failure(description: "expected a cold miss") }
             cold.append(us)
             _ = try client.call("stack.pop", ["stack": stack])
             _ = try client.call("container.release", ["container": r["container"]!])
         }
-        _ = try client.call("stack.destroy", ["stack": stack])
-        return (Self.median(pings), Self.median(warm), Self.median(cold))
+        return cold
     }
 
     /// `count` warm hits of `cls` on `stack`, each after a ping on the same connection, both right after
     /// the same wait for the pool (so neither gets hotter caches). Returns the round trips, in microseconds.
-    func hits(_ cls: String, stack: JSONValue, count: Int) throws -> (pings: [Double], hits: [Double]) {
+    func hits(_ cls: String, stack: JSONValue, count: Int, extra: JSONObject = [:]) throws -> (pings: [Double], hits: [Double]) {
         var pings: [Double] = []
         _ = try client.call("pool.configure", ["class": .string(cls), "depth": 1, "policy": "lazy", "width": 375, "height": 667])
         var warm: [Double] = []
@@ -64,7 +108,9 @@ struct PrerenderBench {
             _ = try client.call("pool.warm", ["class": .string(cls), "count": 1, "width": 375, "height": 667])
             try waitForIdle(cls, 1)
             pings.append(try time("host.ping").0)
-            let (us, r) = try time("showRendered", ["class": .string(cls), "stack": stack])
+            var params: JSONObject = ["class": .string(cls), "stack": stack]
+            for m in extra.members { params[m.key] = m.value }
+            let (us, r) = try time("showRendered", .object(params))
             guard r["warm"] == true else { throw LineClient.Failure(description: "expected a warm hit") }
             warm.append(us)
             _ = try client.call("stack.pop", ["stack": stack])

@@ -191,6 +191,17 @@ def test_shell_readme_navigation_example(host, workdir):
     ], lines
 
 
+@needs_jq
+def test_shell_readme_held_reply_example(host, workdir):
+    """The README's reply held for the appearance: printed when the push's animation ends."""
+    block = block_with(SHELL_DIR / "README.md", '"reply":"afterAppear"')
+    r = sh(block, host.path, workdir)
+    assert r.returncode == 0, r.stderr
+    [line] = r.stdout.splitlines()
+    result = json.loads(line)
+    assert result["transitionMs"] == 300 and result["container"] == "c-1", result
+
+
 def test_shell_readme_ready_file_example(host, workdir):
     block = block_with(SHELL_DIR / "README.md", "--ready-file")
     waiting = block[block.index("# wait until"):]

@@ -416,3 +416,30 @@ def test_real_interactive_pop_from_a_shell_session(real_host, session):
     assert all(e["params"]["t"] == 300 for e in events)
     rest, err = s.finish()
     assert rest == [] and err == ""
+
+
+def test_real_show_rendered_answering_after_the_appearance(real_host, session):
+    """`reply: "afterAppear"` holds a reply until the container has appeared: a session goes on meanwhile, and
+    the held reply is printed when it comes (after the lifecycle event it waited for); at EOF the session
+    still waits for it."""
+    s = session(real_host.path)
+    s.call('events.subscribe {"topics":["lifecycle"]}')
+    stack = s.call('stack.create {"width":375,"height":667}')[0]["result"]["stack"]
+    s.send('showRendered {"class":"Container","stack":"%s","animated":true,"reply":"afterAppear"}' % stack)
+    s.send("host.ping")
+    pong, _ = s.until_reply()
+    assert pong["result"] == {"pong": True}, "the ping is answered while the push animates"
+    s.send('clock.advance {"ms":300}')
+    held, events = s.until_reply()
+    assert held["result"]["transitionMs"] == 300 and held["result"]["warm"] is False, held
+    assert events[-1]["params"]["event"] == "viewDidAppear", events
+    advanced, _ = s.until_reply()
+    assert advanced["result"]["now"] == 300
+    # A held reply still due when stdin ends is waited for.
+    s.send('stack.push {"stack":"%s","container":"%s","animated":true,"reply":"afterAppear"}'
+           % (stack, s.call('container.create {"class":"Container"}')[0]["result"]["container"]))
+    s.send('clock.advance {"ms":300}')
+    rest, err = s.finish()
+    replies = [m for m in rest if "id" in m]
+    assert [("transitionMs" in r["result"]) for r in replies] == [True, False], rest
+    assert err == ""

@@ -5,6 +5,11 @@ import GreenroomPluginKit
 /// part a prerender pool hides), `configure` renders the business data into HTML, the layout hooks
 /// record the size the page is laid out at, and a memory warning drops the rendered page.
 final class Article: PluginContainer {
+    /// The page's text sits within the root view's layout margins, so it asks to hear when they change (a
+    /// hook UIKit sends every controller but the host only to classes that ask): on joining a stack and
+    /// when the stack is resized.
+    static var optionalHooks: Set<Hook> { [.viewLayoutMarginsDidChange] }
+
     let containerID: String
     let host: PluginHost
     private var template: Template?
@@ -12,6 +17,8 @@ final class Article: PluginContainer {
     private var data: JSONValue = .null
     private var html: String?
     private var size: Size?
+    /// How often the layout margins changed (the next layout re-flows the page within them).
+    private var marginChanges = 0
 
     init(containerID: String, host: PluginHost) {
         self.containerID = containerID
@@ -31,6 +38,9 @@ final class Article: PluginContainer {
                 size = Size(width: w, height: h)
             }
             return nil
+        case .viewLayoutMarginsDidChange:
+            marginChanges += 1
+            return ["marginChanges": .int(marginChanges)]
         case .configure:
             return try configure(input["data"] ?? .null)
         case .didReceiveMemoryWarning:

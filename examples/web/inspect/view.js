@@ -13,7 +13,8 @@ function hookGroup(event) {
     case "loadView": case "viewDidLoad": return "load";
     case "viewWillAppear": case "viewDidAppear": return "appear";
     case "viewWillDisappear": case "viewDidDisappear": return "disappear";
-    case "viewWillLayoutSubviews": case "viewDidLayoutSubviews": return "layout";
+    case "viewWillLayoutSubviews": case "viewDidLayoutSubviews":
+    case "viewSafeAreaInsetsDidChange": case "viewLayoutMarginsDidChange": return "layout";
     case "willMoveToParent": case "didMoveToParent": return "parent";
     case "unbalancedAppearanceTransition": return "unbalanced";
     default: return "other";
@@ -24,6 +25,7 @@ function hookGroup(event) {
 const SHORT = {
   init: "i", loadView: "L", viewDidLoad: "dL", viewWillAppear: "wA", viewDidAppear: "dA",
   viewWillDisappear: "wD", viewDidDisappear: "dD", viewWillLayoutSubviews: "wl", viewDidLayoutSubviews: "dl",
+  viewSafeAreaInsetsDidChange: "sa", viewLayoutMarginsDidChange: "lm",
   configure: "cf", didReceiveMemoryWarning: "mw", willMoveToParent: "wP", didMoveToParent: "dP", deinit: "†",
   unbalancedAppearanceTransition: "!",
 };

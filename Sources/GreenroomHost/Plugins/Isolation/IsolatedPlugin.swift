@@ -227,11 +227,13 @@ final class IsolatedPluginClass: ContainerClass {
     unowned let plugin: IsolatedPlugin
     var pluginName: String? { plugin.name }
     var isScripted: Bool { false }
+    let optionalHooks: Set<Hook>
 
-    init(name: String, index: Int, plugin: IsolatedPlugin) {
+    init(name: String, index: Int, plugin: IsolatedPlugin, optionalHooks: Set<Hook>) {
         self.name = name
         self.index = index
         self.plugin = plugin
+        self.optionalHooks = optionalHooks
     }
 
     func makeInstance(containerID: String) throws(HookFailure) -> ContainerInstance {

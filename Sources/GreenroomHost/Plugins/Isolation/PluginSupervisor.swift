@@ -56,7 +56,8 @@ public final class PluginSupervisor: HostDomain {
         }
         let plugin = IsolatedPlugin(path: resolved, worker: worker, supervisor: self)
         for (i, name) in worker.classNames.enumerated() {
-            try? host.classes.register(IsolatedPluginClass(name: name, index: i, plugin: plugin))
+            try? host.classes.register(IsolatedPluginClass(name: name, index: i, plugin: plugin,
+                                                           optionalHooks: worker.optionalHooks[name] ?? []))
         }
         plugins.append(plugin)
         host.lane.hasIsolatedPlugins = true

@@ -26,8 +26,9 @@ public enum PluginWorkerMain {
             let entry = try PluginLoader.open(path: path)
             context = try PluginLoader.runInit(entry: entry, path: PluginLoader.realPath(path) ?? path, host: nil,
                                                log: PluginLoader.logToStandardError)
-            classes = zip(context.registeredNames, context.registered).map { name, table in
-                PluginClass(name: name, plugin: context.pluginName, table: table, maxOutputDepth: maxDepth,
+            classes = zip(context.registeredNames, context.registered).enumerated().map { i, entry in
+                PluginClass(name: entry.0, plugin: context.pluginName, table: entry.1,
+                            optionalHooks: context.registeredOptionalHooks[i], maxOutputDepth: maxDepth,
                             maxOutputBytes: maxOutputBytes)
             }
         } catch {
@@ -40,6 +41,9 @@ public enum PluginWorkerMain {
         ready.raw(JSONCodec.encode([
             "plugin": .string(context.pluginName), "version": .string(context.pluginVersion),
             "classes": .array(context.registeredNames.map { .string($0) }),
+            "optionalHooks": .object(JSONObject(classes.filter { !$0.optionalHooks.isEmpty }.map {
+                (key: $0.name, value: .array($0.optionalHooks.map(\.rawValue).sorted().map { .string($0) }))
+            })),
         ]))
         do { try Wire.writeAll(fd, ready.finished(), deadline: nil) } catch { return 1 }
 

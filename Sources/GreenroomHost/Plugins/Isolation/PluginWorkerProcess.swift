@@ -1,4 +1,5 @@
 import Glibc
+import GreenroomCore
 import GreenroomJSON
 
 /// How a worker ended: what the call in flight reports in its -32004 `data`.
@@ -43,6 +44,8 @@ final class PluginWorkerProcess {
     let plugin: String
     let version: String
     let classNames: [String]
+    /// The optional hooks each class asked for (by name; classes that asked for none are absent).
+    let optionalHooks: [String: Set<Hook>]
     /// The largest reply body accepted (the worker enforces the output limit; more is a protocol error).
     let maxReplyBytes: Int
 
@@ -50,8 +53,9 @@ final class PluginWorkerProcess {
     /// at a time).
     private let progress: BatchProgress?
 
-    private init(pid: pid_t, fd: Int32, plugin: String, version: String, classNames: [String], maxReplyBytes: Int,
-                 progress: BatchProgress?) {
+    private init(pid: pid_t, fd: Int32, plugin: String, version: String, classNames: [String],
+                 optionalHooks: [String: Set<Hook>], maxReplyBytes: Int, progress: BatchProgress?) {
+        self.optionalHooks = optionalHooks
         self.progress = progress
         self.pid = pid
         self.fd = fd
@@ -117,8 +121,14 @@ final class PluginWorkerProcess {
                    case .string(let plugin)? = o["plugin"], case .array(let names)? = o["classes"] {
                     let version: String = if case .string(let v)? = o["version"] { v } else { "" }
                     let classNames = names.compactMap { v -> String? in if case .string(let s) = v { s } else { nil } }
+                    var optional: [String: Set<Hook>] = [:]
+                    if case .object(let byClass)? = o["optionalHooks"] {
+                        for m in byClass.members {
+                            optional[m.key] = Set((m.value.arrayValue ?? []).compactMap { $0.stringValue.flatMap(Hook.init(rawValue:)) })
+                        }
+                    }
                     return PluginWorkerProcess(pid: pid, fd: host, plugin: plugin, version: version, classNames: classNames,
-                                               maxReplyBytes: maxReply, progress: shared?.progress)
+                                               optionalHooks: optional, maxReplyBytes: maxReply, progress: shared?.progress)
                 }
             case .refused:
                 close(host)

@@ -13,7 +13,7 @@ import GreenroomJSON
 ///   destroy u64 instance                                     -> ok
 ///   wake    (no body): a batch follows soon; the worker looks for it awake for a moment (no reply)
 ///   failed  JSON {"message", "data"}: the plugin failed the call (the worker lives on)
-///   ready   JSON {"plugin", "version", "classes"}: sent once, when init succeeded
+///   ready   JSON {"plugin", "version", "classes", "optionalHooks": {class: [hook]}}: sent once, when init succeeded
 ///   refused UTF-8 message: the library could not be loaded; the worker then exits
 enum WorkerFrame: UInt8 {
     case create = 0x43, hook = 0x48, batch = 0x42, wake = 0x57, destroy = 0x44, ok = 0x4F, failed = 0x46, ready = 0x52, refused = 0x45

@@ -18,7 +18,7 @@ are written with (the appearance table's checker, call assertions, gestures) is
 :mod:`greenroom.lifecycle`.
 """
 
-from .client import Client
+from .client import Client, Pending
 from .errors import (
     ConnectError,
     ConnectionClosed,
@@ -57,6 +57,7 @@ __all__ = [
     "LimitExceeded",
     "MethodNotFound",
     "ParseError",
+    "Pending",
     "PluginFailed",
     "ProtocolError",
     "RPCError",

@@ -192,6 +192,19 @@ class AsyncClient(AsyncMethods):
         ticket, message = self._endpoint.request(method, params)
         return await self._send_and_wait(ticket, message, timeout)
 
+    async def start(self, method: str, params: Any = None, *, timeout: float | None = _DEFAULT) -> asyncio.Task[Any]:
+        """Send a request now and return a task for its result (the sync :meth:`greenroom.Client.start`).
+
+        Returns once the request is written, so a call made afterwards reaches the host after it: a
+        ``showRendered {reply: "afterAppear"}`` started here is answered by the ``clock.advance`` that
+        follows. Awaiting the task raises as :meth:`call` does."""
+        ticket, message = self._endpoint.request(method, params)
+        loop = asyncio.get_running_loop()
+        written: asyncio.Future[None] = loop.create_future()
+        task = asyncio.ensure_future(self._send_and_wait(ticket, message, timeout, written))
+        await asyncio.wait([written, task], return_when=asyncio.FIRST_COMPLETED)
+        return task
+
     async def notify(self, method: str, params: Any = None) -> None:
         """Send a notification: no id, no reply, no error.
 
@@ -400,7 +413,8 @@ class AsyncClient(AsyncMethods):
             asyncio.get_running_loop().remove_writer(self._sock.fileno())
         self._drained.fire()
 
-    async def _send_and_wait(self, ticket: Ticket, message: Any, timeout: float | None) -> Any:
+    async def _send_and_wait(self, ticket: Ticket, message: Any, timeout: float | None,
+                             written: asyncio.Future[None] | None = None) -> Any:
         if timeout is _DEFAULT:
             timeout = self.timeout
         settled: asyncio.Future[int] = asyncio.get_running_loop().create_future()
@@ -409,6 +423,8 @@ class AsyncClient(AsyncMethods):
         try:
             await self._send(message)
             sent = True
+            if written is not None and not written.done():
+                written.set_result(None)
             mark = await asyncio.wait_for(settled, timeout)
         except TimeoutError:
             raise RequestTimeout(f"no reply from the host within {timeout} s") from None

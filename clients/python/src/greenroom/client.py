@@ -36,7 +36,7 @@ from .events import Event, EventRouter, Handler, normalize_topics, topic_list
 from .framing import InvalidFrame, LineDecoder, encode_message
 from .transport import Address, SocketTransport, TCPSpec, Transport, resolve_address
 
-__all__ = ["Client"]
+__all__ = ["Client", "Pending"]
 
 _DEFAULT: Any = object()
 
@@ -114,6 +114,30 @@ class Client(Methods):
         with self._lock:
             ticket, message = self._endpoint.request(method, params)
             return self._send_and_wait(ticket, message, timeout)
+
+    def start(self, method: str, params: Any = None) -> Pending:
+        """Send a request now and take its reply later, with :meth:`Pending.result`.
+
+        For a reply the host holds back while this client goes on: ``showRendered``
+        or ``stack.push`` with ``reply: "afterAppear"`` answer only once the
+        container has appeared, which under a virtual clock needs a
+        ``clock.advance`` from this very client::
+
+            shown = client.start("showRendered", {"class": "Card", "stack": s, "animated": True,
+                                                  "reply": "afterAppear"})
+            client.clock.advance(300)
+            shown.result()["transitionMs"]  # 300
+
+        Other calls meanwhile read the reply as it arrives (``shown.done``).
+        """
+        with self._lock:
+            ticket, message = self._endpoint.request(method, params)
+            try:
+                self._send(message)
+            except BaseException:
+                self._endpoint.abandon(ticket, sent=False)
+                raise
+        return Pending(self, ticket, method)
 
     def notify(self, method: str, params: Any = None) -> None:
         """Send a notification: no id, no reply, no error.
@@ -290,6 +314,23 @@ class Client(Methods):
             raise
         return ticket.outcome()
 
+    def _wait(self, ticket: Ticket, timeout: float | None) -> Any:
+        """Read until ``ticket`` is answered (a :class:`Pending`'s); a timeout keeps it waiting."""
+        if timeout is _DEFAULT:
+            timeout = self.timeout
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not ticket.done:
+            try:
+                incoming = self._next_message(deadline)
+            except ConnectionClosed:
+                if not ticket.done:
+                    raise
+                break
+            if incoming is None:
+                raise RequestTimeout(f"no reply from the host within {timeout} s")
+            self._handle(incoming)
+        return ticket.outcome()
+
     def _read_until_eof(self, deadline: float | None) -> None:
         """Handle what the host sent before it closed the connection (briefly: it is gone)."""
         limit = time.monotonic() + 1.0
@@ -393,3 +434,27 @@ class Client(Methods):
 def _deadline(timeout: float | None) -> float | None:
     return None if timeout is None else time.monotonic() + timeout
 
+
+class Pending:
+    """A request :meth:`Client.start` sent, whose reply is taken later."""
+
+    __slots__ = ("_client", "_ticket", "method")
+
+    def __init__(self, client: Client, ticket: Ticket, method: str) -> None:
+        self._client = client
+        self._ticket = ticket
+        self.method = method
+
+    @property
+    def done(self) -> bool:
+        """True once the reply has been read (by this or any other call on the client)."""
+        return self._ticket.done
+
+    def result(self, *, timeout: float | None = _DEFAULT) -> Any:
+        """The result, reading the connection until it arrives; the error is raised as :meth:`Client.call`
+        raises it. :class:`~greenroom.errors.RequestTimeout` past ``timeout`` leaves it pending: ask again."""
+        with self._client._lock:
+            return self._client._wait(self._ticket, timeout)
+
+    def __repr__(self) -> str:
+        return f"<greenroom.Pending {self.method} {'done' if self.done else 'waiting'}>"

@@ -138,3 +138,54 @@ def test_async_client_miss_drain_hit(greenroom_host):
                 await client.call("pool.warm", {"class": "Nope"})
 
     asyncio.run(asyncio.wait_for(main(), 30))
+
+
+def test_a_reply_held_for_the_appearance_with_the_sync_client(greenroom_client):
+    """`reply: "afterAppear"` answers once the container has appeared; under the virtual clock that takes a
+    `clock.advance` from the same client, so the request is started and its reply taken afterwards."""
+    client = greenroom_client
+    client.call("classes.define", {"name": "Card", "hooks": {"configure": {"output": {"ok": True}}}})
+    stack = client.stack.create(375, 667)
+    shown = client.start("showRendered", {"class": "Card", "stack": stack.id, "animated": True, "data": {"n": 1},
+                                          "present": "onSuccess", "reply": "afterAppear"})
+    assert not shown.done
+    assert client.ping()  # the connection goes on
+    assert not shown.done
+    client.clock.advance(300)
+    assert shown.done, "the held reply came before clock.advance's"
+    result = shown.result()
+    assert result["transitionMs"] == 300 and result["output"] == {"ok": True}, result
+    # A failure is raised by result(), as call() raises it.
+    client.call("classes.define", {"name": "Shy", "hooks": {"viewDidAppear": {"fail": True}}})
+    failing = client.start("showRendered", {"class": "Shy", "stack": stack.id, "animated": True,
+                                            "reply": "afterAppear"})
+    client.clock.advance(300)
+    with pytest.raises(PluginFailed) as info:
+        failing.result()
+    assert info.value.data["hook"] == "viewDidAppear"
+
+
+def test_a_pending_reply_that_never_comes_times_out_and_can_be_asked_again(greenroom_client):
+    client = greenroom_client
+    stack = client.stack.create(375, 667)
+    shown = client.start("showRendered", {"class": "Container", "stack": stack.id, "animated": True,
+                                          "reply": "afterAppear"})
+    from greenroom.errors import RequestTimeout
+    with pytest.raises(RequestTimeout):
+        shown.result(timeout=0.05)
+    client.clock.advance(300)
+    assert shown.result(timeout=1)["transitionMs"] == 300
+
+
+def test_a_reply_held_for_the_appearance_with_the_async_client(greenroom_host):
+    async def main() -> dict:
+        async with AsyncClient(greenroom_host.socket) as client:
+            stack = await client.call("stack.create", {"width": 375, "height": 667})
+            shown = await client.start("showRendered", {
+                "class": "Container", "stack": stack["stack"], "animated": True, "reply": "afterAppear"})
+            await client.call("clock.advance", {"ms": 120})
+            assert not shown.done()
+            await client.call("clock.advance", {"ms": 180})
+            return await shown
+
+    assert asyncio.run(main())["transitionMs"] == 300
