@@ -87,3 +87,38 @@ def test_a_changed_reply_is_found_under_its_request(greenroom_host, tmp_path):
     done = replay(greenroom_host.command[0], path)
     assert done.returncode == 1, done.stdout + done.stderr
     assert "page.create" in done.stdout and "c-1 viewDidAppear" in done.stdout, done.stdout
+
+
+SWIPE_TEST = """
+    from greenroom.lifecycle import swipe_pages
+
+    def test_toward_2_then_back_to_0(greenroom_golden):
+        c = greenroom_golden
+        c.subscribe(["lifecycle", "page"])
+        s = c.page.create(375, 667, class_="Container", count=3, initial_index=1)
+        swipe_pages(c, s.id, [375, 450, 560, 370, 200], rest=0, velocity=-0.8, target=0)
+"""
+
+
+def test_greenroom_golden_on_the_real_host(pytester):
+    """The fixture end to end with the real binary: the first run writes the golden file, the second passes,
+    and a changed lifecycle order fails with the diff naming the container and the request under it."""
+    pytester.makepyfile(test_swipe=SWIPE_TEST)
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1, warnings=1)
+    golden = pytester.path / "golden" / "test_swipe" / "test_toward_2_then_back_to_0.ndjson"
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)
+
+    # As if the host called didDisappear 1 before didAppear 0 at rest: swap the two in the golden file.
+    lines = golden.read_text().splitlines()
+    did_appear = next(i for i, text in enumerate(lines) if '"event":"viewDidAppear"' in text and '"index":0' in text)
+    assert '"event":"viewDidDisappear"' in lines[did_appear + 1]
+    lines[did_appear], lines[did_appear + 1] = lines[did_appear + 1], lines[did_appear]
+    golden.write_text("\n".join(lines) + "\n")
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([
+        '*transcripts differ at message *, under request * (page.didEndDecelerating {"session":"p-1","offset":0*',
+        # page 1's child (c-1) and page 0's (c-3, made when the drag turned toward page 0)
+        ">*c-1 viewDidDisappear (cause 11)*c-3 viewDidAppear (cause 11)",
+    ])
+    assert "Traceback" not in result.stdout.str()
