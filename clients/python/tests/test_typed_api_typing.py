@@ -20,7 +20,8 @@ pytest.importorskip("mypy", reason="mypy is not installed here (pip install -r r
 SRC = Path(__file__).resolve().parents[1] / "src"
 REPO = Path(__file__).resolve().parents[3]
 MODULES = [SRC / "greenroom" / "api.py", SRC / "greenroom" / "aio_api.py"]
-EXAMPLES = [REPO / "examples" / "python" / "typed_tour.py", REPO / "examples" / "python" / "prerender_experiment.py"]
+EXAMPLES = [REPO / "examples" / "python" / "typed_tour.py", REPO / "examples" / "python" / "prerender_experiment.py",
+            *sorted((REPO / "examples" / "golden").glob("*.py"))]  # the golden transcripts' scripts
 
 USER_CODE = textwrap.dedent('''
     from __future__ import annotations
