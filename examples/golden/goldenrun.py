@@ -42,7 +42,7 @@ def record(script: str, about: str, scenario: Scenario, argv: list[str] | None =
         with HostProcess.start() as host, host.client() as client:
             with client.record(options.out, comment=f"examples/golden/{name}.py: {about}") as recording:
                 scenario(client, recording)
-    except GreenroomError as error:
+    except (GreenroomError, OSError) as error:  # no binary, a host that would not start, a file not written
         sys.exit(f"{name}: {error}")
     print(f"wrote {options.out} ({recording.messages} messages); check it with: greenroom replay {options.out}")
     return Path(options.out)
