@@ -154,6 +154,9 @@ class FakeHost:
         self.lock = threading.Lock()
         self.methods: dict[str, MethodImpl] = {
             "host.ping": lambda conn, params: {"pong": True},
+            "host.info": lambda conn, params: {"name": "greenroom", "version": "0.0.0-fake",
+                                               "protocol": {"jsonrpc": "2.0", "version": 1}, "clock": "virtual",
+                                               "pid": os.getpid(), "plugins": []},
             "clock.now": lambda conn, params: {"ms": self.clock_ms, "mode": "virtual"},
             "clock.advance": self._advance,
             "events.subscribe": self._subscribe,
@@ -279,14 +282,52 @@ class FakeHost:
         raise NoReply
 
 
+def transcript_diff(recorded: str, replayed: str) -> int:
+    """``fakehost.py transcript diff RECORDED REPLAYED``: the real command's contract in small (exit 0 the
+    same, 1 a difference on stdout naming the message and the request it comes under, 2 one sentence on
+    stderr for a file that is not a transcript), comparing what was received exactly, for the plugin tests."""
+
+    def load(path: str) -> tuple[list[Any], list[Any]] | None:
+        try:
+            lines = open(path, encoding="utf-8").read().splitlines()
+            entries = [json.loads(text) for text in lines if text.strip()]
+        except (OSError, ValueError) as error:
+            print(f"greenroom transcript diff: {path} is not a transcript: {error}", file=sys.stderr)
+            return None
+        if not entries or entries[0].get("transcript") != "greenroom":
+            print(f"greenroom transcript diff: {path} has no transcript header", file=sys.stderr)
+            return None
+        sent = [e["send"] for e in entries[1:] if "send" in e]
+        return sent, [e["recv"] for e in entries[1:] if "recv" in e]
+
+    a, b = load(recorded), load(replayed)
+    if a is None or b is None:
+        return 2
+    (sent, want), (_, got) = a, b
+    for i in range(max(len(want), len(got))):
+        w = want[i] if i < len(want) else None
+        g = got[i] if i < len(got) else None
+        if w != g:
+            anchor = w if w is not None else g
+            request = next((m for m in sent if isinstance(anchor, dict) and m.get("id") == anchor.get("id")), None)
+            under = f", under request {request['id']} ({request['method']})" if request else ""
+            print(f"transcripts differ at message {i + 1}{under}:\n  recorded: {json.dumps(w)}\n"
+                  f"  replayed: {json.dumps(g)}")
+            return 1
+    return 0
+
+
 def main(argv: list[str]) -> int:
     """``fakehost.py serve --socket PATH --clock virtual [...]``: a fake greenroom binary.
 
     ``FAKE_GREENROOM`` selects misbehaviour for the plugin tests: ``never-ready``,
-    ``exit-early``, ``ignore-sigterm``, ``crash-on-sigterm``.
+    ``exit-early``, ``ignore-sigterm``, ``crash-on-sigterm``. ``fakehost.py transcript diff A B`` compares
+    two transcripts (:func:`transcript_diff`).
     """
     mode = os.environ.get("FAKE_GREENROOM", "")
     args = argv[1:]
+    if args[:2] == ["transcript", "diff"] and len(args) == 4:
+        return transcript_diff(args[2], args[3])
     if not args or args[0] != "serve":
         print("usage: fakehost.py serve --socket PATH [--clock virtual|real] ...", file=sys.stderr)
         return 2

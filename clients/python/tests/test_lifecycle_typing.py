@@ -1,6 +1,7 @@
 """greenroom.lifecycle is typed for its users: the module passes `mypy --strict`, and so does code that hands
 it the package's own clients (the sync helpers take a `greenroom.Client`, the *_async ones an `AsyncClient`).
-greenroom.wsbridge, greenroomctl's WebSocket helper, is held to the same standard.
+greenroom.wsbridge, greenroomctl's WebSocket helper, and greenroom.transcript and greenroom.pytest_plugin
+(recordings and golden tests) are held to the same standard.
 
 mypy is a test dependency (requirements-dev.txt); an interpreter without it skips these tests and says so.
 """
@@ -18,7 +19,8 @@ import pytest
 pytest.importorskip("mypy", reason="mypy is not installed here (pip install -r requirements-dev.txt)")
 
 SRC = Path(__file__).resolve().parents[1] / "src"
-MODULES = [SRC / "greenroom" / "lifecycle.py", SRC / "greenroom" / "wsbridge.py"]
+MODULES = [SRC / "greenroom" / "lifecycle.py", SRC / "greenroom" / "wsbridge.py", SRC / "greenroom" / "transcript.py",
+           SRC / "greenroom" / "pytest_plugin.py"]
 
 USER_CODE = textwrap.dedent('''
     from __future__ import annotations

@@ -38,6 +38,7 @@ from .endpoint import (
 from .errors import ConnectError, ConnectionClosed, GreenroomError, RequestTimeout, RPCError, connection_closed_error
 from .events import Event, EventRouter, Handler, normalize_topics, topic_list
 from .framing import InvalidFrame, LineDecoder, encode_message
+from .transcript import AsyncRecording, Recording, TranscriptWriter, header_from_info
 from .transport import Address, TCPSpec, resolve_address
 
 __all__ = ["AsyncClient"]
@@ -147,6 +148,7 @@ class AsyncClient(AsyncMethods):
         self._eof = False
         self._closed = False
         self._parting: RPCError | None = None  # as in greenroom.Client: why the host hung up
+        self._recorder: TranscriptWriter | None = None  # record(): the transcript being written
 
     @classmethod
     async def connect(
@@ -234,6 +236,34 @@ class AsyncClient(AsyncMethods):
     async def unsubscribe(self, topics: str | Iterable[str]) -> Any:
         """``events.unsubscribe``."""
         return await self.call("events.unsubscribe", {"topics": topic_list(topics)})
+
+    # -- transcripts ---------------------------------------------------------
+
+    def record(self, path: str | os.PathLike[str], *, comment: str | None = None) -> AsyncRecording:
+        """Write a transcript of this connection to ``path``, as :meth:`greenroom.Client.record` does.
+
+        ``async with client.record(path):`` (or ``recording = await client.record(path)``, then
+        ``recording.stop()``): the header comes from a ``host.info`` asked first (not in the transcript),
+        then every message sent and received until the block ends, in the order the client saw them.
+        """
+
+        async def start() -> Recording:
+            if self._recorder is not None:
+                raise GreenroomError(f"this client is already recording a transcript, to {self._recorder.path}")
+            header = header_from_info(await self.call("host.info"))
+            if self._recorder is not None:  # another record() started while host.info was on its way
+                raise GreenroomError(f"this client is already recording a transcript, to {self._recorder.path}")
+            writer = TranscriptWriter(path, header, comment)
+            self._recorder = writer
+            self._decoder.tap = writer.received
+            return Recording(writer, header, self._stop_recording)
+
+        return AsyncRecording(start)
+
+    def _stop_recording(self, writer: TranscriptWriter) -> None:
+        if self._recorder is writer:
+            self._recorder = None
+            self._decoder.tap = None
 
     # -- events --------------------------------------------------------------
 
@@ -384,6 +414,10 @@ class AsyncClient(AsyncMethods):
         """Queue ``data`` after what is already waiting and send what the socket takes now."""
         if self._write_error is not None or self._sock is None:
             return
+        if self._recorder is not None:
+            # Here every message is whole and in the order it goes out (requests, notifications, batches,
+            # and the refusals of requests from the host, which do not pass through _send).
+            self._recorder.sent(data)
         was_empty = not self._out
         self._out += data
         if was_empty:

@@ -31,9 +31,10 @@ from .endpoint import (
     Unmatched,
     null_id_error,
 )
-from .errors import ConnectionClosed, RequestTimeout, RPCError, connection_closed_error
+from .errors import ConnectionClosed, GreenroomError, RequestTimeout, RPCError, connection_closed_error
 from .events import Event, EventRouter, Handler, normalize_topics, topic_list
 from .framing import InvalidFrame, LineDecoder, encode_message
+from .transcript import Recording, TranscriptWriter, header_from_info
 from .transport import Address, SocketTransport, TCPSpec, Transport, resolve_address
 
 __all__ = ["Client", "Pending"]
@@ -92,6 +93,8 @@ class Client(Methods):
         # before it closed the connection: why it closed it (a full host gets
         # -32005, a refused peer -32006). Calls then raise it, not ConnectionClosed.
         self._parting: RPCError | None = None
+        # The transcript being written (record()), None when not recording: then it costs one test per send.
+        self._recorder: TranscriptWriter | None = None
         if token is not None:
             try:
                 self.call("host.auth", {"token": token})
@@ -179,6 +182,36 @@ class Client(Methods):
     def unsubscribe(self, topics: str | Iterable[str]) -> Any:
         """``events.unsubscribe``: stop receiving events of ``topics``."""
         return self.call("events.unsubscribe", {"topics": topic_list(topics)})
+
+    # -- transcripts ---------------------------------------------------------
+
+    def record(self, path: str | os.PathLike[str], *, comment: str | None = None) -> Recording:
+        """Write a transcript of this connection to ``path`` (docs/transcripts.md) until the block ends.
+
+        ``with client.record("golden/swipe.ndjson"):`` writes the header (the host's protocol version and
+        clock, from a ``host.info`` asked first, which is not in the transcript), then every message sent
+        and received while the block runs: requests, notifications, batches, replies and events, in the
+        order the client saw them. ``greenroom replay FILE`` checks it against a fresh host. ``comment``
+        is a first line for people (the script that made it, say); ``recording.comment(text)`` adds more.
+
+        Without ``with``, it records until ``recording.stop()``. One recording at a time per client.
+        Record on a fresh host with ``--clock virtual``, from its start: a replay starts from nothing,
+        and only a virtual clock makes time and every event's order the same again.
+        """
+        with self._lock:
+            if self._recorder is not None:
+                raise GreenroomError(f"this client is already recording a transcript, to {self._recorder.path}")
+            header = header_from_info(self.call("host.info"))
+            writer = TranscriptWriter(path, header, comment)
+            self._recorder = writer
+            self._decoder.tap = writer.received
+        return Recording(writer, header, self._stop_recording)
+
+    def _stop_recording(self, writer: TranscriptWriter) -> None:
+        with self._lock:
+            if self._recorder is writer:
+                self._recorder = None
+                self._decoder.tap = None
 
     # -- events --------------------------------------------------------------
 
@@ -282,7 +315,10 @@ class Client(Methods):
             raise ConnectionClosed("the client is closed")
         if self._eof:
             raise connection_closed_error(self._parting)
-        self._transport.send(encode_message(message))
+        data = encode_message(message)
+        self._transport.send(data)
+        if self._recorder is not None:
+            self._recorder.sent(data)  # after the write: a message that never left is not in the transcript
 
     def _send_and_wait(self, ticket: Ticket, message: Any, timeout: float | None) -> Any:
         if timeout is _DEFAULT:

@@ -10,12 +10,16 @@ are skipped, as the host does (docs/protocol.md, "Framing").
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from .errors import ProtocolError
 
-__all__ = ["InvalidFrame", "LineDecoder", "decode_line", "encode_message"]
+__all__ = ["InvalidFrame", "LineDecoder", "LineTap", "decode_line", "encode_message"]
+
+#: Called with each whole line a :class:`LineDecoder` cuts (without its terminator) and what it decoded to.
+LineTap = Callable[[bytes, Any], None]
 
 
 # What json.dumps(message, separators=(",", ":"), ensure_ascii=False, allow_nan=False) builds on every
@@ -85,6 +89,10 @@ class LineDecoder:
 
     ``feed`` returns every message completed by the new bytes, in order. A line
     that is not JSON comes out as an :class:`InvalidFrame` in its place.
+
+    ``tap``, when set, is called with each line and its message as they are
+    cut, in order: a transcript (``Client.record``) keeps the host's own text
+    of every message this way. None (the default) costs one test per ``feed``.
     """
 
     def __init__(self) -> None:
@@ -92,6 +100,7 @@ class LineDecoder:
         # Where to resume looking for "\n": bytes before it are known to hold
         # none, so feeding a long line byte by byte stays linear.
         self._scanned = 0
+        self.tap: LineTap | None = None
 
     @property
     def pending(self) -> int:
@@ -100,7 +109,8 @@ class LineDecoder:
 
     def feed(self, data: bytes) -> list[Any]:
         """Add ``data`` and return the messages it completes (possibly none)."""
-        if not self._buffer and type(data) is bytes and data.endswith(b"\n"):
+        tap = self.tap
+        if tap is None and not self._buffer and type(data) is bytes and data.endswith(b"\n"):
             # The common read: whole lines and nothing held back (a reply to one request is one line). Cut
             # them from ``data`` itself, without a copy through the buffer.
             if data.count(b"\n") == 1:
@@ -120,7 +130,10 @@ class LineDecoder:
             if line.endswith(b"\r"):
                 line = line[:-1]
             if line.strip():
-                messages.append(decode_line(line))
+                message = decode_line(line)
+                if tap is not None:
+                    tap(line, message)
+                messages.append(message)
             start = scan = end + 1
         if start:
             del self._buffer[:start]
