@@ -197,8 +197,21 @@ def test_replay_maps_the_connection_options(fake_greenroom, tokens):
         "replay", "t.ndjson", "--plugin", "/p/lib A.so", "--plugin", "/p/libB.so"]
 
 
+def test_replay_over_a_websocket_goes_through_a_relay_socket(fake_greenroom, tokens):
+    """greenroom replay speaks lines over a socket: greenroomctl stands a relay of its own (socat on a socket in
+    a private directory, one WebSocket bridge per connection) in front of the URL, and removes it after."""
+    env = clean_env(GREENROOM_BIN=str(fake_greenroom))
+    token = token_file(tokens)
+    args = replay_args("--ws", "ws://127.0.0.1:8765/rpc", "--token-file", token, "replay", "t.ndjson", "--update",
+                       env=env)
+    assert args[:3] == ["replay", "t.ndjson", "--socket"] and args[3].endswith("/relay.sock"), args
+    assert args[4:] == ["--token-file", token, "--update"], args
+    assert not os.path.exists(os.path.dirname(args[3])), "the relay's directory is gone"
+
+
 @pytest.mark.parametrize("args, says", [
-    (["--ws", "ws://127.0.0.1:8765/rpc", "replay", "t.ndjson"], "Unix socket or TCP, not a WebSocket"),
+    (["--ws", "ws://127.0.0.1:8765/rpc", "replay", "t.ndjson", "--plugin", "/p.so"], "--plugin loads a plugin"),
+    (["--ws", "ws://127.0.0.1:8765/rpc", "--socket", "/tmp/h.sock", "replay", "t.ndjson"], "name two hosts"),
     (["replay"], "missing FILE"),
     (["replay", "a.ndjson", "b.ndjson"], "one FILE at a time"),
     (["replay", "t.ndjson", "--token-file", "/x/token"], "--token-file is for a running host"),
@@ -335,8 +348,8 @@ def test_record_and_replay_over_tcp_and_websocket_with_a_token(token_host, token
     r = run(*tcp, "replay", str(out), env=env)  # the running host, over TCP with the token
     assert r.returncode == 0, r.stdout + r.stderr
     if scheme == "ws":
-        r = run(*endpoint, "replay", str(out), env=env)
-        assert r.returncode == 64 and "not a WebSocket" in r.stderr
+        r = run(*endpoint, "replay", str(out), env=env)  # the running host, over its WebSocket listener
+        assert r.returncode == 0, r.stdout + r.stderr
 
 
 def test_the_readme_example_is_true(real_host, tmp_path):
