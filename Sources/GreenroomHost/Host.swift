@@ -71,11 +71,16 @@ public final class Host {
         add(pages)
         ranges = RangeSessions(host: self)
         add(ranges)
+        clientTasks = ClientTasks(host: self)
+        add(clientTasks)
         addVirtualClockNotes(to: &processor.registry)
     }
 
     /// Range (prefetch) sessions.
     public private(set) var ranges: RangeSessions!
+
+    /// Idle tasks clients queued (`tasks.add`).
+    public private(set) var clientTasks: ClientTasks!
 
     /// Page sessions.
     public private(set) var pages: PageSessions!

@@ -334,7 +334,7 @@ final class LostPeerTransport: ConnectionTransport {
             "host.ping", "host.auth", "events.subscribe", "events.unsubscribe", "rpc.discover", "clock.now",
             "range.didScroll", "range.willBeginDragging", "range.willEndDragging", "range.didEndDecelerating",
             "range.setViewport", "range.setVisible", "range.insertItems", "range.deleteItems",
-            "range.batchFetchDone", "range.state",
+            "range.batchFetchDone", "range.state", "tasks.add", "tasks.cancel",
         ])
         #expect(!registry.isQuick("showRendered") && !registry.isQuick("no.such.method"))
     }

@@ -11,7 +11,7 @@
 // The wire's types: components.schemas, then inline objects named after where they are.
 
 /** An event topic; also the `method` of the notifications on that topic. */
-export type Topic = "lifecycle" | "pool" | "page" | "range" | "prefetch" | "batch" | "host";
+export type Topic = "lifecycle" | "pool" | "page" | "range" | "prefetch" | "batch" | "host" | "task";
 
 /** `virtual`: time moves only by `clock.advance` (started with `--clock virtual`). */
 export type ClockMode = "real" | "virtual";
@@ -555,6 +555,16 @@ export interface TaskInfo {
   mode: "default" | "common";
   /** Running-average cost of this kind of task (3/4 old + 1/4 new), null before it first ran. */
   avgCostMs: number | null;
+  /** A task a client queued (`tasks.add`, listed as `task:KEY`): whose it is and which part is next. */
+  client?: TaskInfoClient;
+}
+
+/** A task a client queued (`tasks.add`, listed as `task:KEY`): whose it is and which part is next. */
+export interface TaskInfoClient {
+  /** Opaque id of a connection (`conn-N`). */
+  connection: ConnectionId;
+  part: number;
+  parts: number;
 }
 
 export interface TasksStatus {
@@ -577,6 +587,14 @@ export interface TasksStatus {
   passes: number;
   /** Queued tasks, in FIFO order. */
   tasks: TaskInfo[];
+  /** Queued tasks by mode: the two queues of the table article's dispatcher. */
+  byMode: TasksStatusByMode;
+}
+
+/** Queued tasks by mode: the two queues of the table article's dispatcher. */
+export interface TasksStatusByMode {
+  default: number;
+  common: number;
 }
 
 /** Per-connection event number, strictly increasing from 1. */
@@ -1017,6 +1035,32 @@ export type HostEvent =
   | PluginCrashedEvent
   | PluginRestartedEvent
   | PluginFailedEvent;
+
+/** A client's idle task (`tasks.add`, docs/tasks.md): `ran` after each part, `cancelled` after `tasks.cancel`. */
+export interface TaskEvent {
+  /** Per-connection event number, strictly increasing from 1. */
+  seq: EventSeq;
+  /** Host clock when the event happened, in milliseconds. */
+  t: EventTime;
+  /**
+   * What made the event happen (docs/protocol.md "Causes"): the request that caused it, else a timer, an idle
+   * task, a connection opening or closing, a signal or a plugin's worker.
+   */
+  cause: EventCause;
+  kind: "ran" | "cancelled";
+  /** The task's key. */
+  key: string;
+  /** `ran`: the task's mode. */
+  mode?: "default" | "common";
+  /** `ran`: which part ran, from 1. */
+  part?: number;
+  /** How many parts the task has. */
+  parts: number;
+  /** `ran`: true for its last part (the task is no longer queued). */
+  done?: boolean;
+  /** `cancelled`: parts that had run. */
+  partsRun?: number;
+}
 
 /**
  * A container class: built in (`Container`, whose hooks do nothing; `PageViewController`, the class of a page
@@ -2007,6 +2051,50 @@ export interface TasksDrainResult {
   failed?: HookFailure[];
 }
 
+/** The params of `tasks.add` (by name; by position in this order). */
+export interface TasksAddParams {
+  /** The task's key, 1 to 256 bytes; unique among queued tasks. */
+  key: string;
+  /** `default` (paused while a session tracks) or `common` (runs anyway). */
+  mode?: "default" | "common";
+  /** Real CPU the whole task burns, in ms (0 to 10000). Default: `0`. */
+  costMs?: number;
+  /** Into how many parts to split it: one part per idle pass (1 to 1000). Default: `1`. */
+  parts?: number;
+}
+
+export interface TasksAddResult {
+  /** The task's key, as given. */
+  key: string;
+  /** False when a task with this key was already queued: this one was ignored. */
+  queued: boolean;
+  /** Parts of the task queued under the key (the earlier task's, when ignored). */
+  parts: number;
+  /**
+   * Only under `--clock virtual`, and only when this request left work that waits for the script: idle tasks
+   * (pool warm-ups) that run only on `tasks.drain`, or a timer (an animation's end, a memory warning's
+   * cool-down) that fires only on `clock.advance`. Says what waits and which call runs it, e.g. "1 idle task
+   * (a pool warm-up) was queued; under the virtual clock it runs only on tasks.drain". For people reading
+   * replies; programs have the same facts in `tasks.status`, `clock.now`, `pool.status` and `page.info`. See
+   * docs/virtual-clock.md.
+   */
+  note?: VirtualClockNote;
+}
+
+/** The params of `tasks.cancel` (by name; by position in this order). */
+export interface TasksCancelParams {
+  /** The key given to `tasks.add`. */
+  key: string;
+}
+
+export interface TasksCancelResult {
+  /** The task's key. */
+  key: string;
+  cancelled: true;
+  /** Parts that had run before it was cancelled. */
+  partsRun: number;
+}
+
 /** `classes.list` takes no params. */
 export type ClassesListParams = Record<string, never>;
 
@@ -2930,6 +3018,32 @@ export interface Methods {
    */
   "tasks.drain": { params: TasksDrainParams; result: TasksDrainResult };
   /**
+   * Queues an idle task: work on the loop thread, run between requests.
+   *
+   * MDTable's `TaskDispatcher.add(key) { ... }` (docs/tasks.md): queues a task that burns `costMs` of real
+   * CPU on the loop thread when it runs, as a prototype's main-thread work would (building a cell, binding a
+   * row). Split into `parts`, it runs one part per idle pass (each part costs `costMs / parts`), as the table
+   * article splits a heavy cell into one small task per run-loop pass: each part, when it runs, queues the
+   * next behind what is queued. `default` tasks pause while a page or range session tracks (drags,
+   * decelerates, animates); `common` tasks run anyway. Keys are host-wide, as the seed's dispatcher is one
+   * per app: a key already queued (by any connection) is ignored (`queued: false`). Each part that runs sends
+   * a `task` event `ran` to this connection (and `scope: "all"` observers); the task is this connection's
+   * until its last part ran: `tasks.cancel` removes it, and closing the connection does too. On a real clock
+   * tasks run before the loop waits for I/O, within the dispatcher's time slice; under `--clock virtual` only
+   * on `tasks.drain` or `clock.settle`. Over TCP with a token, every method but `host.auth` answers -32006
+   * until `host.auth` succeeds.
+   */
+  "tasks.add": { params: TasksAddParams; result: TasksAddResult };
+  /**
+   * Removes a queued task of this connection's, with the parts it has not run.
+   *
+   * Removes the task this connection queued with `tasks.add` under `key`, with every part not run yet, and
+   * sends a `task` event `cancelled`. A key that is not queued, or is another connection's, is -32002 (a task
+   * whose last part ran is no longer queued). Over TCP with a token, every method but `host.auth` answers
+   * -32006 until `host.auth` succeeds.
+   */
+  "tasks.cancel": { params: TasksCancelParams; result: TasksCancelResult };
+  /**
    * Every container class the host knows.
    *
    * Built-in, plugin and scripted classes, in registration order. Takes no params (any member is -32602).
@@ -3597,6 +3711,14 @@ export interface Events {
    * `host` subscriber); `reset` (to every `host` subscriber) after `host.reset`.
    */
   host: HostEvent;
+  /**
+   * A client's idle task ran a part, or was cancelled.
+   *
+   * `ran {key, mode, part, parts, done}` each time a part of a task queued with `tasks.add` runs (in an idle
+   * pass, on `tasks.drain` or `clock.settle`), and `cancelled {key, partsRun, parts}` after `tasks.cancel`
+   * (docs/tasks.md). To the connection that queued it and `scope: "all"` observers.
+   */
+  task: TaskEvent;
 }
 
 /** An event topic. */

@@ -76,12 +76,18 @@ extension Host {
                 "ran": .int(d.totalRan),
                 "passes": .int(d.passes),
                 "tasks": .array(d.pendingTasks.map { t in
-                    [
+                    var info: JSONObject = [
                         "key": .string(t.key),
                         "mode": .string(t.mode.rawValue),
                         "avgCostMs": d.averageCostMs[t.costKey].map { .double($0) } ?? .null,
                     ]
+                    if let client = c.host.clientTasks.describe(dispatcherKey: t.key) { info["client"] = .object(client) }
+                    return .object(info)
                 }),
+                "byMode": [
+                    "default": .int(d.pendingTasks.lazy.filter { $0.mode == .default }.count),
+                    "common": .int(d.pendingTasks.lazy.filter { $0.mode == .common }.count),
+                ],
             ]
         }
         r.register(TasksDrain.self) { c, _ throws(RPCError) in

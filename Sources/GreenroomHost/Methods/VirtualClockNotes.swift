@@ -15,7 +15,7 @@ extension Host {
     static let notedMethods: [any RPCMethod.Type] = [
         ShowRendered.self, PoolConfigure.self, PoolWarm.self, PageCreate.self, PageShow.self, StackPush.self, StackPop.self,
         StackPopToRoot.self, StackSetContainers.self, StackFinishInteractivePop.self, StackCancelInteractivePop.self,
-        HostMemoryWarning.self,
+        HostMemoryWarning.self, TasksAdd.self,
     ]
 
     func addVirtualClockNotes(to registry: inout MethodRegistry<HostConnection>) {

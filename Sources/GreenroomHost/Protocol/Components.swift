@@ -39,6 +39,7 @@ enum SchemaName: String, CaseIterable {
     case connectionClosedEvent = "ConnectionClosedEvent"
     case memoryWarningEvent = "MemoryWarningEvent"
     case hostEvent = "HostEvent"
+    case taskEvent = "TaskEvent"
     case className = "ClassName"
     case greenRoomId = "GreenRoomId"
     case dimension = "Dimension"
@@ -96,7 +97,7 @@ enum SchemaName: String, CaseIterable {
     /// The schema the name stands for.
     var schema: Schema {
         switch self {
-        case .topic: .string("An event topic; also the `method` of the notifications on that topic.").oneOfValues(["lifecycle", "pool", "page", "range", "prefetch", "batch", "host"])
+        case .topic: .string("An event topic; also the `method` of the notifications on that topic.").oneOfValues(["lifecycle", "pool", "page", "range", "prefetch", "batch", "host", "task"])
         case .clockMode: .string("`virtual`: time moves only by `clock.advance` (started with `--clock virtual`).").oneOfValues(["real", "virtual"])
         case .scope: .string("`own`: events about this connection's objects; `all`: every connection's objects (a monitor or test observer).").oneOfValues(["own", "all"])
         case .connectionId: .string("Opaque id of a connection (`conn-N`).").pattern("^conn-[1-9][0-9]*$")
@@ -292,7 +293,24 @@ enum SchemaName: String, CaseIterable {
             "key": .string("The task's key (a duplicate key is ignored when queued)."),
             "mode": .string("`default` tasks pause while a page or range session is tracking; `common` tasks always run.").oneOfValues(["default", "common"]),
             "avgCostMs": .any("Running-average cost of this kind of task (3/4 old + 1/4 new), null before it first ran.").with("type", ["number", "null"]).minimum(0),
+            "client": .object("A task a client queued (`tasks.add`, listed as `task:KEY`): whose it is and which part is next.", [
+                "connection": .ref(.connectionId),
+                "part": .integer().minimum(1),
+                "parts": .integer().minimum(1),
+            ], required: ["connection", "part", "parts"]),
         ], required: ["key", "mode", "avgCostMs"])
+        case .taskEvent: .object("A client's idle task (`tasks.add`, docs/tasks.md): `ran` after each part, `cancelled` after `tasks.cancel`.", [
+            "seq": .ref(.eventSeq),
+            "t": .ref(.eventTime),
+            "cause": .ref(.eventCause),
+            "kind": .string().oneOfValues(["ran", "cancelled"]),
+            "key": .string("The task's key."),
+            "mode": .string("`ran`: the task's mode.").oneOfValues(["default", "common"]),
+            "part": .integer("`ran`: which part ran, from 1.").minimum(1),
+            "parts": .integer("How many parts the task has.").minimum(1),
+            "done": .boolean("`ran`: true for its last part (the task is no longer queued)."),
+            "partsRun": .integer("`cancelled`: parts that had run.").minimum(0),
+        ], required: ["seq", "t", "cause", "kind", "key", "parts"])
         case .tasksStatus: .object(nil, [
             "pending": .integer("Queued tasks.").minimum(0),
             "runnable": .integer("Queued tasks that may run now (respecting the tracking pause).").minimum(0),
@@ -302,7 +320,11 @@ enum SchemaName: String, CaseIterable {
             "ran": .integer("Tasks run since start.").minimum(0),
             "passes": .integer("Idle passes run since start.").minimum(0),
             "tasks": .array(.ref(.taskInfo), "Queued tasks, in FIFO order."),
-        ], required: ["pending", "runnable", "paused", "automatic", "sliceMs", "ran", "passes", "tasks"])
+            "byMode": .object("Queued tasks by mode: the two queues of the table article's dispatcher.", [
+                "default": .integer().minimum(0),
+                "common": .integer().minimum(0),
+            ], required: ["default", "common"]),
+        ], required: ["pending", "runnable", "paused", "automatic", "sliceMs", "ran", "passes", "tasks", "byMode"])
         case .eventSeq: .integer("Per-connection event number, strictly increasing from 1.").minimum(1)
         case .eventTime: .number("Host clock when the event happened, in milliseconds.").minimum(0)
         case .eventCause: .oneOf([

@@ -49,6 +49,14 @@ enum BatchTopic: RPCEvent {
     static let params: Schema = .ref(.batchEvent)
 }
 
+/// The `task` event: A client's idle task ran a part, or was cancelled.
+enum TaskTopic: RPCEvent {
+    static let topic = "task"
+    static let summary = "A client's idle task ran a part, or was cancelled."
+    static let description = "`ran {key, mode, part, parts, done}` each time a part of a task queued with `tasks.add` runs (in an idle pass, on `tasks.drain` or `clock.settle`), and `cancelled {key, partsRun, parts}` after `tasks.cancel` (docs/tasks.md). To the connection that queued it and `scope: \"all\"` observers."
+    static let params: Schema = .ref(.taskEvent)
+}
+
 /// The `host` event: A host-wide event.
 enum HostTopic: RPCEvent {
     static let topic = "host"

@@ -253,6 +253,60 @@ enum TasksStatus: RPCMethod {
     static let errors: [ErrorDoc] = [.invalidParams, .unauthorized]
 }
 
+/// `tasks.add`: Queues an idle task of the client's.
+enum TasksAdd: RPCMethod {
+    static let name = "tasks.add"
+    static let summary = "Queues an idle task: work on the loop thread, run between requests."
+    static let description = "MDTable's `TaskDispatcher.add(key) { ... }` (docs/tasks.md): queues a task that burns `costMs` of real CPU on the loop thread when it runs, as a prototype's main-thread work would (building a cell, binding a row). Split into `parts`, it runs one part per idle pass (each part costs `costMs / parts`), as the table article splits a heavy cell into one small task per run-loop pass: each part, when it runs, queues the next behind what is queued. `default` tasks pause while a page or range session tracks (drags, decelerates, animates); `common` tasks run anyway. Keys are host-wide, as the seed's dispatcher is one per app: a key already queued (by any connection) is ignored (`queued: false`). Each part that runs sends a `task` event `ran` to this connection (and `scope: \"all\"` observers); the task is this connection's until its last part ran: `tasks.cancel` removes it, and closing the connection does too. On a real clock tasks run before the loop waits for I/O, within the dispatcher's time slice; under `--clock virtual` only on `tasks.drain` or `clock.settle`. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
+    static let tags = ["tasks"]
+    static let isQuick = true
+    static let result = ResultSpec("added", .object(nil, [
+        "key": .string("The task's key, as given."),
+        "queued": .boolean("False when a task with this key was already queued: this one was ignored."),
+        "parts": .integer("Parts of the task queued under the key (the earlier task's, when ignored).").minimum(1),
+        "note": .ref(.virtualClockNote),
+    ], required: ["key", "queued", "parts"]))
+    static let errors: [ErrorDoc] = [.invalidParams, .unauthorized]
+
+    struct Params: RPCParams {
+        var key = ""
+        var mode = "default"
+        var costMs: Double = 0
+        var parts = 1
+
+        static let fields: [ParamField<Params>] = [
+            .required("key", \.key, .string().minLength(1).maxLength(256), "The task's key, 1 to 256 bytes; unique among queued tasks."),
+            .choice("mode", \.mode, .string().oneOfValues(["default", "common"]).default("default"),
+                    "`default` (paused while a session tracks) or `common` (runs anyway)."),
+            .optional("costMs", \.costMs, .number().minimum(0).maximum(10000).default(0), "Real CPU the whole task burns, in ms (0 to 10000)."),
+            .optional("parts", \.parts, .integer().minimum(1).maximum(1000).default(1), "Into how many parts to split it: one part per idle pass (1 to 1000)."),
+        ]
+    }
+}
+
+/// `tasks.cancel`: Removes a queued task of the connection's.
+enum TasksCancel: RPCMethod {
+    static let name = "tasks.cancel"
+    static let summary = "Removes a queued task of this connection's, with the parts it has not run."
+    static let description = "Removes the task this connection queued with `tasks.add` under `key`, with every part not run yet, and sends a `task` event `cancelled`. A key that is not queued, or is another connection's, is -32002 (a task whose last part ran is no longer queued). Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
+    static let tags = ["tasks"]
+    static let isQuick = true
+    static let result = ResultSpec("cancelled", .object(nil, [
+        "key": .string("The task's key."),
+        "cancelled": .any().const(true),
+        "partsRun": .integer("Parts that had run before it was cancelled.").minimum(0),
+    ], required: ["key", "cancelled", "partsRun"]))
+    static let errors: [ErrorDoc] = [.invalidParams, .unknownObject, .unauthorized]
+
+    struct Params: RPCParams {
+        var key = ""
+
+        static let fields: [ParamField<Params>] = [
+            .required("key", \.key, .string(), "The key given to `tasks.add`."),
+        ]
+    }
+}
+
 /// `tasks.drain`: Runs every runnable idle task now.
 enum TasksDrain: RPCMethod {
     static let name = "tasks.drain"

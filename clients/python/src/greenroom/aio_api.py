@@ -26,6 +26,7 @@ from .api import (
     _PoolHandler,
     _PrefetchHandler,
     _RangeHandler,
+    _TaskHandler,
     BatchContextId,
     BatchEvent,
     ClassDefinition,
@@ -107,6 +108,9 @@ from .api import (
     StackSetContainersResult,
     StackUpdateInteractivePopResult,
     Subscription,
+    TaskEvent,
+    TasksAddResult,
+    TasksCancelResult,
     TasksDrainResult,
     TasksStatus,
     Topic,
@@ -1442,7 +1446,7 @@ class AsyncClockMethods:
 
 
 class AsyncTasksMethods:
-    """The ``tasks.*`` methods (awaitable): ``status``, ``drain``.
+    """The ``tasks.*`` methods (awaitable): ``status``, ``drain``, ``add``, ``cancel``.
 
     Reached as ``client.tasks``; each call is one request (``client.call("tasks.status", ...)`` and so on).
     """
@@ -1482,6 +1486,71 @@ class AsyncTasksMethods:
         Wire: ``tasks.drain``.
         """
         result: TasksDrainResult = await self._client.call("tasks.drain", None)
+        return result
+
+    async def add(
+        self,
+        key: str,
+        *,
+        mode: Literal["default", "common"] | None = None,
+        cost_ms: float | None = None,
+        parts: int | None = None,
+    ) -> TasksAddResult:
+        """Queues an idle task: work on the loop thread, run between requests.
+
+        MDTable's `TaskDispatcher.add(key) { ... }` (docs/tasks.md): queues a task that burns `costMs` of real
+        CPU on the loop thread when it runs, as a prototype's main-thread work would (building a cell, binding
+        a row). Split into `parts`, it runs one part per idle pass (each part costs `costMs / parts`), as the
+        table article splits a heavy cell into one small task per run-loop pass: each part, when it runs,
+        queues the next behind what is queued. `default` tasks pause while a page or range session tracks
+        (drags, decelerates, animates); `common` tasks run anyway. Keys are host-wide, as the seed's
+        dispatcher is one per app: a key already queued (by any connection) is ignored (`queued: false`). Each
+        part that runs sends a `task` event `ran` to this connection (and `scope: "all"` observers); the task
+        is this connection's until its last part ran: `tasks.cancel` removes it, and closing the connection
+        does too. On a real clock tasks run before the loop waits for I/O, within the dispatcher's time slice;
+        under `--clock virtual` only on `tasks.drain` or `clock.settle`. Over TCP with a token, every method
+        but `host.auth` answers -32006 until `host.auth` succeeds.
+
+        Args:
+            key: The task's key, 1 to 256 bytes; unique among queued tasks.
+            mode: `default` (paused while a session tracks) or `common` (runs anyway). (Not sent when None.)
+            cost_ms: Real CPU the whole task burns, in ms (0 to 10000). (Not sent when None; the host's
+                default is 0.)
+            parts: Into how many parts to split it: one part per idle pass (1 to 1000). (Not sent when None;
+                the host's default is 1.)
+
+        Returns:
+            ``TasksAddResult``
+
+        Wire: ``tasks.add``.
+        """
+        params: dict[str, Any] = {"key": key}
+        if mode is not None:
+            params["mode"] = mode
+        if cost_ms is not None:
+            params["costMs"] = cost_ms
+        if parts is not None:
+            params["parts"] = parts
+        result: TasksAddResult = await self._client.call("tasks.add", params)
+        return result
+
+    async def cancel(self, key: str) -> TasksCancelResult:
+        """Removes a queued task of this connection's, with the parts it has not run.
+
+        Removes the task this connection queued with `tasks.add` under `key`, with every part not run yet, and
+        sends a `task` event `cancelled`. A key that is not queued, or is another connection's, is -32002 (a
+        task whose last part ran is no longer queued). Over TCP with a token, every method but `host.auth`
+        answers -32006 until `host.auth` succeeds.
+
+        Args:
+            key: The key given to `tasks.add`.
+
+        Returns:
+            ``TasksCancelResult``
+
+        Wire: ``tasks.cancel``.
+        """
+        result: TasksCancelResult = await self._client.call("tasks.cancel", {"key": key})
         return result
 
 
@@ -3357,6 +3426,12 @@ class AsyncMethods:
     def on(self, topic: Literal["host"], handler: None = None) -> Callable[[_HostHandler], _HostHandler]: ...
 
     @overload
+    def on(self, topic: Literal["task"], handler: _TaskHandler) -> _TaskHandler: ...
+
+    @overload
+    def on(self, topic: Literal["task"], handler: None = None) -> Callable[[_TaskHandler], _TaskHandler]: ...
+
+    @overload
     def on(self, topic: str, handler: _Handler) -> _Handler: ...
 
     @overload
@@ -3371,7 +3446,8 @@ class AsyncMethods:
 
         The params are typed per topic: ``lifecycle``: :class:`LifecycleEvent`, ``pool``: :class:`PoolEvent`,
         ``page``: :class:`PageEvent`, ``range``: :class:`RangeEvent`, ``prefetch``: :class:`PrefetchEvent`,
-        ``batch``: :class:`BatchEvent`, ``host``: :class:`HostEvent`. As a decorator the handler is checked
-        against its topic's type; ``on(topic, handler)`` takes any callable of one argument, as it always has.
+        ``batch``: :class:`BatchEvent`, ``host``: :class:`HostEvent`, ``task``: :class:`TaskEvent`. As a
+        decorator the handler is checked against its topic's type; ``on(topic, handler)`` takes any callable
+        of one argument, as it always has.
         """
         return self._on(topic, handler)

@@ -195,10 +195,15 @@ __all__ = [
     "StackSetContainersResult",
     "StackUpdateInteractivePopResult",
     "Subscription",
+    "TaskEvent",
     "TaskInfo",
+    "TaskInfoClient",
+    "TasksAddResult",
+    "TasksCancelResult",
     "TasksDrainResult",
     "TasksMethods",
     "TasksStatus",
+    "TasksStatusByMode",
     "Topic",
     "VirtualClockNote",
 ]
@@ -208,7 +213,7 @@ __all__ = [
 # after where they are: `HostInfoProtocol`, `ClockAdvanceResult`).
 
 
-Topic: TypeAlias = Literal["lifecycle", "pool", "page", "range", "prefetch", "batch", "host"]
+Topic: TypeAlias = Literal["lifecycle", "pool", "page", "range", "prefetch", "batch", "host", "task"]
 """An event topic; also the `method` of the notifications on that topic."""
 
 
@@ -810,6 +815,19 @@ class Subscription(TypedDict):
     scope: Scope
 
 
+class TaskInfoClient(TypedDict):
+    """A task a client queued (`tasks.add`, listed as `task:KEY`): whose it is and which part is next.
+
+    - ``connection``
+    - ``part``
+    - ``parts``
+    """
+
+    connection: ConnectionId
+    part: int
+    parts: int
+
+
 class TaskInfo(TypedDict):
     """The ``TaskInfo`` object.
 
@@ -818,11 +836,25 @@ class TaskInfo(TypedDict):
       run.
     - ``avgCostMs``: Running-average cost of this kind of task (3/4 old + 1/4 new), null before it first
       ran.
+    - ``client`` (optional): A task a client queued (`tasks.add`, listed as `task:KEY`): whose it is and
+      which part is next.
     """
 
     key: str
     mode: Literal["default", "common"]
     avgCostMs: float | None
+    client: NotRequired[TaskInfoClient]
+
+
+class TasksStatusByMode(TypedDict):
+    """Queued tasks by mode: the two queues of the table article's dispatcher.
+
+    - ``default``
+    - ``common``
+    """
+
+    default: int
+    common: int
 
 
 class TasksStatus(TypedDict):
@@ -837,6 +869,7 @@ class TasksStatus(TypedDict):
     - ``ran``: Tasks run since start.
     - ``passes``: Idle passes run since start.
     - ``tasks``: Queued tasks, in FIFO order.
+    - ``byMode``: Queued tasks by mode: the two queues of the table article's dispatcher.
     """
 
     pending: int
@@ -847,6 +880,7 @@ class TasksStatus(TypedDict):
     ran: int
     passes: int
     tasks: list[TaskInfo]
+    byMode: TasksStatusByMode
 
 
 EventSeq: TypeAlias = int
@@ -1433,6 +1467,34 @@ HostEvent: TypeAlias = (
     | PluginFailedEvent
 )
 """A host-wide event, told apart by `kind`."""
+
+
+class TaskEvent(TypedDict):
+    """A client's idle task (`tasks.add`, docs/tasks.md): `ran` after each part, `cancelled` after
+    `tasks.cancel`.
+
+    - ``seq``
+    - ``t``
+    - ``cause``
+    - ``kind``
+    - ``key``: The task's key.
+    - ``mode`` (optional): `ran`: the task's mode.
+    - ``part`` (optional): `ran`: which part ran, from 1.
+    - ``parts``: How many parts the task has.
+    - ``done`` (optional): `ran`: true for its last part (the task is no longer queued).
+    - ``partsRun`` (optional): `cancelled`: parts that had run.
+    """
+
+    seq: EventSeq
+    t: EventTime
+    cause: EventCause
+    kind: Literal["ran", "cancelled"]
+    key: str
+    mode: NotRequired[Literal["default", "common"]]
+    part: NotRequired[int]
+    parts: int
+    done: NotRequired[bool]
+    partsRun: NotRequired[int]
 
 
 GreenRoomId: TypeAlias = str
@@ -2245,6 +2307,34 @@ class TasksDrainResult(TypedDict):
     failed: NotRequired[list[HookFailure]]
 
 
+class TasksAddResult(TypedDict):
+    """The ``TasksAddResult`` object.
+
+    - ``key``: The task's key, as given.
+    - ``queued``: False when a task with this key was already queued: this one was ignored.
+    - ``parts``: Parts of the task queued under the key (the earlier task's, when ignored).
+    - ``note`` (optional)
+    """
+
+    key: str
+    queued: bool
+    parts: int
+    note: NotRequired[VirtualClockNote]
+
+
+class TasksCancelResult(TypedDict):
+    """The ``TasksCancelResult`` object.
+
+    - ``key``: The task's key.
+    - ``cancelled``
+    - ``partsRun``: Parts that had run before it was cancelled.
+    """
+
+    key: str
+    cancelled: Literal[True]
+    partsRun: int
+
+
 class ClassesListResult(TypedDict):
     """The ``ClassesListResult`` object.
 
@@ -2505,10 +2595,10 @@ class RangeDestroyResult(TypedDict):
 # Events
 
 
-EventTopic: TypeAlias = Literal["lifecycle", "pool", "page", "range", "prefetch", "batch", "host"]
+EventTopic: TypeAlias = Literal["lifecycle", "pool", "page", "range", "prefetch", "batch", "host", "task"]
 """The topics of the host's events (``x-notifications``): each is also the ``method`` of its notifications."""
 
-AnyEvent: TypeAlias = LifecycleEvent | PoolEvent | PageEvent | RangeEvent | PrefetchEvent | BatchEvent | HostEvent
+AnyEvent: TypeAlias = LifecycleEvent | PoolEvent | PageEvent | RangeEvent | PrefetchEvent | BatchEvent | HostEvent | TaskEvent
 """The params of any event."""
 
 EVENT_TOPICS: Mapping[str, str] = {
@@ -2519,10 +2609,12 @@ EVENT_TOPICS: Mapping[str, str] = {
     "prefetch": "PrefetchEvent",
     "batch": "BatchEvent",
     "host": "HostEvent",
+    "task": "TaskEvent",
 }
 """Each topic and the name of its params' type in this module. ``lifecycle``: A container hook ran. ``pool``: A
 prerender-pool event. ``page``: A page session's transition. ``range``: A range session's update.
-``prefetch``: Prefetch or cancel items. ``batch``: Begin a batch fetch. ``host``: A host-wide event.
+``prefetch``: Prefetch or cancel items. ``batch``: Begin a batch fetch. ``host``: A host-wide event. ``task``:
+A client's idle task ran a part, or was cancelled.
 """
 
 METHODS: tuple[str, ...] = (
@@ -2541,6 +2633,8 @@ METHODS: tuple[str, ...] = (
     "clock.settle",
     "tasks.status",
     "tasks.drain",
+    "tasks.add",
+    "tasks.cancel",
     "classes.list",
     "classes.define",
     "plugins.restart",
@@ -2603,6 +2697,7 @@ _RangeHandler = TypeVar("_RangeHandler", bound=Callable[[RangeEvent], object])
 _PrefetchHandler = TypeVar("_PrefetchHandler", bound=Callable[[PrefetchEvent], object])
 _BatchHandler = TypeVar("_BatchHandler", bound=Callable[[BatchEvent], object])
 _HostHandler = TypeVar("_HostHandler", bound=Callable[[HostEvent], object])
+_TaskHandler = TypeVar("_TaskHandler", bound=Callable[[TaskEvent], object])
 
 
 # -----------------------------------------------------------------------------------------------------------
@@ -3957,7 +4052,7 @@ class ClockMethods:
 
 
 class TasksMethods:
-    """The ``tasks.*`` methods: ``status``, ``drain``.
+    """The ``tasks.*`` methods: ``status``, ``drain``, ``add``, ``cancel``.
 
     Reached as ``client.tasks``; each call is one request (``client.call("tasks.status", ...)`` and so on).
     """
@@ -3997,6 +4092,71 @@ class TasksMethods:
         Wire: ``tasks.drain``.
         """
         result: TasksDrainResult = self._client.call("tasks.drain", None)
+        return result
+
+    def add(
+        self,
+        key: str,
+        *,
+        mode: Literal["default", "common"] | None = None,
+        cost_ms: float | None = None,
+        parts: int | None = None,
+    ) -> TasksAddResult:
+        """Queues an idle task: work on the loop thread, run between requests.
+
+        MDTable's `TaskDispatcher.add(key) { ... }` (docs/tasks.md): queues a task that burns `costMs` of real
+        CPU on the loop thread when it runs, as a prototype's main-thread work would (building a cell, binding
+        a row). Split into `parts`, it runs one part per idle pass (each part costs `costMs / parts`), as the
+        table article splits a heavy cell into one small task per run-loop pass: each part, when it runs,
+        queues the next behind what is queued. `default` tasks pause while a page or range session tracks
+        (drags, decelerates, animates); `common` tasks run anyway. Keys are host-wide, as the seed's
+        dispatcher is one per app: a key already queued (by any connection) is ignored (`queued: false`). Each
+        part that runs sends a `task` event `ran` to this connection (and `scope: "all"` observers); the task
+        is this connection's until its last part ran: `tasks.cancel` removes it, and closing the connection
+        does too. On a real clock tasks run before the loop waits for I/O, within the dispatcher's time slice;
+        under `--clock virtual` only on `tasks.drain` or `clock.settle`. Over TCP with a token, every method
+        but `host.auth` answers -32006 until `host.auth` succeeds.
+
+        Args:
+            key: The task's key, 1 to 256 bytes; unique among queued tasks.
+            mode: `default` (paused while a session tracks) or `common` (runs anyway). (Not sent when None.)
+            cost_ms: Real CPU the whole task burns, in ms (0 to 10000). (Not sent when None; the host's
+                default is 0.)
+            parts: Into how many parts to split it: one part per idle pass (1 to 1000). (Not sent when None;
+                the host's default is 1.)
+
+        Returns:
+            ``TasksAddResult``
+
+        Wire: ``tasks.add``.
+        """
+        params: dict[str, Any] = {"key": key}
+        if mode is not None:
+            params["mode"] = mode
+        if cost_ms is not None:
+            params["costMs"] = cost_ms
+        if parts is not None:
+            params["parts"] = parts
+        result: TasksAddResult = self._client.call("tasks.add", params)
+        return result
+
+    def cancel(self, key: str) -> TasksCancelResult:
+        """Removes a queued task of this connection's, with the parts it has not run.
+
+        Removes the task this connection queued with `tasks.add` under `key`, with every part not run yet, and
+        sends a `task` event `cancelled`. A key that is not queued, or is another connection's, is -32002 (a
+        task whose last part ran is no longer queued). Over TCP with a token, every method but `host.auth`
+        answers -32006 until `host.auth` succeeds.
+
+        Args:
+            key: The key given to `tasks.add`.
+
+        Returns:
+            ``TasksCancelResult``
+
+        Wire: ``tasks.cancel``.
+        """
+        result: TasksCancelResult = self._client.call("tasks.cancel", {"key": key})
         return result
 
 
@@ -5855,6 +6015,12 @@ class Methods:
     def on(self, topic: Literal["host"], handler: None = None) -> Callable[[_HostHandler], _HostHandler]: ...
 
     @overload
+    def on(self, topic: Literal["task"], handler: _TaskHandler) -> _TaskHandler: ...
+
+    @overload
+    def on(self, topic: Literal["task"], handler: None = None) -> Callable[[_TaskHandler], _TaskHandler]: ...
+
+    @overload
     def on(self, topic: str, handler: _Handler) -> _Handler: ...
 
     @overload
@@ -5869,7 +6035,8 @@ class Methods:
 
         The params are typed per topic: ``lifecycle``: :class:`LifecycleEvent`, ``pool``: :class:`PoolEvent`,
         ``page``: :class:`PageEvent`, ``range``: :class:`RangeEvent`, ``prefetch``: :class:`PrefetchEvent`,
-        ``batch``: :class:`BatchEvent`, ``host``: :class:`HostEvent`. As a decorator the handler is checked
-        against its topic's type; ``on(topic, handler)`` takes any callable of one argument, as it always has.
+        ``batch``: :class:`BatchEvent`, ``host``: :class:`HostEvent`, ``task``: :class:`TaskEvent`. As a
+        decorator the handler is checked against its topic's type; ``on(topic, handler)`` takes any callable
+        of one argument, as it always has.
         """
         return self._on(topic, handler)
