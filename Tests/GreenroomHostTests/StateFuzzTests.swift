@@ -219,6 +219,11 @@ final class StateFuzzer {
             }
             if chance(0.5), let s = pick(stacks[i] ?? []) { p["stack"] = .string(s) }
             p["cache"] = chance(0.3) ? ["mode": "reuse"] : ["limit": .int(int(1...3))]
+            if chance(0.3) {
+                // Neighbour preloading: idle tasks that make and load pages after each rest.
+                p["offscreenLimit"] = 1
+                if p["cache"]?["limit"] != nil { p["cache"] = ["limit": 3] }
+            }
             p["prerender"] = .bool(chance(0.3))
             let r = call(i, "page.create", p)
             // A session created despite a failing page is in the -32004's data.result.

@@ -1342,6 +1342,8 @@ export interface PageChild {
   container: ContainerId;
   /** The appearance state machine's state (docs/lifecycle.md). */
   state: Appearance;
+  /** Whether its view has loaded: a neighbour preloaded ahead (`offscreenLimit`) is loaded and `disappeared`. */
+  viewLoaded: boolean;
 }
 
 /** A page session's state (`page.create`, `page.show`, `page.info`). */
@@ -1377,6 +1379,8 @@ export interface PageInfo {
   visible: boolean;
   /** A session's cache policy as `page.info` reports it. */
   cache: PageCache;
+  /** Neighbour preloading: pages within this many of the current one are made and loaded ahead (0: none). */
+  offscreenLimit: number;
   /** The session's own container (class `PageViewController`) when it was created in a stack; null otherwise. */
   container: ContainerId | null;
   /** Attached children, by page index (ascending). */
@@ -2620,6 +2624,14 @@ export interface PageCreateParams {
   cache?: PageCacheParam;
   /** Take children from the prerender pools (default false). */
   prerender?: boolean;
+  /**
+   * Neighbour preloading (ViewPager2's `offscreenPageLimit`): after each rest, an idle `default` task makes
+   * and loads the pages within this many of the current one (`loadView`, `viewDidLoad`, layout at the page
+   * size), never appeared, nearest first. 0 (default): pages are made when first needed. With `cache.limit`
+   * the cache must hold them: limit >= 2 x offscreenLimit + 1. In reuse mode children within it are kept
+   * (MJianshu's current +- 1 is `offscreenLimit: 1`).
+   */
+  offscreenLimit?: number;
 }
 
 /** The params of `page.show` (by name; by position in this order). */
@@ -3364,11 +3376,12 @@ export interface Methods {
    * `class` (both given), `count` (missing with `class` and no `data`, not 1 to 1000000, or not `pages`'
    * length), `pages` (empty), `pages[i]`, `pages[i].class`, `pages[i].<member>`, `data` (more entries than
    * pages), `width`, `height`, `initialIndex` (not a page), `cache`, `cache.limit`, `cache.mode`,
-   * `cache.<member>`, `prerender`. An unknown class is -32001 (`data.path` `class` or `pages[i].class`), an
-   * unknown stack -32002; a failing hook of the initial page is -32004 (the container and the session are
-   * torn down). Under `--clock virtual`, pool refills of a `prerender: true` session wait for `tasks.drain`,
-   * and the reply's `note` says so (docs/virtual-clock.md). Over TCP with a token, every method but
-   * `host.auth` answers -32006 until `host.auth` succeeds.
+   * `cache.<member>`, `prerender`, `offscreenLimit` (above 16, or more than the cache limit holds). An
+   * unknown class is -32001 (`data.path` `class` or `pages[i].class`), an unknown stack -32002; a failing
+   * hook of the initial page is -32004 (the container and the session are torn down). Under `--clock
+   * virtual`, pool refills of a `prerender: true` session wait for `tasks.drain`, and the reply's `note` says
+   * so (docs/virtual-clock.md). Over TCP with a token, every method but `host.auth` answers -32006 until
+   * `host.auth` succeeds.
    */
   "page.create": { params: PageCreateParams; result: PageInfo };
   /**

@@ -927,7 +927,7 @@ def test_positional_params_of_page_methods(conn: Conn) -> None:
     # The documented order is the host's (null, by position, stands for an absent param).
     order = {
         "page.create": ["class", "pages", "count", "data", "width", "height", "stack", "initialIndex", "cache",
-                        "prerender"],
+                        "prerender", "offscreenLimit"],
         "page.show": ["session", "index", "animated", "duration"],
         "page.willBeginDragging": ["session", "offset"],
         "page.didScroll": ["session", "offset"],

@@ -61,6 +61,8 @@ public struct PageOperation {
         case ruleEnd(ContainerRecord, animated: Bool)
         case ruleAppear(ContainerRecord, animated: Bool, size: Size?)
         case ruleDisappear(ContainerRecord)
+        /// Loads a neighbour ahead of time: its view and its layout at the page size, no appearance.
+        case load(ContainerRecord, size: Size)
     }
 
     /// What a failed hook means for the rest of the operation.
@@ -153,6 +155,8 @@ public struct PageOperation {
         case didScrollRest(lastGuess: Int)
         case destroyRest
         case destroyEnd
+        /// The child of page `index`, made by the `attach` before it, loads (neighbour preloading).
+        case preloadChild(Int)
     }
 
     /// What the operation waits for.
@@ -216,6 +220,11 @@ public struct PageOperation {
     /// An operation that is over at once with `error` (a check failed before anything changed).
     init(_ session: PageSession, failing error: PageError) {
         self.init(session, .fail(error))
+    }
+
+    /// Neighbour preloading: each page of `indices` is attached (made when it has no child), then loads.
+    mutating func preload(_ indices: [Int]) {
+        then(indices.flatMap { [Instruction.attach($0, alsoRelated: nil), .preloadChild($0)] })
     }
 
     /// Releases the children of `indices`, in order.
@@ -347,6 +356,10 @@ public struct PageOperation {
             if let stepActions { stepActions.list = built } else { stepActions = StepActions(built) }
             return wait(.performing(onFailure), .perform)
 
+        case .preloadChild(let index):
+            guard let c = s.children[index], !c.viewLoaded else { return nil }
+            then(.run(.load(c, size: s.pageSize), .forgetAndReport(c)))
+
         case .attach(let index, let alsoRelated):
             if s.children[index] != nil {
                 s.touch(index)
@@ -440,7 +453,10 @@ public struct PageOperation {
             s.deferred.remove(s.current)
             switch s.cacheMode {
             case .limit: then(s.evictions().map { .releaseNow($0) })
-            case .reuse: then(s.children.keys.sorted().filter { abs($0 - s.current) > 1 }.map { .recycleNow($0) })
+            case .reuse:
+                // MJianshu keeps current +- 1 alive; neighbour preloading widens that to its limit.
+                let keep = max(1, s.offscreenLimit)
+                then(s.children.keys.sorted().filter { abs($0 - s.current) > keep }.map { .recycleNow($0) })
             }
 
         case .setVisibleRest(let visible, let animated):
@@ -649,6 +665,8 @@ public struct PageOperation {
         case .ruleDisappear(let c):
             session.takeOver(c)
             return lifecycle.disappear(c)
+        case .load(let c, let size):
+            return lifecycle.loadIfNeeded(c, size: size)
         }
     }
 }

@@ -52,6 +52,9 @@ public final class PageSession {
     public let count: Int
     public private(set) var pageSize: Size
     public let cacheMode: CacheMode
+    /// Pages within this distance of the resting page are made and loaded ahead, offscreen, never
+    /// appeared (ViewPager2's `offscreenPageLimit`; MJianshu's current +- 1 in reuse mode). 0: none.
+    public let offscreenLimit: Int
     /// How long the last `page.show` animation runs on the host clock (its call's `duration`, else 300).
     public private(set) var animationMs: Double = 300
 
@@ -76,11 +79,12 @@ public final class PageSession {
     /// The page that received the session's last forwarded begin, and the state it left it in.
     var forwarded: (container: ContainerRecord, state: Appearance)?
 
-    public init(id: String, count: Int, pageSize: Size, initialIndex: Int, cacheMode: CacheMode) {
+    public init(id: String, count: Int, pageSize: Size, initialIndex: Int, cacheMode: CacheMode, offscreenLimit: Int = 0) {
         self.id = id
         self.count = count
         self.pageSize = pageSize
         self.cacheMode = cacheMode
+        self.offscreenLimit = offscreenLimit
         self.current = initialIndex
         self.offset = Double(initialIndex) * pageSize.width
         self.isVisible = false
@@ -207,6 +211,28 @@ public final class PageSession {
     }
 
     /// Tears every child down (disappear if on screen, then release), e.g. on page.destroy.
+    /// The pages `preloadNeighbours` would make now: within `offscreenLimit` of the current page, in
+    /// range, without a child, nearest first (the next page before the previous one).
+    public var neighboursToPreload: [Int] {
+        guard offscreenLimit > 0, phase == .idle else { return [] }
+        var out: [Int] = []
+        for d in 1...offscreenLimit {
+            for i in [current + d, current - d] where i >= 0 && i < count && children[i] == nil { out.append(i) }
+        }
+        return out
+    }
+
+    /// At rest: makes and loads the pages within `offscreenLimit` of the current one (`loadView`,
+    /// `viewDidLoad`, layout at the page size), offscreen and never appeared, nearest first. A page whose
+    /// child fails to load leaves the session (the failure goes to the host). Nothing while tracking.
+    public func preloadNeighbours() -> PageOperation {
+        let indices = neighboursToPreload
+        guard !indices.isEmpty else { return PageOperation(self) }
+        var op = PageOperation(self)
+        op.preload(indices)
+        return op
+    }
+
     public func destroy() -> PageOperation {
         PageOperation(self, .completeAnimation, .destroyRest)
     }

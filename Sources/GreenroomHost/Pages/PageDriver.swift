@@ -9,7 +9,8 @@ import GreenroomRPC
 extension PageSessions {
     /// Runs `operation` on `e`'s session to its end; returns its error, if any.
     @discardableResult
-    func drive(_ operation: consuming PageOperation, in e: PageSessionEntry) -> PageError? {
+    func drive(_ operation: consuming PageOperation, in e: PageSessionEntry, preloading: Bool = false) -> PageError? {
+        defer { if !preloading { schedulePreload(e) } }
         var op = operation
         var input = PageOperation.Input.start
         while true {
@@ -44,6 +45,18 @@ extension PageSessions {
             case .done(let error):
                 return error
             }
+        }
+    }
+
+    /// Neighbour preloading (`offscreenLimit`): at rest with pages to load, one idle `default` task per
+    /// session (a duplicate key is ignored), run after the reply and paused while anything tracks. Its own
+    /// run schedules nothing: a neighbour that failed to load is not retried until the next rest.
+    func schedulePreload(_ e: PageSessionEntry) {
+        guard !e.isDestroying, sessions[e.session.id] === e, !e.session.neighboursToPreload.isEmpty else { return }
+        let id = e.session.id
+        host.dispatcher.enqueue(key: "preload:\(id)", mode: .default, costKey: "preload") { [weak self, weak e] in
+            guard let self, let e, sessions[id] === e, !e.isDestroying else { return }
+            drive(e.session.preloadNeighbours(), in: e, preloading: true)
         }
     }
 

@@ -45,10 +45,12 @@ extension PageSessions {
             "guess": s.guess.map { .int($0) } ?? .null,
             "visible": .bool(s.isVisible),
             "cache": .object(mode),
+            "offscreenLimit": .int(s.offscreenLimit),
             "container": e.ownContainer.map { .string($0.id) } ?? .null,
             "children": .array(s.children.keys.sorted().map { i in
                 let c = s.children[i]!
-                return ["index": .int(i), "container": .string(c.id), "state": .string(c.state.rawValue)]
+                return ["index": .int(i), "container": .string(c.id), "state": .string(c.state.rawValue),
+                        "viewLoaded": .bool(c.viewLoaded)]
             }),
             "deferred": .array(s.deferred.sorted().map { .int($0) }),
             "reuseQueue": .object(JSONObject(e.reuseQueue.keys.sorted().map { (key: $0, value: .int(e.reuseQueue[$0]!.count)) })),
@@ -116,10 +118,14 @@ extension PageSessions {
                 }
             }
             let prerender = p.prerender ?? false
+            guard (0...16).contains(p.offscreenLimit) else { throw .invalidParams(path: "offscreenLimit", "must be between 0 and 16") }
+            if case .limit(let limit) = mode, limit < 2 * p.offscreenLimit + 1 {
+                throw .invalidParams(path: "offscreenLimit", "a cache of \(limit) cannot hold the current page and \(p.offscreenLimit) on each side: give cache.limit >= \(2 * p.offscreenLimit + 1)")
+            }
             let stack = try p.stack.map { id throws(RPCError) in try containers.stack(id, owner: conn) }
 
             let session = PageSession(id: makeSessionID(), count: classes.count, pageSize: size, initialIndex: initial,
-                                      cacheMode: mode)
+                                      cacheMode: mode, offscreenLimit: p.offscreenLimit)
             let e = PageSessionEntry(session: session, owner: conn.id, classes: classes, data: data, prerender: prerender)
             sessions[session.id] = e
             if let stack {

@@ -130,6 +130,7 @@ public final class PageSessions: HostDomain, ContainerPages {
 
     func destroy(_ e: PageSessionEntry) {
         e.isDestroying = true
+        host.dispatcher.cancel(key: "preload:\(e.session.id)")
         drive(e.session.destroy(), in: e)
         for (_, queue) in e.reuseQueue { for c in queue { releaseChild(c) } }
         e.reuseQueue = [:]

@@ -617,7 +617,8 @@ enum SchemaName: String, CaseIterable {
             "index": .ref(.pageIndex),
             "container": .ref(.containerId),
             "state": .ref(.appearance),
-        ], required: ["index", "container", "state"])
+            "viewLoaded": .boolean("Whether its view has loaded: a neighbour preloaded ahead (`offscreenLimit`) is loaded and `disappeared`."),
+        ], required: ["index", "container", "state", "viewLoaded"])
         case .pageInfo: .object("A page session's state (`page.create`, `page.show`, `page.info`).", [
             "session": .ref(.pageSessionId),
             "index": .allOf([
@@ -636,6 +637,7 @@ enum SchemaName: String, CaseIterable {
             ], "The page the running interaction is heading to; null when none is."),
             "visible": .boolean("Whether the session itself is on screen (always after a `page.create` without `stack`; with one, while its container is the top of a shown stack). Its appearance is forwarded to the current page only."),
             "cache": .ref(.pageCache),
+            "offscreenLimit": .integer("Neighbour preloading: pages within this many of the current one are made and loaded ahead (0: none).").minimum(0).maximum(16),
             "container": .oneOf([
                 .null(),
                 .ref(.containerId),
@@ -646,7 +648,7 @@ enum SchemaName: String, CaseIterable {
             "note": .allOf([
                 .ref(.virtualClockNote),
             ], "Only in replies to `page.create` and `page.show` (see `VirtualClockNote`)."),
-        ], required: ["session", "index", "count", "width", "height", "phase", "offset", "guess", "visible", "cache", "container", "children", "deferred", "reuseQueue"])
+        ], required: ["session", "index", "count", "width", "height", "phase", "offset", "guess", "visible", "cache", "offscreenLimit", "container", "children", "deferred", "reuseQueue"])
         case .pageStreamState: .object("The light reply of the scroll stream (called at frame rate).", [
             "session": .ref(.pageSessionId),
             "index": .allOf([

@@ -1788,11 +1788,14 @@ class PageChild(TypedDict):
     - ``index``
     - ``container``
     - ``state``
+    - ``viewLoaded``: Whether its view has loaded: a neighbour preloaded ahead (`offscreenLimit`) is
+      loaded and `disappeared`.
     """
 
     index: PageIndex
     container: ContainerId
     state: Appearance
+    viewLoaded: bool
 
 
 class PageInfo(TypedDict):
@@ -1811,6 +1814,8 @@ class PageInfo(TypedDict):
       with one, while its container is the top of a shown stack). Its appearance is forwarded to the
       current page only.
     - ``cache``
+    - ``offscreenLimit``: Neighbour preloading: pages within this many of the current one are made and
+      loaded ahead (0: none).
     - ``container``: The session's own container (class `PageViewController`) when it was created in a
       stack; null otherwise.
     - ``children``: Attached children, by page index (ascending).
@@ -1831,6 +1836,7 @@ class PageInfo(TypedDict):
     guess: PageIndex | None
     visible: bool
     cache: PageCache
+    offscreenLimit: int
     container: ContainerId | None
     children: list[PageChild]
     deferred: list[PageIndex]
@@ -5021,6 +5027,7 @@ class PageMethods:
         initial_index: PageIndex | None = None,
         cache: PageCacheParam | None = None,
         prerender: bool | None = None,
+        offscreen_limit: int | None = None,
     ) -> PageSession:
         """Creates a page session (a UIPageViewController).
 
@@ -5036,12 +5043,12 @@ class PageMethods:
         -32602 names the bad field: `class` (both given), `count` (missing with `class` and no `data`, not 1
         to 1000000, or not `pages`' length), `pages` (empty), `pages[i]`, `pages[i].class`,
         `pages[i].<member>`, `data` (more entries than pages), `width`, `height`, `initialIndex` (not a page),
-        `cache`, `cache.limit`, `cache.mode`, `cache.<member>`, `prerender`. An unknown class is -32001
-        (`data.path` `class` or `pages[i].class`), an unknown stack -32002; a failing hook of the initial page
-        is -32004 (the container and the session are torn down). Under `--clock virtual`, pool refills of a
-        `prerender: true` session wait for `tasks.drain`, and the reply's `note` says so
-        (docs/virtual-clock.md). Over TCP with a token, every method but `host.auth` answers -32006 until
-        `host.auth` succeeds.
+        `cache`, `cache.limit`, `cache.mode`, `cache.<member>`, `prerender`, `offscreenLimit` (above 16, or
+        more than the cache limit holds). An unknown class is -32001 (`data.path` `class` or
+        `pages[i].class`), an unknown stack -32002; a failing hook of the initial page is -32004 (the
+        container and the session are torn down). Under `--clock virtual`, pool refills of a `prerender: true`
+        session wait for `tasks.drain`, and the reply's `note` says so (docs/virtual-clock.md). Over TCP with
+        a token, every method but `host.auth` answers -32006 until `host.auth` succeeds.
 
         Args:
             width: Page width, points (the page of an offset is offset / width).
@@ -5057,6 +5064,12 @@ class PageMethods:
             initial_index: The first current page (default 0). (Not sent when None.)
             cache: The child cache (default `{limit: 3}`). (Not sent when None.)
             prerender: Take children from the prerender pools (default false). (Not sent when None.)
+            offscreen_limit: Neighbour preloading (ViewPager2's `offscreenPageLimit`): after each rest, an
+                idle `default` task makes and loads the pages within this many of the current one (`loadView`,
+                `viewDidLoad`, layout at the page size), never appeared, nearest first. 0 (default): pages are
+                made when first needed. With `cache.limit` the cache must hold them: limit >= 2 x offscreenLimit +
+                1. In reuse mode children within it are kept (MJianshu's current +- 1 is `offscreenLimit: 1`).
+                (Not sent when None.)
 
         Returns:
             ``PageSession`` (its ``result``: ``PageInfo``): A page session's state (`page.create`,
@@ -5081,6 +5094,8 @@ class PageMethods:
             params["cache"] = cache
         if prerender is not None:
             params["prerender"] = prerender
+        if offscreen_limit is not None:
+            params["offscreenLimit"] = offscreen_limit
         result: PageInfo = self._client.call("page.create", params)
         return PageSession(self._client, result["session"], result)
 
