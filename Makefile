@@ -62,7 +62,7 @@ FUZZ_SCHEMA_SEED ?= 20251127
 fuzz-schema: deps-test build
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" GREENROOM_BIN=$(CURDIR)/$(BIN) GREENROOM_FUZZ_EXAMPLES=$(FUZZ_SCHEMA_EXAMPLES) \
 	    GREENROOM_FUZZ_SEED=$(FUZZ_SCHEMA_SEED) GREENROOM_FUZZ_SURVEY=1 \
-	    $(VENV)/bin/python -m pytest -q tests/schema/test_schema_fuzz.py -k test_schema_fuzz $(ARGS)
+	    $(VENV)/bin/python -m pytest -q tests/schema/test_schema_fuzz.py::test_schema_fuzz $(ARGS)
 
 bench: release
 	.build/release/greenroom bench $(ARGS)
