@@ -93,8 +93,11 @@ VALUE_HINTS: dict[str, list[Any]] = {
     "PageIndex": [0, 1, 2, 4],
 }
 #: Real ids and hinted values are drawn as placeholders (`@@StackId:2`), replaced just before the call: what is
-#: drawn does not depend on the ids the world happens to have.
+#: drawn does not depend on the ids the world happens to have. There are many more placeholders than real values
+#: (each names the one at its index modulo their number): Hypothesis never sends the same params twice, so with
+#: only a few it would run out of real ids early in a long run and draw random ones from then on.
 PLACEHOLDER = "@@"
+PLACEHOLDERS_PER_KIND = 64
 
 #: Where the fuzz draws from a narrower range than the document allows, and why. The contract is not narrower: these
 #: values cost real CPU time, memory or event volume by design (a scripted hook burns `costMs` of CPU, each instance
@@ -114,7 +117,7 @@ COST_BOUND = {"maximum": 2}
 
 
 def placeholder_schema(kind: str) -> dict[str, Any]:
-    return {"type": "string", "enum": [f"{PLACEHOLDER}{kind}:{i}" for i in range(len(VALUE_HINTS.get(kind, "1234")))]}
+    return {"type": "string", "enum": [f"{PLACEHOLDER}{kind}:{i}" for i in range(PLACEHOLDERS_PER_KIND)]}
 
 
 def is_placeholder_choice(schema: Any) -> bool:
@@ -265,11 +268,16 @@ def call_strategy(method: str) -> st.SearchStrategy[Call]:
     return draw()
 
 
+PLACEHOLDER_RE = re.compile(re.escape(PLACEHOLDER) + r"(\w+):(\d+)")
+
+
 def substitute(value: Any, ids: dict[str, list[Any]]) -> Any:
-    """`value` with every placeholder replaced by a value of its kind from `ids`."""
-    if isinstance(value, str) and value.startswith(PLACEHOLDER):
-        kind, _, index = value[len(PLACEHOLDER):].rpartition(":")
-        return ids[kind][int(index) % len(ids[kind])]
+    """`value` with every placeholder replaced by a value of its kind from `ids` (a string drawn for `data`, any
+    JSON, may start with the placeholder's prefix too: only a whole placeholder of a known kind is one)."""
+    match = PLACEHOLDER_RE.fullmatch(value) if isinstance(value, str) else None
+    if match and match.group(1) in ids:
+        choices = ids[match.group(1)]
+        return choices[int(match.group(2)) % len(choices)]
     if isinstance(value, dict):
         return {k: substitute(v, ids) for k, v in value.items()}
     if isinstance(value, list):
@@ -282,6 +290,13 @@ SHAPED_IDS: dict[str, list[Any]] = {
     "StackId": ["s-1"], "ContainerId": ["c-1"], "PageSessionId": ["p-1"], "RangeSessionId": ["r-1"],
     "BatchContextId": ["b-1"], "ClassName": ["Container"], "plugin": ["crashy"], **VALUE_HINTS,
 }
+
+
+def test_substitute_fills_placeholders_only() -> None:
+    # Placeholders name a value by index modulo the choices; a drawn string that merely looks like one stays.
+    ids = {"StackId": ["s-1", "s-2"]}
+    assert substitute({"stack": "@@StackId:65", "data": ["@@", "@@StackId", "@@Nope:1", {"k": "@@StackId:0"}]}, ids) \
+        == {"stack": "s-2", "data": ["@@", "@@StackId", "@@Nope:1", {"k": "s-1"}]}
 
 
 def test_params_schemas_are_self_contained() -> None:
@@ -566,23 +581,34 @@ KNOWN_FINDINGS: list[Finding] = [
         Call("host.memoryWarning", {"level": None}, "wrong", "level"),
     ),
     Finding(
+        "id-shape-not-checked",
+        "an id param of the wrong shape (ContainerId is `^c-[1-9][0-9]*$`...) is looked up, -32002 unknownObject, "
+        "not -32602: container.info {container: \"x\"}; every method with an id param",
+        lambda call, reply: call.mode == "wrong" and isinstance(call.params[call.expect_path], str) and
+        _error(reply).get("code") == -32002 and _error(reply).get("data", {}).get("path") == call.expect_path,
+        Call("container.info", {"container": "x"}, "wrong", "container"),
+    ),
+    Finding(
         "empty-class-name-is-unknown-class",
-        "a class param \"\" (ClassName has minLength 1) is -32001 unknownClass, not -32602 (container.create, "
-        "showRendered, page.create, pool.*)",
+        "a class param \"\" (ClassName has minLength 1) is looked up, -32001 unknownClass, not -32602: "
+        "container.create, classes.undefine, showRendered, page.create, pool.*",
         lambda call, reply: call.mode == "wrong" and call.params[call.expect_path] == "" and
         _error(reply).get("code") == -32001,
         Call("container.create", {"class": ""}, "wrong", "class"),
     ),
     Finding(
         "object-before-params",
-        "handlers look the object up (or check its state) before reading their other params: a missing or wrong "
-        "member beside an unknown id is -32002 (-32001 for an unknown class, -32003 for an object in the wrong "
-        "state) instead of -32602 naming the member. Seen in container.begin/endAppearanceTransition, stack.push/"
-        "pop/popToRoot/setContainers/setHidden/resize/finishInteractivePop/cancelInteractivePop, page.show/"
-        "willBeginDragging/didScroll/willEndDragging/didEndDragging/didEndDecelerating, range.willBeginDragging/"
-        "didScroll/didEndDecelerating/setVisible/insertItems/batchFetchDone, pool.warm, pool.configure, "
-        "showRendered; stack.updateInteractivePop and range.willEndDragging read their params first",
-        lambda call, reply: call.mode in ("drop", "wrong") and _error(reply).get("code") in (-32001, -32002, -32003),
+        "handlers look the object up, or check its state, before reading their other params: a member missing or "
+        "wrong beside an unknown id is -32002 (-32001 beside an unknown class, -32003 beside an object in the wrong "
+        "state) instead of -32602 naming the member. Seen in container.begin/endAppearanceTransition, "
+        "container.configure; stack.push/pop/popToRoot/setContainers/setHidden/resize/beginInteractivePop/"
+        "finishInteractivePop/cancelInteractivePop; page.show/willBeginDragging/didScroll/willEndDragging/"
+        "didEndDragging/didEndDecelerating; range.willBeginDragging/didScroll/willEndDragging/didEndDecelerating/"
+        "setVisible/setViewport/insertItems/deleteItems/batchFetchDone/state; showRendered; page.create; pool.warm/"
+        "configure; classes.define (a taken name, -32003, before a bad hook). stack.updateInteractivePop reads its "
+        "params first",
+        lambda call, reply: call.mode in ("drop", "wrong") and _error(reply).get("code") in (-32001, -32002, -32003)
+        and _error(reply).get("data", {}).get("path") != call.expect_path,
         Call("stack.setHidden", {"stack": "s-999999"}, "drop", "hidden"),
     ),
     Finding(
@@ -595,10 +621,12 @@ KNOWN_FINDINGS: list[Finding] = [
         Call("container.create", {"class": "Container", "data": {"\u0000": 1}}),
     ),
     Finding(
-        "setViewport-ignores-width-with-viewport",
-        "range.setViewport with `viewport` never reads `width` or `height`: a wrong one beside it is accepted",
-        lambda call, reply: call.method == "range.setViewport" and call.mode == "wrong" and
-        "viewport" in call.params and "result" in reply,
+        "ignored-member-not-checked",
+        "a member the call ignores because another one is given is not checked at all: range.setViewport takes a "
+        "wrong `width`/`height` beside `viewport`, range.create a wrong `itemLength` beside `lengths` or `sections` "
+        "(and a section's wrong `itemLength` beside its `lengths`)",
+        lambda call, reply: call.mode == "wrong" and "result" in reply and (call.method, call.expect_path) in {
+            ("range.setViewport", "width"), ("range.setViewport", "height"), ("range.create", "itemLength")},
         Call("range.setViewport", {"session": "@@RangeSessionId:3", "viewport": VP, "width": "wide"}, "wrong", "width"),
     ),
 ]
