@@ -18,15 +18,16 @@ connection first makes real objects in several states (stacks empty, deep, hidde
 appearing and stacked containers; page sessions at rest, dragging, decelerating and in a stack; range sessions at
 rest, dragging, flinging, with sections and with a batch in flight; a scripted class), and every param of an id type
 (the document's StackId, ContainerId, PageSessionId, RangeSessionId, BatchContextId, ClassName; `plugins.restart`'s
-plugin) takes one of them three times in four; scroll offsets and page indexes take values inside those sessions
-half of the time.
+plugin) takes one of them three times in four, as scroll offsets and page indexes take values inside those
+sessions. After a call that destroyed world objects, or moved one on or found it in another phase (at most every
+ten examples), the world is made again on a new connection.
 
 The run is repeatable: a fixed seed, and a fixed number of examples per method. Environment:
 
 - GREENROOM_FUZZ_EXAMPLES (default 40): examples per method; `make fuzz-schema` runs many more.
 - GREENROOM_FUZZ_SEED: another seed, for a long run that explores elsewhere.
 - GREENROOM_FUZZ_SURVEY=FILE: do not stop at a method's first finding (nor shrink it): run every example and fail
-  listing each distinct finding with its smallest params, also written to FILE as JSON lines.
+  listing each distinct finding with its smallest params, also written to FILE as JSON lines (`1`: no file).
 - GREENROOM_FUZZ_TRACE=FILE: every call sent, its outcome and how long it took, as JSON lines.
 
 Host bugs found and not yet fixed are in KNOWN_FINDINGS: the fuzz tolerates them, and `test_known_finding` replays
@@ -546,8 +547,8 @@ DESTRUCTIVE = {"stack.destroy", "container.release", "page.destroy", "range.dest
                "host.reset", "plugins.restart", "range.batchFetchDone"}
 #: Methods that act on a stack, container, page or range session: a success may move it on (a decelerating page
 #: comes to rest, a pop ends), and the phases the world set up would be gone for the rest of the method's examples,
-#: leaving -32003 to every later call. So the world is rebuilt after one, but at most every REBUILD_EVERY examples
-#: (a build is some fifty calls).
+#: leaving -32003 to every later call. So the world is rebuilt after a success or a -32003 of one, but at most every
+#: REBUILD_EVERY examples (a build is some fifty calls).
 STATEFUL = {m for m in METHODS if any(
     json.dumps(p.get("schema", {})).count(f"#/components/schemas/{kind}\"")
     for p in METHODS[m]["params"] for kind in ("StackId", "ContainerId", "PageSessionId", "RangeSessionId"))} - {
@@ -800,8 +801,9 @@ def run_one(host: FuzzHost, world: World, observer: Observer, drawn: Call, toler
         if bad and not (tolerate and known(None, n)):
             out.problems.append(f"an event off its schema after this call: {json.dumps(n)[:600]}\n    " + "\n    ".join(bad))
     world.examples += 1
-    if "result" in reply and (call.method in DESTRUCTIVE or
-                              (call.method in STATEFUL and world.examples >= REBUILD_EVERY)):
+    moved_on = "result" in reply or _error(reply).get("code") == -32003  # done, or found in another phase
+    if ("result" in reply and call.method in DESTRUCTIVE) or \
+            (moved_on and call.method in STATEFUL and world.examples >= REBUILD_EVERY):
         world.build()
         observer.drain()
     return out
