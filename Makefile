@@ -11,7 +11,7 @@ DESTDIR ?=
 # second, optimised build).
 CONFIG ?= release
 
-.PHONY: schema deps deps-test build release run test test-swift test-python test-js screenshots bench bench-browser install install-files test-fuzz fuzz clean generate-clients
+.PHONY: schema deps deps-test build release run test test-swift test-python test-js screenshots bench bench-browser install install-files test-fuzz fuzz fuzz-schema clean generate-clients
 
 deps:
 	@sh scripts/install-deps.sh build
@@ -65,6 +65,16 @@ fuzz: deps-test
 schema: build
 	$(BIN) schema > rpc-schema/openrpc.json
 	$(MAKE) generate-clients
+
+# The schema-driven fuzz at length: params drawn from rpc-schema/openrpc.json sent to a live host
+# (tests/schema/test_schema_fuzz.py, which `make test` runs with 40 examples per method). FUZZ_SCHEMA_EXAMPLES
+# per method, FUZZ_SCHEMA_SEED to explore elsewhere; every distinct finding is listed, not only the first.
+FUZZ_SCHEMA_EXAMPLES ?= 2000
+FUZZ_SCHEMA_SEED ?= 20251127
+fuzz-schema: deps-test build
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" GREENROOM_BIN=$(CURDIR)/$(BIN) GREENROOM_FUZZ_EXAMPLES=$(FUZZ_SCHEMA_EXAMPLES) \
+	    GREENROOM_FUZZ_SEED=$(FUZZ_SCHEMA_SEED) GREENROOM_FUZZ_SURVEY=1 \
+	    $(VENV)/bin/python -m pytest -q tests/schema/test_schema_fuzz.py::test_schema_fuzz $(ARGS)
 
 bench: release
 	.build/release/greenroom bench $(ARGS)

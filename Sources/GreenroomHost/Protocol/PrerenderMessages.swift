@@ -15,7 +15,7 @@ enum ShowRendered: RPCMethod {
         "transitionMs": .number("With `reply: \"afterAppear\"`: host-clock ms from the request to the container's `viewDidAppear`.").minimum(0),
         "note": .ref(.virtualClockNote),
     ], required: ["container", "class", "warm"]))
-    static let errors: [ErrorDoc] = [.invalidParams, .unknownClass, .unknownObject, .pluginFailed, .unauthorized]
+    static let errors: [ErrorDoc] = [.invalidParams, .unknownClass, .unknownObject, .invalidState, .pluginFailed, .unauthorized]
 
     struct Params: RPCParams {
         var className: String = ""

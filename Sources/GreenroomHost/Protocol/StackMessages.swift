@@ -226,7 +226,7 @@ enum StackSetHidden: RPCMethod {
     static let description = "Hiding: the top disappears. Showing: the top loads if needed, gets `viewWillAppear`, lays out at the stack's size and gets `viewDidAppear`. A running transition completes first. While an interactive pop is in progress on the stack (`stack.beginInteractivePop`) it is -32003 naming the gesture. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
     static let tags = ["stacks"]
     static let result = ResultSpec("stack", .ref(.stackInfo))
-    static let errors: [ErrorDoc] = [.invalidParams, .unknownObject, .unauthorized]
+    static let errors: [ErrorDoc] = [.invalidParams, .unknownObject, .invalidState, .unauthorized]
 
     struct Params: RPCParams {
         var stack: String = ""
@@ -246,7 +246,7 @@ enum StackResize: RPCMethod {
     static let description = "The top, when shown and loaded, lays out again (`viewWillLayoutSubviews` / `viewDidLayoutSubviews` with the size); the others when they next appear. While an interactive pop is in progress on the stack (`stack.beginInteractivePop`) it is -32003 naming the gesture. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
     static let tags = ["stacks"]
     static let result = ResultSpec("stack", .ref(.stackInfo))
-    static let errors: [ErrorDoc] = [.invalidParams, .unknownObject, .unauthorized]
+    static let errors: [ErrorDoc] = [.invalidParams, .unknownObject, .invalidState, .unauthorized]
 
     struct Params: RPCParams {
         var stack: String = ""
@@ -290,7 +290,7 @@ enum StackDestroy: RPCMethod {
         "destroyed": .any().const(true),
         "released": .array(.ref(.containerId), "The containers released, top first."),
     ], required: ["stack", "destroyed", "released"]))
-    static let errors: [ErrorDoc] = [.invalidParams, .unknownObject, .unauthorized]
+    static let errors: [ErrorDoc] = [.invalidParams, .unknownObject, .invalidState, .unauthorized]
 
     struct Params: RPCParams {
         var stack: String = ""

@@ -2442,10 +2442,11 @@ class AsyncPageMethods:
         `pages[i].<member>`, `data` (more entries than pages), `width`, `height`, `initialIndex` (not a page),
         `cache`, `cache.limit`, `cache.mode`, `cache.<member>`, `prerender`, `offscreenLimit` (above 16, or
         more than the cache limit holds). An unknown class is -32001 (`data.path` `class` or
-        `pages[i].class`), an unknown stack -32002; a failing hook of the initial page is -32004 (the
-        container and the session are torn down). Under `--clock virtual`, pool refills of a `prerender: true`
-        session wait for `tasks.drain`, and the reply's `note` says so (docs/virtual-clock.md). Over TCP with
-        a token, every method but `host.auth` answers -32006 until `host.auth` succeeds.
+        `pages[i].class`), an unknown stack -32002, a `stack` whose interactive pop is in progress -32003
+        (before anything is made); a failing hook of the initial page is -32004 (the container and the session
+        are torn down). Under `--clock virtual`, pool refills of a `prerender: true` session wait for
+        `tasks.drain`, and the reply's `note` says so (docs/virtual-clock.md). Over TCP with a token, every
+        method but `host.auth` answers -32006 until `host.auth` succeeds.
 
         Args:
             width: Page width, points (the page of an offset is offset / width).
