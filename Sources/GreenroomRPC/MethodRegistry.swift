@@ -54,7 +54,8 @@ public struct MethodSpec<Context> {
             guard a.count <= declared.count else {
                 throw .invalidParams(path: "params[\(declared.count)]", "\(name) takes at most \(declared.count) positional params")
             }
-            return Params(JSONObject(zip(declared, a).map { (key: $0.0, value: $0.1) }))
+            // By position, null stands for an absent param (so that a later one can be given).
+            return Params(JSONObject(zip(declared, a).filter { !$0.1.isNull }.map { (key: $0.0, value: $0.1) }))
         default:
             throw .invalidParams(path: "params", "expected object or array")
         }

@@ -256,7 +256,9 @@ func virtualHost(_ edit: (inout HostConfig) -> Void = { _ in }) -> Host {
         #expect(unknown?["data"]?["path"] == "lvl")
         let choice = c.call("host.memoryWarning", ["level": "severe"]).reply["error"]
         #expect(choice?["data"]?["path"] == "level")
-        #expect(c.call("host.memoryWarning", ["level": .null]).reply["result"]?["level"] == "critical", "null is absent: the default")
+        #expect(c.call("host.memoryWarning", ["level": .null]).reply["error"]?["data"]?["path"] == "level",
+                "by name null is not a value of the schema")
+        #expect(c.call("host.memoryWarning", [.null]).reply["result"]?["level"] == "critical", "by position null is absent: the default")
     }
 }
 

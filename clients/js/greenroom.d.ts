@@ -585,16 +585,11 @@ export interface TasksStatus {
   ran: number;
   /** Idle passes run since start. */
   passes: number;
-  /** Queued tasks, in FIFO order. */
+  /**
+   * Queued tasks, in FIFO order, each with its mode: the `default` and `common` queues of the table article's
+   * dispatcher, interleaved as they were queued.
+   */
   tasks: TaskInfo[];
-  /** Queued tasks by mode: the two queues of the table article's dispatcher. */
-  byMode: TasksStatusByMode;
-}
-
-/** Queued tasks by mode: the two queues of the table article's dispatcher. */
-export interface TasksStatusByMode {
-  default: number;
-  common: number;
 }
 
 /** Per-connection event number, strictly increasing from 1. */
@@ -1342,8 +1337,6 @@ export interface PageChild {
   container: ContainerId;
   /** The appearance state machine's state (docs/lifecycle.md). */
   state: Appearance;
-  /** Whether its view has loaded: a neighbour preloaded ahead (`offscreenLimit`) is loaded and `disappeared`. */
-  viewLoaded: boolean;
 }
 
 /** A page session's state (`page.create`, `page.show`, `page.info`). */
@@ -1379,8 +1372,6 @@ export interface PageInfo {
   visible: boolean;
   /** A session's cache policy as `page.info` reports it. */
   cache: PageCache;
-  /** Neighbour preloading: pages within this many of the current one are made and loaded ahead (0: none). */
-  offscreenLimit: number;
   /** The session's own container (class `PageViewController`) when it was created in a stack; null otherwise. */
   container: ContainerId | null;
   /** Attached children, by page index (ascending). */

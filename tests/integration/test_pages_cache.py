@@ -121,7 +121,7 @@ def test_a_deferred_page_that_becomes_the_final_page_is_kept(vhost):
     two = {e["container"] for e in lifecycle(events) if e.get("page", {}).get("index") == 2}
     assert len(two) == 1, two
     info = assert_at_rest(p, s, 2)
-    assert info["children"] == [{"index": 2, "container": two.pop(), "state": "appeared", "viewLoaded": True}], info
+    assert info["children"] == [{"index": 2, "container": two.pop(), "state": "appeared"}], info
     assert info["deferred"] == []
     assert p.stats()["containers"]["total"] == 1
     p.assert_balanced()

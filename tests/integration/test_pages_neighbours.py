@@ -8,7 +8,9 @@ from lifecyclemodel import W, drag, page_peer, page_session, release
 
 
 def kids(p, s) -> dict[int, tuple[str, bool, str]]:
-    return {c["index"]: (c["container"], c["viewLoaded"], c["state"]) for c in p.page(s)["children"]}
+    """page -> (container, its view loaded, its appearance state)."""
+    return {c["index"]: (c["container"], p("container.info", {"container": c["container"]})["viewLoaded"], c["state"])
+            for c in p.page(s)["children"]}
 
 
 def test_neighbours_load_after_the_reply_as_an_idle_task_and_never_appear(vhost):

@@ -33,7 +33,7 @@ def test_page_create_without_stack_shows_the_initial_page_during_create(vhost):
     assert lifecycle(events, c, "viewDidLayoutSubviews")[0]["size"] == {"width": 320, "height": 480}
     assert all(e["animated"] is False for e in lifecycle(events) if e["event"] in APPEARANCE)
     assert (info["index"], info["offset"], info["visible"], info["phase"]) == (2, 640, True, "idle"), info
-    assert info["children"] == [{"index": 2, "container": c, "state": "appeared", "viewLoaded": True}]
+    assert info["children"] == [{"index": 2, "container": c, "state": "appeared"}]
     assert p.info(c)["parent"] == {"kind": "page", "id": s, "index": 2}
     p.assert_balanced()
 
@@ -62,11 +62,11 @@ def test_page_info_shape(vhost):
     p("page.show", {"session": s, "index": 3})
     info = p.page(s)
     assert set(info) == {"session", "index", "count", "width", "height", "phase", "offset", "guess", "visible",
-                         "cache", "offscreenLimit", "container", "children", "deferred", "reuseQueue"}, info
+                         "cache", "container", "children", "deferred", "reuseQueue"}, info
     assert (info["index"], info["count"], info["phase"], info["cache"], info["container"]) == (1, 5, "animating",
                                                                                              {"limit": 3}, None)
     assert [(c["index"], c["state"]) for c in info["children"]] == [(1, "disappearing"), (3, "appearing")]
-    assert all(set(c) == {"index", "container", "state", "viewLoaded"} for c in info["children"])
+    assert all(set(c) == {"index", "container", "state"} for c in info["children"])
     jsonschema.Draft7Validator({"$ref": DOC_URI + "#/components/schemas/PageInfo"}, registry=REGISTRY).validate(info)
 
 

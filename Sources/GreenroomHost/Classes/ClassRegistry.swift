@@ -57,6 +57,7 @@ public final class ClassRegistry {
 
     /// The class, or -32001 unknownClass naming what exists.
     public func require(_ name: String, path: String = "class") throws(RPCError) -> ContainerClass {
+        guard !name.isEmpty else { throw .invalidParams(path: path, "must not be empty (a class name is 1 to 128 bytes)") }
         guard let c = classes[name] else {
             throw RPCError(.unknownClass, "Unknown class \(name)",
                            ["class": .string(name), "path": .string(path), "known": .array(order.map { .string($0) })])

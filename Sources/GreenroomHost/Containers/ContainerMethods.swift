@@ -268,11 +268,12 @@ extension Containers {
             return stackInfo(s)
         }
         r.register(StackPush.self) { [unowned self] conn, p throws(RPCError) in
+            // Params first (-32602), then the objects (-32002) and their state (-32003).
+            let ms = try Self.duration(p.duration)
             let s = try stack(p.stack, owner: conn)
             try refuseHeldReply(p.reply, onto: s)
             let c = try container(p.container, owner: conn)
             let animated = p.animated ?? false
-            let ms = try Self.duration(p.duration)
             // Not animated, its hooks all run now: those in a plugin's worker go there in one message.
             try planned(animated ? nil : worker(of: c) ?? worker(of: s.top)) { () throws(RPCError) in
                 try push(c, onto: s, animated: animated, durationMs: ms)
@@ -280,9 +281,9 @@ extension Containers {
             return p.reply == "afterAppear" ? replyAfterAppear(c, stackInfo(s)) : stackInfo(s)
         }
         r.register(StackPop.self) { [unowned self] conn, p throws(RPCError) in
+            let ms = try Self.duration(p.duration)
             let s = try stackAtRest(p.stack, owner: conn)
             let animated = p.animated ?? false
-            let ms = try Self.duration(p.duration)
             var popped: ContainerRecord?
             try planned(animated ? nil : worker(of: s.top)) { () throws(RPCError) in
                 popped = stackOps.pop(s, animated: animated, durationMs: ms)
@@ -293,17 +294,17 @@ extension Containers {
             return ["container": .string(c.id), "stack": stackInfo(s)]
         }
         r.register(StackPopToRoot.self) { [unowned self] conn, p throws(RPCError) in
+            let ms = try Self.duration(p.duration)
             let s = try stackAtRest(p.stack, owner: conn)
             let animated = p.animated ?? false
-            let ms = try Self.duration(p.duration)
             let popped = stackOps.popToRoot(s, animated: animated, durationMs: ms)
             return ["containers": .array(popped.map { .string($0.id) }), "stack": stackInfo(s)]
         }
         r.register(StackSetContainers.self) { [unowned self] conn, p throws(RPCError) in
+            let ms = try Self.duration(p.duration)
             let s = try stackAtRest(p.stack, owner: conn)
             let list = try containerList(p.containers, for: s, owner: conn)
             let animated = p.animated ?? false
-            let ms = try Self.duration(p.duration)
             // Newcomers leave where they are first (another stack: they disappear there at once).
             for c in list where !s.contains(c) { detach(c) }
             let removed = stackOps.setContainers(s, list.filter { !$0.isDestroyed }, animated: animated, durationMs: ms)
@@ -348,8 +349,9 @@ extension Containers {
             return stackInfo(s)
         }
         r.register(StackResize.self) { [unowned self] conn, p throws(RPCError) in
+            let size = try Self.size(width: p.width, height: p.height)
             let s = try stackAtRest(p.stack, owner: conn)
-            stackOps.resize(s, to: try Self.size(width: p.width, height: p.height))
+            stackOps.resize(s, to: size)
             return stackInfo(s)
         }
         r.register(StackInfo.self) { [unowned self] conn, p throws(RPCError) in

@@ -277,14 +277,16 @@ public final class PrerenderPools {
     }
 
     /// The pool of class `name` at `width` x `height` (both or neither; neither: the default size).
+    /// The pool key of `name` at the size given (both or neither). The size is checked before the class:
+    /// a bad param is -32602 whatever the class.
     func poolKey(_ name: String, width: Double?, height: Double?) throws(RPCError) -> PoolKey {
-        _ = try host.classes.require(name)
         var size = containers.defaultSize
         if width != nil || height != nil {
             guard let width else { throw .invalidParams(path: "width", "is required") }
             guard let height else { throw .invalidParams(path: "height", "is required") }
             size = try Containers.size(width: width, height: height)
         }
+        _ = try host.classes.require(name)
         return PoolKey(className: name, size: size)
     }
 
@@ -335,10 +337,10 @@ public final class PrerenderPools {
             if p.present == "onSuccess" && p.data == nil {
                 throw .invalidParams(path: "present", "onSuccess configures the container with data before presenting it: give data")
             }
+            let ms = try Containers.duration(p.duration)
             let cls = try host.classes.require(p.className)
             let target = try p.stack.map { id throws(RPCError) in try containers.stack(id, owner: conn) }
             let animated = p.animated ?? false
-            let ms = try Containers.duration(p.duration)
             if let target { try containers.refuseDuringInteractivePop(target) }
             try containers.refuseHeldReply(p.reply, onto: target)
             let pool = poolForShow(className: cls.name, size: target?.size, anySize: true)
@@ -378,9 +380,9 @@ public final class PrerenderPools {
             return p.reply == "afterAppear" ? containers.replyAfterAppear(c, .object(reply)) : .object(reply)
         }
         r.register(PoolConfigure.self) { [unowned self] conn, p throws(RPCError) in
-            let key = try poolKey(p.className, width: p.width, height: p.height)
             let depth = p.depth ?? 1
             guard depth >= 0, depth <= 100_000 else { throw .invalidParams(path: "depth", "must be between 0 and 100000") }
+            let key = try poolKey(p.className, width: p.width, height: p.height)
             let policy = PoolPolicy(rawValue: p.policy)!
             let pool = pool(for: key)!
             pool.depth = depth
@@ -398,11 +400,11 @@ public final class PrerenderPools {
             return poolStatus(pool)
         }
         r.register(PoolWarm.self) { [unowned self] conn, p throws(RPCError) in
-            let key = try poolKey(p.className, width: p.width, height: p.height)
             let requested = p.count
             if let requested, requested < 0 || requested > 100_000 {
                 throw .invalidParams(path: "count", "must be between 0 and 100000")
             }
+            let key = try poolKey(p.className, width: p.width, height: p.height)
             let pool = pool(for: key)!
             let count = requested ?? max(1, pool.depth - pool.idle.count - pool.warming)
             let queued = queueWarmups(pool, count: count, cause: conn)

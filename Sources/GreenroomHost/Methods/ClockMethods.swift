@@ -24,7 +24,9 @@ extension Host {
             return .object(reply)
         }
         r.register(ClockSettle.self) { c, p throws(RPCError) in
-            guard p.maxMs >= 0, p.maxMs.isFinite else { throw .invalidParams(path: "maxMs", "must be a finite number >= 0") }
+            guard p.maxMs >= 0, p.maxMs <= 9.007199254740992e15 else {
+                throw .invalidParams(path: "maxMs", "must be between 0 and 2^53 ms (the clock must stay exact)")
+            }
             guard c.host.virtualClock != nil else {
                 throw RPCError(.virtualClockOnly, "clock.settle needs a host started with --clock virtual",
                                ["method": "clock.settle", "clock": "real"])
@@ -84,10 +86,6 @@ extension Host {
                     if let client = c.host.clientTasks.describe(dispatcherKey: t.key) { info["client"] = .object(client) }
                     return .object(info)
                 }),
-                "byMode": [
-                    "default": .int(d.pendingTasks.lazy.filter { $0.mode == .default }.count),
-                    "common": .int(d.pendingTasks.lazy.filter { $0.mode == .common }.count),
-                ],
             ]
         }
         r.register(TasksDrain.self) { c, _ throws(RPCError) in

@@ -45,12 +45,10 @@ extension PageSessions {
             "guess": s.guess.map { .int($0) } ?? .null,
             "visible": .bool(s.isVisible),
             "cache": .object(mode),
-            "offscreenLimit": .int(s.offscreenLimit),
             "container": e.ownContainer.map { .string($0.id) } ?? .null,
             "children": .array(s.children.keys.sorted().map { i in
                 let c = s.children[i]!
-                return ["index": .int(i), "container": .string(c.id), "state": .string(c.state.rawValue),
-                        "viewLoaded": .bool(c.viewLoaded)]
+                return ["index": .int(i), "container": .string(c.id), "state": .string(c.state.rawValue)]
             }),
             "deferred": .array(s.deferred.sorted().map { .int($0) }),
             "reuseQueue": .object(JSONObject(e.reuseQueue.keys.sorted().map { (key: $0, value: .int(e.reuseQueue[$0]!.count)) })),
@@ -154,10 +152,10 @@ extension PageSessions {
             return info(e)
         }
         r.register(PageShow.self) { [unowned self] conn, p throws(RPCError) in
+            let ms = try Containers.duration(p.duration)
             let e = try entry(p.session, owner: conn)
             let index = p.index
             let animated = p.animated ?? true
-            let ms = try Containers.duration(p.duration)
             try run(e.session.show(index, animated: animated, durationMs: ms), in: e)
             return info(e)
         }

@@ -319,12 +319,8 @@ enum SchemaName: String, CaseIterable {
             "sliceMs": .number("Time slice per loop pass, in ms.").minimum(0),
             "ran": .integer("Tasks run since start.").minimum(0),
             "passes": .integer("Idle passes run since start.").minimum(0),
-            "tasks": .array(.ref(.taskInfo), "Queued tasks, in FIFO order."),
-            "byMode": .object("Queued tasks by mode: the two queues of the table article's dispatcher.", [
-                "default": .integer().minimum(0),
-                "common": .integer().minimum(0),
-            ], required: ["default", "common"]),
-        ], required: ["pending", "runnable", "paused", "automatic", "sliceMs", "ran", "passes", "tasks", "byMode"])
+            "tasks": .array(.ref(.taskInfo), "Queued tasks, in FIFO order, each with its mode: the `default` and `common` queues of the table article's dispatcher, interleaved as they were queued."),
+        ], required: ["pending", "runnable", "paused", "automatic", "sliceMs", "ran", "passes", "tasks"])
         case .eventSeq: .integer("Per-connection event number, strictly increasing from 1.").minimum(1)
         case .eventTime: .number("Host clock when the event happened, in milliseconds.").minimum(0)
         case .eventCause: .oneOf([
@@ -617,8 +613,7 @@ enum SchemaName: String, CaseIterable {
             "index": .ref(.pageIndex),
             "container": .ref(.containerId),
             "state": .ref(.appearance),
-            "viewLoaded": .boolean("Whether its view has loaded: a neighbour preloaded ahead (`offscreenLimit`) is loaded and `disappeared`."),
-        ], required: ["index", "container", "state", "viewLoaded"])
+        ], required: ["index", "container", "state"])
         case .pageInfo: .object("A page session's state (`page.create`, `page.show`, `page.info`).", [
             "session": .ref(.pageSessionId),
             "index": .allOf([
@@ -637,7 +632,6 @@ enum SchemaName: String, CaseIterable {
             ], "The page the running interaction is heading to; null when none is."),
             "visible": .boolean("Whether the session itself is on screen (always after a `page.create` without `stack`; with one, while its container is the top of a shown stack). Its appearance is forwarded to the current page only."),
             "cache": .ref(.pageCache),
-            "offscreenLimit": .integer("Neighbour preloading: pages within this many of the current one are made and loaded ahead (0: none).").minimum(0).maximum(16),
             "container": .oneOf([
                 .null(),
                 .ref(.containerId),
@@ -648,7 +642,7 @@ enum SchemaName: String, CaseIterable {
             "note": .allOf([
                 .ref(.virtualClockNote),
             ], "Only in replies to `page.create` and `page.show` (see `VirtualClockNote`)."),
-        ], required: ["session", "index", "count", "width", "height", "phase", "offset", "guess", "visible", "cache", "offscreenLimit", "container", "children", "deferred", "reuseQueue"])
+        ], required: ["session", "index", "count", "width", "height", "phase", "offset", "guess", "visible", "cache", "container", "children", "deferred", "reuseQueue"])
         case .pageStreamState: .object("The light reply of the scroll stream (called at frame rate).", [
             "session": .ref(.pageSessionId),
             "index": .allOf([

@@ -228,25 +228,29 @@ extension RangeSessions {
             return .object(summary(e))
         }
         r.register(RangeSetViewport.self) { [unowned self] conn, p throws(RPCError) in
-            let e = try entry(p.session, owner: conn)
+            // Every member given is checked, the one that is used or not, before the session is looked up.
             let vp: (width: Double, height: Double)
+            if p.viewport != nil, p.width != nil || p.height != nil {
+                throw .invalidParams(path: p.width != nil ? "width" : "height", "give viewport or width and height, not both")
+            }
             if let v = p.viewport { vp = try viewport(v) } else {
                 guard let width = p.width else { throw .invalidParams(path: "width", "is required") }
                 guard let height = p.height else { throw .invalidParams(path: "height", "is required") }
                 let s = try Containers.size(width: width, height: height)
                 vp = (s.width, s.height)
             }
+            let e = try entry(p.session, owner: conn)
             let h = e.session.horizontal
             e.session.setViewport(length: h ? vp.width : vp.height, cross: h ? vp.height : vp.width)
             refresh(e, checkBatch: false)
             return .object(summary(e))
         }
         r.register(RangeInsertItems.self) { [unowned self] conn, p throws(RPCError) in
-            let e = try entry(p.session, owner: conn)
             let at = p.at
             guard at.count == 2 else { throw .invalidParams(path: "at", "expected an index path [section, row]") }
             let lengths = try Self.lengths(["lengths": p.lengths], path: "")
             guard !lengths.isEmpty else { throw .invalidParams(path: "lengths", "is required (at least one length)") }
+            let e = try entry(p.session, owner: conn)
             _ = try mapped { () throws(RangeError) in try e.session.insert(section: at[0], row: at[1], lengths: lengths) }
             // Texture re-checks after a data change with changes, unless dragging.
             refresh(e, checkBatch: !e.session.dragging)
@@ -273,9 +277,9 @@ extension RangeSessions {
             return .object(summary(e))
         }
         r.register(RangeBatchFetchDone.self) { [unowned self] conn, p throws(RPCError) in
+            let lengths = try Self.lengths(["lengths": p.lengths ?? .array([])], path: "")
             let e = try entry(p.session, owner: conn)
             let context = p.context
-            let lengths = try Self.lengths(["lengths": p.lengths ?? .array([])], path: "")
             _ = try mapped { () throws(RangeError) in try e.session.finishBatch(context: context, lengths: lengths) }
             // An exhausted backend (no items) gets no re-check: Texture runs none after a change with
             // zero changes, so a finished list does not ask again and again.

@@ -146,10 +146,15 @@ extension RPCParams {
     static func decode(_ p: Params) throws(RPCError) -> Self {
         var value = Self()
         for field in fields {
-            guard let v = p.object[field.name], field.keepsNull || !v.isNull else {
+            guard let v = p.object[field.name] else {
                 if field.isRequired { throw .invalidParams(path: field.name, "is required") }
                 field.absent?(&value)
                 continue
+            }
+            if v.isNull && !field.keepsNull {
+                // Given by name, null is not a value of its schema (by position it was taken as absent).
+                if field.isRequired { throw .invalidParams(path: field.name, "is required") }
+                throw .invalidParams(path: field.name, "is null: leave it out to take the default (null stands for an absent param only by position)")
             }
             try field.decode(&value, v)
         }

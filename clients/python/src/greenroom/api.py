@@ -203,7 +203,6 @@ __all__ = [
     "TasksDrainResult",
     "TasksMethods",
     "TasksStatus",
-    "TasksStatusByMode",
     "Topic",
     "VirtualClockNote",
 ]
@@ -846,17 +845,6 @@ class TaskInfo(TypedDict):
     client: NotRequired[TaskInfoClient]
 
 
-class TasksStatusByMode(TypedDict):
-    """Queued tasks by mode: the two queues of the table article's dispatcher.
-
-    - ``default``
-    - ``common``
-    """
-
-    default: int
-    common: int
-
-
 class TasksStatus(TypedDict):
     """The ``TasksStatus`` object.
 
@@ -868,8 +856,8 @@ class TasksStatus(TypedDict):
     - ``sliceMs``: Time slice per loop pass, in ms.
     - ``ran``: Tasks run since start.
     - ``passes``: Idle passes run since start.
-    - ``tasks``: Queued tasks, in FIFO order.
-    - ``byMode``: Queued tasks by mode: the two queues of the table article's dispatcher.
+    - ``tasks``: Queued tasks, in FIFO order, each with its mode: the `default` and `common` queues of the
+      table article's dispatcher, interleaved as they were queued.
     """
 
     pending: int
@@ -880,7 +868,6 @@ class TasksStatus(TypedDict):
     ran: int
     passes: int
     tasks: list[TaskInfo]
-    byMode: TasksStatusByMode
 
 
 EventSeq: TypeAlias = int
@@ -1788,14 +1775,11 @@ class PageChild(TypedDict):
     - ``index``
     - ``container``
     - ``state``
-    - ``viewLoaded``: Whether its view has loaded: a neighbour preloaded ahead (`offscreenLimit`) is
-      loaded and `disappeared`.
     """
 
     index: PageIndex
     container: ContainerId
     state: Appearance
-    viewLoaded: bool
 
 
 class PageInfo(TypedDict):
@@ -1814,8 +1798,6 @@ class PageInfo(TypedDict):
       with one, while its container is the top of a shown stack). Its appearance is forwarded to the
       current page only.
     - ``cache``
-    - ``offscreenLimit``: Neighbour preloading: pages within this many of the current one are made and
-      loaded ahead (0: none).
     - ``container``: The session's own container (class `PageViewController`) when it was created in a
       stack; null otherwise.
     - ``children``: Attached children, by page index (ascending).
@@ -1836,7 +1818,6 @@ class PageInfo(TypedDict):
     guess: PageIndex | None
     visible: bool
     cache: PageCache
-    offscreenLimit: int
     container: ContainerId | None
     children: list[PageChild]
     deferred: list[PageIndex]
