@@ -336,14 +336,13 @@ final class IsolatedInstance: ContainerInstance {
             if let v = reply.u64(), let m = reply.u64() { return (v, Int(clamping: m)) }
         case .failed:
             if case .object(let o)? = try? JSONCodec.decode(reply.body), case .string(let message)? = o["message"] {
-                var data: JSONObject = if case .object(let d)? = o["data"] { d } else { [:] }
+                let given: JSONObject = if case .object(let d)? = o["data"] { d } else { [:] }
                 // Which plugin, class, hook and container failed is the host's to say, not the worker's.
                 let reasons: Set<String> = ["failed", "invalidOutput", "outputTooLarge"]
-                if !(data["reason"]?.stringValue.map(reasons.contains) ?? false) { data["reason"] = "failed" }
-                data["plugin"] = .string(plugin)
-                data["class"] = .string(className)
-                data["hook"] = .string(hook)
-                data["container"] = .string(containerID)
+                let reason = given["reason"]?.stringValue.flatMap { reasons.contains($0) ? $0 : nil } ?? "failed"
+                var data: JSONObject = ["hook": .string(hook), "plugin": .string(plugin), "class": .string(className),
+                                        "container": .string(containerID), "reason": .string(reason)]
+                for m in given.members where data[m.key] == nil { data[m.key] = m.value }
                 throw HookFailure(message, data)
             }
         default: break
