@@ -200,3 +200,30 @@ def test_batched_and_unbatched_hooks_give_the_same_replies_and_events(start_host
     if batching == "on":
         for language in LANGUAGES:
             assert outcomes[language][2]["batches"] > 0, language
+
+
+def test_the_article_renders_the_same_page_in_swift_python_and_javascript(start_host):
+    """The Article example ported to both kits renders what the Swift plugin renders, byte for byte."""
+    host = start_host("--clock", "virtual", "--plugin", lib("ArticlePlugin"),
+                      "--plugin-command", f"{sys.executable} {ROOT / 'examples/plugins/python/article.py'}",
+                      "--plugin-command", f"{shutil.which('node')} {ROOT / 'examples/plugins/node/article.mjs'}")
+    c = host.connect()
+    data = {"title": "Tom & Jerry <3", "subtitle": "It's \"quoted\"", "author": {"name": "Ann", "handle": "ann"},
+            "tags": ["a", "b"], "readingMinutes": 4, "paragraphs": ["one", "two"], "html": "<em>raw</em>",
+            "items": [{"name": "Pen", "url": "/pen", "price": 2.5, "currency": "€"}, {"name": "Ink", "soldOut": True}],
+            "published": "2024-05-01", "comments": 0, "site": "Prerender Weekly", "includeHTML": True}
+    pages = {}
+    for cls in ("Article", "ArticlePy", "ArticleNode"):
+        stack = c.result("stack.create", {"width": 390, "height": 844})["stack"]
+        box = c.result("container.create", {"class": cls, "data": data})["container"]
+        c.result("stack.push", {"stack": stack, "container": box, "animated": False})
+        out = c.result("container.configure", {"container": box, "data": None})["output"]
+        assert out["size"] == {"width": 390, "height": 844} and out["title"] == data["title"]
+        page = out["html"].replace(box, "C")
+        assert out["bytes"] == len(out["html"].encode())
+        pages[cls] = page
+        failed = c.call("container.configure", {"container": box, "data": {"fail": True}})["error"]
+        assert f"Article.configure failed on purpose: data.fail is true (container {box})" in failed["message"]
+    assert pages["ArticlePy"] == pages["Article"]
+    assert pages["ArticleNode"] == pages["Article"]
+    assert "Tom &amp; Jerry &lt;3" in pages["Article"] and "<em>raw</em>" in pages["Article"]
