@@ -66,7 +66,7 @@ public final class PluginSupervisor: HostDomain {
     }
 
     /// `word` as an executable file: a path (with a `/`) as it is, else the first match in `PATH`.
-    static func executable(_ word: String) -> String? {
+    public static func executable(_ word: String) -> String? {
         if word.contains("/") { return access(word, X_OK) == 0 ? (PluginLoader.realPath(word) ?? word) : nil }
         let path = getenv("PATH").map { String(cString: $0) } ?? "/usr/local/bin:/usr/bin:/bin"
         for dir in path.split(separator: ":", omittingEmptySubsequences: false) {
