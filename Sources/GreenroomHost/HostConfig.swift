@@ -74,6 +74,9 @@ public struct PluginConfig: Sendable {
     /// Most worker restarts per plugin in a minute; one more crash marks the plugin failed until
     /// `plugins.restart`.
     public var restartLimitPerMinute = 5
+    /// How long a starting worker may take to send its ready frame (a process start, a library load or
+    /// an interpreter's start-up); past it the worker is killed and refused.
+    public var startTimeoutMs = 20_000
     /// The executable started as a plugin worker (`greenroom plugin-worker`).
     public var workerExecutable = "/proc/self/exe"
     public init() {}

@@ -30,6 +30,10 @@ struct Serve: ParsableCommand {
 
     @Option(name: .customLong("plugin"), help: "Load a native plugin: a shared library exporting greenroom_plugin_init (repeatable).")
     var plugins: [String] = []
+    @Option(name: .customLong("plugin-command"), help: ArgumentHelp("Run a plugin worker written in any language: the command (split into words as a shell would, without one: quotes and backslashes, no variables) speaks the worker protocol (docs/worker-protocol.md). Repeatable; started after the --plugin libraries.", valueName: "command"))
+    var pluginCommands: [String] = []
+    @Option(help: "How long a starting plugin worker may take to say it is ready, in ms; past it the host refuses it.")
+    var pluginStartTimeoutMs = 20_000
 
     @Option(help: "process: each plugin in a worker process of its own (a crash fails only its containers); none: loaded into the host (faster hooks, no protection).")
     var pluginIsolation = "process"
@@ -89,6 +93,10 @@ struct Serve: ParsableCommand {
         guard ["on", "off"].contains(hookBatching) else { throw ValidationError("--hook-batching must be on or off, not \(hookBatching)") }
         guard pluginOutputLimit > 0 else { throw ValidationError("--plugin-output-limit must be positive") }
         guard pluginRestartLimit >= 0 else { throw ValidationError("--plugin-restart-limit must be 0 or more") }
+        guard pluginStartTimeoutMs > 0 else { throw ValidationError("--plugin-start-timeout-ms must be positive") }
+        if !pluginCommands.isEmpty && pluginIsolation == "none" {
+            throw ValidationError("--plugin-command needs --plugin-isolation process: a command always runs in a worker process of its own")
+        }
         for l in listen where NetworkListener(l) == nil { throw ValidationError("--listen takes tcp:HOST:PORT or ws:HOST:PORT, got \(l)") }
         for (name, v) in [("max-message-bytes", maxMessageBytes), ("max-batch", maxBatch), ("max-depth", maxDepth),
                           ("max-connections", maxConnections), ("max-outbound-bytes", maxOutboundBytes),
@@ -138,6 +146,7 @@ struct Serve: ParsableCommand {
         config.plugins.maxOutputBytes = pluginOutputLimit
         config.plugins.batchesHooks = hookBatching == "on"
         config.plugins.restartLimitPerMinute = pluginRestartLimit
+        config.plugins.startTimeoutMs = pluginStartTimeoutMs
         if pluginIsolation == "none" && hookTimeoutMs != nil && !plugins.isEmpty {
             fputs("greenroom: warning: --hook-timeout-ms is not enforced with --plugin-isolation none: an in-process hook cannot be stopped\n", stderr)
         }
@@ -182,6 +191,9 @@ struct Serve: ParsableCommand {
             for path in plugins {
                 do { try supervisor.load(path: path) } catch { throw refuse(error.description) }
             }
+            for command in pluginCommands {
+                do { try supervisor.load(command: command) } catch { throw refuse(error.description) }
+            }
             do { try server.listen() } catch {
                 server.abandon()
                 throw error
@@ -189,7 +201,7 @@ struct Serve: ParsableCommand {
             let listenJSON = server.listenAddresses.map { "\"\($0)\"" }.joined(separator: ",")
             config.logger.info("listening", metadata: [
                 "listen": .array(server.listenAddresses.map { .string($0) }), "clock": "\(clock)",
-                "plugins": "\(plugins.count)"])
+                "plugins": "\(plugins.count + pluginCommands.count)"])
             print("{\"event\":\"ready\",\"listen\":[\(listenJSON)],\"pid\":\(getpid())}")
             fflush(stdout)
             try server.run()

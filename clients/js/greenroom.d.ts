@@ -107,9 +107,9 @@ export interface ErrorData {
   /**
    * Why the field is invalid (-32602). -32004 from a plugin: `failed` (the hook returned an error),
    * `invalidOutput`, `outputTooLarge` (over `--plugin-output-limit`, never truncated), `crashed`, `exited`,
-   * `closed`, `timeout` (past `--hook-timeout-ms`), `protocol` (the worker ended on this call), `workerEnded`
-   * (its worker ended earlier), `restarting` (with `retryAfterMs`) or `pluginMarkedFailed` (until
-   * `plugins.restart`).
+   * `closed`, `timeout` (past `--hook-timeout-ms`), `protocol` (its worker broke the worker protocol on this
+   * call, docs/worker-protocol.md, and was killed), `workerEnded` (its worker ended earlier), `restarting`
+   * (with `retryAfterMs`) or `pluginMarkedFailed` (until `plugins.restart`).
    */
   reason?: string;
   method?: string;
@@ -254,7 +254,7 @@ export interface HostInfoProtocol {
 
 export interface HostInfoPluginsItem {
   name: string;
-  /** The shared library it was loaded from. */
+  /** The shared library it was loaded from, or for a command plugin the executable its command runs. */
   path: string;
   version: string;
   /** Classes it registered. */
@@ -276,6 +276,15 @@ export interface HostInfoPluginsItem {
   crashes?: number;
   /** Workers started again after a crash or by `plugins.restart`. */
   restarts?: number;
+  /**
+   * `library`: a native plugin (`serve --plugin`); `command`: an executable that speaks the worker protocol
+   * (`serve --plugin-command`, docs/worker-protocol.md). Absent in process.
+   */
+  kind?: "library" | "command";
+  /** A command plugin's command, as its words (`serve --plugin-command`). */
+  command?: string[];
+  /** The worker protocol version its running worker speaks (docs/worker-protocol.md). */
+  workerProtocol?: number;
   /** Why it is marked failed. */
   failedReason?: string;
   /**
@@ -1742,10 +1751,11 @@ export interface ResetEvent {
 /**
  * A plugin's worker ended unasked (sent to every `host` subscriber): `reason` is `crashed` (with `signal`,
  * `signalName`), `exited` (with `exitStatus`), `closed` (its socket closed), `timeout` (a hook ran past
- * `--hook-timeout-ms`: the host killed it) or `protocol`. Every container of its classes is torn down as a
- * failed container is (the one whose call was in flight answers -32004). `willRestart`: false when this crash
- * marked the plugin failed; else a new worker starts after `backoffMs` (0 for the first crash in a minute,
- * then doubling from 50 ms to at most 2 s).
+ * `--hook-timeout-ms`: the host killed it) or `protocol` (it broke the worker protocol: garbage, a frame of
+ * the wrong kind or size, bytes no request asked for; the host killed it). `detail` says what happened. Every
+ * container of its classes is torn down as a failed container is (the one whose call was in flight answers
+ * -32004). `willRestart`: false when this crash marked the plugin failed; else a new worker starts after
+ * `backoffMs` (0 for the first crash in a minute, then doubling from 50 ms to at most 2 s).
  */
 export interface PluginCrashedEvent {
   /** Per-connection event number, strictly increasing from 1. */
@@ -2132,6 +2142,15 @@ export interface PluginsRestartResult {
   crashes: number;
   /** Workers started again after a crash or by `plugins.restart`. */
   restarts: number;
+  /**
+   * `library`: a native plugin (`serve --plugin`); `command`: an executable that speaks the worker protocol
+   * (`serve --plugin-command`, docs/worker-protocol.md). Absent in process.
+   */
+  kind?: "library" | "command";
+  /** A command plugin's command, as its words (`serve --plugin-command`). */
+  command?: string[];
+  /** The worker protocol version its running worker speaks (docs/worker-protocol.md). */
+  workerProtocol?: number;
   /** Why it is marked failed. */
   failedReason?: string;
   /**

@@ -1,7 +1,8 @@
 """The documentation's transcripts are true: each `console` block that follows a comment naming this file
 is run, command by command, against a real host, and every output line must match (JSON lines compared as
 JSON). Today: the plugin session in docs/plugins.md. And README.md's "A golden test in three commands" is
-run as written, from an empty folder, and its failure output is what a changed order prints."""
+run as written, from an empty folder, and its failure output is what a changed order prints; so is its
+"A plugin class in Python"."""
 
 from __future__ import annotations
 
@@ -134,3 +135,24 @@ def test_the_readmes_golden_test_in_three_commands(greenroom_bin, tmp_path):
     for want in marked_block(REPO / "README.md", "the golden test fails"):
         assert want.rstrip() in printed, f"README.md says {want!r}; pytest printed:\n{failed.stdout}"
     assert "Traceback" not in failed.stdout + failed.stderr
+
+
+def test_the_readmes_python_plugin_class(greenroom_bin, tmp_path):
+    block = marked_block(REPO / "README.md", "a Python plugin")
+    ends = [i for i, line in enumerate(block) if line == "EOF"]
+    assert len(ends) == 2, block
+    steps = ["\n".join(block[: ends[0] + 1]), "\n".join(block[ends[0] + 1: ends[1] + 1])] + block[ends[1] + 1:]
+    assert len(steps) == 3, steps
+    env = pytest_env(greenroom_bin, tmp_path)
+
+    def sh(command: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(["sh", "-c", command], cwd=tmp_path, env=env, capture_output=True, text=True,
+                              timeout=120, stdin=subprocess.DEVNULL)
+
+    for step in steps[:2]:
+        made = sh(step)
+        assert made.returncode == 0, made.stderr
+    command, _, said = steps[2].partition("#")
+    ran = sh(command)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert said.strip() in ran.stdout, ran.stdout

@@ -619,3 +619,27 @@ def test_the_readmes_page_of_your_own_runs_as_written(browser, web_host):
     assert container_lines and container_lines[0].split()[1] == "init", logs
     assert "-32002 unknownObject" in logs, logs
     assert logs[-1].startswith("{container: c-1, class: Container,"), logs
+
+
+def test_inspector_lists_native_and_command_plugins_and_their_crashes(browser, start_host):
+    """The Plugins panel shows a library's worker beside a command's (host.info), and a crash at once."""
+    import signal
+    import sys
+
+    from test_plugins import lib
+
+    counter = Path(__file__).resolve().parents[2] / "examples" / "plugins" / "python" / "counter.py"
+    host = start_host("--listen", "ws:127.0.0.1:0", "--plugin", lib("CounterPlugin"),
+                      "--plugin-command", f"{sys.executable} {counter}")
+    page = Page(browser, web_base(host) + "/inspect")
+    page.wait("document.querySelectorAll('#plugins-body tr').length === 2")
+    rows = page.js("[...document.querySelectorAll('#plugins-body tr')].map(r => [...r.cells].map(c => c.textContent))")
+    assert [r[:2] + r[3:5] for r in rows] == [["counter", "library", "Counter", "running"],
+                                             ["counter-py", "command", "CounterPy", "running"]]
+    assert rows[1][2] == f"{sys.executable} {counter}"
+    pid = int(rows[1][5])
+    os.kill(pid, signal.SIGKILL)
+    page.wait("document.querySelector('#plugins-body tr[data-plugin=counter-py] td.crash').textContent.startsWith('crashed')")
+    page.wait(f"document.querySelector('#plugins-body tr[data-plugin=counter-py]').cells[5].textContent !== '{pid}'")
+    page.screenshot("inspector-plugins.png", full_page=True)
+    page.close()

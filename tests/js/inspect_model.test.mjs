@@ -154,3 +154,21 @@ test("host.reset forgets everything: ids start again from 1", () => {
   m.apply("lifecycle", hook("c-1", "init", 1));
   assert.equal(m.lanes.get("c-1").marks.length, 1);
 });
+
+test("plugins come from host.info and a worker's crash, restart or failure shows at once", () => {
+  const m = new InspectorModel();
+  m.setPlugins({ plugins: [
+    { name: "counter", kind: "library", path: "/lib/libCounterPlugin.so", classes: ["Counter"], state: "running", pid: 10, crashes: 0, restarts: 0 },
+    { name: "counter-py", kind: "command", command: ["python3", "counter.py"], classes: ["CounterPy"], state: "running", pid: 11, crashes: 0, restarts: 0 },
+  ] });
+  assert.deepEqual([...m.plugins.keys()], ["counter", "counter-py"]);
+  m.apply("host", { seq: 1, t: 0, kind: "pluginCrashed", plugin: "counter-py", reason: "protocol", detail: "it broke the worker protocol", willRestart: true });
+  assert.equal(m.plugins.get("counter-py").state, "restarting");
+  assert.deepEqual([m.plugins.get("counter-py").crashes, m.plugins.get("counter-py").lastCrash.reason], [1, "protocol"]);
+  m.apply("host", { seq: 2, t: 1, kind: "pluginRestarted", plugin: "counter-py", pid: 12, restarts: 1 });
+  assert.deepEqual([m.plugins.get("counter-py").state, m.plugins.get("counter-py").pid], ["running", 12]);
+  m.apply("host", { seq: 3, t: 2, kind: "pluginFailed", plugin: "counter", reason: "restart limit" });
+  assert.equal(m.plugins.get("counter").state, "failed");
+  m.setPlugins({ plugins: [] });
+  assert.equal(m.plugins.size, 0);
+});

@@ -125,7 +125,7 @@ enum SchemaName: String, CaseIterable {
         case .errorData: .object("The `data` of every Greenroom error. `kind` names the error (by default the code's name: `invalidParams`, `unknownObject`...; some -32600 errors are more precise: `tooDeep`, `emptyBatch`, `batchTooLarge`, `messageTooLarge`; a -32006 for a connection that did not authenticate in time is `authTimeout`; a -32700 for an integer beyond the signed 64-bit range, which Jansson cannot read, is `numberOutOfRange`). Other members say what was wrong.", [
             "kind": .string().minLength(1),
             "path": .string("The offending field, e.g. `ms`, `topics[0]`, `viewport.width`, `pages[2].class`, `cache.limit`, `lengths[3]`, `sections[0].count`, `tuning.full.display.leading`, `paths[1]`, `at[0]` (-32602 always; -32600 for the bad request member; -32001/-32002 the param that named the missing class or object)."),
-            "reason": .string("Why the field is invalid (-32602). -32004 from a plugin: `failed` (the hook returned an error), `invalidOutput`, `outputTooLarge` (over `--plugin-output-limit`, never truncated), `crashed`, `exited`, `closed`, `timeout` (past `--hook-timeout-ms`), `protocol` (the worker ended on this call), `workerEnded` (its worker ended earlier), `restarting` (with `retryAfterMs`) or `pluginMarkedFailed` (until `plugins.restart`)."),
+            "reason": .string("Why the field is invalid (-32602). -32004 from a plugin: `failed` (the hook returned an error), `invalidOutput`, `outputTooLarge` (over `--plugin-output-limit`, never truncated), `crashed`, `exited`, `closed`, `timeout` (past `--hook-timeout-ms`), `protocol` (its worker broke the worker protocol on this call, docs/worker-protocol.md, and was killed), `workerEnded` (its worker ended earlier), `restarting` (with `retryAfterMs`) or `pluginMarkedFailed` (until `plugins.restart`)."),
             "method": .string(),
             "id": .string("The object id that was not found (-32002)."),
             "expected": .string("What kind of object the id should have named (-32002)."),
@@ -179,7 +179,7 @@ enum SchemaName: String, CaseIterable {
             "classes": .array(.ref(.className), "Names of the container classes the host can instantiate (built in, plugin and scripted), in registration order.").uniqueItems(),
             "plugins": .array(.object(nil, [
                 "name": .string(),
-                "path": .string("The shared library it was loaded from."),
+                "path": .string("The shared library it was loaded from, or for a command plugin the executable its command runs."),
                 "version": .string(),
                 "classes": .array(.ref(.className), "Classes it registered."),
                 "isolation": .string("`process`: the plugin runs in a worker process of its own (the default), so a crash, exit or hang fails only its own containers; `none`: loaded into the host (`serve --plugin-isolation none`).").oneOfValues(["process", "none"]),
@@ -187,6 +187,9 @@ enum SchemaName: String, CaseIterable {
                 "pid": .any("The worker's process id; null in process or while no worker runs.").with("type", ["integer", "null"]),
                 "crashes": .integer("Workers that ended unasked (signal, exit, closed socket, deadline).").minimum(0),
                 "restarts": .integer("Workers started again after a crash or by `plugins.restart`.").minimum(0),
+                "kind": .string("`library`: a native plugin (`serve --plugin`); `command`: an executable that speaks the worker protocol (`serve --plugin-command`, docs/worker-protocol.md). Absent in process.").oneOfValues(["library", "command"]),
+                "command": .array(.string(), "A command plugin's command, as its words (`serve --plugin-command`)."),
+                "workerProtocol": .integer("The worker protocol version its running worker speaks (docs/worker-protocol.md).").minimum(1),
                 "failedReason": .string("Why it is marked failed."),
                 "lastCrash": .object("How the last worker ended: `reason` (crashed, exited, closed, timeout, protocol), `signal` and `signalName` or `exitStatus`, and `detail`.", [:], additionalProperties: true),
             ], required: ["name", "path", "version", "classes"], additionalProperties: true), "Loaded plugins, with how each runs (isolation) and its worker's state."),
@@ -770,7 +773,7 @@ enum SchemaName: String, CaseIterable {
             "kind": .any().const("reset"),
             "connection": .string(),
         ], required: ["seq", "t", "cause", "kind", "connection"])
-        case .pluginCrashedEvent: .object("A plugin's worker ended unasked (sent to every `host` subscriber): `reason` is `crashed` (with `signal`, `signalName`), `exited` (with `exitStatus`), `closed` (its socket closed), `timeout` (a hook ran past `--hook-timeout-ms`: the host killed it) or `protocol`. Every container of its classes is torn down as a failed container is (the one whose call was in flight answers -32004). `willRestart`: false when this crash marked the plugin failed; else a new worker starts after `backoffMs` (0 for the first crash in a minute, then doubling from 50 ms to at most 2 s).", [
+        case .pluginCrashedEvent: .object("A plugin's worker ended unasked (sent to every `host` subscriber): `reason` is `crashed` (with `signal`, `signalName`), `exited` (with `exitStatus`), `closed` (its socket closed), `timeout` (a hook ran past `--hook-timeout-ms`: the host killed it) or `protocol` (it broke the worker protocol: garbage, a frame of the wrong kind or size, bytes no request asked for; the host killed it). `detail` says what happened. Every container of its classes is torn down as a failed container is (the one whose call was in flight answers -32004). `willRestart`: false when this crash marked the plugin failed; else a new worker starts after `backoffMs` (0 for the first crash in a minute, then doubling from 50 ms to at most 2 s).", [
             "seq": .ref(.eventSeq),
             "t": .ref(.eventTime),
             "cause": .ref(.eventCause),

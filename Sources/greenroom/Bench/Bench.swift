@@ -165,6 +165,25 @@ struct Bench: ParsableCommand {
             table.add("showRendered hit, plugin class", unit: "us",
                       values: ["worker": isolated.hit, "in process": inProcess.hit, "host.ping": isolated.hitPing],
                       ratio: ("worker hit / ping", isolated.hit / isolated.hitPing), budget: .atMost(3))
+            // What the language costs: the Counter class in C, Python and JavaScript, workers of one host.
+            let langs = try PluginBench.languageCosts(dir: dir, samples: quick ? 200 : 2_000, hits: hits)
+            for (name, costs) in [("Python", langs.python), ("JavaScript", langs.node)] {
+                guard let costs else { continue }
+                let key = name.lowercased()
+                table.add("plugin configure round trip, \(name) class", unit: "us",
+                          values: [key: costs.hook, "host.ping": costs.ping],
+                          ratio: ("\(key) / ping", costs.hook / costs.ping), budget: nil)
+                table.add("plugin configure round trip, \(name) vs C worker", unit: "us",
+                          values: [key: costs.hook, "C worker": langs.c.hook],
+                          ratio: ("\(key) / C", costs.hook / langs.c.hook), budget: nil)
+                table.add("showRendered hit, \(name) class", unit: "us",
+                          values: [key: costs.hit, "host.ping": costs.hitPing],
+                          ratio: ("\(key) hit / ping", costs.hit / costs.hitPing), budget: nil)
+                table.add("showRendered hit, \(name) vs C worker", unit: "us",
+                          values: [key: costs.hit, "C worker": langs.c.hit],
+                          ratio: ("\(key) / C", costs.hit / langs.c.hit), budget: nil)
+            }
+            for why in langs.missing { fputs("greenroom bench: no plugin language row for \(why)\n", stderr) }
             let during = try PluginBench.pingsDuringLongHook(dir: dir, hookMs: 1000)
             table.add("ping while another plugin's hook runs 1 s", unit: "us",
                       values: ["p50": during.p50, "p99": during.p99, "max": during.max, "pings": Double(during.count)],

@@ -1,4 +1,5 @@
 import Glibc
+import GreenroomHost
 import GreenroomJSON
 import Histogram
 
@@ -40,6 +41,85 @@ struct PluginBench {
         return Costs(ping: PrerenderBench.median(pings), hook: PrerenderBench.median(hooks),
                      hit: PrerenderBench.median(shown.hits), hitPing: PrerenderBench.median(shown.pings))
     }
+
+    /// The Counter example plugin in C, Python and JavaScript, each a worker of one host: a `configure`
+    /// round trip and a `showRendered` hit of each class, with the pings taken beside each (the same
+    /// conditions). Nil for a language whose runtime or example is not there (the row says so).
+    struct Languages {
+        var c: Costs
+        var python: Costs?
+        var node: Costs?
+        var missing: [String] = []
+    }
+
+    static func languageCosts(dir: String, samples: Int, hits: Int) throws -> Languages {
+        let socket = "\(dir)/plugin-languages.sock"
+        var args = ["serve", "--socket", socket, "--plugin", libraryPath("libCounterPlugin.so")]
+        var missing: [String] = []
+        let root = repositoryRoot()
+        var commands: [(String, String)] = []
+        for (language, runner, script, cls) in [("python", "python3", "examples/plugins/python/counter.py", "CounterPy"),
+                                                 ("node", "node", "examples/plugins/node/counter.mjs", "CounterNode")] {
+            guard let root, access("\(root)/\(script)", R_OK) == 0 else {
+                missing.append("\(language): \(script) not found from here")
+                continue
+            }
+            guard let exe = PluginSupervisor.executable(runner) else {
+                missing.append("\(language): no \(runner) in PATH")
+                continue
+            }
+            args += ["--plugin-command", CommandLineWords.join([exe, "\(root)/\(script)"])]
+            commands.append((language, cls))
+        }
+        let child = try ChildProcess(arguments: args)
+        defer { child.stop() }
+        let client = try LineClient(unixPath: socket)
+        let pre = PrerenderBench(client: client)
+        let stack = try client.call("stack.create", ["width": 375, "height": 667])["stack"]!
+        func measure(_ cls: String) throws -> Costs {
+            let box = try client.call("container.create", ["class": .string(cls)])["container"]!
+            var pings: [Double] = [], hooks: [Double] = []
+            for _ in 0..<samples {
+                pings.append(try pre.time("host.ping").0)
+                hooks.append(try pre.time("container.configure", ["container": box, "data": [:]]).0)
+            }
+            _ = try client.call("container.release", ["container": box])
+            let shown = try pre.hits(cls, stack: stack, count: hits)
+            return Costs(ping: PrerenderBench.median(pings), hook: PrerenderBench.median(hooks),
+                         hit: PrerenderBench.median(shown.hits), hitPing: PrerenderBench.median(shown.pings))
+        }
+        var result = Languages(c: try measure("Counter"), missing: missing)
+        for (language, cls) in commands {
+            let costs = try measure(cls)
+            if language == "python" { result.python = costs } else { result.node = costs }
+        }
+        return result
+    }
+
+    /// The folder holding `examples/plugins`: above this executable (a build in the checkout), else here.
+    static func repositoryRoot() -> String? {
+        var starts = [executableDirectory()]
+        var buf = [CChar](repeating: 0, count: 4096)
+        if getcwd(&buf, buf.count) != nil { starts.append(String(cString: buf)) }
+        for start in starts {
+            var parts = start.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+            while !parts.isEmpty {
+                let dir = parts.joined(separator: "/")
+                if access("\(dir)/examples/plugins/README.md", R_OK) == 0 { return dir.isEmpty ? "/" : dir }
+                parts.removeLast()
+            }
+        }
+        return nil
+    }
+
+    static func executableDirectory() -> String {
+        var buf = [CChar](repeating: 0, count: 4096)
+        let n = readlink("/proc/self/exe", &buf, buf.count - 1)
+        let exe = n > 0 ? String(decoding: buf[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) : "."
+        return exe.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+    }
+
+    static func libraryPath(_ name: String) -> String { executableDirectory() + "/" + name }
 
     /// A client's ping round trips (p50, p99, max in microseconds, and how many) while another client's
     /// plugin hook sleeps `hookMs` in its worker.

@@ -1,5 +1,5 @@
 // The inspector page: one connection observing every connection's objects (`scope: "all"`), a
-// model fed by its events and two polls (host.stats and pool.status, twice a second), a view drawn
+// model fed by its events and its polls (host.stats, pool.status and host.info, twice a second), a view drawn
 // once per frame. Open it at /inspect on a host's ws: port; `?rpc=ws://HOST:PORT/rpc` points it at
 // another host (which must then allow this page's origin with --allow-origin).
 
@@ -42,11 +42,12 @@ setInterval(() => {
 async function poll(client) {
   while (!client.isClosed) {
     try {
-      const [stats, pools, clock] = await Promise.all([
-        client.call("host.stats"), client.call("pool.status"), client.call("clock.now"),
+      const [stats, pools, clock, info] = await Promise.all([
+        client.call("host.stats"), client.call("pool.status"), client.call("clock.now"), client.call("host.info"),
       ]);
       model.setStats(stats);
       model.setPools(pools);
+      model.setPlugins(info);
       document.getElementById("clock").textContent = `host clock ${clock.mode ?? ""} ${Math.round(clock.ms ?? 0)} ms`;
       view.invalidate();
     } catch (error) {

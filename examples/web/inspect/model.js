@@ -28,6 +28,8 @@ export class InspectorModel {
     this.maxGapMs = maxGapMs;
     this.stats = null;
     this.pools = new Map();
+    /** host.info's plugins (native and command), by name, as last polled. */
+    this.plugins = new Map();
     this.pages = new Map();
     this.ranges = new Map();
     this.connections = new Map();
@@ -84,6 +86,11 @@ export class InspectorModel {
       this.pools.set(key, { ...pool });
     }
     for (const key of [...this.pools.keys()]) if (!seen.has(key)) this.pools.delete(key);
+  }
+
+  /** Takes a `host.info` reply: its plugins, native libraries and commands alike, with their workers' state. */
+  setPlugins(info) {
+    this.plugins = new Map((info.plugins ?? []).map((p) => [p.name, { ...p }]));
   }
 
   #logEvent(topic, event) {
@@ -299,6 +306,17 @@ export class InspectorModel {
   }
 
   #host(event) {
+    // A worker's crash, restart or failure shows at once; the next host.info poll brings the rest.
+    const plugin = this.plugins.get(event.plugin);
+    if (plugin && event.kind === "pluginCrashed") {
+      plugin.state = event.willRestart ? "restarting" : "failed";
+      plugin.crashes = (plugin.crashes ?? 0) + 1;
+      plugin.lastCrash = { reason: event.reason, detail: event.detail };
+    } else if (plugin && event.kind === "pluginRestarted") {
+      Object.assign(plugin, { state: "running", pid: event.pid, restarts: event.restarts });
+    } else if (plugin && event.kind === "pluginFailed") {
+      plugin.state = "failed";
+    }
     if (event.kind === "connectionOpened") this.connections.set(event.connection, { transport: event.transport, t: event.t });
     else if (event.kind === "connectionClosed") this.connections.delete(event.connection);
     else if (event.kind === "reset") {

@@ -99,6 +99,7 @@ export class InspectorView {
     this.renderTimeline();
     this.renderStats();
     this.renderPools();
+    this.renderPlugins();
     this.renderPages();
     this.renderRanges();
     this.renderLog();
@@ -255,6 +256,26 @@ export class InspectorView {
         el("td", "", pool.class), el("td", "", `${pool.width}×${pool.height}`), idleCells,
         el("td", "num", fmt(pool.idle)), el("td", "num", fmt(pool.warming)), el("td", "num", fmt(pool.depth)),
         el("td", "num hits", fmt(pool.hits)), el("td", "num misses", fmt(pool.misses)),
+      );
+      body.append(tr);
+    }
+  }
+
+  renderPlugins() {
+    const body = this.$("plugins-body");
+    body.textContent = "";
+    const plugins = [...this.model.plugins.values()];
+    this.$("plugins-empty").hidden = plugins.length > 0;
+    for (const p of plugins) {
+      const tr = el("tr", `plugin-${p.state ?? "running"}`);
+      tr.dataset.plugin = p.name;
+      const kind = p.isolation === "none" ? "library, in process" : p.kind ?? "library";
+      const source = p.command ? p.command.join(" ") : p.path;
+      const crash = p.lastCrash ? `${p.lastCrash.reason}: ${p.lastCrash.detail ?? ""}` : "";
+      tr.append(
+        el("td", "", p.name), el("td", "", kind), el("td", "source", source), el("td", "", (p.classes ?? []).join(", ")),
+        el("td", "state", p.state ?? "running"), el("td", "num", p.pid == null ? "–" : String(p.pid)),
+        el("td", "num", fmt(p.crashes ?? 0)), el("td", "num", fmt(p.restarts ?? 0)), el("td", "crash", crash),
       );
       body.append(tr);
     }

@@ -20,7 +20,7 @@ final class IsolatedPlugin {
         }
     }
 
-    let path: String
+    let source: WorkerSource
     let name: String
     let version: String
     let classNames: [String]
@@ -34,8 +34,8 @@ final class IsolatedPlugin {
     private(set) var restarts = 0
     private(set) var lastDeath: WorkerDeath?
 
-    init(path: String, worker: PluginWorkerProcess, supervisor: PluginSupervisor) {
-        self.path = path
+    init(source: WorkerSource, worker: PluginWorkerProcess, supervisor: PluginSupervisor) {
+        self.source = source
         self.worker = worker
         name = worker.plugin
         version = worker.version
@@ -179,12 +179,15 @@ final class IsolatedPlugin {
             generation += 1
         }
         do {
-            let w = try PluginWorkerProcess.start(path: path, config: config, maxDepth: supervisor.host.config.limits.maxDepth,
+            let w = try PluginWorkerProcess.start(source, config: config, maxDepth: supervisor.host.config.limits.maxDepth,
                                                   lane: supervisor.host.lane)
-            guard w.classNames == classNames else {
+            guard w.classNames == classNames, w.plugin == name else {
                 w.stop()
-                state = .failed("its library now registers other classes")
-                supervisor.emit(["kind": "pluginFailed", "plugin": .string(name), "reason": .string("its library now registers other classes")])
+                let why = w.plugin == name
+                    ? "its worker now declares other classes (\(w.classNames.joined(separator: ", ")))"
+                    : "its worker now calls itself \(w.plugin)"
+                state = .failed(why)
+                supervisor.emit(["kind": "pluginFailed", "plugin": .string(name), "reason": .string(why)])
                 return
             }
             worker = w
@@ -211,9 +214,11 @@ final class IsolatedPlugin {
     }
 
     var status: JSONObject {
-        var s: JSONObject = ["isolation": "process", "state": .string(state.name),
+        var s: JSONObject = ["isolation": "process", "kind": .string(source.kind), "state": .string(state.name),
                              "pid": worker.map { .int(Int($0.pid)) } ?? .null,
                              "crashes": .int(crashes), "restarts": .int(restarts)]
+        if case .command(let argv) = source { s["command"] = .array(argv.map { .string($0) }) }
+        if let worker { s["workerProtocol"] = .int(worker.protocolVersion) }
         if case .failed(let why) = state { s["failedReason"] = .string(why) }
         if let d = lastDeath { s["lastCrash"] = .object(mergingData(d.data, ["detail": .string(d.detail)])) }
         return s
@@ -296,6 +301,14 @@ final class IsolatedInstance: ContainerInstance {
         let result = try Self.check(&reply, plugin: plugin.name, className: cls.name, hook: hook.rawValue, containerID: containerID)
         memoryBytes = result.memoryBytes
         guard !reply.rest.isEmpty else { return nil }
+        // The worker enforces the output limit; a worker in another language is held to it here too.
+        let limit = plugin.config.maxOutputBytes
+        if reply.rest.count > limit {
+            throw HookFailure("\(cls.name).\(hook.rawValue) set \(reply.rest.count) bytes of output, over the limit of \(limit) (--plugin-output-limit)",
+                              ["plugin": .string(plugin.name), "class": .string(cls.name), "hook": .string(hook.rawValue),
+                               "container": .string(containerID), "reason": "outputTooLarge",
+                               "outputBytes": .int(reply.rest.count), "limitBytes": .int(limit)])
+        }
         do {
             return try JSONCodec.decode(Array(reply.rest), maxDepth: plugin.supervisor.host.config.limits.maxDepth + 2)
         } catch {
@@ -323,7 +336,13 @@ final class IsolatedInstance: ContainerInstance {
             if let v = reply.u64(), let m = reply.u64() { return (v, Int(clamping: m)) }
         case .failed:
             if case .object(let o)? = try? JSONCodec.decode(reply.body), case .string(let message)? = o["message"] {
-                let data: JSONObject = if case .object(let d)? = o["data"] { d } else { [:] }
+                let given: JSONObject = if case .object(let d)? = o["data"] { d } else { [:] }
+                // Which plugin, class, hook and container failed is the host's to say, not the worker's.
+                let reasons: Set<String> = ["failed", "invalidOutput", "outputTooLarge"]
+                let reason = given["reason"]?.stringValue.flatMap { reasons.contains($0) ? $0 : nil } ?? "failed"
+                var data: JSONObject = ["hook": .string(hook), "plugin": .string(plugin), "class": .string(className),
+                                        "container": .string(containerID), "reason": .string(reason)]
+                for m in given.members where data[m.key] == nil { data[m.key] = m.value }
                 throw HookFailure(message, data)
             }
         default: break

@@ -46,25 +46,68 @@ public final class PluginSupervisor: HostDomain {
         let resolved = PluginLoader.realPath(path) ?? path
         var st = stat()
         guard stat(path, &st) == 0 else { throw .fileNotFound(path: path) }
-        let worker = try PluginWorkerProcess.start(path: resolved, config: host.config.plugins,
+        return try start(.library(resolved), path: resolved)
+    }
+
+    /// Starts `command` (split as `CommandLineWords` says) as a plugin worker: any executable that speaks
+    /// the worker protocol (docs/worker-protocol.md), isolated as a library's worker is. Refused in one
+    /// sentence when it cannot be split, found or started, or when what it declares cannot be used.
+    @discardableResult
+    public func load(command line: String) throws(PluginLoadError) -> PluginInfo {
+        let argv: [String]
+        do { argv = try CommandLineWords.split(line) } catch {
+            throw .worker(path: line, message: "cannot start plugin command: \(error.description)")
+        }
+        guard let executable = Self.executable(argv[0]) else {
+            throw .worker(path: line, message: "cannot start plugin command \(CommandLineWords.join(argv)): "
+                + (argv[0].contains("/") ? "\(argv[0]) is not an executable file" : "no executable \(argv[0]) in PATH"))
+        }
+        return try start(.command(argv), path: executable)
+    }
+
+    /// `word` as an executable file: a path (with a `/`) as it is, else the first match in `PATH`.
+    public static func executable(_ word: String) -> String? {
+        if word.contains("/") { return access(word, X_OK) == 0 ? (PluginLoader.realPath(word) ?? word) : nil }
+        let path = getenv("PATH").map { String(cString: $0) } ?? "/usr/local/bin:/usr/bin:/bin"
+        for dir in path.split(separator: ":", omittingEmptySubsequences: false) {
+            let candidate = (dir.isEmpty ? "." : String(dir)) + "/" + word
+            var st = stat()
+            if stat(candidate, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, access(candidate, X_OK) == 0 { return candidate }
+        }
+        return nil
+    }
+
+    private func start(_ source: WorkerSource, path: String) throws(PluginLoadError) -> PluginInfo {
+        let worker = try PluginWorkerProcess.start(source, config: host.config.plugins,
                                                    maxDepth: host.config.limits.maxDepth)
         do {
-            try PluginLoader.checkNamesAreFree(worker.classNames, path: resolved, in: host)
-        } catch {
+            try PluginLoader.checkNamesAreFree(worker.classNames, path: source.description, in: host)
+            if let other = plugins.first(where: { $0.name == worker.plugin }) {
+                throw PluginLoadError.worker(path: source.description,
+                    message: "a plugin named \(worker.plugin) is already loaded (from \(other.source)); plugin names are unique")
+            }
+            if inProcess.contains(worker.plugin) {
+                throw PluginLoadError.worker(path: source.description,
+                    message: "a plugin named \(worker.plugin) is already loaded; plugin names are unique")
+            }
+        } catch let error as PluginLoadError {
             worker.stop()
             throw error
+        } catch {
+            worker.stop()
+            throw .worker(path: source.description, message: "\(error)")
         }
-        let plugin = IsolatedPlugin(path: resolved, worker: worker, supervisor: self)
+        let plugin = IsolatedPlugin(source: source, worker: worker, supervisor: self)
         for (i, name) in worker.classNames.enumerated() {
             try? host.classes.register(IsolatedPluginClass(name: name, index: i, plugin: plugin,
                                                            optionalHooks: worker.optionalHooks[name] ?? []))
         }
         plugins.append(plugin)
         host.lane.hasIsolatedPlugins = true
-        let info = PluginInfo(name: plugin.name, path: resolved, version: plugin.version, classes: plugin.classNames)
+        let info = PluginInfo(name: plugin.name, path: path, version: plugin.version, classes: plugin.classNames)
         host.classes.addPlugin(info)
         PluginLoader.logToStandardError(plugin: plugin.name, level: .info,
-            message: "loaded \(resolved) in worker \(worker.pid) (version \(plugin.version.isEmpty ? "unknown" : plugin.version)): "
+            message: "loaded \(source) in worker \(worker.pid) (version \(plugin.version.isEmpty ? "unknown" : plugin.version)): "
                 + plugin.classNames.joined(separator: ", "))
         return info
     }

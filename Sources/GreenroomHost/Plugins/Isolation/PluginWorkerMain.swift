@@ -18,6 +18,14 @@ public enum PluginWorkerMain {
         flags |= FD_CLOEXEC
         _ = fcntl(fd, F_SETFD, flags)
 
+        // The host speaks first: the versions it offers.
+        if let refusal = readHello(fd) {
+            var w = WireWriter(.refused)
+            w.raw(refusal.utf8)
+            try? Wire.writeAll(fd, w.finished(), deadline: nil)
+            return 2
+        }
+
         let threads = WorkerThreads()
         PluginHostContext.processScheduler = threads
         let classes: [PluginClass]
@@ -39,6 +47,7 @@ public enum PluginWorkerMain {
         }
         var ready = WireWriter(.ready)
         ready.raw(JSONCodec.encode([
+            "protocol": .int(WorkerProtocol.version),
             "plugin": .string(context.pluginName), "version": .string(context.pluginVersion),
             "classes": .array(context.registeredNames.map { .string($0) }),
             "optionalHooks": .object(JSONObject(classes.filter { !$0.optionalHooks.isEmpty }.map {
@@ -81,6 +90,52 @@ public enum PluginWorkerMain {
             }
             do { try Wire.writeAll(fd, replies, deadline: nil) } catch { return 0 }
         }
+    }
+
+    /// Reads the host's `hello`; nil when it offers this worker's protocol version, else why not.
+    static func readHello(_ fd: Int32) -> String? {
+        guard let frame = try? Wire.readFrame(fd, maxBody: 1 << 20, deadline: nil) else { return "the host sent no hello" }
+        guard frame.kind == WorkerFrame.hello.rawValue else {
+            return "the host's first frame is not hello (this worker speaks worker protocol version \(WorkerProtocol.version))"
+        }
+        if case .object(let o)? = try? JSONCodec.decode(frame.body), case .array(let offered)? = o["protocols"],
+           offered.contains(.int(WorkerProtocol.version)) {
+            return nil
+        }
+        return "the host does not offer worker protocol version \(WorkerProtocol.version), the one this worker speaks"
+    }
+
+    /// `greenroom plugin-worker --exec -- CMD ARGS`: sets up a command worker's process and becomes the
+    /// command. The socket to the host is on descriptor 3 (`GREENROOM_WORKER_FD=3`), standard input is
+    /// /dev/null, standard output goes where standard error does (the host's stdout carries its own lines),
+    /// and the process dies with the host. Returns only when the command cannot run (after telling the
+    /// host why, in a `refused` frame).
+    public static func exec(fd: Int32, parent: Int32, command: [String]) -> Int32 {
+        dieWithParent()
+        if parent > 0 && getppid() != parent { return 1 }
+        let devNull = open("/dev/null", O_RDONLY)
+        if devNull >= 0 && devNull != 0 {
+            dup2(devNull, 0)
+            close(devNull)
+        }
+        dup2(2, 1)
+        if fd != 3 {
+            guard dup2(fd, 3) == 3 else { return 1 }
+            close(fd)
+        }
+        var flags = fcntl(3, F_GETFD)
+        flags &= ~FD_CLOEXEC
+        _ = fcntl(3, F_SETFD, flags)
+        setenv("GREENROOM_WORKER_FD", "3", 1)
+        setenv("GREENROOM_WORKER_PROTOCOL", "\(WorkerProtocol.version)", 1)
+        let argv: [UnsafeMutablePointer<CChar>?] = command.map { strdup($0) } + [nil]
+        execvp(command[0], argv)
+        let why = String(cString: strerror(errno))
+        // The host waits for a ready frame: tell it why there will be none (its hello is left unread).
+        var w = WireWriter(.refused)
+        w.raw("cannot run \(command[0]): \(why)".utf8)
+        try? Wire.writeAll(3, w.finished(), deadline: nil)
+        return 127
     }
 
     /// prctl(PR_SET_PDEATHSIG, SIGKILL): variadic in C, so looked up rather than imported.

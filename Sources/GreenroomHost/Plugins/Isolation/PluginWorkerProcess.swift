@@ -36,6 +36,28 @@ struct WorkerDeath: Error {
     }
 }
 
+/// What a worker runs: a native library (loaded by `greenroom plugin-worker`) or any executable that
+/// speaks the worker protocol (`serve --plugin-command`; docs/worker-protocol.md).
+public enum WorkerSource: Equatable, Sendable, CustomStringConvertible {
+    case library(String)
+    case command([String])
+
+    /// The library's path, or the command as one line (for messages and `host.info`).
+    public var description: String {
+        switch self {
+        case .library(let path): path
+        case .command(let argv): CommandLineWords.join(argv)
+        }
+    }
+
+    var kind: String {
+        switch self {
+        case .library: "library"
+        case .command: "command"
+        }
+    }
+}
+
 /// One running worker process, seen from the host: its pid and its end of the socketpair. Calls are
 /// synchronous: the loop thread writes a request and waits for the reply under the hook deadline.
 final class PluginWorkerProcess {
@@ -48,33 +70,110 @@ final class PluginWorkerProcess {
     let optionalHooks: [String: Set<Hook>]
     /// The largest reply body accepted (the worker enforces the output limit; more is a protocol error).
     let maxReplyBytes: Int
+    /// The worker protocol version it speaks (its `ready` frame).
+    let protocolVersion: Int
 
-    /// Which hook of a batch the worker is in (nil: the page could not be made; batches then go one hook
-    /// at a time).
+    /// Which hook of a batch the worker is in (nil: the page could not be made, or the worker is a
+    /// command: see `streamsBatches`).
     private let progress: BatchProgress?
+    /// A worker without the shared page that said `"batches": true` in its ready frame: it writes each
+    /// hook's reply of a batch as that hook ends, so the replies themselves say which hook it is in.
+    /// Workers with neither get one hook at a time.
+    private let streamsBatches: Bool
 
-    private init(pid: pid_t, fd: Int32, plugin: String, version: String, classNames: [String],
-                 optionalHooks: [String: Set<Hook>], maxReplyBytes: Int, progress: BatchProgress?) {
-        self.optionalHooks = optionalHooks
+    private init(pid: pid_t, fd: Int32, ready: Ready, maxReplyBytes: Int, progress: BatchProgress?) {
+        self.optionalHooks = ready.optionalHooks
         self.progress = progress
         self.pid = pid
         self.fd = fd
-        self.plugin = plugin
-        self.version = version
-        self.classNames = classNames
+        self.plugin = ready.plugin
+        self.version = ready.version
+        self.classNames = ready.classes
+        self.protocolVersion = ready.protocolVersion
+        self.streamsBatches = progress == nil && ready.batches
         self.maxReplyBytes = maxReplyBytes
     }
 
-    /// Starts `greenroom plugin-worker` for `path` and waits for its ready frame. A library the worker
-    /// refuses is the same start-up error as in process.
+    /// What a worker's `ready` frame declares.
+    struct Ready {
+        var protocolVersion: Int
+        var plugin: String
+        var version: String
+        var classes: [String]
+        var optionalHooks: [String: Set<Hook>]
+        var batches: Bool
+
+        struct Refusal: Error { let why: String }
+
+        /// Reads a ready frame's body, or says in one sentence what is wrong with it.
+        static func parse(_ body: [UInt8]) -> Result<Ready, Refusal> {
+            guard case .object(let o)? = try? JSONCodec.decode(body, maxDepth: 8) else {
+                return .failure(Refusal(why: "its ready frame is not a JSON object"))
+            }
+            guard case .int(let proto)? = o["protocol"] else {
+                return .failure(Refusal(why: "its ready frame names no protocol version (\"protocol\": 1 is what this host speaks)"))
+            }
+            guard WorkerProtocol.supported.contains(proto) else {
+                return .failure(Refusal(why: "it speaks worker protocol version \(proto); this host speaks version "
+                    + WorkerProtocol.supported.sorted().map(String.init).joined(separator: ", ")
+                    + " (docs/worker-protocol.md)"))
+            }
+            guard case .string(let plugin)? = o["plugin"], !plugin.isEmpty else {
+                return .failure(Refusal(why: "its ready frame has no \"plugin\" name"))
+            }
+            let version: String = if case .string(let v)? = o["version"] { v } else { "" }
+            guard case .array(let names)? = o["classes"], !names.isEmpty else {
+                return .failure(Refusal(why: "its ready frame declares no classes"))
+            }
+            var classes: [String] = []
+            for v in names {
+                guard case .string(let name) = v, !name.isEmpty else {
+                    return .failure(Refusal(why: "its ready frame has a class name that is not a non-empty string"))
+                }
+                guard !classes.contains(name) else { return .failure(Refusal(why: "it declares class \(name) twice")) }
+                classes.append(name)
+            }
+            var optional: [String: Set<Hook>] = [:]
+            if let byClass = o["optionalHooks"], byClass != .null {
+                guard case .object(let members) = byClass else {
+                    return .failure(Refusal(why: "its ready frame's optionalHooks is not an object of class names"))
+                }
+                let known = Hook.optional.map(\.rawValue).sorted().joined(separator: ", ")
+                for m in members.members {
+                    guard classes.contains(m.key) else {
+                        return .failure(Refusal(why: "its optionalHooks names class \(m.key), which it does not declare"))
+                    }
+                    guard case .array(let hooks) = m.value else {
+                        return .failure(Refusal(why: "its optionalHooks for class \(m.key) is not an array of hook names"))
+                    }
+                    var set = Set<Hook>()
+                    for h in hooks {
+                        guard let name = h.stringValue, let hook = Hook(rawValue: name), Hook.optional.contains(hook) else {
+                            return .failure(Refusal(why: "class \(m.key) asks for optional hook \(JSONCodec.encodeString(h)), which is not an optional hook (\(known))"))
+                        }
+                        set.insert(hook)
+                    }
+                    if !set.isEmpty { optional[m.key] = set }
+                }
+            }
+            let batches = o["batches"] == .bool(true)
+            return .success(Ready(protocolVersion: proto, plugin: plugin, version: version, classes: classes,
+                                  optionalHooks: optional, batches: batches))
+        }
+    }
+
+    /// Starts a worker for `source` (`greenroom plugin-worker` for a library, the command itself for a
+    /// command, both through the same executable so that each dies with the host), says hello and waits
+    /// for its ready frame. A worker that refuses, or says nothing sensible in time, is a start-up error.
     /// A restart runs in the call lane (`lane`): the wait for the new worker's ready frame (a process start
     /// and a library load) then happens off the loop.
-    static func start(path: String, config: PluginConfig, maxDepth: Int, readyTimeoutMs: Int = 20_000, lane: CallLane? = nil)
+    static func start(_ source: WorkerSource, config: PluginConfig, maxDepth: Int, lane: CallLane? = nil)
         throws(PluginLoadError) -> PluginWorkerProcess
     {
+        let label = source.description
         var fds: [Int32] = [0, 0]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0 else {
-            throw .worker(path: path, message: "cannot create a socketpair for its worker: errno \(errno)")
+            throw .worker(path: label, message: "cannot create a socketpair for its worker: errno \(errno)")
         }
         let (host, child) = (fds[0], fds[1])
         _ = fcntl(host, F_SETFD, FD_CLOEXEC)
@@ -95,11 +194,19 @@ final class PluginWorkerProcess {
         posix_spawnattr_setpgroup(&attr, 0)
         posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
 
-        let shared = BatchProgress.create()
         var args = [config.workerExecutable, "plugin-worker", "--fd", "\(child)", "--parent", "\(getpid())",
                     "--max-output-bytes", "\(config.maxOutputBytes)", "--max-depth", "\(maxDepth)"]
-        if let shared { args += ["--progress-fd", "\(shared.fd)"] }
-        args.append(path)
+        var shared: (progress: BatchProgress, fd: Int32)?
+        switch source {
+        case .library(let path):
+            shared = BatchProgress.create()
+            if let shared { args += ["--progress-fd", "\(shared.fd)"] }
+            args.append(path)
+        case .command(let argv):
+            // The worker executable only sets the process up (dies with the host, its socket on fd 3) and
+            // execs the command: the pid the host watches is the command's.
+            args += ["--exec", "--"] + argv
+        }
         let argv: [UnsafeMutablePointer<CChar>?] = args.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
@@ -108,39 +215,58 @@ final class PluginWorkerProcess {
         if let shared { close(shared.fd) }
         guard rc == 0 else {
             close(host)
-            throw .worker(path: path, message: "cannot start its worker (\(config.workerExecutable)): \(String(cString: strerror(rc)))")
+            throw .worker(path: label, message: "cannot start its worker (\(config.workerExecutable)): \(String(cString: strerror(rc)))")
         }
         let maxReply = config.maxOutputBytes.multipliedReportingOverflow(by: 2).overflow ? Int.max : config.maxOutputBytes * 2 + (64 << 10)
-        let deadline = Wire.nowNanos() + UInt64(readyTimeoutMs) * 1_000_000
-        let readReady = { try? Wire.readFrame(host, maxBody: 1 << 20, deadline: deadline) }
-        let ready: WireReader? = if let lane { lane.waitForWorker(readReady) } else { readReady() }
-        if let frame = ready {
+        let deadline = Wire.nowNanos() + UInt64(max(1, config.startTimeoutMs)) * 1_000_000
+        var hello = WireWriter(.hello)
+        hello.raw(JSONCodec.encode([
+            "protocols": .array(WorkerProtocol.supported.sorted().map { .int($0) }),
+            "maxOutputBytes": .int(config.maxOutputBytes), "maxDepth": .int(maxDepth),
+            "hookTimeoutMs": .int(config.hookTimeoutMs),
+        ]))
+        let helloFrame = hello.finished()
+        let readReady = { () -> Result<WireReader, WireError> in
+            Result { () throws(WireError) in
+                try Wire.writeAll(host, helloFrame, deadline: deadline)
+                return try Wire.readFrame(host, maxBody: 1 << 20, deadline: deadline)
+            }
+        }
+        let ready = if let lane { lane.waitForWorker(readReady) } else { readReady() }
+        let refusal: String
+        switch ready {
+        case .success(let frame):
             switch WorkerFrame(rawValue: frame.kind) {
             case .ready:
-                if case .object(let o)? = try? JSONCodec.decode(frame.body),
-                   case .string(let plugin)? = o["plugin"], case .array(let names)? = o["classes"] {
-                    let version: String = if case .string(let v)? = o["version"] { v } else { "" }
-                    let classNames = names.compactMap { v -> String? in if case .string(let s) = v { s } else { nil } }
-                    var optional: [String: Set<Hook>] = [:]
-                    if case .object(let byClass)? = o["optionalHooks"] {
-                        for m in byClass.members {
-                            optional[m.key] = Set((m.value.arrayValue ?? []).compactMap { $0.stringValue.flatMap(Hook.init(rawValue:)) })
-                        }
-                    }
-                    return PluginWorkerProcess(pid: pid, fd: host, plugin: plugin, version: version, classNames: classNames,
-                                               optionalHooks: optional, maxReplyBytes: maxReply, progress: shared?.progress)
+                switch Ready.parse(frame.body) {
+                case .success(let declared):
+                    return PluginWorkerProcess(pid: pid, fd: host, ready: declared, maxReplyBytes: maxReply,
+                                               progress: shared?.progress)
+                case .failure(let r): refusal = r.why
                 }
             case .refused:
                 close(host)
                 _ = reap(pid, graceMs: 1000)
-                throw .worker(path: path, message: String(decoding: frame.body, as: UTF8.self))
-            default: break
+                throw .worker(path: label, message: String(decoding: frame.body, as: UTF8.self))
+            default:
+                refusal = "its first frame was of kind 0x\(String(frame.kind, radix: 16)), not ready (docs/worker-protocol.md)"
+            }
+        case .failure(let error):
+            switch error {
+            case .timeout: refusal = "it sent no ready frame within \(config.startTimeoutMs) ms (--plugin-start-timeout-ms)"
+            case .tooLarge(let n): refusal = "its first frame claims \(n) bytes, more than a ready frame may have (is it writing something else on its socket?)"
+            case .violation(let why): refusal = "it broke the worker protocol: \(why)"
+            case .io(let e): refusal = "socket error \(e) while waiting for its ready frame"
+            case .closed:
+                close(host)
+                let death = reap(pid, graceMs: 1000)
+                throw .worker(path: label, message: "its worker ended before it was ready (\(death.detail))")
             }
         }
         close(host)
         kill(pid, SIGKILL)
-        let death = reap(pid, graceMs: 0)
-        throw .worker(path: path, message: "its worker did not start (\(death.detail))")
+        _ = reap(pid, graceMs: 0)
+        throw .worker(path: label, message: "its worker did not start: \(refusal)")
     }
 
     var isAlive: Bool { fd >= 0 }
@@ -188,7 +314,8 @@ final class PluginWorkerProcess {
     func callBatch(_ batch: BatchRequest, timeoutMs: Int, lane: CallLane? = nil) -> (replies: [WireReader?], death: WorkerDeath?) {
         let request = batch.frame()
         let count = batch.count
-        guard let progress else {
+        let progress = self.progress
+        guard progress != nil || streamsBatches else {
             // No shared page to tell which hook a crash was in: one hook at a time.
             var replies: [WireReader?] = []
             for k in 0..<count {
@@ -205,7 +332,7 @@ final class PluginWorkerProcess {
         let timeout = UInt64(max(1, timeoutMs)) * 1_000_000
         pthread_mutex_lock(exchanging)
         let (fd, maxBody, lock) = (self.fd, maxReplyBytes, exchanging)
-        progress.started = 0
+        progress?.started = 0
         var incoming = FrameBuffer(maxBody: maxBody)
         var replies: [WireReader?] = []
         replies.reserveCapacity(count)
@@ -215,18 +342,26 @@ final class PluginWorkerProcess {
             var seen = 0
             var since = Wire.nowNanos()
             while true {
-                do {
+                do throws(WireError) {
                     while let frame = try incoming.next() {
+                        try Self.validate(frame)
                         replies.append(frame)
-                        if frame.kind == WorkerFrame.failed.rawValue || replies.count == count { return nil }
+                        if frame.kind == WorkerFrame.failed.rawValue || replies.count == count {
+                            // Whatever follows the last reply was asked for by no request.
+                            if incoming.pending > 0 { return .violation("it wrote \(incoming.pending) bytes after the batch's last reply") }
+                            return nil
+                        }
                     }
                     if try incoming.receive(fd) { continue }
                 } catch {
                     return error
                 }
                 let now = Wire.nowNanos()
-                if progress.started != seen {
-                    seen = progress.started
+                // The hook the worker is in: from the shared page, or (a worker that streams its replies)
+                // the one after the last reply.
+                let started = progress?.started ?? replies.count + 1
+                if started != seen {
+                    seen = started
                     since = now
                 }
                 guard now - since < timeout else { return .timeout }
@@ -236,6 +371,7 @@ final class PluginWorkerProcess {
         }
         var failure: WireError?
         do {
+            try Self.checkNothingPending(fd)
             try Wire.writeAll(fd, request, deadline: Wire.nowNanos() + timeout)
             if let lane, !Wire.readable(fd, spinningNanos: Self.spinNanos, thenWithinMs: Self.inPlaceWaitMs) {
                 // Late: the rest is waited for off the loop; the lock goes before the loop is taken back.
@@ -255,12 +391,12 @@ final class PluginWorkerProcess {
 
     /// A batch's outcome: the hooks the worker started before the one it died on ran (their replies, if
     /// any, were lost with it).
-    private func finishBatch(_ replies: [WireReader?], _ failure: WireError?, progress: BatchProgress, timeoutMs: Int)
+    private func finishBatch(_ replies: [WireReader?], _ failure: WireError?, progress: BatchProgress?, timeoutMs: Int)
         -> (replies: [WireReader?], death: WorkerDeath?)
     {
         guard let failure else { return (replies, nil) }
         var all = replies
-        let ran = max(0, progress.started - 1)
+        let ran = progress.map { max(0, $0.started - 1) } ?? replies.count
         while all.count < ran { all.append(nil) }
         return (all, death(after: failure, timeoutMs: timeoutMs))
     }
@@ -272,10 +408,15 @@ final class PluginWorkerProcess {
         let (fd, maxBody, lock) = (self.fd, maxReplyBytes, exchanging)
         func reply() -> Result<WireReader, WireError> {
             defer { pthread_mutex_unlock(lock) }
-            return Result { () throws(WireError) in try Wire.readFrame(fd, maxBody: maxBody, deadline: deadline) }
+            return Result { () throws(WireError) in
+                let frame = try Wire.readFrame(fd, maxBody: maxBody, deadline: deadline)
+                try Self.validate(frame)
+                return frame
+            }
         }
         let outcome: Result<WireReader, WireError>
         do {
+            try Self.checkNothingPending(fd)
             try Wire.writeAll(fd, request, deadline: deadline)
             // A late reply is waited for off the loop. The lock goes before the loop is taken back, so a
             // thread that holds the loop never waits for it behind a thread that waits for the loop.
@@ -287,10 +428,35 @@ final class PluginWorkerProcess {
         return outcome.mapError { death(after: $0, timeoutMs: timeoutMs) }
     }
 
+    /// Refuses a reply a request cannot have: only `ok` (its value and memory bytes, then any output) and
+    /// `failed` (a JSON object with a message) answer one.
+    static func validate(_ frame: WireReader) throws(WireError) {
+        switch WorkerFrame(rawValue: frame.kind) {
+        case .ok:
+            guard frame.body.count >= 16 else {
+                throw .violation("an ok reply of \(frame.body.count) bytes (its value and memory bytes take 16)")
+            }
+        case .failed:
+            guard case .object(let o)? = try? JSONCodec.decode(frame.body, maxDepth: 64), case .string? = o["message"] else {
+                throw .violation("a failed reply that is not a JSON object with a message")
+            }
+        default:
+            throw .violation("a frame of kind 0x\(String(frame.kind, radix: 16)) where a reply (ok or failed) was due")
+        }
+    }
+
+    /// Refuses bytes the worker wrote when no request was in flight: a worker speaks only when asked.
+    static func checkNothingPending(_ fd: Int32) throws(WireError) {
+        var peek = [UInt8](repeating: 0, count: 64)
+        let n = peek.withUnsafeMutableBytes { recv(fd, $0.baseAddress!, $0.count, Int32(MSG_PEEK | MSG_DONTWAIT)) }
+        if n > 0 { throw .violation("it wrote \(n == 64 ? "64 or more" : "\(n)") bytes no request asked for") }
+    }
+
     /// Ends the worker after `error` and says how it ended.
     private func death(after error: WireError, timeoutMs: Int) -> WorkerDeath {
         switch error {
         case .timeout: end(killing: true, reason: "timeout", detail: "no reply within \(timeoutMs) ms")
+        case .violation(let why): end(killing: true, reason: "protocol", detail: "it broke the worker protocol: \(why)")
         case .tooLarge(let n): end(killing: true, reason: "protocol", detail: "a reply of \(n) bytes, over the limit")
         case .io(let e): end(killing: true, reason: "protocol", detail: "socket error \(e)")
         case .closed: end(killing: false, reason: "closed", detail: "its socket closed")

@@ -2,21 +2,31 @@ import Glibc
 import GreenroomCore
 import GreenroomJSON
 
-/// The frames a plugin worker and its host exchange over their socketpair: a 4-byte little-endian
+/// The frames a plugin worker and its host exchange over their socket: a 4-byte little-endian
 /// length, then a kind byte, then the body. One request is in flight at a time; the worker answers
-/// each with `ok` or `failed`.
+/// each with `ok` or `failed`. docs/worker-protocol.md is the contract, for workers in any language.
 ///
+///   hello   JSON {"protocols": [1], "maxOutputBytes", "maxDepth", "hookTimeoutMs"}: the host's first frame
+///   ready   JSON {"protocol": 1, "plugin", "version", "classes", "optionalHooks": {class: [hook]}, "batches"?}:
+///           the worker's answer to hello, once its classes are known
+///   refused UTF-8 message: the worker cannot serve (its library does not load, no common version); it then exits
 ///   create  u32 class index, container id (UTF-8)          -> ok: instance id, memory bytes
 ///   hook    u64 instance, u16 name length, name, input JSON  -> ok: 0, memory bytes, output JSON (may be empty)
-///   batch   u32 count, then `count` whole hook frames         -> one reply per hook, written as each ends,
-///           up to and including the first `failed` (the hooks after it do not run)
+///   batch   u32 count, then `count` whole hook frames         -> one reply per hook, up to and including the
+///           first `failed` (the hooks after it do not run)
 ///   destroy u64 instance                                     -> ok
 ///   wake    (no body): a batch follows soon; the worker looks for it awake for a moment (no reply)
 ///   failed  JSON {"message", "data"}: the plugin failed the call (the worker lives on)
-///   ready   JSON {"plugin", "version", "classes", "optionalHooks": {class: [hook]}}: sent once, when init succeeded
-///   refused UTF-8 message: the library could not be loaded; the worker then exits
 enum WorkerFrame: UInt8 {
-    case create = 0x43, hook = 0x48, batch = 0x42, wake = 0x57, destroy = 0x44, ok = 0x4F, failed = 0x46, ready = 0x52, refused = 0x45
+    case hello = 0x56, create = 0x43, hook = 0x48, batch = 0x42, wake = 0x57, destroy = 0x44, ok = 0x4F, failed = 0x46,
+         ready = 0x52, refused = 0x45
+}
+
+/// The worker protocol's versions: the host offers `supported` in `hello`, the worker names the one it
+/// speaks in `ready`. A version changes only on an incompatible change; fields are only ever added.
+enum WorkerProtocol {
+    static let version = 1
+    static let supported: Set<Int> = [1]
 }
 
 /// Builds one frame.
@@ -156,7 +166,7 @@ struct FrameBuffer {
     mutating func next() throws(WireError) -> WireReader? {
         guard bytes.count - at >= 5 else { return nil }
         let length = Int(bytes[at]) | Int(bytes[at + 1]) << 8 | Int(bytes[at + 2]) << 16 | Int(bytes[at + 3]) << 24
-        guard length >= 1 else { throw .io(EPROTO) }
+        guard length >= 1 else { throw .violation("a frame of length 0 (it has no kind)") }
         guard length - 1 <= maxBody else { throw .tooLarge(length - 1) }
         guard bytes.count - at >= 4 + length else { return nil }
         let frame = WireReader(kind: bytes[at + 4], body: Array(bytes[(at + 5)..<(at + 4 + length)]))
@@ -167,6 +177,9 @@ struct FrameBuffer {
         }
         return frame
     }
+
+    /// Bytes received and not yet returned as a frame.
+    var pending: Int { bytes.count - at }
 
     /// Reads what the socket has now: true when something came, false when nothing is ready.
     mutating func receive(_ fd: Int32) throws(WireError) -> Bool {
@@ -195,6 +208,8 @@ enum WireError: Error {
     case timeout
     /// A frame longer than the reader accepts: a protocol violation.
     case tooLarge(Int)
+    /// Any other protocol violation (a frame of the wrong kind or shape, bytes no request asked for).
+    case violation(String)
     case io(Int32)
 }
 
@@ -278,7 +293,7 @@ enum Wire {
     static func readFrame(_ fd: Int32, maxBody: Int, deadline: UInt64?) throws(WireError) -> WireReader {
         let header = try readExact(fd, 5, deadline: deadline)
         let length = Int(header[0]) | Int(header[1]) << 8 | Int(header[2]) << 16 | Int(header[3]) << 24
-        guard length >= 1 else { throw .io(EPROTO) }
+        guard length >= 1 else { throw .violation("a frame of length 0 (it has no kind)") }
         guard length - 1 <= maxBody else { throw .tooLarge(length - 1) }
         let body = try readExact(fd, length - 1, deadline: deadline)
         return WireReader(kind: header[4], body: body)

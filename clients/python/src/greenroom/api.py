@@ -377,9 +377,10 @@ say what was wrong.
   named the missing class or object).
 - ``reason`` (optional): Why the field is invalid (-32602). -32004 from a plugin: `failed` (the hook
   returned an error), `invalidOutput`, `outputTooLarge` (over `--plugin-output-limit`, never
-  truncated), `crashed`, `exited`, `closed`, `timeout` (past `--hook-timeout-ms`), `protocol` (the
-  worker ended on this call), `workerEnded` (its worker ended earlier), `restarting` (with
-  `retryAfterMs`) or `pluginMarkedFailed` (until `plugins.restart`).
+  truncated), `crashed`, `exited`, `closed`, `timeout` (past `--hook-timeout-ms`), `protocol` (its
+  worker broke the worker protocol on this call, docs/worker-protocol.md, and was killed),
+  `workerEnded` (its worker ended earlier), `restarting` (with `retryAfterMs`) or `pluginMarkedFailed`
+  (until `plugins.restart`).
 - ``method`` (optional)
 - ``id`` (optional): The object id that was not found (-32002).
 - ``expected`` (optional): What kind of object the id should have named (-32002).
@@ -446,7 +447,8 @@ class HostInfoPluginsItem(TypedDict):
     """The ``HostInfoPluginsItem`` object.
 
     - ``name``
-    - ``path``: The shared library it was loaded from.
+    - ``path``: The shared library it was loaded from, or for a command plugin the executable its command
+      runs.
     - ``version``
     - ``classes``: Classes it registered.
     - ``isolation`` (optional): `process`: the plugin runs in a worker process of its own (the default),
@@ -459,6 +461,11 @@ class HostInfoPluginsItem(TypedDict):
     - ``pid`` (optional): The worker's process id; null in process or while no worker runs.
     - ``crashes`` (optional): Workers that ended unasked (signal, exit, closed socket, deadline).
     - ``restarts`` (optional): Workers started again after a crash or by `plugins.restart`.
+    - ``kind`` (optional): `library`: a native plugin (`serve --plugin`); `command`: an executable that
+      speaks the worker protocol (`serve --plugin-command`, docs/worker-protocol.md). Absent in process.
+    - ``command`` (optional): A command plugin's command, as its words (`serve --plugin-command`).
+    - ``workerProtocol`` (optional): The worker protocol version its running worker speaks
+      (docs/worker-protocol.md).
     - ``failedReason`` (optional): Why it is marked failed.
     - ``lastCrash`` (optional): How the last worker ended: `reason` (crashed, exited, closed, timeout,
       protocol), `signal` and `signalName` or `exitStatus`, and `detail`.
@@ -473,6 +480,9 @@ class HostInfoPluginsItem(TypedDict):
     pid: NotRequired[int | None]
     crashes: NotRequired[int]
     restarts: NotRequired[int]
+    kind: NotRequired[Literal["library", "command"]]
+    command: NotRequired[list[str]]
+    workerProtocol: NotRequired[int]
     failedReason: NotRequired[str]
     lastCrash: NotRequired[dict[str, Any]]
 
@@ -1350,10 +1360,11 @@ class MemoryWarningEvent(TypedDict):
 class PluginCrashedEvent(TypedDict):
     """A plugin's worker ended unasked (sent to every `host` subscriber): `reason` is `crashed` (with `signal`,
     `signalName`), `exited` (with `exitStatus`), `closed` (its socket closed), `timeout` (a hook ran past
-    `--hook-timeout-ms`: the host killed it) or `protocol`. Every container of its classes is torn down as a
-    failed container is (the one whose call was in flight answers -32004). `willRestart`: false when this
-    crash marked the plugin failed; else a new worker starts after `backoffMs` (0 for the first crash in a
-    minute, then doubling from 50 ms to at most 2 s).
+    `--hook-timeout-ms`: the host killed it) or `protocol` (it broke the worker protocol: garbage, a frame of
+    the wrong kind or size, bytes no request asked for; the host killed it). `detail` says what happened.
+    Every container of its classes is torn down as a failed container is (the one whose call was in flight
+    answers -32004). `willRestart`: false when this crash marked the plugin failed; else a new worker starts
+    after `backoffMs` (0 for the first crash in a minute, then doubling from 50 ms to at most 2 s).
 
     - ``seq``
     - ``t``
@@ -2345,6 +2356,11 @@ class PluginsRestartResult(TypedDict):
     - ``pid``: The worker's process id; null in process or while no worker runs.
     - ``crashes``: Workers that ended unasked (signal, exit, closed socket, deadline).
     - ``restarts``: Workers started again after a crash or by `plugins.restart`.
+    - ``kind`` (optional): `library`: a native plugin (`serve --plugin`); `command`: an executable that
+      speaks the worker protocol (`serve --plugin-command`, docs/worker-protocol.md). Absent in process.
+    - ``command`` (optional): A command plugin's command, as its words (`serve --plugin-command`).
+    - ``workerProtocol`` (optional): The worker protocol version its running worker speaks
+      (docs/worker-protocol.md).
     - ``failedReason`` (optional): Why it is marked failed.
     - ``lastCrash`` (optional): How the last worker ended: `reason` (crashed, exited, closed, timeout,
       protocol), `signal` and `signalName` or `exitStatus`, and `detail`.
@@ -2358,6 +2374,9 @@ class PluginsRestartResult(TypedDict):
     pid: int | None
     crashes: int
     restarts: int
+    kind: NotRequired[Literal["library", "command"]]
+    command: NotRequired[list[str]]
+    workerProtocol: NotRequired[int]
     failedReason: NotRequired[str]
     lastCrash: NotRequired[dict[str, Any]]
     failed: NotRequired[list[HookFailure]]

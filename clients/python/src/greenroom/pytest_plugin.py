@@ -25,6 +25,16 @@ Marker ``greenroom_args(*args, clock="virtual")`` adds arguments to
 ``greenroom serve`` (or picks the clock) for the marked tests, e.g.
 ``@pytest.mark.greenroom_args("--max-batch", "4")``.
 
+Marker ``greenroom_plugin(*scripts)`` runs each plugin script (written with :mod:`greenroom.plugin`, or a
+``.js``/``.mjs`` one with the node kit) under ``greenroom_host`` (``serve --plugin-command``, see
+:func:`greenroom.plugin.command`): a relative path is taken from the test file's folder. The test then
+drives the plugin's classes through ``greenroom_client``::
+
+    @pytest.mark.greenroom_plugin("banner.py")
+    def test_banner(greenroom_client):
+        shown = greenroom_client.call("showRendered", {"class": "Banner", "data": {"text": "hi"}})
+        assert shown["output"] == {"length": 2}
+
 The binary is found by :func:`greenroom.testing.find_binary`; when there is
 none, the fixture errors with what it looked for: it never skips.
 """
@@ -41,6 +51,7 @@ from pathlib import Path
 import pytest
 
 from .client import Client
+from .plugin import command as plugin_command
 from .testing import HostDidNotExit, HostProcess
 from .transcript import Recording
 
@@ -65,6 +76,10 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers",
         'greenroom_args(*args, clock="virtual"): extra `greenroom serve` arguments for the greenroom_host fixture',
     )
+    config.addinivalue_line(
+        "markers",
+        "greenroom_plugin(*scripts): plugin scripts (greenroom.plugin, or the node kit) the greenroom_host fixture runs",
+    )
 
 
 def _serve_options(request: pytest.FixtureRequest) -> tuple[list[str], str]:
@@ -76,6 +91,11 @@ def _serve_options(request: pytest.FixtureRequest) -> tuple[list[str], str]:
     for marker in reversed(markers):
         args.extend(str(arg) for arg in marker.args)
         clock = marker.kwargs.get("clock", clock)
+    folder = request.node.path.parent
+    for marker in reversed(list(request.node.iter_markers("greenroom_plugin"))):
+        for script in marker.args:
+            path = Path(script)
+            args += ["--plugin-command", plugin_command(path if path.is_absolute() else folder / path)]
     return args, clock
 
 
