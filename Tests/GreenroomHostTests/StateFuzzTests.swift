@@ -1,4 +1,5 @@
 import Testing
+import Glibc
 import GreenroomCore
 import GreenroomJSON
 import GreenroomRPC
@@ -239,8 +240,27 @@ final class StateFuzzer {
             guard let s = pick(pages[i] ?? []) else { return }
             dragStream(i, s)
         case 20:
-            guard chance(0.3), let s = pick(pages[i] ?? []) else { return }
-            call(i, "page.destroy", ["session": .string(s)])
+            guard let s = pick(pages[i] ?? []) else { return }
+            // Pages that change (refused mid-gesture), else the session goes.
+            let n = pageCounts[s] ?? 1
+            switch int(0...3) {
+            case 0:
+                if call(i, "page.insertPages", ["session": .string(s), "at": .int(int(0...n)), "class": .string(pick(classes)!),
+                                                "count": .int(int(1...2))]) != nil, let c = call(i, "page.info", ["session": .string(s)])?["count"]?.intValue {
+                    pageCounts[s] = c
+                }
+            case 1:
+                guard n > 1 else { return }
+                if call(i, "page.removePages", ["session": .string(s), "at": .int(int(0...(n - 1))), "count": 1]) != nil
+                    || lastReply["error"]?["code"] == -32004, let c = call(i, "page.info", ["session": .string(s)])?["count"]?.intValue {
+                    pageCounts[s] = c
+                }
+            case 2:
+                call(i, "page.reloadPage", ["session": .string(s), "index": .int(int(0...(n - 1))), "data": ["n": 3]])
+            default:
+                guard chance(0.3) else { return }
+                call(i, "page.destroy", ["session": .string(s)])
+            }
         case 21:
             var p: JSONObject = ["viewport": ["width": 375, "height": 667], "templates": .bool(chance(0.5))]
             p["sections"] = [["count": .int(int(1...40)), "itemLength": 60, "reuseIdentifier": .string(pick(classes)!)]]
@@ -376,6 +396,10 @@ final class StateFuzzer {
     @Test(arguments: Array(1...16) as [UInt64])
     func randomValidSequencesStayBalanced(seed: UInt64) {
         let f = StateFuzzer(seed: seed)
+        // GREENROOM_FUZZ_TRACE="9:c-18,c-30": print the calls and events of those ids for that seed.
+        if let t = getenv("GREENROOM_FUZZ_TRACE").map({ String(cString: $0) }), t.hasPrefix("\(seed):") {
+            f.trace = Set(t.dropFirst("\(seed):".count).split(separator: ",").map(String.init))
+        }
         f.run(steps: 2000)
         #expect(f.heldSeen > 0, "seed \(seed) held no reply for an appearance")
         #expect(f.problems.isEmpty, "seed \(seed), \(f.calls) calls:\n\(f.problems.prefix(3).joined(separator: "\n"))")

@@ -2723,6 +2723,53 @@ export interface PageDestroyResult {
   destroyed: true;
 }
 
+/** The params of `page.insertPages` (by name; by position in this order). */
+export interface PageInsertPagesParams {
+  /** The page session (one of this connection's). */
+  session: PageSessionId;
+  /** Where the new pages go: before this page (the page count appends). */
+  at: number;
+  /** The class of every new page (with `count` or `data`). */
+  class?: ClassName;
+  /** One entry per new page, instead of `class`. */
+  pages?: PageSpec[];
+  /** How many pages of `class` (default: `data`'s length). */
+  count?: number;
+  /** With `class`: business data per new page. */
+  data?: unknown[];
+}
+
+/** The params of `page.removePages` (by name; by position in this order). */
+export interface PageRemovePagesParams {
+  /** The page session (one of this connection's). */
+  session: PageSessionId;
+  /** The first page to remove. */
+  at: PageIndex;
+  /** How many pages (default 1). */
+  count?: number;
+}
+
+/** The params of `page.reloadPage` (by name; by position in this order). */
+export interface PageReloadPageParams {
+  /** The page session (one of this connection's). */
+  session: PageSessionId;
+  /** The page. */
+  index: PageIndex;
+  /** The page's new business data. */
+  data: unknown;
+}
+
+export interface PageReloadPageResult {
+  /** Opaque id of a page session (`p-N`). */
+  session: PageSessionId;
+  /** A page of a session, 0-based (less than the session's `count`). */
+  index: PageIndex;
+  /** The page's child, re-bound; null when it has none. */
+  container: ContainerId | null;
+  /** `configure`'s output, when a child was re-bound. */
+  output?: unknown;
+}
+
 /** The params of `range.create` (by name; by position in this order). */
 export interface RangeCreateParams {
   /** Items in section 0 (with `itemLength`; with `lengths` it must equal its length). Default 0. */
@@ -3482,6 +3529,42 @@ export interface Methods {
    * TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds.
    */
   "page.destroy": { params: PageDestroyParams; result: PageDestroyResult };
+  /**
+   * Inserts pages (UIPageViewController's data source, ViewPager2's adapter, changing).
+   *
+   * Inserts the `pages` list (a class and data per page), or `count` pages of `class` (with `data`, one value
+   * per page), before page `at` (0 to the page count: `at` equal to the count appends). The pages from `at`
+   * on move up; the current page keeps its container and stays current (its index moves, and the offset with
+   * it). No hook runs; with `offscreenLimit` the neighbours of the current page are preloaded again after the
+   * reply. Only at rest: while the session is dragging, decelerating or animating it is -32003 naming the
+   * phase. At most 1000000 pages in all. -32602 names the bad field, an unknown class is -32001. Over TCP
+   * with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds.
+   */
+  "page.insertPages": { params: PageInsertPagesParams; result: PageInfo };
+  /**
+   * Removes pages; removing the current one moves to a neighbour first, as UIKit would.
+   *
+   * Removes pages `at ..< at + count` (count default 1). Their children leave the session: brought to rest if
+   * needed, then `willMoveToParent(null)`, `didMoveToParent(null)`, `deinit`; the pages after them move down.
+   * When the current page is among them the session first moves to its neighbour, the page after the removed
+   * ones (else the one before), as a `page.show` that is not animated does: `willTransition`, the new page
+   * appears and the old one disappears in UIPageViewController's order, `didTransition`; then the old page
+   * goes. A session keeps at least one page (removing all is -32602). Only at rest (-32003 naming the phase
+   * otherwise). Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth`
+   * succeeds. A failing hook is -32004.
+   */
+  "page.removePages": { params: PageRemovePagesParams; result: PageInfo };
+  /**
+   * Gives a page new data; a page with a child is re-bound with `configure`.
+   *
+   * Replaces page `index`'s business data (the session's per-page cache, which a reused or pooled container
+   * is configured with). When the page has a child, it is re-bound at once with `configure {data}` (its
+   * output is the reply's `output`); a page without one gets the data when it is made. A failing `configure`
+   * is -32004: that child is torn down (the current page's leaves the screen, as any failed child). Only at
+   * rest (-32003 naming the phase otherwise). Over TCP with a token, every method but `host.auth` answers
+   * -32006 until `host.auth` succeeds.
+   */
+  "page.reloadPage": { params: PageReloadPageParams; result: PageReloadPageResult };
   /**
    * Creates a range (prefetch) session (Texture's ASRangeController).
    *

@@ -4,6 +4,7 @@ makes and loads the pages within the limit of the current one, nearest first, ne
 
 from __future__ import annotations
 
+import pytest
 from lifecyclemodel import W, drag, page_peer, page_session, release
 
 
@@ -84,14 +85,16 @@ def test_reuse_mode_with_a_limit_keeps_its_neighbours_and_reuses_the_rest(vhost)
     p.assert_balanced()
 
 
-def test_a_neighbour_that_fails_to_load_leaves_and_is_not_retried_until_the_next_rest(vhost):
+@pytest.mark.parametrize("hook", ["init", "willMoveToParent", "viewDidLoad", "viewDidLayoutSubviews"])
+def test_a_neighbour_that_fails_to_load_leaves_and_is_not_retried_until_the_next_rest(vhost, hook):
     p = page_peer(vhost)
-    p("classes.define", {"name": "Flaky", "hooks": {"viewDidLoad": {"fail": True}}})
+    p("classes.define", {"name": "Flaky", "hooks": {hook: {"fail": True}}})
     s = p("page.create", {"pages": [{"class": "Container"}, {"class": "Flaky"}, {"class": "Container"}],
                           "width": W, "height": 200, "initialIndex": 0, "offscreenLimit": 1})["session"]
     drained = p("tasks.drain")
-    assert drained["ran"] == 1 and drained["failed"][0]["hook"] == "viewDidLoad", drained
+    assert drained["ran"] == 1 and drained["failed"][0]["hook"] == hook, drained
     assert sorted(kids(p, s)) == [0]
+    assert p.stats()["containers"]["total"] == 1, "the failed neighbour is gone"
     assert p("tasks.status")["pending"] == 0, "no retry loop"
     p.assert_balanced()
 

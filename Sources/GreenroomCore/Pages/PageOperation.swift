@@ -157,6 +157,8 @@ public struct PageOperation {
         case destroyEnd
         /// The child of page `index`, made by the `attach` before it, loads (neighbour preloading).
         case preloadChild(Int)
+        /// After their children were released: pages `at ..< at + count` go, the rest move down.
+        case removePagesRest(at: Int, count: Int)
     }
 
     /// What the operation waits for.
@@ -225,6 +227,11 @@ public struct PageOperation {
     /// Neighbour preloading: each page of `indices` is attached (made when it has no child), then loads.
     mutating func preload(_ indices: [Int]) {
         then(indices.flatMap { [Instruction.attach($0, alsoRelated: nil), .preloadChild($0)] })
+    }
+
+    /// Removing pages: each removed page's child is released (brought to rest first), then the indices move.
+    mutating func removePages(at: Int, count k: Int) {
+        then((at..<(at + k)).map { Instruction.releaseNow($0) } + [.removePagesRest(at: at, count: k)])
     }
 
     /// Releases the children of `indices`, in order.
@@ -355,6 +362,12 @@ public struct PageOperation {
             guard !built.isEmpty else { return nil }
             if let stepActions { stepActions.list = built } else { stepActions = StepActions(built) }
             return wait(.performing(onFailure), .perform)
+
+        case .removePagesRest(let at, let k):
+            // A child of a removed page that was deferred or failed is gone already; the others were released.
+            for i in at..<(at + k) { _ = s.detach(i) }
+            s.count -= k
+            s.shiftPages(from: at + k, by: -k)
 
         case .preloadChild(let index):
             guard let c = s.children[index], !c.viewLoaded else { return nil }

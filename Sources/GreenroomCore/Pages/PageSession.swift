@@ -49,7 +49,7 @@ public final class PageSession {
     public enum Phase: Equatable, Sendable { case idle, dragging, decelerating, animating }
 
     public let id: String
-    public let count: Int
+    public internal(set) var count: Int
     public private(set) var pageSize: Size
     public let cacheMode: CacheMode
     /// Pages within this distance of the resting page are made and loaded ahead, offscreen, never
@@ -211,6 +211,40 @@ public final class PageSession {
     }
 
     /// Tears every child down (disappear if on screen, then release), e.g. on page.destroy.
+    // MARK: Pages that change (UIPageViewController's data source, ViewPager2's adapter)
+
+    /// `k` pages are inserted before page `at` (0...count): the pages from `at` on move up by `k`, their
+    /// children with them; the current page keeps its child and stays current (its index moves). At rest
+    /// only (the caller checks `phase`); nothing runs.
+    public func insertPages(at: Int, count k: Int) {
+        precondition(at >= 0 && at <= count && k > 0 && phase == .idle)
+        count += k
+        shiftPages(from: at, by: k)
+    }
+
+    /// Pages `at ..< at + k` are removed: their children leave the session (brought to rest, released),
+    /// the pages after them move down. The current page must not be among them (the caller moves away
+    /// first, as UIKit does). At rest only.
+    public func removePages(at: Int, count k: Int) -> PageOperation {
+        precondition(at >= 0 && k > 0 && at + k <= count && k < count && phase == .idle)
+        precondition(current < at || current >= at + k)
+        var op = PageOperation(self)
+        op.removePages(at: at, count: k)
+        return op
+    }
+
+    /// Moves every page index `>= from` by `k` (children, LRU, deferred, current, offset).
+    func shiftPages(from: Int, by k: Int) {
+        func moved(_ i: Int) -> Int { i >= from ? i + k : i }
+        children = Dictionary(uniqueKeysWithValues: children.map { (moved($0.key), $0.value) })
+        lru = lru.map(moved)
+        deferred = Set(deferred.map(moved))
+        if current >= from {
+            current += k
+            offset += Double(k) * width
+        }
+    }
+
     /// The pages `preloadNeighbours` would make now: within `offscreenLimit` of the current page, in
     /// range, without a child, nearest first (the next page before the previous one).
     public var neighboursToPreload: [Int] {

@@ -56,7 +56,9 @@ extension PageSessions {
         let id = e.session.id
         host.dispatcher.enqueue(key: "preload:\(id)", mode: .default, costKey: "preload") { [weak self, weak e] in
             guard let self, let e, sessions[id] === e, !e.isDestroying else { return }
-            drive(e.session.preloadNeighbours(), in: e, preloading: true)
+            // No call waits for it: a neighbour that failed is torn down (its events say so), as `rpc` would.
+            childCreateError = nil
+            if let error = drive(e.session.preloadNeighbours(), in: e, preloading: true) { _ = rpc(error) }
         }
     }
 

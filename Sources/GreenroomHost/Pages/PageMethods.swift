@@ -61,37 +61,52 @@ extension PageSessions {
          "guess": e.session.guess.map { .int($0) } ?? .null]
     }
 
+    /// The classes and data of a `pages` list, or of `count` pages of `class` with `data` (page.create,
+    /// page.insertPages); -32602 names the bad field, -32001 an unknown class.
+    func pageList(className: String?, pages: [JSONObject]?, count: Int?, data list: [JSONValue]?) throws(RPCError)
+        -> (classes: [String], data: [Int: JSONValue])
+    {
+        var classes: [String] = []
+        var data: [Int: JSONValue] = [:]
+        if let pages {
+            guard className == nil else { throw .invalidParams(path: "class", "give either class or pages, not both") }
+            guard list == nil else { throw .invalidParams(path: "data", "with pages, give each page its data (pages[i].data)") }
+            for (i, page) in pages.enumerated() {
+                guard case .string(let name)? = page["class"] else { throw .invalidParams(path: "pages[\(i)].class", "is required (a class name)") }
+                _ = try host.classes.require(name, path: "pages[\(i)].class")
+                for key in page.keys where key != "class" && key != "data" {
+                    throw .invalidParams(path: "pages[\(i)].\(key)", "unknown member (known: class, data)")
+                }
+                classes.append(name)
+                if let d = page["data"] { data[i] = d }
+            }
+            if let count, count != pages.count {
+                throw .invalidParams(path: "count", "is \(count) but pages has \(pages.count)")
+            }
+        } else {
+            guard let name = className else { throw .invalidParams(path: "class", "is required") }
+            _ = try host.classes.require(name)
+            guard let count = count ?? list?.count else {
+                throw .invalidParams(path: "count", "is required with class (or give data, one per page)")
+            }
+            guard count >= 1, count <= 1_000_000 else { throw .invalidParams(path: "count", "must be between 1 and 1000000") }
+            if let list, list.count > count { throw .invalidParams(path: "data", "has \(list.count) entries for \(count) pages") }
+            classes = Array(repeating: name, count: count)
+            for (i, d) in (list ?? []).enumerated() { data[i] = d }
+        }
+        return (classes, data)
+    }
+
+    /// Pages may change only at rest.
+    func refuseUnlessAtRest(_ e: PageSessionEntry, _ method: String) throws(RPCError) {
+        guard e.session.phase != .idle else { return }
+        throw RPCError(.invalidState, "Page session \(e.session.id) is \(e.session.phase.wireName): \(method) waits for rest",
+                       ["session": .string(e.session.id), "phase": .string(e.session.phase.wireName), "call": .string(method)])
+    }
+
     func registerPageMethods(into r: inout MethodRegistry<HostConnection>) {
         r.register(PageCreate.self) { [unowned self] conn, p throws(RPCError) in
-            var classes: [String] = []
-            var data: [Int: JSONValue] = [:]
-            if let pages = p.pages {
-                guard p.className == nil else { throw .invalidParams(path: "class", "give either class or pages, not both") }
-                guard p.data == nil else { throw .invalidParams(path: "data", "with pages, give each page its data (pages[i].data)") }
-                for (i, page) in pages.enumerated() {
-                    guard case .string(let name)? = page["class"] else { throw .invalidParams(path: "pages[\(i)].class", "is required (a class name)") }
-                    _ = try host.classes.require(name, path: "pages[\(i)].class")
-                    for key in page.keys where key != "class" && key != "data" {
-                        throw .invalidParams(path: "pages[\(i)].\(key)", "unknown member (known: class, data)")
-                    }
-                    classes.append(name)
-                    if let d = page["data"] { data[i] = d }
-                }
-                if let count = p.count, count != pages.count {
-                    throw .invalidParams(path: "count", "is \(count) but pages has \(pages.count)")
-                }
-            } else {
-                guard let name = p.className else { throw .invalidParams(path: "class", "is required") }
-                _ = try host.classes.require(name)
-                let list = p.data
-                guard let count = p.count ?? list?.count else {
-                    throw .invalidParams(path: "count", "is required with class (or give data, one per page)")
-                }
-                guard count >= 1, count <= 1_000_000 else { throw .invalidParams(path: "count", "must be between 1 and 1000000") }
-                if let list, list.count > count { throw .invalidParams(path: "data", "has \(list.count) entries for \(count) pages") }
-                classes = Array(repeating: name, count: count)
-                for (i, d) in (list ?? []).enumerated() { data[i] = d }
-            }
+            var (classes, data) = try pageList(className: p.className, pages: p.pages, count: p.count, data: p.data)
             guard !classes.isEmpty, classes.count <= 1_000_000 else {
                 throw .invalidParams(path: p.pages != nil ? "pages" : "count", "must have 1 to 1000000 pages")
             }
@@ -194,6 +209,68 @@ extension PageSessions {
         }
         r.register(PageInfo.self) { [unowned self] conn, p throws(RPCError) in
             info(try entry(p.session, owner: conn))
+        }
+        r.register(PageInsertPages.self) { [unowned self] conn, p throws(RPCError) in
+            guard p.at >= 0 else { throw .invalidParams(path: "at", "must be >= 0") }
+            let (classes, data) = try pageList(className: p.className, pages: p.pages, count: p.count, data: p.data)
+            let e = try entry(p.session, owner: conn)
+            let s = e.session
+            guard p.at >= 0, p.at <= s.count else { throw .invalidParams(path: "at", "\(p.at) is out of range (0...\(s.count))") }
+            guard s.count + classes.count <= 1_000_000 else { throw .invalidParams(path: "pages", "at most 1000000 pages in all") }
+            try refuseUnlessAtRest(e, "page.insertPages")
+            let k = classes.count
+            s.insertPages(at: p.at, count: k)
+            e.classes.insert(contentsOf: classes, at: p.at)
+            var moved: [Int: JSONValue] = [:]
+            for (i, d) in e.data { moved[i >= p.at ? i + k : i] = d }
+            for (i, d) in data { moved[p.at + i] = d }
+            e.data = moved
+            schedulePreload(e)
+            return info(e)
+        }
+        r.register(PageRemovePages.self) { [unowned self] conn, p throws(RPCError) in
+            guard p.at >= 0 else { throw .invalidParams(path: "at", "must be >= 0") }
+            guard p.count >= 1, p.count <= 1_000_000 else { throw .invalidParams(path: "count", "must be between 1 and 1000000") }
+            let e = try entry(p.session, owner: conn)
+            let s = e.session
+            guard p.at < s.count else { throw .invalidParams(path: "at", "\(p.at) is out of range (0..<\(s.count))") }
+            guard p.count >= 1, p.at + p.count <= s.count else {
+                throw .invalidParams(path: "count", "pages \(p.at)..<\(p.at + p.count) are not all in the session (\(s.count) pages)")
+            }
+            guard p.count < s.count else { throw .invalidParams(path: "count", "a session keeps at least one page") }
+            try refuseUnlessAtRest(e, "page.removePages")
+            let range = p.at..<(p.at + p.count)
+            if range.contains(s.current) {
+                // UIKit's way: the neighbour is shown (not animated), then the old page goes.
+                let neighbour = range.upperBound < s.count ? range.upperBound : range.lowerBound - 1
+                try run(s.show(neighbour, animated: false), in: e)
+            }
+            try run(s.removePages(at: p.at, count: p.count), in: e)
+            e.classes.removeSubrange(range)
+            var moved: [Int: JSONValue] = [:]
+            for (i, d) in e.data where !range.contains(i) { moved[i >= range.upperBound ? i - p.count : i] = d }
+            e.data = moved
+            return info(e)
+        }
+        r.register(PageReloadPage.self) { [unowned self] conn, p throws(RPCError) in
+            guard p.index >= 0 else { throw .invalidParams(path: "index", "must be >= 0") }
+            let e = try entry(p.session, owner: conn)
+            guard p.index < e.session.count else {
+                throw .invalidParams(path: "index", "\(p.index) is out of range (0..<\(e.session.count))")
+            }
+            try refuseUnlessAtRest(e, "page.reloadPage")
+            let data = p.data ?? .null
+            e.data[p.index] = data
+            var reply: JSONObject = ["session": .string(e.session.id), "index": .int(p.index), "container": .null]
+            if let child = e.session.children[p.index] {
+                reply["container"] = .string(child.id)
+                do throws(RPCError) { reply["output"] = try containers.configure(child, data: data) } catch {
+                    // Its failure tore it down: it leaves the session (the current page's leaves the screen).
+                    e.session.forget(child)
+                    throw error
+                }
+            }
+            return .object(reply)
         }
         r.register(PageDestroy.self) { [unowned self] conn, p throws(RPCError) in
             let e = try entry(p.session, owner: conn)

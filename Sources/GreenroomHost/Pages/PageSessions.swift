@@ -9,7 +9,7 @@ final class PageSessionEntry {
     let session: PageSession
     let owner: String
     /// Class and business data per page index (data is cached per index, MJianshu).
-    let classes: [String]
+    var classes: [String]
     var data: [Int: JSONValue]
     let prerender: Bool
     /// The session's own container when it sits in a stack (its appearance is forwarded).

@@ -190,6 +190,83 @@ enum PageInfo: RPCMethod {
     }
 }
 
+/// `page.insertPages`: Inserts pages into a page session at rest.
+enum PageInsertPages: RPCMethod {
+    static let name = "page.insertPages"
+    static let summary = "Inserts pages (UIPageViewController's data source, ViewPager2's adapter, changing)."
+    static let description = "Inserts the `pages` list (a class and data per page), or `count` pages of `class` (with `data`, one value per page), before page `at` (0 to the page count: `at` equal to the count appends). The pages from `at` on move up; the current page keeps its container and stays current (its index moves, and the offset with it). No hook runs; with `offscreenLimit` the neighbours of the current page are preloaded again after the reply. Only at rest: while the session is dragging, decelerating or animating it is -32003 naming the phase. At most 1000000 pages in all. -32602 names the bad field, an unknown class is -32001. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
+    static let tags = ["pages"]
+    static let result = ResultSpec("info", .ref(.pageInfo))
+    static let errors: [ErrorDoc] = [.invalidParams, .unknownClass, .unknownObject, .invalidState, .unauthorized]
+
+    struct Params: RPCParams {
+        var session = ""
+        var at = 0
+        var className: String?
+        var pages: [JSONObject]?
+        var count: Int?
+        var data: [JSONValue]?
+
+        static let fields: [ParamField<Params>] = [
+            .required("session", \.session, .ref(.pageSessionId), "The page session (one of this connection's)."),
+            .required("at", \.at, .integer().minimum(0), "Where the new pages go: before this page (the page count appends)."),
+            .optional("class", \.className, .ref(.className), "The class of every new page (with `count` or `data`)."),
+            .optional("pages", \.pages, .array(.ref(.pageSpec)).minItems(1).maxItems(1000000), "One entry per new page, instead of `class`."),
+            .optional("count", \.count, .integer().minimum(1).maximum(1000000), "How many pages of `class` (default: `data`'s length)."),
+            .optional("data", \.data, .array(.any("Any JSON value.")).maxItems(1000000), "With `class`: business data per new page."),
+        ]
+    }
+}
+
+/// `page.removePages`: Removes pages from a page session at rest.
+enum PageRemovePages: RPCMethod {
+    static let name = "page.removePages"
+    static let summary = "Removes pages; removing the current one moves to a neighbour first, as UIKit would."
+    static let description = "Removes pages `at ..< at + count` (count default 1). Their children leave the session: brought to rest if needed, then `willMoveToParent(null)`, `didMoveToParent(null)`, `deinit`; the pages after them move down. When the current page is among them the session first moves to its neighbour, the page after the removed ones (else the one before), as a `page.show` that is not animated does: `willTransition`, the new page appears and the old one disappears in UIPageViewController's order, `didTransition`; then the old page goes. A session keeps at least one page (removing all is -32602). Only at rest (-32003 naming the phase otherwise). Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds. A failing hook is -32004."
+    static let tags = ["pages"]
+    static let result = ResultSpec("info", .ref(.pageInfo))
+    static let errors: [ErrorDoc] = [.invalidParams, .unknownObject, .invalidState, .pluginFailed, .unauthorized]
+
+    struct Params: RPCParams {
+        var session = ""
+        var at = 0
+        var count = 1
+
+        static let fields: [ParamField<Params>] = [
+            .required("session", \.session, .ref(.pageSessionId), "The page session (one of this connection's)."),
+            .required("at", \.at, .ref(.pageIndex), "The first page to remove."),
+            .optional("count", \.count, .integer().minimum(1).maximum(1000000).default(1), "How many pages (default 1)."),
+        ]
+    }
+}
+
+/// `page.reloadPage`: Gives a page new data.
+enum PageReloadPage: RPCMethod {
+    static let name = "page.reloadPage"
+    static let summary = "Gives a page new data; a page with a child is re-bound with `configure`."
+    static let description = "Replaces page `index`'s business data (the session's per-page cache, which a reused or pooled container is configured with). When the page has a child, it is re-bound at once with `configure {data}` (its output is the reply's `output`); a page without one gets the data when it is made. A failing `configure` is -32004: that child is torn down (the current page's leaves the screen, as any failed child). Only at rest (-32003 naming the phase otherwise). Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
+    static let tags = ["pages"]
+    static let result = ResultSpec("reloaded", .object(nil, [
+        "session": .ref(.pageSessionId),
+        "index": .ref(.pageIndex),
+        "container": .oneOf([.null(), .ref(.containerId)], "The page's child, re-bound; null when it has none."),
+        "output": .any("`configure`'s output, when a child was re-bound."),
+    ], required: ["session", "index", "container"]))
+    static let errors: [ErrorDoc] = [.invalidParams, .unknownObject, .invalidState, .pluginFailed, .unauthorized]
+
+    struct Params: RPCParams {
+        var session = ""
+        var index = 0
+        var data: JSONValue?
+
+        static let fields: [ParamField<Params>] = [
+            .required("session", \.session, .ref(.pageSessionId), "The page session (one of this connection's)."),
+            .required("index", \.index, .ref(.pageIndex), "The page."),
+            .value("data", \.data, .any("Any JSON value."), "The page's new business data.", required: true),
+        ]
+    }
+}
+
 /// `page.destroy`: Destroys a page session.
 enum PageDestroy: RPCMethod {
     static let name = "page.destroy"

@@ -125,6 +125,7 @@ __all__ = [
     "PageMethods",
     "PageOffset",
     "PagePhase",
+    "PageReloadPageResult",
     "PageSession",
     "PageSessionHandle",
     "PageSessionId",
@@ -2575,6 +2576,21 @@ class PageDestroyResult(TypedDict):
     destroyed: Literal[True]
 
 
+class PageReloadPageResult(TypedDict):
+    """The ``PageReloadPageResult`` object.
+
+    - ``session``
+    - ``index``
+    - ``container``: The page's child, re-bound; null when it has none.
+    - ``output`` (optional): `configure`'s output, when a child was re-bound.
+    """
+
+    session: PageSessionId
+    index: PageIndex
+    container: ContainerId | None
+    output: NotRequired[Any]
+
+
 class RangeWillEndDraggingResult(TypedDict):
     """The ``RangeWillEndDraggingResult`` object.
 
@@ -2678,6 +2694,9 @@ METHODS: tuple[str, ...] = (
     "page.didEndDecelerating",
     "page.info",
     "page.destroy",
+    "page.insertPages",
+    "page.removePages",
+    "page.reloadPage",
     "range.create",
     "range.willBeginDragging",
     "range.didScroll",
@@ -3417,6 +3436,99 @@ class PageSession(PageSessionHandle):
         Wire: ``page.destroy``.
         """
         result: PageDestroyResult = self._client.call("page.destroy", {"session": self.id})
+        return result
+
+    def insert_pages(
+        self,
+        at: int,
+        *,
+        class_: ClassName | None = None,
+        pages: Sequence[PageSpec] | None = None,
+        count: int | None = None,
+        data: Sequence[Any] | None = None,
+    ) -> PageInfo:
+        """Inserts pages (UIPageViewController's data source, ViewPager2's adapter, changing).
+
+        Inserts the `pages` list (a class and data per page), or `count` pages of `class` (with `data`, one
+        value per page), before page `at` (0 to the page count: `at` equal to the count appends). The pages
+        from `at` on move up; the current page keeps its container and stays current (its index moves, and the
+        offset with it). No hook runs; with `offscreenLimit` the neighbours of the current page are preloaded
+        again after the reply. Only at rest: while the session is dragging, decelerating or animating it is
+        -32003 naming the phase. At most 1000000 pages in all. -32602 names the bad field, an unknown class is
+        -32001. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds.
+
+        Args:
+            at: Where the new pages go: before this page (the page count appends).
+            class_: The class of every new page (with `count` or `data`). (Not sent when None.)
+            pages: One entry per new page, instead of `class`. (Not sent when None.)
+            count: How many pages of `class` (default: `data`'s length). (Not sent when None.)
+            data: With `class`: business data per new page. (Not sent when None.)
+
+        Returns:
+            ``PageInfo``: A page session's state (`page.create`, `page.show`, `page.info`).
+
+        Wire: ``page.insertPages``.
+        """
+        params: dict[str, Any] = {"session": self.id, "at": at}
+        if class_ is not None:
+            params["class"] = class_
+        if pages is not None:
+            params["pages"] = list(pages)
+        if count is not None:
+            params["count"] = count
+        if data is not None:
+            params["data"] = list(data)
+        result: PageInfo = self._client.call("page.insertPages", params)
+        return result
+
+    def remove_pages(self, at: PageIndex, *, count: int | None = None) -> PageInfo:
+        """Removes pages; removing the current one moves to a neighbour first, as UIKit would.
+
+        Removes pages `at ..< at + count` (count default 1). Their children leave the session: brought to rest
+        if needed, then `willMoveToParent(null)`, `didMoveToParent(null)`, `deinit`; the pages after them move
+        down. When the current page is among them the session first moves to its neighbour, the page after the
+        removed ones (else the one before), as a `page.show` that is not animated does: `willTransition`, the
+        new page appears and the old one disappears in UIPageViewController's order, `didTransition`; then the
+        old page goes. A session keeps at least one page (removing all is -32602). Only at rest (-32003 naming
+        the phase otherwise). Over TCP with a token, every method but `host.auth` answers -32006 until
+        `host.auth` succeeds. A failing hook is -32004.
+
+        Args:
+            at: The first page to remove.
+            count: How many pages (default 1). (Not sent when None.)
+
+        Returns:
+            ``PageInfo``: A page session's state (`page.create`, `page.show`, `page.info`).
+
+        Wire: ``page.removePages``.
+        """
+        params: dict[str, Any] = {"session": self.id, "at": at}
+        if count is not None:
+            params["count"] = count
+        result: PageInfo = self._client.call("page.removePages", params)
+        return result
+
+    def reload_page(self, index: PageIndex, data: Any) -> PageReloadPageResult:
+        """Gives a page new data; a page with a child is re-bound with `configure`.
+
+        Replaces page `index`'s business data (the session's per-page cache, which a reused or pooled
+        container is configured with). When the page has a child, it is re-bound at once with `configure
+        {data}` (its output is the reply's `output`); a page without one gets the data when it is made. A
+        failing `configure` is -32004: that child is torn down (the current page's leaves the screen, as any
+        failed child). Only at rest (-32003 naming the phase otherwise). Over TCP with a token, every method
+        but `host.auth` answers -32006 until `host.auth` succeeds.
+
+        Args:
+            index: The page.
+            data: The page's new business data.
+
+        Returns:
+            ``PageReloadPageResult``
+
+        Wire: ``page.reloadPage``.
+        """
+        params: dict[str, Any] = {"session": self.id, "index": index, "data": data}
+        result: PageReloadPageResult = self._client.call("page.reloadPage", params)
         return result
 
 
@@ -5000,7 +5112,8 @@ class PoolMethods:
 
 class PageMethods:
     """The ``page.*`` methods: ``create``, ``show``, ``will_begin_dragging``, ``did_scroll``,
-    ``will_end_dragging``, ``did_end_dragging``, ``did_end_decelerating``, ``info``, ``destroy``.
+    ``will_end_dragging``, ``did_end_dragging``, ``did_end_decelerating``, ``info``, ``destroy``,
+    ``insert_pages``, ``remove_pages``, ``reload_page``.
 
     Reached as ``client.page``; each call is one request (``client.call("page.create", ...)`` and so on).
     """
@@ -5329,6 +5442,118 @@ class PageMethods:
         """
         params: dict[str, Any] = {"session": session if isinstance(session, str) else session.id}
         result: PageDestroyResult = self._client.call("page.destroy", params)
+        return result
+
+    def insert_pages(
+        self,
+        session: PageSessionId | PageSessionHandle,
+        at: int,
+        *,
+        class_: ClassName | None = None,
+        pages: Sequence[PageSpec] | None = None,
+        count: int | None = None,
+        data: Sequence[Any] | None = None,
+    ) -> PageInfo:
+        """Inserts pages (UIPageViewController's data source, ViewPager2's adapter, changing).
+
+        Inserts the `pages` list (a class and data per page), or `count` pages of `class` (with `data`, one
+        value per page), before page `at` (0 to the page count: `at` equal to the count appends). The pages
+        from `at` on move up; the current page keeps its container and stays current (its index moves, and the
+        offset with it). No hook runs; with `offscreenLimit` the neighbours of the current page are preloaded
+        again after the reply. Only at rest: while the session is dragging, decelerating or animating it is
+        -32003 naming the phase. At most 1000000 pages in all. -32602 names the bad field, an unknown class is
+        -32001. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds.
+
+        Args:
+            session: The page session (one of this connection's).
+            at: Where the new pages go: before this page (the page count appends).
+            class_: The class of every new page (with `count` or `data`). (Not sent when None.)
+            pages: One entry per new page, instead of `class`. (Not sent when None.)
+            count: How many pages of `class` (default: `data`'s length). (Not sent when None.)
+            data: With `class`: business data per new page. (Not sent when None.)
+
+        Returns:
+            ``PageInfo``: A page session's state (`page.create`, `page.show`, `page.info`).
+
+        Wire: ``page.insertPages``.
+        """
+        params: dict[str, Any] = {"session": session if isinstance(session, str) else session.id, "at": at}
+        if class_ is not None:
+            params["class"] = class_
+        if pages is not None:
+            params["pages"] = list(pages)
+        if count is not None:
+            params["count"] = count
+        if data is not None:
+            params["data"] = list(data)
+        result: PageInfo = self._client.call("page.insertPages", params)
+        return result
+
+    def remove_pages(
+        self,
+        session: PageSessionId | PageSessionHandle,
+        at: PageIndex,
+        *,
+        count: int | None = None,
+    ) -> PageInfo:
+        """Removes pages; removing the current one moves to a neighbour first, as UIKit would.
+
+        Removes pages `at ..< at + count` (count default 1). Their children leave the session: brought to rest
+        if needed, then `willMoveToParent(null)`, `didMoveToParent(null)`, `deinit`; the pages after them move
+        down. When the current page is among them the session first moves to its neighbour, the page after the
+        removed ones (else the one before), as a `page.show` that is not animated does: `willTransition`, the
+        new page appears and the old one disappears in UIPageViewController's order, `didTransition`; then the
+        old page goes. A session keeps at least one page (removing all is -32602). Only at rest (-32003 naming
+        the phase otherwise). Over TCP with a token, every method but `host.auth` answers -32006 until
+        `host.auth` succeeds. A failing hook is -32004.
+
+        Args:
+            session: The page session (one of this connection's).
+            at: The first page to remove.
+            count: How many pages (default 1). (Not sent when None.)
+
+        Returns:
+            ``PageInfo``: A page session's state (`page.create`, `page.show`, `page.info`).
+
+        Wire: ``page.removePages``.
+        """
+        params: dict[str, Any] = {"session": session if isinstance(session, str) else session.id, "at": at}
+        if count is not None:
+            params["count"] = count
+        result: PageInfo = self._client.call("page.removePages", params)
+        return result
+
+    def reload_page(
+        self,
+        session: PageSessionId | PageSessionHandle,
+        index: PageIndex,
+        data: Any,
+    ) -> PageReloadPageResult:
+        """Gives a page new data; a page with a child is re-bound with `configure`.
+
+        Replaces page `index`'s business data (the session's per-page cache, which a reused or pooled
+        container is configured with). When the page has a child, it is re-bound at once with `configure
+        {data}` (its output is the reply's `output`); a page without one gets the data when it is made. A
+        failing `configure` is -32004: that child is torn down (the current page's leaves the screen, as any
+        failed child). Only at rest (-32003 naming the phase otherwise). Over TCP with a token, every method
+        but `host.auth` answers -32006 until `host.auth` succeeds.
+
+        Args:
+            session: The page session (one of this connection's).
+            index: The page.
+            data: The page's new business data.
+
+        Returns:
+            ``PageReloadPageResult``
+
+        Wire: ``page.reloadPage``.
+        """
+        params: dict[str, Any] = {
+            "session": session if isinstance(session, str) else session.id,
+            "index": index,
+            "data": data,
+        }
+        result: PageReloadPageResult = self._client.call("page.reloadPage", params)
         return result
 
 
