@@ -136,3 +136,34 @@ def test_predictive_prerender_on_a_virtual_clock_host_leaves_nothing_behind(star
     assert re.search(r"without prediction\s+miss", done.stdout) and re.search(r"with pool.warm\s+hit", done.stdout)
     stats = host.stats()
     assert stats["stacks"] == 0 and stats["containers"]["total"] == 0 and stats["unbalancedTransitions"] == 0, stats
+
+
+def run_script(name: str, *args, env_bin=None, timeout=180):
+    env = {k: v for k, v in os.environ.items() if k != "GREENROOM_SOCKET"}
+    if env_bin:
+        env["GREENROOM_BIN"] = env_bin
+    return subprocess.run([sys.executable, str(REPO / "examples" / "python" / name), *args], capture_output=True,
+                          text=True, timeout=timeout, env=env, cwd=str(REPO), check=False)
+
+
+def test_split_tasks_pauses_templates_during_a_drag_and_runs_every_part(greenroom_bin):
+    done = run_script("split_tasks.py", "--load-ms", "2", "--heavy-ms", "12", "--parts", "4", "--json",
+                      env_bin=greenroom_bin)
+    assert done.returncode == 0, f"exit {done.returncode}\nstdout:\n{done.stdout}\nstderr:\n{done.stderr}"
+    result = json.loads(done.stdout)
+    t = result["templates"]
+    # Five row classes, five templates, all held while the other list was dragged, all warm after.
+    assert t["queued"] == 5 and t["whileDragging"] == {"paused": True, "pending": 5, "runnable": 0}, t
+    assert sorted(t["warmAfter"].values()) == [1] * 5, t
+    assert result["whole"]["pings"] > 0 and result["split"]["pings"] > 0, result
+
+
+def test_reuse_pager_keeps_current_and_neighbours_and_rebinds_from_the_queue(greenroom_bin):
+    done = run_script("reuse_pager.py", "--pages", "12", "--page-kb", "64", "--json", env_bin=greenroom_bin)
+    assert done.returncode == 0, f"exit {done.returncode}\nstdout:\n{done.stdout}\nstderr:\n{done.stderr}"
+    result = json.loads(done.stdout)
+    keep, reuse = result["keepAll"], result["reuse"]
+    assert (keep["made"], keep["rebound"], keep["alive"]) == (12, 0, 12), keep
+    # Current +- 1 attached, the rest parked: never more than four made, every other page a re-bind.
+    assert reuse["made"] <= 4 and reuse["alive"] == reuse["attached"] + reuse["parked"] <= 4, reuse
+    assert reuse["rebound"] >= 12 - reuse["made"], reuse

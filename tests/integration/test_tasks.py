@@ -102,6 +102,25 @@ def test_template_preloading_is_keyed_a_duplicate_is_queued_once(vhost):
     assert p.pool("Cell")["idle"] == 1
 
 
+def test_templates_are_warmed_at_the_size_their_rows_have(vhost):
+    """docs/tasks.md: a template is warmed at the viewport's cross size by its rows' length (the first row of the
+    first section using the class), horizontally too; a showRendered at that size takes it."""
+    p = peer(vhost)
+    for name in ("Row", "Card"):
+        p("classes.define", {"name": name})
+    sections = [{"count": 3, "itemLength": 88, "reuseIdentifier": "Row"},
+                {"lengths": [140, 60], "reuseIdentifier": "Card"}, {"count": 2, "itemLength": 10, "reuseIdentifier": "Row"}]
+    assert p("range.create", {"sections": sections, "viewport": {"width": 320, "height": 480},
+                              "templates": True})["templatesQueued"] == 2
+    p("range.create", {"axis": "horizontal", "sections": [{"count": 4, "itemLength": 150, "reuseIdentifier": "Card"}],
+                       "viewport": {"width": 375, "height": 90}, "templates": True})
+    p("tasks.drain")
+    sizes = sorted((x["class"], x["width"], x["height"], x["idle"]) for x in p("pool.status")["pools"])
+    assert sizes == [("Card", 150, 90, 1), ("Card", 320, 140, 1), ("Row", 320, 88, 1)], sizes
+    stack = p("stack.create", {"width": 320, "height": 88})["stack"]
+    assert p("showRendered", {"class": "Row", "stack": stack})["warm"] is True
+
+
 def test_real_clock_paused_tasks_wait_without_a_busy_loop_then_run_at_rest(start_host):
     """docs/tasks.md: with a real clock idle tasks run by themselves; `default` ones pause while a session tracks, and
     the

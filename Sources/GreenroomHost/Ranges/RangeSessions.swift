@@ -159,12 +159,20 @@ public final class RangeSessions: HostDomain {
     }
 
     /// The MDTable article's template preloading: one warm container per reuse identifier that names a class,
-    /// as default-mode idle tasks (they wait while any session tracks).
+    /// at the size its rows have (the viewport's cross size by the length of the first row of the first
+    /// section that uses it), as default-mode idle tasks (they wait while any session tracks).
     func queueTemplates(_ e: RangeEntry, cause: HostConnection) -> Int {
         var queued = 0
         let containers = host.containers!
-        for id in Set(e.reuseIdentifiers).sorted() where host.classes[id] != nil {
-            let pool = containers.pools.poolForShow(className: id, size: nil)
+        let s = e.session
+        var seen = Set<String>()
+        for (section, id) in e.reuseIdentifiers.enumerated() where host.classes[id] != nil && !seen.contains(id) {
+            let first = s.sectionStarts[section]
+            guard first < s.sectionStarts[section + 1] else { continue }  // an empty section says no size
+            seen.insert(id)
+            let length = max(1, s.tree.length(at: first)), cross = max(1, s.viewportCross)
+            let size = s.horizontal ? Size(width: length, height: cross) : Size(width: cross, height: length)
+            let pool = containers.pools.poolForShow(className: id, size: size)
             if pool.idle.count + pool.warming == 0 { queued += containers.pools.queueWarmups(pool, count: 1, cause: cause) }
         }
         return queued

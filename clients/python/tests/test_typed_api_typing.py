@@ -21,7 +21,8 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 REPO = Path(__file__).resolve().parents[3]
 MODULES = [SRC / "greenroom" / "api.py", SRC / "greenroom" / "aio_api.py"]
 EXAMPLES = [*(REPO / "examples" / "python" / name
-              for name in ("typed_tour.py", "prerender_experiment.py", "predictive_prerender.py")),
+              for name in ("typed_tour.py", "prerender_experiment.py", "predictive_prerender.py", "split_tasks.py",
+                         "reuse_pager.py")),
             *sorted((REPO / "examples" / "golden").glob("*.py"))]  # the golden transcripts' scripts
 
 USER_CODE = textwrap.dedent('''
