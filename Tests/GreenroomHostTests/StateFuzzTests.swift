@@ -263,13 +263,24 @@ final class StateFuzzer {
             }
         case 21:
             var p: JSONObject = ["viewport": ["width": 375, "height": 667], "templates": .bool(chance(0.5))]
-            p["sections"] = [["count": .int(int(1...40)), "itemLength": 60, "reuseIdentifier": .string(pick(classes)!)]]
+            let items = int(1...40)
+            p["sections"] = [["count": .int(items), "itemLength": 60, "reuseIdentifier": .string(pick(classes)!)]]
+            if chance(0.4) {
+                // Rows as containers: bound, appearing, parked and released as the list scrolls.
+                p["cells"] = ["reuseLimit": .int(int(0...3))]
+                if chance(0.5) { p["data"] = .array((0..<items).map { .int($0) }) }
+            }
             if let id = ids(call(i, "range.create", p), "session") { ranges[i, default: []].append(id) }
         case 22:
             guard let s = pick(ranges[i] ?? []) else { return }
             call(i, "range.willBeginDragging", ["session": .string(s)])
             for _ in 0..<int(1...4) { call(i, "range.didScroll", ["session": .string(s), "offset": .double(Double(int(0...2000)))]) }
             call(i, "range.willEndDragging", ["session": .string(s), "velocity": 0])
+            if chance(0.3) {
+                call(i, "range.setItemData", ["session": .string(s), "items": [["path": [0, .int(int(0...3))], "data": ["v": 1]]]])
+            }
+            if chance(0.2) { call(i, "range.deleteItems", ["session": .string(s), "paths": [[0, 0]]]) }
+            if chance(0.2) { call(i, "range.insertItems", ["session": .string(s), "at": [0, 0], "lengths": [60, 60]]) }
             if chance(0.3) { call(i, "range.destroy", ["session": .string(s)]) }
         case 23:
             call(i, "host.memoryWarning", ["level": chance(0.5) ? "warning" : "critical"])

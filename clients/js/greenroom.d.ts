@@ -765,8 +765,8 @@ export interface LifecycleEvent {
   /** Layout hooks only: the size laid out at. */
   size?: Size;
   /**
-   * Containment hooks only: the new parent (a stack, green room or page session id), null when leaving its
-   * parent.
+   * Containment hooks only: the new parent (a stack, green room, page session or, for a cell, range session
+   * id), null when leaving its parent.
    */
   parent?: string | null;
   /** The hook failed: the container is torn down (its `deinit` follows). */
@@ -925,6 +925,39 @@ export interface RangeEvent {
    * highest first). Present only when there are some.
    */
   removed?: IndexPath[];
+  /**
+   * A session with `cells`, when cells changed: which container now shows which item, and which let go of
+   * one.
+   */
+  cells?: RangeEventCells;
+}
+
+/** A session with `cells`, when cells changed: which container now shows which item, and which let go of one. */
+export interface RangeEventCells {
+  bound: RangeEventCellsBoundItem[];
+  unbound: RangeEventCellsUnboundItem[];
+}
+
+export interface RangeEventCellsBoundItem {
+  /** An item's index path `[section, row]`. */
+  path: IndexPath;
+  /** Opaque id of a container (`c-N`). */
+  container: ContainerId;
+  /** Where the cell came from: its class's reuse `queue`, a template of the prerender `pool`, or `new`. */
+  source: "queue" | "pool" | "new";
+  /** True unless `new`. */
+  reused: boolean;
+  /** Whether `configure` ran (false: no data, or it already showed this item at this version). */
+  configured: boolean;
+}
+
+export interface RangeEventCellsUnboundItem {
+  /** An item's index path `[section, row]`. */
+  path: IndexPath;
+  /** Opaque id of a container (`c-N`). */
+  container: ContainerId;
+  /** Parked in its reuse queue (false: released, past the limit or failed). */
+  queued: boolean;
 }
 
 /**
@@ -1152,10 +1185,15 @@ export interface ClassDefinition {
 }
 
 /**
- * Where a container sits: nothing (null), a stack, a green room (idle in a pool) or a page session at an
- * index.
+ * Where a container sits: nothing (null), a stack, a green room (idle in a pool), a page session at an index,
+ * or a range session as a cell (bound to an item or parked).
  */
-export type ContainerParent = ContainerParentStack | ContainerParentGreenRoom | ContainerParentPage | null;
+export type ContainerParent =
+  | ContainerParentStack
+  | ContainerParentGreenRoom
+  | ContainerParentPage
+  | ContainerParentCell
+  | null;
 
 export interface ContainerParentStack {
   kind: "stack";
@@ -1180,6 +1218,12 @@ export interface ContainerParentPage {
   index: number;
 }
 
+export interface ContainerParentCell {
+  kind: "cell";
+  /** Opaque id of a range session (`r-N`). */
+  id: RangeSessionId;
+}
+
 /** A container's state. */
 export interface ContainerInfo {
   /** Opaque id of a container (`c-N`). */
@@ -1199,8 +1243,8 @@ export interface ContainerInfo {
   /** The size of the last layout; null before the first. */
   size: Size | null;
   /**
-   * Where a container sits: nothing (null), a stack, a green room (idle in a pool) or a page session at an
-   * index.
+   * Where a container sits: nothing (null), a stack, a green room (idle in a pool), a page session at an
+   * index, or a range session as a cell (bound to an item or parked).
    */
   parent: ContainerParent;
   /** True while it sits in a green room. */
@@ -1688,6 +1732,36 @@ export interface RangeRanges {
   display: IndexPath[];
   /** Items in the preload range. */
   preload: IndexPath[];
+  /** A session with `cells` only: the bound cells, the parked ones per class, and counters. */
+  cells?: RangeRangesCells;
+}
+
+/** A session with `cells` only: the bound cells, the parked ones per class, and counters. */
+export interface RangeRangesCells {
+  reuseLimit: number;
+  /** Bound cells, by item. */
+  bound: RangeRangesCellsBoundItem[];
+  /** Parked cells per class. */
+  parked: { [key: string]: number };
+  /** Cells created. */
+  made: number;
+  /** Bindings from a reuse queue. */
+  reused: number;
+  /** Bindings from a prerender pool's template. */
+  fromPool: number;
+  /** `configure` runs. */
+  configured: number;
+  /** Bindings that skipped `configure`: the cell already showed that item at that version. */
+  skipped: number;
+  /** Cells released. */
+  released: number;
+}
+
+export interface RangeRangesCellsBoundItem {
+  /** An item's index path `[section, row]`. */
+  path: IndexPath;
+  /** Opaque id of a container (`c-N`). */
+  container: ContainerId;
 }
 
 /** An item's state bits. */
@@ -2798,8 +2872,30 @@ export interface RangeCreateParams {
   lazy?: boolean;
   /** Whether the list starts on screen (default true). */
   visible?: boolean;
-  /** Queue a warm template per section `reuseIdentifier` that names a class (default false). */
+  /**
+   * Queue a warm template per section `reuseIdentifier` that names a class, at its rows' size (default
+   * false).
+   */
   templates?: boolean;
+  /** Give items containers (at least one section's `reuseIdentifier` must name a class). */
+  cells?: RangeCreateCells;
+  /**
+   * With `cells`: business data per item, in item order across sections (at most the item count); a cell is
+   * configured with it.
+   */
+  data?: unknown[];
+}
+
+/**
+ * Rows as containers (docs/ranges.md, "Cells"): each item in the display range gets a container of the class
+ * its section's `reuseIdentifier` names, from that class's reuse queue, a template of the prerender pool at
+ * the row's size, or new; it is configured with the item's data, loaded and laid out at the row's size,
+ * appears while the item is visible, and goes back to its queue when the item leaves the display range
+ * (released past `reuseLimit`). Each `range` event's `cells` says which container shows which item.
+ */
+export interface RangeCreateCells {
+  /** Parked cells kept per class (default 8); more are released. */
+  reuseLimit?: number;
 }
 
 /** The params of `range.willBeginDragging` (by name; by position in this order). */
@@ -2886,6 +2982,8 @@ export interface RangeInsertItemsParams {
   at: IndexPath;
   /** One length per new item (at least one). */
   lengths: RangeLengths;
+  /** A session with `cells`: business data per new item (at most one per length). */
+  data?: unknown[];
 }
 
 /** The params of `range.deleteItems` (by name; by position in this order). */
@@ -2924,6 +3022,41 @@ export interface RangeDestroyResult {
   /** Opaque id of a range session (`r-N`). */
   session: RangeSessionId;
   destroyed: true;
+}
+
+/** The params of `range.setItemData` (by name; by position in this order). */
+export interface RangeSetItemDataParams {
+  /** The range session (one of this connection's). */
+  session: RangeSessionId;
+  /** The items and their data. */
+  items: RangeSetItemDataItemsItem[];
+}
+
+export interface RangeSetItemDataItemsItem {
+  /** An item's index path `[section, row]`. */
+  path: IndexPath;
+  /** The item's business data. */
+  data: unknown;
+  /** The data's version (default: one more than the item's last). */
+  version?: number;
+}
+
+export interface RangeSetItemDataResult {
+  /** Opaque id of a range session (`r-N`). */
+  session: RangeSessionId;
+  /** Items whose data was set. */
+  items: number;
+  /** Cells configured with their item's new data. */
+  rebound: RangeSetItemDataResultReboundItem[];
+}
+
+export interface RangeSetItemDataResultReboundItem {
+  /** An item's index path `[section, row]`. */
+  path: IndexPath;
+  /** Opaque id of a container (`c-N`). */
+  container: ContainerId;
+  /** `configure`'s output. */
+  output: unknown;
 }
 
 // -----------------------------------------------------------------------------------------------------------
@@ -3594,16 +3727,18 @@ export interface Methods {
    * head-growing lists and seed 004's comparisons. The mode is `minimum` at the first update and becomes
    * `full` at the first `range.willBeginDragging` (visible or not). Ranges are recomputed only when the items
    * on the viewport, the mode or the visibility change, never for an offset alone. `templates: true` queues
-   * one warm-up (a `default`-mode idle task) per section `reuseIdentifier` that names a class whose pool is
-   * empty (as MDTable preloads cell templates) and adds `templatesQueued`. -32602 names the bad field:
-   * `count` (not 0 to 10000000, not `lengths`' length, or more than 10000000 items in all), `itemLength`,
-   * `lengths`, `lengths[i]`, `sections` (empty, or given with `count` / `lengths`), `sections[i]`,
-   * `sections[i].count`, `sections[i].itemLength`, `sections[i].lengths[j]`, `sections[i].reuseIdentifier`,
-   * `sections[i].<member>`, `viewport`, `viewport.width`, `viewport.height`, `axis`, `tuning`,
-   * `tuning.<mode>`, `tuning.<mode>.<type>`, `tuning.<mode>.<type>.leading` / `.trailing` / `.<member>`,
-   * `batch`, `batch.leadingScreens`, `batch.prepend`, `batch.<member>`, `strategy`, `strategy.name`,
-   * `strategy.ratio`, `lazy`, `visible`, `templates`. Over TCP with a token, every method but `host.auth`
-   * answers -32006 until `host.auth` succeeds.
+   * one warm-up (a `default`-mode idle task, paused while any session tracks) per section `reuseIdentifier`
+   * that names a class whose pool at the row's size is empty, at the size its rows have (the viewport's cross
+   * size by the length of the first row of the first section using it), as MDTable preloads cell templates,
+   * and adds `templatesQueued`. -32602 names the bad field: `count` (not 0 to 10000000, not `lengths`'
+   * length, or more than 10000000 items in all), `itemLength`, `lengths`, `lengths[i]`, `sections` (empty, or
+   * given with `count` / `lengths`), `sections[i]`, `sections[i].count`, `sections[i].itemLength`,
+   * `sections[i].lengths[j]`, `sections[i].reuseIdentifier`, `sections[i].<member>`, `viewport`,
+   * `viewport.width`, `viewport.height`, `axis`, `tuning`, `tuning.<mode>`, `tuning.<mode>.<type>`,
+   * `tuning.<mode>.<type>.leading` / `.trailing` / `.<member>`, `batch`, `batch.leadingScreens`,
+   * `batch.prepend`, `batch.<member>`, `strategy`, `strategy.name`, `strategy.ratio`, `lazy`, `visible`,
+   * `templates`. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth`
+   * succeeds.
    */
   "range.create": { params: RangeCreateParams; result: RangeCreated };
   /**
@@ -3737,6 +3872,18 @@ export interface Methods {
    * TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds.
    */
   "range.destroy": { params: RangeDestroyParams; result: RangeDestroyResult };
+  /**
+   * Sets items' business data; a bound cell is re-bound with `configure`.
+   *
+   * A session with `cells` (else -32003): each item's data (and its `version`; without one the version goes
+   * up by one: the row is dirty). A cell bound to the item is configured with it at once unless it already
+   * shows that item at that version (MDTable's `isDirty`); the reply lists the cells re-bound, with their
+   * `configure` output. A cell bound later is configured with the data then. Every item is checked before
+   * anything changes: -32602 names `items[i].path` (not an item), `items[i].data` (missing),
+   * `items[i].version`, `items[i].<member>`. A failing `configure` is -32004: that cell is torn down. Over
+   * TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds.
+   */
+  "range.setItemData": { params: RangeSetItemDataParams; result: RangeSetItemDataResult };
 }
 
 /** A method's name. */

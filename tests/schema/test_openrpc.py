@@ -1570,17 +1570,18 @@ def test_positional_params_of_range_methods(conn: Conn) -> None:
     # The documented order is the host's (null, by position, stands for an absent param).
     order = {
         "range.create": ["count", "itemLength", "lengths", "sections", "viewport", "axis", "tuning", "batch", "strategy",
-                         "lazy", "visible", "templates"],
+                         "lazy", "visible", "templates", "cells", "data"],
         "range.willBeginDragging": ["session", "offset", "velocity"],
         "range.didScroll": ["session", "offset", "velocity"],
         "range.willEndDragging": ["session", "velocity", "targetOffset", "offset"],
         "range.didEndDecelerating": ["session", "offset"],
         "range.setVisible": ["session", "visible"],
         "range.setViewport": ["session", "viewport", "width", "height"],
-        "range.insertItems": ["session", "at", "lengths"],
+        "range.insertItems": ["session", "at", "lengths", "data"],
         "range.deleteItems": ["session", "paths"],
         "range.batchFetchDone": ["session", "context", "lengths"],
         "range.state": ["session", "paths"],
+        "range.setItemData": ["session", "items"],
         "range.destroy": ["session"],
     }
     assert sorted(order) == sorted(m for m in METHODS if m.startswith("range."))

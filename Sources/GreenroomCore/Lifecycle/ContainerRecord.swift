@@ -7,6 +7,8 @@ public enum ContainerParent: Equatable, Sendable {
     case page(session: String, index: Int)
     /// Idle in the green room (a prerender pool).
     case greenRoom(String)
+    /// A cell of a range session: bound to an item, or parked in its reuse queue.
+    case cell(session: String)
 
     /// The parent's id for containment hooks (nil for none).
     public var id: String? {
@@ -15,6 +17,7 @@ public enum ContainerParent: Equatable, Sendable {
         case .stack(let s): s
         case .page(let s, _): s
         case .greenRoom(let g): g
+        case .cell(let s): s
         }
     }
 }

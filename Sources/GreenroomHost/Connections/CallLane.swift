@@ -88,7 +88,10 @@ public final class CallLane {
     func mayRunHooks(_ read: RPCProcessor<HostConnection>.ReadLine) -> Bool {
         let registry = host.processor.registry
         func may(_ entry: RPCProcessor<HostConnection>.Incoming) -> Bool {
-            if case .request(let method, _, _) = entry { return !registry.isQuick(method) }
+            // A range call runs the hooks of its session's cells: not quick while any session has cells.
+            if case .request(let method, _, _) = entry {
+                return !registry.isQuick(method) || (method.hasPrefix("range.") && host.ranges?.hasCells == true)
+            }
             return false
         }
         switch read {

@@ -49,6 +49,7 @@ extension Containers {
         case .stack(let s): parent = ["kind": "stack", "id": .string(s)]
         case .greenRoom(let g): parent = ["kind": "greenRoom", "id": .string(g)]
         case .page(let s, let i): parent = ["kind": "page", "id": .string(s), "index": .int(i)]
+        case .cell(let s): parent = ["kind": "cell", "id": .string(s)]
         }
         return [
             "container": .string(c.id),
@@ -82,6 +83,10 @@ extension Containers {
             let c = try container(p.container, owner: conn)
             if case .page(let session, _) = c.parent {
                 throw .invalidState("Container \(c.id) is a child of page session \(session); destroy the session instead",
+                                    ["container": .string(c.id), "session": .string(session)])
+            }
+            if case .cell(let session) = c.parent {
+                throw .invalidState("Container \(c.id) is a cell of range session \(session); its session keeps it (range.destroy releases it)",
                                     ["container": .string(c.id), "session": .string(session)])
             }
             if let session = pages?.session(owning: c) {
@@ -126,6 +131,7 @@ extension Containers {
         case .stack(let s): data["stack"] = .string(s)
         case .greenRoom(let g): data["greenRoom"] = .string(g)
         case .page(let session, _): data["session"] = .string(session)
+        case .cell(let session): data["session"] = .string(session)
         }
         throw .invalidState("Container \(c.id) has a parent that drives its appearance; manual appearance calls are for a container with none", data)
     }
@@ -191,6 +197,10 @@ extension Containers {
         }
         if case .page(let session, _) = c.parent {
             throw .invalidState("Container \(c.id) is a child of page session \(session)",
+                                ["container": .string(c.id), "session": .string(session)])
+        }
+        if case .cell(let session) = c.parent {
+            throw .invalidState("Container \(c.id) is a cell of range session \(session)",
                                 ["container": .string(c.id), "session": .string(session)])
         }
         try refuseDuringInteractivePop(s)

@@ -360,7 +360,7 @@ public final class Containers: HostDomain {
         switch c.parent {
         case .stack(let sid), .greenRoom(let sid):
             if let s = stackRecord(sid) { stackOps.remove(c, from: s) }
-        case .page, .none:
+        case .page, .cell, .none:
             break
         }
     }
@@ -399,6 +399,8 @@ public final class Containers: HostDomain {
         case .page:
             // Its session must never hold (or end calls on) a torn-down container.
             pages?.childFailed(c)
+        case .cell:
+            host.ranges?.cellFailed(c)
         default: break
         }
         c.parent = parent

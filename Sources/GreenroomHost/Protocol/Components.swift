@@ -364,7 +364,7 @@ enum SchemaName: String, CaseIterable {
             "size": .allOf([
                 .ref(.size),
             ], "Layout hooks only: the size laid out at."),
-            "parent": .any("Containment hooks only: the new parent (a stack, green room or page session id), null when leaving its parent.").with("type", ["string", "null"]),
+            "parent": .any("Containment hooks only: the new parent (a stack, green room, page session or, for a cell, range session id), null when leaving its parent.").with("type", ["string", "null"]),
             "failed": .any("The hook failed: the container is torn down (its `deinit` follows).").const(true),
             "page": .object("Set when the container belongs to a page session: a page child (`session` and `index`; -1 while parked in the session's reuse queue), or the session's own container in a stack (`session` only). A page's container is never in a green room: `offscreen` is false. (A prerendered child's hooks while it leaves the green room come before it joins the session, without `page`.)", [
                 "session": .ref(.pageSessionId),
@@ -446,6 +446,20 @@ enum SchemaName: String, CaseIterable {
             "enter": .ref(.rangeEnter),
             "exit": .ref(.rangeExit),
             "removed": .array(.ref(.indexPath), "`range.deleteItems` only: the deleted items that were in a range (their paths before the deletion, highest first). Present only when there are some.").uniqueItems().minItems(1),
+            "cells": .object("A session with `cells`, when cells changed: which container now shows which item, and which let go of one.", [
+                "bound": .array(.object(nil, [
+                    "path": .ref(.indexPath),
+                    "container": .ref(.containerId),
+                    "source": .string("Where the cell came from: its class's reuse `queue`, a template of the prerender `pool`, or `new`.").oneOfValues(["queue", "pool", "new"]),
+                    "reused": .boolean("True unless `new`."),
+                    "configured": .boolean("Whether `configure` ran (false: no data, or it already showed this item at this version)."),
+                ], required: ["path", "container", "source", "reused", "configured"])),
+                "unbound": .array(.object(nil, [
+                    "path": .ref(.indexPath),
+                    "container": .ref(.containerId),
+                    "queued": .boolean("Parked in its reuse queue (false: released, past the limit or failed)."),
+                ], required: ["path", "container", "queued"])),
+            ], required: ["bound", "unbound"]),
         ], required: ["seq", "t", "cause", "session", "mode", "direction", "enter", "exit"])
         case .prefetchEvent: .object("Mirrors UITableViewDataSourcePrefetching (docs/ranges.md), after the `range` event of the same update: `prefetchItems` for the paths that entered preload and are not visible (nearest the viewport first), `cancelPrefetching` for those that left preload without having become visible since they entered it. Sent only when there are paths.", [
             "seq": .ref(.eventSeq),
@@ -539,7 +553,11 @@ enum SchemaName: String, CaseIterable {
                 "id": .ref(.pageSessionId),
                 "index": .integer("-1 while parked in the reuse queue.").minimum(-1),
             ], required: ["kind", "id", "index"]),
-        ], "Where a container sits: nothing (null), a stack, a green room (idle in a pool) or a page session at an index.")
+            .object(nil, [
+                "kind": .any().const("cell"),
+                "id": .ref(.rangeSessionId),
+            ], required: ["kind", "id"]),
+        ], "Where a container sits: nothing (null), a stack, a green room (idle in a pool), a page session at an index, or a range session as a cell (bound to an item or parked).")
         case .containerInfo: .object("A container's state.", [
             "container": .ref(.containerId),
             "class": .ref(.className),
@@ -747,6 +765,17 @@ enum SchemaName: String, CaseIterable {
             "visible": .array(.ref(.indexPath), "Items intersecting the viewport (none while the session is not visible).").uniqueItems(),
             "display": .array(.ref(.indexPath), "Items in the display range.").uniqueItems(),
             "preload": .array(.ref(.indexPath), "Items in the preload range.").uniqueItems(),
+            "cells": .object("A session with `cells` only: the bound cells, the parked ones per class, and counters.", [
+                "reuseLimit": .integer().minimum(0),
+                "bound": .array(.object(nil, ["path": .ref(.indexPath), "container": .ref(.containerId)], required: ["path", "container"]), "Bound cells, by item."),
+                "parked": .object("Parked cells per class.", [:], additionalProperties: nil).additionalProperties(.integer().minimum(0)),
+                "made": .integer("Cells created.").minimum(0),
+                "reused": .integer("Bindings from a reuse queue.").minimum(0),
+                "fromPool": .integer("Bindings from a prerender pool's template.").minimum(0),
+                "configured": .integer("`configure` runs.").minimum(0),
+                "skipped": .integer("Bindings that skipped `configure`: the cell already showed that item at that version.").minimum(0),
+                "released": .integer("Cells released.").minimum(0),
+            ], required: ["reuseLimit", "bound", "parked", "made", "reused", "fromPool", "configured", "skipped", "released"]),
         ], required: ["mode", "direction", "visible", "display", "preload"])
         case .rangeItemState: .object("An item's state bits.", [
             "path": .ref(.indexPath),

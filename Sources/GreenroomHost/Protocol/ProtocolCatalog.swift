@@ -74,6 +74,7 @@ enum ProtocolCatalog {
         RangeBatchFetchDone.self,
         RangeState.self,
         RangeDestroy.self,
+        RangeSetItemData.self,
     ]
     static let events: [any RPCEvent.Type] = [
         LifecycleTopic.self,

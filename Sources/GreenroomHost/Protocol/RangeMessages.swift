@@ -23,6 +23,8 @@ enum RangeCreate: RPCMethod {
         var lazy: Bool?
         var visible: Bool?
         var templates: Bool?
+        var cells: JSONObject?
+        var data: [JSONValue]?
 
         static let fields: [ParamField<Params>] = [
             .optional("count", \.count, .ref(.rangeItemCount), "Items in section 0 (with `itemLength`; with `lengths` it must equal its length). Default 0."),
@@ -37,6 +39,10 @@ enum RangeCreate: RPCMethod {
             .optional("lazy", \.lazy, .boolean().default(false), "Greenroom's, not Texture's: during a fling (after `range.willEndDragging`), mark only the target region plus what is on screen, recomputed at `range.willEndDragging` and `range.didEndDecelerating` (default false)."),
             .optional("visible", \.visible, .boolean().default(true), "Whether the list starts on screen (default true)."),
             .optional("templates", \.templates, .boolean().default(false), "Queue a warm template per section `reuseIdentifier` that names a class, at its rows' size (default false)."),
+            .optional("cells", \.cells, .object("Rows as containers (docs/ranges.md, \"Cells\"): each item in the display range gets a container of the class its section's `reuseIdentifier` names, from that class's reuse queue, a template of the prerender pool at the row's size, or new; it is configured with the item's data, loaded and laid out at the row's size, appears while the item is visible, and goes back to its queue when the item leaves the display range (released past `reuseLimit`). Each `range` event's `cells` says which container shows which item.", [
+                "reuseLimit": .integer("Parked cells kept per class (default 8); more are released.").minimum(0).maximum(1000).default(8),
+            ]), "Give items containers (at least one section's `reuseIdentifier` must name a class)."),
+            .optional("data", \.data, .array(.any("Any JSON value.")).maxItems(10000000), "With `cells`: business data per item, in item order across sections (at most the item count); a cell is configured with it."),
         ]
     }
 }
@@ -196,6 +202,7 @@ enum RangeInsertItems: RPCMethod {
         var session: String = ""
         var at: [Int] = []
         var lengths: JSONValue = .null
+        var data: [JSONValue]?
 
         static let fields: [ParamField<Params>] = [
             .required("session", \.session, .ref(.rangeSessionId), "The range session (one of this connection's); another connection's or an unknown id is -32002."),
@@ -203,6 +210,7 @@ enum RangeInsertItems: RPCMethod {
             .required("lengths", \.lengths, .allOf([
                 .ref(.rangeLengths),
             ]).minItems(1), "One length per new item (at least one)."),
+            .optional("data", \.data, .array(.any("Any JSON value.")), "A session with `cells`: business data per new item (at most one per length)."),
         ]
     }
 }
@@ -271,6 +279,38 @@ enum RangeState: RPCMethod {
         static let fields: [ParamField<Params>] = [
             .required("session", \.session, .ref(.rangeSessionId), "The range session (one of this connection's); another connection's or an unknown id is -32002."),
             .optional("paths", \.paths, .array(.ref(.indexPath)), "Items to report on, instead of the whole ranges."),
+        ]
+    }
+}
+
+/// `range.setItemData`: Sets items' business data (sessions with cells).
+enum RangeSetItemData: RPCMethod {
+    static let name = "range.setItemData"
+    static let summary = "Sets items' business data; a bound cell is re-bound with `configure`."
+    static let description = "A session with `cells` (else -32003): each item's data (and its `version`; without one the version goes up by one: the row is dirty). A cell bound to the item is configured with it at once unless it already shows that item at that version (MDTable's `isDirty`); the reply lists the cells re-bound, with their `configure` output. A cell bound later is configured with the data then. Every item is checked before anything changes: -32602 names `items[i].path` (not an item), `items[i].data` (missing), `items[i].version`, `items[i].<member>`. A failing `configure` is -32004: that cell is torn down. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
+    static let tags = ["ranges"]
+    static let result = ResultSpec("set", .object(nil, [
+        "session": .ref(.rangeSessionId),
+        "items": .integer("Items whose data was set.").minimum(0),
+        "rebound": .array(.object(nil, [
+            "path": .ref(.indexPath),
+            "container": .ref(.containerId),
+            "output": .any("`configure`'s output."),
+        ], required: ["path", "container", "output"]), "Cells configured with their item's new data."),
+    ], required: ["session", "items", "rebound"]))
+    static let errors: [ErrorDoc] = [.invalidParams, .unknownObject, .invalidState, .pluginFailed, .unauthorized]
+
+    struct Params: RPCParams {
+        var session = ""
+        var items: [JSONObject] = []
+
+        static let fields: [ParamField<Params>] = [
+            .required("session", \.session, .ref(.rangeSessionId), "The range session (one of this connection's)."),
+            .required("items", \.items, .array(.object(nil, [
+                "path": .ref(.indexPath),
+                "data": .any("The item's business data."),
+                "version": .integer("The data's version (default: one more than the item's last).").minimum(0),
+            ], required: ["path", "data"])).minItems(1).maxItems(100000), "The items and their data."),
         ]
     }
 }

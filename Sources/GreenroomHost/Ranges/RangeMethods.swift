@@ -145,12 +145,33 @@ extension RangeSessions {
             let lazy = p.lazy ?? false
             let visible = p.visible ?? true
             let templates = p.templates ?? false
+            var cellOptions: RangeCells?
+            if let c = p.cells {
+                for key in c.keys where key != "reuseLimit" {
+                    throw .invalidParams(path: "cells.\(key)", "unknown member (known: reuseLimit)")
+                }
+                let limit = try c["reuseLimit"].map { v throws(RPCError) in try Int.decodeParam(v, path: "cells.reuseLimit") } ?? 8
+                guard limit >= 0, limit <= 1000 else { throw .invalidParams(path: "cells.reuseLimit", "must be between 0 and 1000") }
+                guard reuse.contains(where: { host.classes[$0] != nil }) else {
+                    throw .invalidParams(path: "cells", "no section's reuseIdentifier names a class: cells need one")
+                }
+                cellOptions = RangeCells(reuseLimit: limit)
+            }
+            let total = sections.reduce(0, { $0 + $1.count })
+            if let d = p.data {
+                guard cellOptions != nil else { throw .invalidParams(path: "data", "item data is for cells: give cells too") }
+                guard d.count <= total else { throw .invalidParams(path: "data", "has \(d.count) entries for \(total) items") }
+            }
             let session = RangeSession(id: makeID(), sections: sections,
                                        viewportLength: horizontal ? vp.width : vp.height,
                                        viewportCross: horizontal ? vp.height : vp.width, horizontal: horizontal,
                                        tuning: tuning, leadingScreens: leading, prepend: prepend, strategy: strategy,
                                        lazy: lazy, visible: visible)
             let e = RangeEntry(session: session, owner: conn, reuseIdentifiers: reuse)
+            if let cells = cellOptions {
+                for (i, d) in (p.data ?? []).enumerated() { cells.data[i] = d }
+                e.cells = cells
+            }
             sessions[session.id] = e
             refresh(e, checkBatch: true)
             var reply = summary(e)
@@ -250,8 +271,16 @@ extension RangeSessions {
             guard at.count == 2 else { throw .invalidParams(path: "at", "expected an index path [section, row]") }
             let lengths = try Self.lengths(["lengths": p.lengths], path: "")
             guard !lengths.isEmpty else { throw .invalidParams(path: "lengths", "is required (at least one length)") }
+            if let d = p.data, d.count > lengths.count {
+                throw .invalidParams(path: "data", "has \(d.count) entries for \(lengths.count) items")
+            }
             let e = try entry(p.session, owner: conn)
-            _ = try mapped { () throws(RangeError) in try e.session.insert(section: at[0], row: at[1], lengths: lengths) }
+            if p.data != nil, e.cells == nil { throw .invalidParams(path: "data", "item data is for a session with cells") }
+            let flat = try mapped { () throws(RangeError) in try e.session.insert(section: at[0], row: at[1], lengths: lengths) }
+            if let cells = e.cells {
+                cells.shift(from: flat, by: lengths.count)
+                for (i, d) in (p.data ?? []).enumerated() { cells.data[flat + i] = d }
+            }
             // Texture re-checks after a data change with changes, unless dragging.
             refresh(e, checkBatch: !e.session.dragging)
             return .object(summary(e))
@@ -268,12 +297,21 @@ extension RangeSessions {
             }
             guard Set(flats).count == flats.count else { throw .invalidParams(path: "paths", "lists an item twice") }
             var removed: [JSONValue] = []
+            var removedCells: [(path: JSONValue, cell: ContainerRecord)] = []
             // Highest first, so the paths of the rest stay valid while deleting.
             for f in flats.sorted(by: >) {
                 let path = pathJSON(e.session, f)
+                if let cells = e.cells {
+                    // Its cell goes back to its queue (in the update's event); its data goes with it.
+                    if let c = cells.bound.removeValue(forKey: f) { removedCells.append((path, c)) }
+                    cells.data[f] = nil
+                    cells.versions[f] = nil
+                    for (id, s) in cells.shown where s.flat == f { cells.shown[id] = nil }
+                    cells.shift(from: f + 1, by: -1)
+                }
                 if e.session.remove(flat: f) { removed.append(path) }
             }
-            refresh(e, checkBatch: !e.session.dragging, removed: removed)
+            refresh(e, checkBatch: !e.session.dragging, removed: removed, removedCells: removedCells)
             return .object(summary(e))
         }
         r.register(RangeBatchFetchDone.self) { [unowned self] conn, p throws(RPCError) in
@@ -300,13 +338,58 @@ extension RangeSessions {
                 }
                 return ["mode": .string(s.mode.rawValue), "direction": .string(s.direction.wireName), "items": .array(items)]
             }
-            return ["mode": .string(s.mode.rawValue), "direction": .string(s.direction.wireName),
-                    "visible": paths(s, s.members(RangeSpan(s.visible))),
-                    "display": paths(s, s.members(s.display)),
-                    "preload": paths(s, s.members(s.preload))]
+            var state: JSONObject = ["mode": .string(s.mode.rawValue), "direction": .string(s.direction.wireName),
+                                     "visible": paths(s, s.members(RangeSpan(s.visible))),
+                                     "display": paths(s, s.members(s.display)),
+                                     "preload": paths(s, s.members(s.preload))]
+            if e.cells != nil { state["cells"] = cellsState(e) }
+            return .object(state)
+        }
+        r.register(RangeSetItemData.self) { [unowned self] conn, p throws(RPCError) in
+            guard !p.items.isEmpty, p.items.count <= 100_000 else { throw .invalidParams(path: "items", "must have 1 to 100000 entries") }
+            // Every item is checked before anything changes: its shape first, then whether it is an item.
+            var given: [(path: [Int], data: JSONValue, version: Int?)] = []
+            for (i, item) in p.items.enumerated() {
+                for key in item.keys where !["path", "data", "version"].contains(key) {
+                    throw .invalidParams(path: "items[\(i)].\(key)", "unknown member (known: path, data, version)")
+                }
+                let path = try [Int].decodeParam(item["path"] ?? .null, path: "items[\(i)].path")
+                guard path.count == 2 else { throw .invalidParams(path: "items[\(i)].path", "expected an index path [section, row]") }
+                guard let data = item["data"] else { throw .invalidParams(path: "items[\(i)].data", "is required") }
+                let version = try item["version"].map { v throws(RPCError) in try Int.decodeParam(v, path: "items[\(i)].version") }
+                if let version, version < 0 { throw .invalidParams(path: "items[\(i)].version", "must be >= 0") }
+                given.append((path, data, version))
+            }
+            let e = try entry(p.session, owner: conn)
+            guard let cells = e.cells else {
+                throw .invalidState("Range session \(e.session.id) has no cells: item data is for cells (range.create {cells})",
+                                    ["session": .string(e.session.id)])
+            }
+            var changes: [(flat: Int, data: JSONValue, version: Int?)] = []
+            for (i, item) in given.enumerated() {
+                guard let f = e.session.flatIndex(section: item.path[0], row: item.path[1]) else {
+                    throw .invalidParams(path: "items[\(i)].path", "\(item.path) is not an item")
+                }
+                changes.append((f, item.data, item.version))
+            }
+            var rebound: [JSONValue] = []
+            for change in changes {
+                cells.data[change.flat] = change.data
+                // No version given: the data changed (the row is dirty).
+                cells.versions[change.flat] = change.version ?? ((cells.versions[change.flat] ?? 0) + 1)
+                guard let c = cells.bound[change.flat], !c.isDestroyed,
+                      cells.shown[c.id].map({ $0.flat != change.flat || $0.version != cells.versions[change.flat] }) ?? true
+                else { continue }
+                let output = try host.containers.configure(c, data: change.data)
+                cells.shown[c.id] = (change.flat, cells.versions[change.flat] ?? 0)
+                cells.configured += 1
+                rebound.append(["path": pathJSON(e.session, change.flat), "container": .string(c.id), "output": output])
+            }
+            return ["session": .string(e.session.id), "items": .int(changes.count), "rebound": .array(rebound)]
         }
         r.register(RangeDestroy.self) { [unowned self] conn, p throws(RPCError) in
             let e = try entry(p.session, owner: conn)
+            releaseAllCells(e)
             sessions[e.session.id] = nil
             host.updateTracking()
             return ["session": .string(e.session.id), "destroyed": true]

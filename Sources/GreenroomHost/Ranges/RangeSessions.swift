@@ -9,6 +9,8 @@ final class RangeEntry {
     weak var connection: HostConnection?
     /// Reuse identifiers per section (MDTable's templates), when given.
     var reuseIdentifiers: [String]
+    /// Rows as containers (`cells`), when asked for.
+    var cells: RangeCells?
     /// The scroll stream's reply, encoded once per (mode, direction): it rarely changes.
     var streamReply: (mode: RangeMode, forward: Bool, json: EncodedJSON)?
     init(session: RangeSession, owner: HostConnection, reuseIdentifiers: [String]) {
@@ -33,6 +35,8 @@ public final class RangeSessions: HostDomain {
     public init(host: Host) { self.host = host }
 
     var anyTracking: Bool { sessions.values.contains { $0.session.isTracking } }
+    /// Whether any session has cells (its range calls run hooks).
+    var hasCells: Bool { sessions.values.contains { $0.cells != nil } }
 
     /// The connection's range session `id` (-32002 naming `session` otherwise); the last one looked up is
     /// kept, as a scroll stream names the same session call after call.
@@ -64,19 +68,21 @@ public final class RangeSessions: HostDomain {
     /// and sends what changed: one `range` event and `prefetch` events; then a `batch` event when a
     /// fetch should begin (`checkBatch`, judged at `batchOffset`; `decided`: judged earlier in the call).
     func refresh(_ e: RangeEntry, checkBatch: Bool, batchOffset: Double? = nil, decided: Bool? = nil,
-                 removed: [JSONValue] = []) {
+                 removed: [JSONValue] = [], removedCells: [(path: JSONValue, cell: ContainerRecord)] = []) {
         let s = e.session
         let u = s.updateIfNeeded()
         // Most scroll steps change nothing: no event to route, no batch to judge.
-        if u.isEmpty && removed.isEmpty && !checkBatch && decided == nil { return }
+        if u.isEmpty && removed.isEmpty && removedCells.isEmpty && !checkBatch && decided == nil { return }
         let target = e.connection
-        if (!u.isEmpty || !removed.isEmpty), host.events.wants(mask: Self.rangeTopic, owner: target) {
+        let cellsJSON = e.cells == nil ? nil : applyCells(e, u, removedCells: removedCells)
+        if (!u.isEmpty || !removed.isEmpty || cellsJSON != nil), host.events.wants(mask: Self.rangeTopic, owner: target) {
             var f: JSONObject = [
                 "session": .string(s.id), "mode": .string(s.mode.rawValue), "direction": .string(s.direction.wireName),
                 "enter": ["preload": paths(s, u.enterPreload), "display": paths(s, u.enterDisplay), "visible": paths(s, u.enterVisible)],
                 "exit": ["preload": paths(s, u.exitPreload), "display": paths(s, u.exitDisplay), "visible": paths(s, u.exitVisible)],
             ]
             if !removed.isEmpty { f["removed"] = .array(removed) }
+            if let cellsJSON { f["cells"] = cellsJSON }
             host.events.emit(RangeTopic.self, owner: target, f)
         }
         if host.events.wants(mask: Self.prefetchTopic, owner: target) {
@@ -134,12 +140,16 @@ public final class RangeSessions: HostDomain {
     }
 
     public func connectionClosed(_ connection: HostConnection) {
-        for (id, e) in sessions where e.owner == connection.id { sessions[id] = nil }
+        for (id, e) in sessions.sorted(by: { $0.key < $1.key }) where e.owner == connection.id {
+            releaseAllCells(e)
+            sessions[id] = nil
+        }
         host.updateTracking()
     }
 
     public func memoryWarning(level: String, caller: HostConnection?) -> JSONObject {
         for e in sessions.values.sorted(by: { $0.session.id < $1.session.id }) {
+            _ = purgeQueues(e)
             e.session.memoryWarning()
             refresh(e, checkBatch: false)
         }

@@ -250,6 +250,17 @@ struct Bench: ParsableCommand {
             let edits1M = inProcessEdits(items: 1_000_000, samples: quick ? 2_000 : 20_000)
             table.add("range.insertItems/deleteItems on screen, median", unit: "us", values: ["1k items": edits1k, "1M items": edits1M],
                       ratio: ("cost 1M / 1k", edits1M / edits1k), budget: .atMost(2))
+            // Rows as containers: each step of a drag binds, parks, shows and hides a cell (four hooks and
+            // more); the same drag without cells is the baseline.
+            let steps = quick ? 200 : 2_000
+            let plain = try ranges.didScrollRoundTrip(session: try ranges.createSession(items: 1_000_000), steps: steps)
+            let withCells = try ranges.didScrollRoundTrip(session: try ranges.createCellSession(items: 1_000_000), steps: steps)
+            table.add("range.didScroll round trip, cells vs none", unit: "us", values: ["cells": withCells, "none": plain],
+                      ratio: ("cells / none", withCells / plain), budget: nil)
+            let fling = try ranges.containersAfterFling(rows: 10_000)
+            table.add("containers alive after a 10,000-row fling (cells)", unit: "count",
+                      values: ["alive": fling.alive, "bound": fling.bound, "parked": fling.parked],
+                      ratio: ("alive - bound - parked", fling.alive - fling.bound - fling.parked), budget: .atMost(0))
         }
         if wants("connections") {
             // 1,000 connections, each streaming 60 didScroll/s (a fresh host: its own sessions).

@@ -11,6 +11,51 @@ struct RangeBench {
         return s
     }
 
+    /// A session of `items` rows whose section names a class: rows as containers (`cells`).
+    func createCellSession(items: Int) throws -> String {
+        _ = try? client.call("classes.define", ["name": "BenchCell"])
+        let r = try client.call("range.create", ["viewport": ["width": 375, "height": 667], "cells": ["reuseLimit": 8],
+                                                 "sections": [["count": .int(items), "itemLength": 44, "reuseIdentifier": "BenchCell"]]])
+        guard let s = r["session"]?.stringValue else { throw LineClient.Failure(description: "range.create with cells failed") }
+        return s
+    }
+
+    /// Round trips of a drag through `session` (`steps` of 44 points, one row per frame), median in
+    /// microseconds: with cells, each step binds one cell, parks one and makes one appear and one disappear.
+    func didScrollRoundTrip(session: String, steps: Int) throws -> Double {
+        _ = try client.call("range.willBeginDragging", ["session": .string(session)])
+        var times: [Double] = []
+        for i in 1...steps {
+            let t0 = monotonicNanos()
+            _ = try client.call("range.didScroll", ["session": .string(session), "offset": .double(Double(i) * 44)])
+            times.append(Double(monotonicNanos() - t0) / 1000)
+        }
+        _ = try client.call("range.willEndDragging", ["session": .string(session), "velocity": 0])
+        _ = try client.call("range.didEndDecelerating", ["session": .string(session)])
+        _ = try client.call("range.destroy", ["session": .string(session)])
+        return PrerenderBench.median(times)
+    }
+
+    /// Containers alive after a fling through `rows` rows of a session with cells (in jumps of one screen).
+    func containersAfterFling(rows: Int) throws -> (alive: Double, bound: Double, parked: Double) {
+        let before = Double(try client.call("host.stats")["containers"]?["total"]?.intValue ?? 0)
+        let s = try createCellSession(items: rows + 100)
+        _ = try client.call("range.willBeginDragging", ["session": .string(s)])
+        var offset = 0.0
+        while offset < Double(rows) * 44 {
+            offset += 667
+            _ = try client.call("range.didScroll", ["session": .string(s), "offset": .double(offset)])
+        }
+        _ = try client.call("range.willEndDragging", ["session": .string(s), "velocity": 0])
+        _ = try client.call("range.didEndDecelerating", ["session": .string(s)])
+        let cells = try client.call("range.state", ["session": .string(s)])["cells"]
+        let alive = Double(try client.call("host.stats")["containers"]?["total"]?.intValue ?? 0) - before
+        let bound = Double(cells?["bound"]?.arrayValue?.count ?? 0)
+        let parked = Double(cells?["parked"]?["BenchCell"]?.intValue ?? 0)
+        _ = try client.call("range.destroy", ["session": .string(s)])
+        return (alive, bound, parked)
+    }
+
     /// Pipelined `range.didScroll` (a steady drag, 7 points per frame, back and forth) in requests/s.
     func didScrollRate(session: String, total: Int, window: Int = 256, span: Double) throws -> Double {
         var offset = 0.0, step = 7.0

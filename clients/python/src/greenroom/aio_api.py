@@ -74,6 +74,7 @@ from .api import (
     PoolWarmResult,
     PrefetchEvent,
     RangeBatchParam,
+    RangeCreateCells,
     RangeCreated,
     RangeDestroyResult,
     RangeEvent,
@@ -87,6 +88,8 @@ from .api import (
     RangeSection,
     RangeSessionHandle,
     RangeSessionId,
+    RangeSetItemDataItemsItem,
+    RangeSetItemDataResult,
     RangeStrategy,
     RangeStreamState,
     RangeTuning,
@@ -1105,7 +1108,13 @@ class AsyncRangeSession(RangeSessionHandle):
         result: RangeInfo = await self._client.call("range.setViewport", params)
         return result
 
-    async def insert_items(self, at: IndexPath, lengths: RangeLengths) -> RangeInfo:
+    async def insert_items(
+        self,
+        at: IndexPath,
+        lengths: RangeLengths,
+        *,
+        data: Sequence[Any] | None = None,
+    ) -> RangeInfo:
         """Inserts items.
 
         The items go before `at` (`[section, row]`; row may be the section's count, to append). The offset
@@ -1119,6 +1128,8 @@ class AsyncRangeSession(RangeSessionHandle):
         Args:
             at: Where the items go: before this `[section, row]`.
             lengths: One length per new item (at least one).
+            data: A session with `cells`: business data per new item (at most one per length). (Not sent when
+                None.)
 
         Returns:
             ``RangeInfo``: A range session's summary: the reply of every range method that changes the session
@@ -1127,6 +1138,8 @@ class AsyncRangeSession(RangeSessionHandle):
         Wire: ``range.insertItems``.
         """
         params: dict[str, Any] = {"session": self.id, "at": at, "lengths": lengths}
+        if data is not None:
+            params["data"] = list(data)
         result: RangeInfo = await self._client.call("range.insertItems", params)
         return result
 
@@ -1214,6 +1227,29 @@ class AsyncRangeSession(RangeSessionHandle):
         Wire: ``range.destroy``.
         """
         result: RangeDestroyResult = await self._client.call("range.destroy", {"session": self.id})
+        return result
+
+    async def set_item_data(self, items: Sequence[RangeSetItemDataItemsItem]) -> RangeSetItemDataResult:
+        """Sets items' business data; a bound cell is re-bound with `configure`.
+
+        A session with `cells` (else -32003): each item's data (and its `version`; without one the version
+        goes up by one: the row is dirty). A cell bound to the item is configured with it at once unless it
+        already shows that item at that version (MDTable's `isDirty`); the reply lists the cells re-bound,
+        with their `configure` output. A cell bound later is configured with the data then. Every item is
+        checked before anything changes: -32602 names `items[i].path` (not an item), `items[i].data`
+        (missing), `items[i].version`, `items[i].<member>`. A failing `configure` is -32004: that cell is torn
+        down. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds.
+
+        Args:
+            items: The items and their data.
+
+        Returns:
+            ``RangeSetItemDataResult``
+
+        Wire: ``range.setItemData``.
+        """
+        params: dict[str, Any] = {"session": self.id, "items": list(items)}
+        result: RangeSetItemDataResult = await self._client.call("range.setItemData", params)
         return result
 
 
@@ -2947,7 +2983,7 @@ class AsyncPageMethods:
 class AsyncRangeMethods:
     """The ``range.*`` methods (awaitable): ``create``, ``will_begin_dragging``, ``did_scroll``,
     ``will_end_dragging``, ``did_end_decelerating``, ``set_visible``, ``set_viewport``, ``insert_items``,
-    ``delete_items``, ``batch_fetch_done``, ``state``, ``destroy``.
+    ``delete_items``, ``batch_fetch_done``, ``state``, ``destroy``, ``set_item_data``.
 
     Reached as ``client.range``; each call is one request (``client.call("range.create", ...)`` and so on).
     """
@@ -2978,6 +3014,8 @@ class AsyncRangeMethods:
         lazy: bool | None = None,
         visible: bool | None = None,
         templates: bool | None = None,
+        cells: RangeCreateCells | None = None,
+        data: Sequence[Any] | None = None,
     ) -> AsyncRangeSession:
         """Creates a range (prefetch) session (Texture's ASRangeController).
 
@@ -3008,13 +3046,14 @@ class AsyncRangeMethods:
         comparisons. The mode is `minimum` at the first update and becomes `full` at the first
         `range.willBeginDragging` (visible or not). Ranges are recomputed only when the items on the viewport,
         the mode or the visibility change, never for an offset alone. `templates: true` queues one warm-up (a
-        `default`-mode idle task) per section `reuseIdentifier` that names a class whose pool is empty (as
-        MDTable preloads cell templates) and adds `templatesQueued`. -32602 names the bad field: `count` (not
-        0 to 10000000, not `lengths`' length, or more than 10000000 items in all), `itemLength`, `lengths`,
-        `lengths[i]`, `sections` (empty, or given with `count` / `lengths`), `sections[i]`,
-        `sections[i].count`, `sections[i].itemLength`, `sections[i].lengths[j]`,
-        `sections[i].reuseIdentifier`, `sections[i].<member>`, `viewport`, `viewport.width`,
-        `viewport.height`, `axis`, `tuning`, `tuning.<mode>`, `tuning.<mode>.<type>`,
+        `default`-mode idle task, paused while any session tracks) per section `reuseIdentifier` that names a
+        class whose pool at the row's size is empty, at the size its rows have (the viewport's cross size by
+        the length of the first row of the first section using it), as MDTable preloads cell templates, and
+        adds `templatesQueued`. -32602 names the bad field: `count` (not 0 to 10000000, not `lengths`' length,
+        or more than 10000000 items in all), `itemLength`, `lengths`, `lengths[i]`, `sections` (empty, or
+        given with `count` / `lengths`), `sections[i]`, `sections[i].count`, `sections[i].itemLength`,
+        `sections[i].lengths[j]`, `sections[i].reuseIdentifier`, `sections[i].<member>`, `viewport`,
+        `viewport.width`, `viewport.height`, `axis`, `tuning`, `tuning.<mode>`, `tuning.<mode>.<type>`,
         `tuning.<mode>.<type>.leading` / `.trailing` / `.<member>`, `batch`, `batch.leadingScreens`,
         `batch.prepend`, `batch.<member>`, `strategy`, `strategy.name`, `strategy.ratio`, `lazy`, `visible`,
         `templates`. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth`
@@ -3036,8 +3075,12 @@ class AsyncRangeMethods:
                 target region plus what is on screen, recomputed at `range.willEndDragging` and
                 `range.didEndDecelerating` (default false). (Not sent when None.)
             visible: Whether the list starts on screen (default true). (Not sent when None.)
-            templates: Queue a warm template per section `reuseIdentifier` that names a class (default false).
-                (Not sent when None.)
+            templates: Queue a warm template per section `reuseIdentifier` that names a class, at its rows'
+                size (default false). (Not sent when None.)
+            cells: Give items containers (at least one section's `reuseIdentifier` must name a class). (Not
+                sent when None.)
+            data: With `cells`: business data per item, in item order across sections (at most the item
+                count); a cell is configured with it. (Not sent when None.)
 
         Returns:
             ``AsyncRangeSession`` (its ``result``: ``RangeCreated``): `range.create`'s reply: the session's
@@ -3068,6 +3111,10 @@ class AsyncRangeMethods:
             params["visible"] = visible
         if templates is not None:
             params["templates"] = templates
+        if cells is not None:
+            params["cells"] = cells
+        if data is not None:
+            params["data"] = list(data)
         result: RangeCreated = await self._client.call("range.create", params)
         return AsyncRangeSession(self._client, result["session"], result)
 
@@ -3301,6 +3348,8 @@ class AsyncRangeMethods:
         session: RangeSessionId | RangeSessionHandle,
         at: IndexPath,
         lengths: RangeLengths,
+        *,
+        data: Sequence[Any] | None = None,
     ) -> RangeInfo:
         """Inserts items.
 
@@ -3317,6 +3366,8 @@ class AsyncRangeMethods:
                 -32002.
             at: Where the items go: before this `[section, row]`.
             lengths: One length per new item (at least one).
+            data: A session with `cells`: business data per new item (at most one per length). (Not sent when
+                None.)
 
         Returns:
             ``RangeInfo``: A range session's summary: the reply of every range method that changes the session
@@ -3329,6 +3380,8 @@ class AsyncRangeMethods:
             "at": at,
             "lengths": lengths,
         }
+        if data is not None:
+            params["data"] = list(data)
         result: RangeInfo = await self._client.call("range.insertItems", params)
         return result
 
@@ -3439,6 +3492,34 @@ class AsyncRangeMethods:
         """
         params: dict[str, Any] = {"session": session if isinstance(session, str) else session.id}
         result: RangeDestroyResult = await self._client.call("range.destroy", params)
+        return result
+
+    async def set_item_data(
+        self,
+        session: RangeSessionId | RangeSessionHandle,
+        items: Sequence[RangeSetItemDataItemsItem],
+    ) -> RangeSetItemDataResult:
+        """Sets items' business data; a bound cell is re-bound with `configure`.
+
+        A session with `cells` (else -32003): each item's data (and its `version`; without one the version
+        goes up by one: the row is dirty). A cell bound to the item is configured with it at once unless it
+        already shows that item at that version (MDTable's `isDirty`); the reply lists the cells re-bound,
+        with their `configure` output. A cell bound later is configured with the data then. Every item is
+        checked before anything changes: -32602 names `items[i].path` (not an item), `items[i].data`
+        (missing), `items[i].version`, `items[i].<member>`. A failing `configure` is -32004: that cell is torn
+        down. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds.
+
+        Args:
+            session: The range session (one of this connection's).
+            items: The items and their data.
+
+        Returns:
+            ``RangeSetItemDataResult``
+
+        Wire: ``range.setItemData``.
+        """
+        params: dict[str, Any] = {"session": session if isinstance(session, str) else session.id, "items": list(items)}
+        result: RangeSetItemDataResult = await self._client.call("range.setItemData", params)
         return result
 
 

@@ -52,6 +52,7 @@ __all__ = [
     "ContainerInfo",
     "ContainerMethods",
     "ContainerParent",
+    "ContainerParentCell",
     "ContainerParentGreenRoom",
     "ContainerParentPage",
     "ContainerParentStack",
@@ -147,11 +148,15 @@ __all__ = [
     "RangeBatchParam",
     "RangeBuffer",
     "RangeChanges",
+    "RangeCreateCells",
     "RangeCreated",
     "RangeDestroyResult",
     "RangeDirection",
     "RangeEnter",
     "RangeEvent",
+    "RangeEventCells",
+    "RangeEventCellsBoundItem",
+    "RangeEventCellsUnboundItem",
     "RangeExit",
     "RangeInfo",
     "RangeItemCount",
@@ -165,10 +170,15 @@ __all__ = [
     "RangeOffset",
     "RangePhase",
     "RangeRanges",
+    "RangeRangesCells",
+    "RangeRangesCellsBoundItem",
     "RangeSection",
     "RangeSession",
     "RangeSessionHandle",
     "RangeSessionId",
+    "RangeSetItemDataItemsItem",
+    "RangeSetItemDataResult",
+    "RangeSetItemDataResultReboundItem",
     "RangeStrategy",
     "RangeStrategyVariant2",
     "RangeStreamState",
@@ -1102,8 +1112,8 @@ LifecycleEvent = TypedDict("LifecycleEvent", {
   exposure analytics can ignore them.
 - ``animated`` (optional): Appearance hooks only: part of an animated transition.
 - ``size`` (optional): Layout hooks only: the size laid out at.
-- ``parent`` (optional): Containment hooks only: the new parent (a stack, green room or page session
-  id), null when leaving its parent.
+- ``parent`` (optional): Containment hooks only: the new parent (a stack, green room, page session or,
+  for a cell, range session id), null when leaving its parent.
 - ``failed`` (optional): The hook failed: the container is torn down (its `deinit` follows).
 - ``page`` (optional): Set when the container belongs to a page session: a page child (`session` and
   `index`; -1 while parked in the session's reuse queue), or the session's own container in a stack
@@ -1216,6 +1226,49 @@ RangeEnter: TypeAlias = RangeChanges
 """Paths that entered each range (new items that land in a range enter it)."""
 
 
+class RangeEventCellsBoundItem(TypedDict):
+    """The ``RangeEventCellsBoundItem`` object.
+
+    - ``path``
+    - ``container``
+    - ``source``: Where the cell came from: its class's reuse `queue`, a template of the prerender `pool`,
+      or `new`.
+    - ``reused``: True unless `new`.
+    - ``configured``: Whether `configure` ran (false: no data, or it already showed this item at this
+      version).
+    """
+
+    path: IndexPath
+    container: ContainerId
+    source: Literal["queue", "pool", "new"]
+    reused: bool
+    configured: bool
+
+
+class RangeEventCellsUnboundItem(TypedDict):
+    """The ``RangeEventCellsUnboundItem`` object.
+
+    - ``path``
+    - ``container``
+    - ``queued``: Parked in its reuse queue (false: released, past the limit or failed).
+    """
+
+    path: IndexPath
+    container: ContainerId
+    queued: bool
+
+
+class RangeEventCells(TypedDict):
+    """A session with `cells`, when cells changed: which container now shows which item, and which let go of one.
+
+    - ``bound``
+    - ``unbound``
+    """
+
+    bound: list[RangeEventCellsBoundItem]
+    unbound: list[RangeEventCellsUnboundItem]
+
+
 RangeExit: TypeAlias = RangeChanges
 """Paths that left each range (removed items are listed in `removed` instead)."""
 
@@ -1243,6 +1296,8 @@ class RangeEvent(TypedDict):
     - ``exit``
     - ``removed`` (optional): `range.deleteItems` only: the deleted items that were in a range (their
       paths before the deletion, highest first). Present only when there are some.
+    - ``cells`` (optional): A session with `cells`, when cells changed: which container now shows which
+      item, and which let go of one.
     """
 
     seq: EventSeq
@@ -1254,6 +1309,7 @@ class RangeEvent(TypedDict):
     enter: RangeEnter
     exit: RangeExit
     removed: NotRequired[list[IndexPath]]
+    cells: NotRequired[RangeEventCells]
 
 
 class PrefetchEvent(TypedDict):
@@ -1562,6 +1618,17 @@ class ClassDefinition(TypedDict):
     memoryBytes: int
 
 
+class ContainerParentCell(TypedDict):
+    """The ``ContainerParentCell`` object.
+
+    - ``kind``
+    - ``id``
+    """
+
+    kind: Literal["cell"]
+    id: RangeSessionId
+
+
 class ContainerParentGreenRoom(TypedDict):
     """The ``ContainerParentGreenRoom`` object.
 
@@ -1597,8 +1664,16 @@ class ContainerParentStack(TypedDict):
     id: StackId
 
 
-ContainerParent: TypeAlias = ContainerParentStack | ContainerParentGreenRoom | ContainerParentPage | None
-"""Where a container sits: nothing (null), a stack, a green room (idle in a pool) or a page session at an index."""
+ContainerParent: TypeAlias = (
+    ContainerParentStack
+    | ContainerParentGreenRoom
+    | ContainerParentPage
+    | ContainerParentCell
+    | None
+)
+"""Where a container sits: nothing (null), a stack, a green room (idle in a pool), a page session at an index, or
+a range session as a cell (bound to an item or parked).
+"""
 
 
 ContainerInfo = TypedDict("ContainerInfo", {
@@ -2065,6 +2140,42 @@ class RangeStreamState(TypedDict):
     direction: RangeDirection
 
 
+class RangeRangesCellsBoundItem(TypedDict):
+    """The ``RangeRangesCellsBoundItem`` object.
+
+    - ``path``
+    - ``container``
+    """
+
+    path: IndexPath
+    container: ContainerId
+
+
+class RangeRangesCells(TypedDict):
+    """A session with `cells` only: the bound cells, the parked ones per class, and counters.
+
+    - ``reuseLimit``
+    - ``bound``: Bound cells, by item.
+    - ``parked``: Parked cells per class.
+    - ``made``: Cells created.
+    - ``reused``: Bindings from a reuse queue.
+    - ``fromPool``: Bindings from a prerender pool's template.
+    - ``configured``: `configure` runs.
+    - ``skipped``: Bindings that skipped `configure`: the cell already showed that item at that version.
+    - ``released``: Cells released.
+    """
+
+    reuseLimit: int
+    bound: list[RangeRangesCellsBoundItem]
+    parked: dict[str, int]
+    made: int
+    reused: int
+    fromPool: int
+    configured: int
+    skipped: int
+    released: int
+
+
 class RangeRanges(TypedDict):
     """`range.state` without `paths`: the index paths in each range, ascending. A visible item is in all three;
     display items are in preload.
@@ -2074,6 +2185,8 @@ class RangeRanges(TypedDict):
     - ``visible``: Items intersecting the viewport (none while the session is not visible).
     - ``display``: Items in the display range.
     - ``preload``: Items in the preload range.
+    - ``cells`` (optional): A session with `cells` only: the bound cells, the parked ones per class, and
+      counters.
     """
 
     mode: RangeMode
@@ -2081,6 +2194,7 @@ class RangeRanges(TypedDict):
     visible: list[IndexPath]
     display: list[IndexPath]
     preload: list[IndexPath]
+    cells: NotRequired[RangeRangesCells]
 
 
 class RangeItemState(TypedDict):
@@ -2591,6 +2705,19 @@ class PageReloadPageResult(TypedDict):
     output: NotRequired[Any]
 
 
+class RangeCreateCells(TypedDict):
+    """Rows as containers (docs/ranges.md, "Cells"): each item in the display range gets a container of the class
+    its section's `reuseIdentifier` names, from that class's reuse queue, a template of the prerender pool at
+    the row's size, or new; it is configured with the item's data, loaded and laid out at the row's size,
+    appears while the item is visible, and goes back to its queue when the item leaves the display range
+    (released past `reuseLimit`). Each `range` event's `cells` says which container shows which item.
+
+    - ``reuseLimit`` (optional): Parked cells kept per class (default 8); more are released.
+    """
+
+    reuseLimit: NotRequired[int]
+
+
 class RangeWillEndDraggingResult(TypedDict):
     """The ``RangeWillEndDraggingResult`` object.
 
@@ -2611,6 +2738,45 @@ class RangeDestroyResult(TypedDict):
 
     session: RangeSessionId
     destroyed: Literal[True]
+
+
+class RangeSetItemDataItemsItem(TypedDict):
+    """The ``RangeSetItemDataItemsItem`` object.
+
+    - ``path``
+    - ``data``: The item's business data.
+    - ``version`` (optional): The data's version (default: one more than the item's last).
+    """
+
+    path: IndexPath
+    data: Any
+    version: NotRequired[int]
+
+
+class RangeSetItemDataResultReboundItem(TypedDict):
+    """The ``RangeSetItemDataResultReboundItem`` object.
+
+    - ``path``
+    - ``container``
+    - ``output``: `configure`'s output.
+    """
+
+    path: IndexPath
+    container: ContainerId
+    output: Any
+
+
+class RangeSetItemDataResult(TypedDict):
+    """The ``RangeSetItemDataResult`` object.
+
+    - ``session``
+    - ``items``: Items whose data was set.
+    - ``rebound``: Cells configured with their item's new data.
+    """
+
+    session: RangeSessionId
+    items: int
+    rebound: list[RangeSetItemDataResultReboundItem]
 
 
 # -----------------------------------------------------------------------------------------------------------
@@ -2709,6 +2875,7 @@ METHODS: tuple[str, ...] = (
     "range.batchFetchDone",
     "range.state",
     "range.destroy",
+    "range.setItemData",
 )
 """Every method of the document, in its order."""
 
@@ -3736,7 +3903,7 @@ class RangeSession(RangeSessionHandle):
         result: RangeInfo = self._client.call("range.setViewport", params)
         return result
 
-    def insert_items(self, at: IndexPath, lengths: RangeLengths) -> RangeInfo:
+    def insert_items(self, at: IndexPath, lengths: RangeLengths, *, data: Sequence[Any] | None = None) -> RangeInfo:
         """Inserts items.
 
         The items go before `at` (`[section, row]`; row may be the section's count, to append). The offset
@@ -3750,6 +3917,8 @@ class RangeSession(RangeSessionHandle):
         Args:
             at: Where the items go: before this `[section, row]`.
             lengths: One length per new item (at least one).
+            data: A session with `cells`: business data per new item (at most one per length). (Not sent when
+                None.)
 
         Returns:
             ``RangeInfo``: A range session's summary: the reply of every range method that changes the session
@@ -3757,7 +3926,10 @@ class RangeSession(RangeSessionHandle):
 
         Wire: ``range.insertItems``.
         """
-        result: RangeInfo = self._client.call("range.insertItems", {"session": self.id, "at": at, "lengths": lengths})
+        params: dict[str, Any] = {"session": self.id, "at": at, "lengths": lengths}
+        if data is not None:
+            params["data"] = list(data)
+        result: RangeInfo = self._client.call("range.insertItems", params)
         return result
 
     def delete_items(self, paths: Sequence[IndexPath]) -> RangeInfo:
@@ -3844,6 +4016,29 @@ class RangeSession(RangeSessionHandle):
         Wire: ``range.destroy``.
         """
         result: RangeDestroyResult = self._client.call("range.destroy", {"session": self.id})
+        return result
+
+    def set_item_data(self, items: Sequence[RangeSetItemDataItemsItem]) -> RangeSetItemDataResult:
+        """Sets items' business data; a bound cell is re-bound with `configure`.
+
+        A session with `cells` (else -32003): each item's data (and its `version`; without one the version
+        goes up by one: the row is dirty). A cell bound to the item is configured with it at once unless it
+        already shows that item at that version (MDTable's `isDirty`); the reply lists the cells re-bound,
+        with their `configure` output. A cell bound later is configured with the data then. Every item is
+        checked before anything changes: -32602 names `items[i].path` (not an item), `items[i].data`
+        (missing), `items[i].version`, `items[i].<member>`. A failing `configure` is -32004: that cell is torn
+        down. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds.
+
+        Args:
+            items: The items and their data.
+
+        Returns:
+            ``RangeSetItemDataResult``
+
+        Wire: ``range.setItemData``.
+        """
+        params: dict[str, Any] = {"session": self.id, "items": list(items)}
+        result: RangeSetItemDataResult = self._client.call("range.setItemData", params)
         return result
 
 
@@ -5560,7 +5755,7 @@ class PageMethods:
 class RangeMethods:
     """The ``range.*`` methods: ``create``, ``will_begin_dragging``, ``did_scroll``, ``will_end_dragging``,
     ``did_end_decelerating``, ``set_visible``, ``set_viewport``, ``insert_items``, ``delete_items``,
-    ``batch_fetch_done``, ``state``, ``destroy``.
+    ``batch_fetch_done``, ``state``, ``destroy``, ``set_item_data``.
 
     Reached as ``client.range``; each call is one request (``client.call("range.create", ...)`` and so on).
     """
@@ -5591,6 +5786,8 @@ class RangeMethods:
         lazy: bool | None = None,
         visible: bool | None = None,
         templates: bool | None = None,
+        cells: RangeCreateCells | None = None,
+        data: Sequence[Any] | None = None,
     ) -> RangeSession:
         """Creates a range (prefetch) session (Texture's ASRangeController).
 
@@ -5621,13 +5818,14 @@ class RangeMethods:
         comparisons. The mode is `minimum` at the first update and becomes `full` at the first
         `range.willBeginDragging` (visible or not). Ranges are recomputed only when the items on the viewport,
         the mode or the visibility change, never for an offset alone. `templates: true` queues one warm-up (a
-        `default`-mode idle task) per section `reuseIdentifier` that names a class whose pool is empty (as
-        MDTable preloads cell templates) and adds `templatesQueued`. -32602 names the bad field: `count` (not
-        0 to 10000000, not `lengths`' length, or more than 10000000 items in all), `itemLength`, `lengths`,
-        `lengths[i]`, `sections` (empty, or given with `count` / `lengths`), `sections[i]`,
-        `sections[i].count`, `sections[i].itemLength`, `sections[i].lengths[j]`,
-        `sections[i].reuseIdentifier`, `sections[i].<member>`, `viewport`, `viewport.width`,
-        `viewport.height`, `axis`, `tuning`, `tuning.<mode>`, `tuning.<mode>.<type>`,
+        `default`-mode idle task, paused while any session tracks) per section `reuseIdentifier` that names a
+        class whose pool at the row's size is empty, at the size its rows have (the viewport's cross size by
+        the length of the first row of the first section using it), as MDTable preloads cell templates, and
+        adds `templatesQueued`. -32602 names the bad field: `count` (not 0 to 10000000, not `lengths`' length,
+        or more than 10000000 items in all), `itemLength`, `lengths`, `lengths[i]`, `sections` (empty, or
+        given with `count` / `lengths`), `sections[i]`, `sections[i].count`, `sections[i].itemLength`,
+        `sections[i].lengths[j]`, `sections[i].reuseIdentifier`, `sections[i].<member>`, `viewport`,
+        `viewport.width`, `viewport.height`, `axis`, `tuning`, `tuning.<mode>`, `tuning.<mode>.<type>`,
         `tuning.<mode>.<type>.leading` / `.trailing` / `.<member>`, `batch`, `batch.leadingScreens`,
         `batch.prepend`, `batch.<member>`, `strategy`, `strategy.name`, `strategy.ratio`, `lazy`, `visible`,
         `templates`. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth`
@@ -5649,8 +5847,12 @@ class RangeMethods:
                 target region plus what is on screen, recomputed at `range.willEndDragging` and
                 `range.didEndDecelerating` (default false). (Not sent when None.)
             visible: Whether the list starts on screen (default true). (Not sent when None.)
-            templates: Queue a warm template per section `reuseIdentifier` that names a class (default false).
-                (Not sent when None.)
+            templates: Queue a warm template per section `reuseIdentifier` that names a class, at its rows'
+                size (default false). (Not sent when None.)
+            cells: Give items containers (at least one section's `reuseIdentifier` must name a class). (Not
+                sent when None.)
+            data: With `cells`: business data per item, in item order across sections (at most the item
+                count); a cell is configured with it. (Not sent when None.)
 
         Returns:
             ``RangeSession`` (its ``result``: ``RangeCreated``): `range.create`'s reply: the session's summary
@@ -5681,6 +5883,10 @@ class RangeMethods:
             params["visible"] = visible
         if templates is not None:
             params["templates"] = templates
+        if cells is not None:
+            params["cells"] = cells
+        if data is not None:
+            params["data"] = list(data)
         result: RangeCreated = self._client.call("range.create", params)
         return RangeSession(self._client, result["session"], result)
 
@@ -5914,6 +6120,8 @@ class RangeMethods:
         session: RangeSessionId | RangeSessionHandle,
         at: IndexPath,
         lengths: RangeLengths,
+        *,
+        data: Sequence[Any] | None = None,
     ) -> RangeInfo:
         """Inserts items.
 
@@ -5930,6 +6138,8 @@ class RangeMethods:
                 -32002.
             at: Where the items go: before this `[section, row]`.
             lengths: One length per new item (at least one).
+            data: A session with `cells`: business data per new item (at most one per length). (Not sent when
+                None.)
 
         Returns:
             ``RangeInfo``: A range session's summary: the reply of every range method that changes the session
@@ -5942,6 +6152,8 @@ class RangeMethods:
             "at": at,
             "lengths": lengths,
         }
+        if data is not None:
+            params["data"] = list(data)
         result: RangeInfo = self._client.call("range.insertItems", params)
         return result
 
@@ -6052,6 +6264,34 @@ class RangeMethods:
         """
         params: dict[str, Any] = {"session": session if isinstance(session, str) else session.id}
         result: RangeDestroyResult = self._client.call("range.destroy", params)
+        return result
+
+    def set_item_data(
+        self,
+        session: RangeSessionId | RangeSessionHandle,
+        items: Sequence[RangeSetItemDataItemsItem],
+    ) -> RangeSetItemDataResult:
+        """Sets items' business data; a bound cell is re-bound with `configure`.
+
+        A session with `cells` (else -32003): each item's data (and its `version`; without one the version
+        goes up by one: the row is dirty). A cell bound to the item is configured with it at once unless it
+        already shows that item at that version (MDTable's `isDirty`); the reply lists the cells re-bound,
+        with their `configure` output. A cell bound later is configured with the data then. Every item is
+        checked before anything changes: -32602 names `items[i].path` (not an item), `items[i].data`
+        (missing), `items[i].version`, `items[i].<member>`. A failing `configure` is -32004: that cell is torn
+        down. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds.
+
+        Args:
+            session: The range session (one of this connection's).
+            items: The items and their data.
+
+        Returns:
+            ``RangeSetItemDataResult``
+
+        Wire: ``range.setItemData``.
+        """
+        params: dict[str, Any] = {"session": session if isinstance(session, str) else session.id, "items": list(items)}
+        result: RangeSetItemDataResult = self._client.call("range.setItemData", params)
         return result
 
 
