@@ -174,6 +174,8 @@ final class StateFuzzer {
             guard let s = pick(stacks[i] ?? []), let c = pick(containers[i] ?? []) else { return }
             var p: JSONObject = ["stack": .string(s), "container": .string(c), "animated": .bool(chance(0.5))]
             if chance(0.3) { p["reply"] = "afterAppear" }
+            // Every run holds at least one reply for an animated push, whatever the draws.
+            if heldSeen == 0 && calls > 1000 { p["reply"] = "afterAppear"; p["animated"] = true }
             call(i, "stack.push", p)
         case 7:
             guard let s = pick(stacks[i] ?? []) else { return }
@@ -287,6 +289,12 @@ final class StateFuzzer {
         case 24, 25:
             call(i, "clock.advance", ["ms": .double(Double(pick([16, 150, 300, 1000, 6000])!))])
         case 26:
+            // A client's idle tasks, split or not, in either mode, sometimes cancelled; then a drain.
+            if chance(0.3) {
+                let key = "k\(int(0...3))"
+                call(i, "tasks.add", ["key": .string(key), "mode": chance(0.5) ? "common" : "default", "parts": .int(int(1...3))])
+                if chance(0.3) { call(i, "tasks.cancel", ["key": .string(key)]) }
+            }
             call(i, "tasks.drain", [:])
         case 27:
             guard let s = pick(stacks[i] ?? []) else { return }
