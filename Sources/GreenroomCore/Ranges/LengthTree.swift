@@ -9,6 +9,8 @@ public struct LengthTree {
     private var size: [Int32] = []
     private var sum: [Double] = []
     private var length: [Double] = []
+    /// A caller's tag per node (range sessions keep their item keys' slots here), -1 when untagged.
+    private var tags: [Int32] = []
     private var root: Int32 = -1
     private var freeList: [Int32] = []
     private var rng: UInt64
@@ -17,10 +19,11 @@ public struct LengthTree {
 
     /// Builds a perfectly balanced tree in O(n) (no comparison sort anywhere): a million items take
     /// milliseconds, not the half second that blocked the loop for every other connection.
-    public init(lengths: [Double], seed: UInt64 = 0x9E37_79B9_7F4A_7C15) {
+    public init(lengths: [Double], tags: [Int32]? = nil, seed: UInt64 = 0x9E37_79B9_7F4A_7C15) {
         rng = seed
         let n = lengths.count
         length = lengths
+        self.tags = tags ?? [Int32](repeating: -1, count: n)
         sum = [Double](repeating: 0, count: n)
         size = [Int32](repeating: 1, count: n)
         left = [Int32](repeating: -1, count: n)
@@ -108,13 +111,14 @@ public struct LengthTree {
         return UInt32(truncatingIfNeeded: z ^ (z >> 31))
     }
 
-    private mutating func newNode(_ l: Double) -> Int32 {
+    private mutating func newNode(_ l: Double, tag: Int32 = -1) -> Int32 {
         if let reused = freeList.popLast() {
             let i = Int(reused)
-            left[i] = -1; right[i] = -1; size[i] = 1; sum[i] = l; length[i] = l; priority[i] = nextRandom()
+            left[i] = -1; right[i] = -1; size[i] = 1; sum[i] = l; length[i] = l; priority[i] = nextRandom(); tags[i] = tag
             return reused
         }
         left.append(-1); right.append(-1); size.append(1); sum.append(l); length.append(l); priority.append(nextRandom())
+        tags.append(tag)
         return Int32(length.count - 1)
     }
 
@@ -189,6 +193,17 @@ public struct LengthTree {
         return 0
     }
 
+    /// The tag of item `index` (-1: untagged or out of range): O(log n).
+    public func tag(at index: Int) -> Int32 {
+        var t = root, k = index
+        while t >= 0 {
+            let i = Int(t)
+            let ls = sizeOf(left[i])
+            if k < ls { t = left[i] } else if k == ls { return tags[i] } else { k -= ls + 1; t = right[i] }
+        }
+        return -1
+    }
+
     /// The item containing `offset` (the first item whose end is past it); 0 before the start, `count`
     /// at or past the end. Zero-length items are skipped over.
     public func index(containing offset: Double) -> Int { locate(offset).index }
@@ -240,11 +255,11 @@ public struct LengthTree {
     }
 
     /// Inserts items with `lengths` before `index`: O(k log n).
-    public mutating func insert(_ lengths: [Double], at index: Int) {
+    public mutating func insert(_ lengths: [Double], tags newTags: [Int32]? = nil, at index: Int) {
         guard !lengths.isEmpty else { return }
         version &+= 1
         var (a, b) = split(root, index)
-        for l in lengths { a = merge(a, newNode(l)) }
+        for (k, l) in lengths.enumerated() { a = merge(a, newNode(l, tag: newTags?[k] ?? -1)) }
         root = merge(a, b)
     }
 
@@ -267,10 +282,11 @@ public struct LengthTree {
         }
     }
 
-    /// Changes one item's length.
+    /// Changes one item's length (its tag stays).
     public mutating func setLength(_ l: Double, at index: Int) {
+        let tag = tag(at: index)
         remove(at: index)
-        insert([l], at: index)
+        insert([l], tags: [tag], at: index)
     }
 
     /// The tree's height (O(n); for tests: a treap stays O(log n) tall whatever the order of inserts).

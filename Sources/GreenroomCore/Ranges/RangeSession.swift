@@ -80,6 +80,17 @@ public enum RangeError: Error, Equatable, Sendable {
     case lengthsNotFinite
     /// A scroll-stream call that does not fit the session's phase.
     case outOfOrder(RangeCall, phase: RangePhase)
+    /// Keys: missing in a keyed session, given in an unkeyed one, not one per item, or one that an
+    /// item (or an earlier key of the same call, by index) already has.
+    case keysRequired, keysNotKept
+    case keyCount(keys: Int, items: Int)
+    case duplicateKey(String, index: Int, holder: RangeKeyHolder)
+}
+
+/// Who has a key already.
+public enum RangeKeyHolder: Equatable, Sendable {
+    case item(RangePath)
+    case given(Int)
 }
 
 /// The input a `RangeError` is about.
@@ -100,9 +111,9 @@ public enum ScrollDirection: Equatable, Sendable { case up, down, left, right }
 /// `LengthTree`, ranges are index intervals, and events are interval differences.
 public final class RangeSession {
     public let id: String
-    public private(set) var tree: LengthTree
+    public internal(set) var tree: LengthTree
     /// Flat index where each section starts; one more entry than sections (the end).
-    public private(set) var sectionStarts: [Int]
+    public internal(set) var sectionStarts: [Int]
     /// Viewport length along the axis and across it.
     public private(set) var viewportLength: Double
     public private(set) var viewportCross: Double
@@ -127,7 +138,7 @@ public final class RangeSession {
     private var preserveMode = false
     /// Texture's `_needsRangeUpdate`: the ranges are recomputed only when the items on screen, the mode
     /// or the visibility changed.
-    public private(set) var needsUpdate = true
+    public internal(set) var needsUpdate = true
     public private(set) var dragging = false
     public private(set) var decelerating = false
     /// The sign of the motion while dragging: from the client's velocity, else from the offset delta of
@@ -147,12 +158,22 @@ public final class RangeSession {
     public private(set) var display = RangeSpan.empty
     public private(set) var preload = RangeSpan.empty
     /// Items in preload that have been visible since they entered it.
-    private var seen: Set<Int> = []
+    var seen: Set<Int> = []
     /// Items inserted since the last update: inside the shifted intervals but not announced yet, so
     /// they count as unmarked and the next update lists them as entering.
-    private var fresh: [IndexInterval] = []
+    var fresh: [IndexInterval] = []
+    /// Items a batch update moved, by their new flat index: the ranges they were in before it (bits of
+    /// `Carried`). They keep their states by identity: the next update lists them entering only a range
+    /// they were not in, and leaving one they were in and are no longer.
+    var carried: [Int: UInt8] = [:]
+    enum Carried { static let visible: UInt8 = 1, display: UInt8 = 2, preload: UInt8 = 4, seen: UInt8 = 8 }
 
     private func isFresh(_ i: Int) -> Bool { fresh.contains { $0.contains(i) } }
+
+    /// Whether items carry client keys (all of them do, or none), their table, and the sections' keys.
+    public let keyed: Bool
+    var keyTable = RangeKeyTable()
+    public internal(set) var sectionKeys: [String?]
 
     /// The batch fetch in flight (its context id), if any; and whether it prepends.
     public private(set) var batchInFlight: String?
@@ -170,7 +191,7 @@ public final class RangeSession {
     public init(id: String, sections: [[Double]], viewportLength: Double, viewportCross: Double, horizontal: Bool,
                 tuning: RangeTuning = .texture, leadingScreens: Double = 2, prepend: Bool = false,
                 strategy: BatchStrategy = .ranges, lazy: Bool = false, visible: Bool = true,
-                itemLimit: Int = RangeSession.maxItems) {
+                itemLimit: Int = RangeSession.maxItems, keys: [[String]]? = nil, sectionKeys: [String?] = []) {
         self.id = id
         self.itemLimit = itemLimit
         var starts = [0]
@@ -179,7 +200,16 @@ public final class RangeSession {
             flat.append(contentsOf: s)
             starts.append(flat.count)
         }
-        tree = LengthTree(lengths: flat)
+        // Keys are unique (the caller checked): each item's node carries its key's slot.
+        keyed = keys != nil
+        var tags: [Int32]?
+        if let keys {
+            var table = RangeKeyTable()
+            tags = keys.joined().map { table.add($0) }
+            keyTable = table
+        }
+        self.sectionKeys = sectionKeys.count == sections.count ? sectionKeys : Array(repeating: nil, count: sections.count)
+        tree = LengthTree(lengths: flat, tags: tags)
         sectionStarts = starts
         self.viewportLength = viewportLength
         self.viewportCross = viewportCross
@@ -313,7 +343,7 @@ public final class RangeSession {
 
     /// Notes where the viewport is now (a layout pass): when the items on it changed, the ranges need
     /// an update (Texture: `willDisplayCell` / `didEndDisplayingCell` -> `setNeedsUpdate`).
-    private func layout() {
+    func layout() {
         let now = items(offset, offset + viewportLength)
         // Two empty intervals are the same (empty) set on screen, wherever an insert or a delete left
         // the old one: nothing was displayed or ended, so no update (it would take the current
@@ -380,19 +410,19 @@ public final class RangeSession {
                        keepHoles: Bool = false) -> RangeUpdate {
         var u = RangeUpdate()
         // Most scroll steps move less than an item: nothing to diff.
-        if v == visible && d == display && p == preload && (fresh.isEmpty || keepHoles) { return u }
+        if v == visible && d == display && p == preload && (fresh.isEmpty || keepHoles) && carried.isEmpty { return u }
         // Distances are measured from the viewport's items, whether or not the session is visible.
         let onViewport = v.isEmpty ? items(offset, offset + viewportLength) : v
         let ref = onViewport.isEmpty ? tree.index(containing: offset) : onViewport.lo
-        let general = !fresh.isEmpty || alwaysGeneralDiff
-        func diff(_ new: RangeSpan, _ old: RangeSpan, _ entering: RangeUpdate.List, _ leaving: RangeUpdate.List) {
-            if keepHoles && new == old {
+        let general = !fresh.isEmpty || alwaysGeneralDiff || !carried.isEmpty
+        func diff(_ new: RangeSpan, _ old: RangeSpan, _ entering: RangeUpdate.List, _ leaving: RangeUpdate.List, _ bit: UInt8) {
+            if keepHoles && new == old && carried.isEmpty {
                 u.finish(entering)
                 u.finish(leaving)
             } else if general {
-                for i in enteringGeneral(new, old, ref: ref) { u.append(i) }
+                for i in enteringGeneral(new, old, ref: ref) where carried[i].map({ $0 & bit == 0 }) ?? true { u.append(i) }
                 u.finish(entering)
-                for i in leavingGeneral(old, new, ref: ref) { u.append(i) }
+                for i in leavingGeneral(old, new, ref: ref, bit: bit) { u.append(i) }
                 u.finish(leaving)
             } else {
                 appendNearest(&u, Pieces(new, minus: old), ref: ref)
@@ -401,10 +431,11 @@ public final class RangeSession {
                 u.finish(leaving)
             }
         }
-        diff(RangeSpan(v), RangeSpan(visible), .enterVisible, .exitVisible)
-        diff(d, display, .enterDisplay, .exitDisplay)
-        diff(p, preload, .enterPreload, .exitPreload)
+        diff(RangeSpan(v), RangeSpan(visible), .enterVisible, .exitVisible, Carried.visible)
+        diff(d, display, .enterDisplay, .exitDisplay, Carried.display)
+        diff(p, preload, .enterPreload, .exitPreload, Carried.preload)
         if !keepHoles { fresh = [] }
+        carried = [:]
         for k in u.range(.enterVisible) { seen.insert(u[k]) }
         for k in u.range(.enterPreload) where !v.contains(u[k]) { u.append(u[k]) }
         u.finish(.prefetch)
@@ -539,10 +570,15 @@ public final class RangeSession {
         return nearestGeneral(parts, ref: ref)
     }
 
-    private func leavingGeneral(_ old: RangeSpan, _ new: RangeSpan, ref: Int) -> [Int] {
-        if new == old { return [] }
-        let out = nearestGeneral(new.isEmpty ? old.parts : old.subtracting(new), ref: ref)
-        return fresh.isEmpty ? out : out.filter { !isFresh($0) }
+    private func leavingGeneral(_ old: RangeSpan, _ new: RangeSpan, ref: Int, bit: UInt8) -> [Int] {
+        // Moved items that were in the range and are not now leave it, wherever they were put.
+        let moved = carried.compactMap { $0.value & bit != 0 && !new.contains($0.key) ? $0.key : nil }
+        if new == old && moved.isEmpty { return [] }
+        var parts = new.isEmpty ? old.parts : old.subtracting(new)
+        parts += moved.map { IndexInterval($0, $0 + 1) }
+        let out = nearestGeneral(parts, ref: ref)
+        var listed = Set<Int>()
+        return out.filter { (!isFresh($0) || (carried[$0].map { $0 & bit != 0 } ?? false)) && listed.insert($0).inserted }
     }
 
     // MARK: Scroll stream
@@ -681,7 +717,7 @@ public final class RangeSession {
 
     /// Completes the batch in flight; its new items are appended (or prepended). Returns their
     /// flat insertion index.
-    public func finishBatch(context: String, lengths: [Double]) throws(RangeError) -> Int {
+    public func finishBatch(context: String, lengths: [Double], keys: [String]? = nil) throws(RangeError) -> Int {
         guard batchInFlight == context else {
             throw .notBatchInFlight(context: context, inFlight: batchInFlight)
         }
@@ -689,7 +725,8 @@ public final class RangeSession {
         let section = batchPrepends ? 0 : max(0, sectionCount - 1)
         if !lengths.isEmpty {
             // Inserted first: lengths it refuses leave the batch in flight and nothing changed.
-            _ = try insertWithoutLayout(section: section, row: batchPrepends ? 0 : sectionStarts[section + 1] - sectionStarts[section], lengths: lengths)
+            _ = try insertWithoutLayout(section: section, row: batchPrepends ? 0 : sectionStarts[section + 1] - sectionStarts[section],
+                                        lengths: lengths, keys: keys)
             if batchPrepends {
                 // Content grew above: keep what is on screen, and where a fling will stop (a lazy fling
                 // marks the same rows as before, not the new ones that now sit at the old target).
@@ -709,13 +746,13 @@ public final class RangeSession {
     /// Inserts items before (section, row); returns the flat index. Ranges are shifted, not recomputed:
     /// call `updateIfNeeded()` after (they need an update when the items on screen changed).
     @discardableResult
-    public func insert(section: Int, row: Int, lengths: [Double]) throws(RangeError) -> Int {
-        let at = try insertWithoutLayout(section: section, row: row, lengths: lengths)
+    public func insert(section: Int, row: Int, lengths: [Double], keys: [String]? = nil) throws(RangeError) -> Int {
+        let at = try insertWithoutLayout(section: section, row: row, lengths: lengths, keys: keys)
         layout()
         return at
     }
 
-    private func insertWithoutLayout(section: Int, row: Int, lengths: [Double]) throws(RangeError) -> Int {
+    private func insertWithoutLayout(section: Int, row: Int, lengths: [Double], keys: [String]? = nil) throws(RangeError) -> Int {
         guard section >= 0, section < sectionCount else { throw .noSuchSection(section) }
         let size = sectionStarts[section + 1] - sectionStarts[section]
         guard row >= 0, row <= size else { throw .rowOutsideSection(row: row, rows: size) }
@@ -726,18 +763,43 @@ public final class RangeSession {
         guard added.isFinite, (tree.total + added).isFinite, lengths.allSatisfy({ $0.isFinite && $0 >= 0 }) else {
             throw .lengthsNotFinite
         }
+        try checkNewKeys(keys, count: lengths.count)
         let at = sectionStarts[section] + row
-        tree.insert(lengths, at: at)
+        tree.insert(lengths, tags: keys.map { $0.map { keyTable.add($0) } }, at: at)
         let k = lengths.count
         for s in (section + 1)..<sectionStarts.count { sectionStarts[s] += k }
         shift(insertingAt: at, count: k)
         return at
     }
 
+    /// New items' keys: required in a keyed session (one per item, unique among themselves and the
+    /// session's), refused in an unkeyed one.
+    func checkNewKeys(_ keys: [String]?, count: Int) throws(RangeError) {
+        guard keyed else {
+            if keys != nil { throw .keysNotKept }
+            return
+        }
+        guard let keys else {
+            if count == 0 { return }
+            throw .keysRequired
+        }
+        guard keys.count == count else { throw .keyCount(keys: keys.count, items: count) }
+        var given: [String: Int] = [:]
+        for (k, key) in keys.enumerated() {
+            if let first = given[key] { throw .duplicateKey(key, index: k, holder: .given(first)) }
+            given[key] = k
+            if let slot = keyTable.slot[key] {
+                let f = (0..<self.count).first(where: { tree.tag(at: $0) == slot }) ?? 0
+                throw .duplicateKey(key, index: k, holder: .item(path(of: f)))
+            }
+        }
+    }
+
     /// Removes one item by flat index; returns whether it sat in any range. Ranges are shifted.
     public func remove(flat at: Int) -> Bool {
         let wasInRange = preload.contains(at) || display.contains(at) || visible.contains(at)
         var s = path(at).section
+        keyTable.remove(tree.tag(at: at))
         tree.remove(at: at)
         while s + 1 < sectionStarts.count { sectionStarts[s + 1] -= 1; s += 1 }
         shift(insertingAt: at, count: -1)
@@ -745,7 +807,7 @@ public final class RangeSession {
         return wasInRange
     }
 
-    private func shift(insertingAt at: Int, count k: Int) {
+    func shift(insertingAt at: Int, count k: Int) {
         visible = visible.shifted(insertingAt: at, count: k)
         display = display.shifted(insertingAt: at, count: k)
         preload = preload.shifted(insertingAt: at, count: k)
@@ -758,6 +820,11 @@ public final class RangeSession {
         let marked = preload.a.hull(preload.b).hull(display.a).hull(display.b).hull(visible)
         fresh = fresh.map { $0.shifted(insertingAt: at, count: k) }.filter { !$0.intersection(marked).isEmpty }
         if k > 0, !IndexInterval(at, at + k).intersection(marked).isEmpty { fresh.append(IndexInterval(at, at + k)) }
+        if !carried.isEmpty {
+            var shifted: [Int: UInt8] = [:]
+            for (i, bits) in carried where !(k < 0 && i == at) { shifted[k >= 0 ? (i >= at ? i + k : i) : (i > at ? i - 1 : i)] = bits }
+            carried = shifted
+        }
         var moved = Set<Int>()
         for i in seen {
             if k >= 0 { moved.insert(i >= at ? i + k : i) } else if i != at { moved.insert(i > at ? i - 1 : i) }

@@ -40,7 +40,59 @@ extension RPCError {
             self = .invalidParams(path: "lengths", "lengths must be finite, >= 0, and add up to a finite content length")
         case .outOfOrder(let call, let phase):
             self = .outOfOrder(call: call.method, phase: phase.wireName)
+        case .keysRequired:
+            self = .invalidParams(path: "keys", "is required: this session's items have keys")
+        case .keysNotKept:
+            self = .invalidParams(path: "keys", "this session's items have no keys (give keys at range.create)")
+        case .keyCount(let keys, let items):
+            self = .invalidParams(path: "keys", "has \(keys) keys for \(items) items")
+        case .duplicateKey(let key, let index, let holder):
+            let other: String
+            switch holder {
+            case .item(let p): other = "item \(p)'s key"
+            case .given(let j): other = "keys[\(j)] too"
+            }
+            self = .invalidParams(path: "keys[\(index)]", "\"\(key)\" is already \(other)")
         }
+    }
+
+    /// A batch's refusal: -32602 naming the first bad update and its member (`updates[i].paths[k]`).
+    init(_ e: RangeBatchError) {
+        var path = "updates[\(e.update)]"
+        switch e.member {
+        case .paths(let k): path += ".paths[\(k)]"
+        case .at: path += ".at"
+        case .from: path += ".from"
+        case .to: path += ".to"
+        case .lengths: path += ".lengths"
+        case .keys(let k): path += ".keys[\(k)]"
+        case .sections(let k): path += ".sections[\(k)]"
+        case .whole: break
+        }
+        let why: String
+        switch e.reason {
+        case .noSuchItem(let p): why = "\(p) is not an item"
+        case .noSuchSection(let s): why = "section \(s) does not exist"
+        case .alreadyUpdated(let u): why = "names an item or section that updates[\(u)] already deletes, moves, reloads or resizes"
+        case .inDeletedSection(let s, let u): why = "is in section \(s), which updates[\(u)] deletes"
+        case .rowOutside(let p, let rows): why = "\(p) is outside its section after the batch (it will have \(rows) rows)"
+        case .destinationTaken(let p, let u): why = "\(p) is already the destination of updates[\(u)]"
+        case .intoInsertedSection(let s): why = "section \(s) is inserted by this batch and brings its own items"
+        case .sectionOutside(let s, let n): why = "section \(s) is outside 0..<\(n) after the batch"
+        case .sectionTaken(let s, let u): why = "section \(s) is already the destination of updates[\(u)]"
+        case .badLengths: why = "lengths must be one per item, finite, >= 0, and add up to a finite content length"
+        case .keysRequired: why = "keys are required: this session's items have keys"
+        case .keysNotKept: why = "this session's items have no keys (give keys at range.create)"
+        case .keyCount: why = "keys must be one per item"
+        case .duplicateKey(let key, let holder):
+            switch holder {
+            case .item(let p): why = "key \"\(key)\" is already item \(p)'s"
+            case .section(let s): why = "key \"\(key)\" is already section \(s)'s"
+            case .update(let u): why = "key \"\(key)\" is already given by updates[\(u)]"
+            }
+        case .tooManyItems(let limit): why = "a session holds at most \(limit) items in all"
+        }
+        self = .invalidParams(path: path, why)
     }
 
     /// A page session's refusal; a failed child is `child`'s to map (the host tears it down).
