@@ -921,15 +921,39 @@ export interface RangeEvent {
   /** Paths that left each range (removed items are listed in `removed` instead). */
   exit: RangeExit;
   /**
-   * `range.deleteItems` only: the deleted items that were in a range (their paths before the deletion,
-   * highest first). Present only when there are some.
+   * `range.deleteItems`, `range.performBatchUpdates` and `range.applySnapshot`: the deleted items that were
+   * in a range (their paths before the deletion; highest first for `range.deleteItems`, ascending for a
+   * batch). Present only when there are some.
    */
   removed?: IndexPath[];
+  /**
+   * A batch's moved items that were in a range: their paths before and after it. They keep their states: they
+   * enter or exit only the ranges they really entered or left.
+   */
+  moved?: RangeEventMovedItem[];
+  /** A keyed session only: the keys beside the paths of `enter`, `exit` and `removed`, in the same order. */
+  keys?: RangeEventKeys;
   /**
    * A session with `cells`, when cells changed: which container now shows which item, and which let go of
    * one.
    */
   cells?: RangeEventCells;
+}
+
+export interface RangeEventMovedItem {
+  /** An item's index path `[section, row]`. */
+  from: IndexPath;
+  /** An item's index path `[section, row]`. */
+  to: IndexPath;
+}
+
+/** A keyed session only: the keys beside the paths of `enter`, `exit` and `removed`, in the same order. */
+export interface RangeEventKeys {
+  /** A keyed session only: the keys of the paths beside them, in the same order. */
+  enter: RangeKeyLists;
+  /** A keyed session only: the keys of the paths beside them, in the same order. */
+  exit: RangeKeyLists;
+  removed?: string[];
 }
 
 /** A session with `cells`, when cells changed: which container now shows which item, and which let go of one. */
@@ -981,6 +1005,8 @@ export interface PrefetchEvent {
   kind: "prefetchItems" | "cancelPrefetching";
   /** The items concerned. */
   paths: IndexPath[];
+  /** A keyed session only: the items' keys, beside `paths`. */
+  keys?: string[];
 }
 
 /**
@@ -1507,6 +1533,116 @@ export interface RangeSection {
   lengths?: RangeLengths;
   /** The section's cell class name (MDTable's templates). */
   reuseIdentifier?: string;
+  /** The items' keys, one per item (a keyed session: every section with items gives them). */
+  keys?: RangeKeys;
+  /** The section's own key, unique among sections. */
+  key?: string;
+}
+
+/**
+ * Client keys, one per item: stable identities unique within the session (UICollectionView's diffable
+ * identifiers, RecyclerView's stable ids, React Native's `keyExtractor`). Events and `range.state` give them
+ * beside index paths. A duplicate is -32602 naming both places.
+ */
+export type RangeKeys = string[];
+
+/** A keyed session only: the keys of the paths beside them, in the same order. */
+export interface RangeKeyLists {
+  preload: string[];
+  display: string[];
+  visible: string[];
+}
+
+/** One update of `range.performBatchUpdates`, by its `op`. */
+export type RangeBatchUpdate =
+  | RangeBatchUpdateDeleteItems
+  | RangeBatchUpdateInsertItems
+  | RangeBatchUpdateMoveItem
+  | RangeBatchUpdateReloadItems
+  | RangeBatchUpdateSetLengths
+  | RangeBatchUpdateInsertSections
+  | RangeBatchUpdateDeleteSections
+  | RangeBatchUpdateMoveSection;
+
+/** Deletes items (paths before the batch). */
+export interface RangeBatchUpdateDeleteItems {
+  op: "deleteItems";
+  paths: IndexPath[];
+}
+
+/** Inserts items before `at` (a path after the batch); `keys` in a keyed session. */
+export interface RangeBatchUpdateInsertItems {
+  op: "insertItems";
+  /** An item's index path `[section, row]`. */
+  at: IndexPath;
+  /** Item lengths along the axis, one per item (a bad entry is -32602 `data.path: "lengths[i]"`). */
+  lengths: RangeLengths;
+  /**
+   * Client keys, one per item: stable identities unique within the session (UICollectionView's diffable
+   * identifiers, RecyclerView's stable ids, React Native's `keyExtractor`). Events and `range.state` give
+   * them beside index paths. A duplicate is -32602 naming both places.
+   */
+  keys?: RangeKeys;
+  /** A session with `cells`: data per new item. */
+  data?: unknown[];
+}
+
+/** Moves an item: `from` before the batch, `to` after it. The item keeps its states, key, data and cell. */
+export interface RangeBatchUpdateMoveItem {
+  op: "moveItem";
+  /** An item's index path `[section, row]`. */
+  from: IndexPath;
+  /** An item's index path `[section, row]`. */
+  to: IndexPath;
+}
+
+/** Reloads items (paths before the batch): their states stay; a bound cell is configured again. */
+export interface RangeBatchUpdateReloadItems {
+  op: "reloadItems";
+  paths: IndexPath[];
+}
+
+/** Resizes items (paths before the batch), one length per path. */
+export interface RangeBatchUpdateSetLengths {
+  op: "setLengths";
+  paths: IndexPath[];
+  /** Item lengths along the axis, one per item (a bad entry is -32602 `data.path: "lengths[i]"`). */
+  lengths: RangeLengths;
+}
+
+/** Inserts sections before `at` (an index after the batch), each with its items. */
+export interface RangeBatchUpdateInsertSections {
+  op: "insertSections";
+  at: number;
+  sections: RangeSection[];
+}
+
+/** Deletes sections (indices before the batch) with their items. */
+export interface RangeBatchUpdateDeleteSections {
+  op: "deleteSections";
+  sections: number[];
+}
+
+/** Moves a section with its items: `from` before the batch, `to` after it. */
+export interface RangeBatchUpdateMoveSection {
+  op: "moveSection";
+  from: number;
+  to: number;
+}
+
+/**
+ * One section of a snapshot: its items' keys in their new order, and optionally their lengths (one per key;
+ * required for keys the session does not have, and a different length resizes a kept item).
+ */
+export interface RangeSnapshotSection {
+  /**
+   * Client keys, one per item: stable identities unique within the session (UICollectionView's diffable
+   * identifiers, RecyclerView's stable ids, React Native's `keyExtractor`). Events and `range.state` give
+   * them beside index paths. A duplicate is -32602 naming both places.
+   */
+  keys: RangeKeys;
+  /** Item lengths along the axis, one per item (a bad entry is -32602 `data.path: "lengths[i]"`). */
+  lengths?: RangeLengths;
 }
 
 /**
@@ -1638,6 +1774,23 @@ export interface RangeInfo {
    * null when none is.
    */
   batchInFlight: BatchContextId | null;
+  /**
+   * `range.performBatchUpdates` and `range.applySnapshot` only: how many items the batch deleted, inserted,
+   * moved, reloaded and resized (items of deleted, inserted and moved sections included).
+   */
+  applied?: RangeInfoApplied;
+}
+
+/**
+ * `range.performBatchUpdates` and `range.applySnapshot` only: how many items the batch deleted, inserted,
+ * moved, reloaded and resized (items of deleted, inserted and moved sections included).
+ */
+export interface RangeInfoApplied {
+  deleted: number;
+  inserted: number;
+  moved: number;
+  reloaded: number;
+  resized: number;
 }
 
 /**
@@ -1732,6 +1885,8 @@ export interface RangeRanges {
   display: IndexPath[];
   /** Items in the preload range. */
   preload: IndexPath[];
+  /** A keyed session only: the keys beside `visible`, `display` and `preload`. */
+  keys?: RangeKeyLists;
   /** A session with `cells` only: the bound cells, the parked ones per class, and counters. */
   cells?: RangeRangesCells;
 }
@@ -1768,6 +1923,8 @@ export interface RangeRangesCellsBoundItem {
 export interface RangeItemState {
   /** An item's index path `[section, row]`. */
   path: IndexPath;
+  /** A keyed session only: the item's key. */
+  key?: string;
   preload: boolean;
   display: boolean;
   visible: boolean;
@@ -2884,6 +3041,11 @@ export interface RangeCreateParams {
    * configured with it.
    */
   data?: unknown[];
+  /**
+   * Section 0's item keys, with `count` / `lengths` (with `sections`, each section gives its own). A session
+   * made with keys is keyed: every later insert gives keys too.
+   */
+  keys?: RangeKeys;
 }
 
 /**
@@ -2984,6 +3146,8 @@ export interface RangeInsertItemsParams {
   lengths: RangeLengths;
   /** A session with `cells`: business data per new item (at most one per length). */
   data?: unknown[];
+  /** A keyed session: one key per new item (required there, refused elsewhere). */
+  keys?: RangeKeys;
 }
 
 /** The params of `range.deleteItems` (by name; by position in this order). */
@@ -3002,6 +3166,8 @@ export interface RangeBatchFetchDoneParams {
   context: BatchContextId;
   /** The lengths of the items fetched (default none). */
   lengths?: RangeLengths;
+  /** A keyed session: one key per item fetched. */
+  keys?: RangeKeys;
 }
 
 /** The params of `range.state` (by name; by position in this order). */
@@ -3057,6 +3223,22 @@ export interface RangeSetItemDataResultReboundItem {
   container: ContainerId;
   /** `configure`'s output. */
   output: unknown;
+}
+
+/** The params of `range.performBatchUpdates` (by name; by position in this order). */
+export interface RangePerformBatchUpdatesParams {
+  /** The range session (one of this connection's); another connection's or an unknown id is -32002. */
+  session: RangeSessionId;
+  /** The updates, in any order (the index rules do not depend on it). */
+  updates: RangeBatchUpdate[];
+}
+
+/** The params of `range.applySnapshot` (by name; by position in this order). */
+export interface RangeApplySnapshotParams {
+  /** The range session (one of this connection's). */
+  session: RangeSessionId;
+  /** Each section's keys in their new order. */
+  sections: RangeSnapshotSection[];
 }
 
 // -----------------------------------------------------------------------------------------------------------
@@ -3733,12 +3915,13 @@ export interface Methods {
    * and adds `templatesQueued`. -32602 names the bad field: `count` (not 0 to 10000000, not `lengths`'
    * length, or more than 10000000 items in all), `itemLength`, `lengths`, `lengths[i]`, `sections` (empty, or
    * given with `count` / `lengths`), `sections[i]`, `sections[i].count`, `sections[i].itemLength`,
-   * `sections[i].lengths[j]`, `sections[i].reuseIdentifier`, `sections[i].<member>`, `viewport`,
-   * `viewport.width`, `viewport.height`, `axis`, `tuning`, `tuning.<mode>`, `tuning.<mode>.<type>`,
-   * `tuning.<mode>.<type>.leading` / `.trailing` / `.<member>`, `batch`, `batch.leadingScreens`,
-   * `batch.prepend`, `batch.<member>`, `strategy`, `strategy.name`, `strategy.ratio`, `lazy`, `visible`,
-   * `templates`. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth`
-   * succeeds.
+   * `sections[i].lengths[j]`, `sections[i].reuseIdentifier`, `sections[i].keys` (not one per item, or keys in
+   * some sections only), `sections[i].keys[j]` (a duplicate, naming the other place), `sections[i].key`,
+   * `sections[i].<member>`, `keys`, `keys[j]`, `viewport`, `viewport.width`, `viewport.height`, `axis`,
+   * `tuning`, `tuning.<mode>`, `tuning.<mode>.<type>`, `tuning.<mode>.<type>.leading` / `.trailing` /
+   * `.<member>`, `batch`, `batch.leadingScreens`, `batch.prepend`, `batch.<member>`, `strategy`,
+   * `strategy.name`, `strategy.ratio`, `lazy`, `visible`, `templates`. Over TCP with a token, every method
+   * but `host.auth` answers -32006 until `host.auth` succeeds.
    */
   "range.create": { params: RangeCreateParams; result: RangeCreated };
   /**
@@ -3828,8 +4011,10 @@ export interface Methods {
    * viewport changed (new items that land in a range then enter it, listed once in the `range` event);
    * otherwise new items stay unmarked until the next update (as Texture). Batch fetching is judged unless
    * dragging. -32602: `at` (not a `[section, row]`), `at[0]` (no such section), `at[1]` (row outside
-   * 0...count), `lengths` (missing or empty, or more than 10000000 items in all), `lengths[i]`. Over TCP with
-   * a token, every method but `host.auth` answers -32006 until `host.auth` succeeds.
+   * 0...count), `lengths` (missing or empty, or more than 10000000 items in all), `lengths[i]`, `keys`
+   * (missing in a keyed session, given in an unkeyed one, or not one per item), `keys[i]` (a key the session
+   * has, or given twice). Over TCP with a token, every method but `host.auth` answers -32006 until
+   * `host.auth` succeeds.
    */
   "range.insertItems": { params: RangeInsertItemsParams; result: RangeInfo };
   /**
@@ -3884,6 +4069,39 @@ export interface Methods {
    * TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds.
    */
   "range.setItemData": { params: RangeSetItemDataParams; result: RangeSetItemDataResult };
+  /**
+   * Applies many updates at once (UICollectionView's performBatchUpdates).
+   *
+   * Every update is checked first, and a refused batch changes nothing: -32602 names the first bad update and
+   * its member (`updates[i].paths[k]`, `updates[i].at`, `updates[i].from`, `updates[i].to`,
+   * `updates[i].lengths`, `updates[i].keys[k]`, `updates[i].sections[k]`, `updates[i].<member>`). UIKit's
+   * index rules: `deleteItems`, `reloadItems`, `setLengths`, `deleteSections` and the `from` of moves name
+   * items and sections as they are before the batch; `insertItems`, `insertSections` and the `to` of moves as
+   * they are after it. An item may be named by one of delete, move, reload or resize only (deleting a moved
+   * item, reloading a moved one, and the like are refused); items of a deleted section may not be named, nor
+   * moved out of a moved section; inserts and moves may not go into an inserted section (it brings its own
+   * items) or past the end of their section after the batch; at least one section stays. The whole batch is
+   * one update: one `range` event (deleted items that were in a range in `removed`, moved ones in `moved`; a
+   * moved item keeps its states, key, data and cell), one set of prefetch changes, and a batch fetch judged
+   * once unless dragging. Reloaded items keep their states; a bound cell is configured again (its data
+   * version goes up). Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth`
+   * succeeds.
+   */
+  "range.performBatchUpdates": { params: RangePerformBatchUpdatesParams; result: RangeInfo };
+  /**
+   * Gives a keyed session its new item order; the host computes the changes (a diffable data source).
+   *
+   * A keyed session only (else -32003). `sections` lists every section's keys in their new order (as many
+   * sections as the session has: sections change with `range.performBatchUpdates`). Keys the snapshot leaves
+   * out are deleted, new keys inserted (their `lengths` entries are required), and kept items that changed
+   * place are moved: the fewest moves, keeping the longest run of items already in order (a longest
+   * increasing subsequence). A kept item whose given length differs is resized. The changes are applied as
+   * one `range.performBatchUpdates`, with its events and its `applied` counts. -32602: `sections` (not one
+   * per section), `sections[i].keys[j]` (a duplicate), `sections[i].lengths` (not one per key),
+   * `sections[i].lengths[j]` (not a length). Over TCP with a token, every method but `host.auth` answers
+   * -32006 until `host.auth` succeeds.
+   */
+  "range.applySnapshot": { params: RangeApplySnapshotParams; result: RangeInfo };
 }
 
 /** A method's name. */

@@ -1570,19 +1570,21 @@ def test_positional_params_of_range_methods(conn: Conn) -> None:
     # The documented order is the host's (null, by position, stands for an absent param).
     order = {
         "range.create": ["count", "itemLength", "lengths", "sections", "viewport", "axis", "tuning", "batch", "strategy",
-                         "lazy", "visible", "templates", "cells", "data"],
+                         "lazy", "visible", "templates", "cells", "data", "keys"],
         "range.willBeginDragging": ["session", "offset", "velocity"],
         "range.didScroll": ["session", "offset", "velocity"],
         "range.willEndDragging": ["session", "velocity", "targetOffset", "offset"],
         "range.didEndDecelerating": ["session", "offset"],
         "range.setVisible": ["session", "visible"],
         "range.setViewport": ["session", "viewport", "width", "height"],
-        "range.insertItems": ["session", "at", "lengths", "data"],
+        "range.insertItems": ["session", "at", "lengths", "data", "keys"],
         "range.deleteItems": ["session", "paths"],
-        "range.batchFetchDone": ["session", "context", "lengths"],
+        "range.batchFetchDone": ["session", "context", "lengths", "keys"],
         "range.state": ["session", "paths"],
         "range.setItemData": ["session", "items"],
         "range.destroy": ["session"],
+        "range.performBatchUpdates": ["session", "updates"],
+        "range.applySnapshot": ["session", "sections"],
     }
     assert sorted(order) == sorted(m for m in METHODS if m.startswith("range."))
     for method, names in order.items():

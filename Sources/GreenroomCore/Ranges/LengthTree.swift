@@ -204,6 +204,21 @@ public struct LengthTree {
         return -1
     }
 
+    /// Every item's tag in order: O(n).
+    public func allTags() -> [Int32] {
+        var out: [Int32] = []
+        out.reserveCapacity(count)
+        var stack: [Int32] = []
+        var t = root
+        while t >= 0 || !stack.isEmpty {
+            while t >= 0 { stack.append(t); t = left[Int(t)] }
+            let n = stack.removeLast()
+            out.append(tags[Int(n)])
+            t = right[Int(n)]
+        }
+        return out
+    }
+
     /// The item containing `offset` (the first item whose end is past it); 0 before the start, `count`
     /// at or past the end. Zero-length items are skipped over.
     public func index(containing offset: Double) -> Int { locate(offset).index }

@@ -75,6 +75,8 @@ public struct RangeBatchError: Error, Equatable, Sendable {
         case duplicateKey(String, holder: KeyHolder)
         /// More items than the session may hold.
         case tooManyItems(limit: Int)
+        /// Deleting every section (a session keeps at least one).
+        case noSectionsLeft
     }
     /// Who holds a key already.
     public enum KeyHolder: Equatable, Sendable {
@@ -97,8 +99,9 @@ public struct RangeBatchResult: Sendable {
     /// Deleted items (with those of deleted sections), flat index and path before the batch, and
     /// whether each was in a range; their keys in a keyed session.
     public var deleted: [(flat: Int, path: RangePath, inRange: Bool, key: String?)] = []
-    /// Moved items (with those of moved sections): flat index before and after.
-    public var moved: [(from: Int, to: Int)] = []
+    /// Moved items (with those of moved sections): flat index and path before, flat index after, and
+    /// whether the item was in a range.
+    public var moved: [(from: Int, fromPath: RangePath, to: Int, inRange: Bool)] = []
     /// Inserted items' flat indices after the batch (with those of inserted sections), ascending.
     public var inserted: [Int] = []
     /// Reloaded and resized items' flat indices after the batch.
@@ -207,10 +210,11 @@ extension RangeSession {
         // Old states of moved items, taken before anything moves.
         var carriedBits: [Int: UInt8] = [:]
         for (old, _) in plan.movedOldToNew { carriedBits[old] = bits(old) }
-        var movedTags: [Int: Int32] = [:], movedLengths: [Int: Double] = [:]
+        var movedTags: [Int: Int32] = [:], movedLengths: [Int: Double] = [:], movedPaths: [Int: RangePath] = [:]
         for (old, _) in plan.movedOldToNew {
             movedTags[old] = tree.tag(at: old)
             movedLengths[old] = tree.length(at: old)
+            movedPaths[old] = path(of: old)
         }
         // Removals, highest first: deleted items give their key back; moved ones keep theirs.
         for old in plan.removedOld.reversed() {
@@ -234,7 +238,7 @@ extension RangeSession {
                 result.inserted.append(flat)
             case .moved(let old):
                 tree.insert([movedLengths[old]!], tags: [movedTags[old]!], at: flat)
-                result.moved.append((old, flat))
+                result.moved.append((old, movedPaths[old]!, flat, carriedBits[old]! & 7 != 0))
                 carriedNew[flat] = carriedBits[old]
             }
             shift(insertingAt: flat, count: 1)
@@ -311,6 +315,9 @@ private struct BatchPlan {
             }
         }
         let newSectionCount = oldSections - sectionFate.values.filter(\.deleted).count + insertedSectionCount
+        if newSectionCount == 0, let u = updates.indices.last(where: { if case .deleteSections = updates[$0] { true } else { false } }) {
+            throw fail(u, .whole, .noSectionsLeft)
+        }
         for (u, op) in updates.enumerated() {
             switch op {
             case .moveSection(let from, let to):
@@ -337,10 +344,14 @@ private struct BatchPlan {
 
         // Items named before the batch.
         var fate: [Int: (update: Int, fate: ItemFate)] = [:]
-        func oldItem(_ u: Int, _ m: RangeBatchError.Member, _ p: RangePath) throws(RangeBatchError) -> Int {
+        var resizedToo: [Int: Int] = [:]
+        func oldItem(_ u: Int, _ m: RangeBatchError.Member, _ p: RangePath, besides: ItemFate? = nil) throws(RangeBatchError) -> Int {
             guard let f = s.flatIndex(section: p.section, row: p.row) else { throw fail(u, m, .noSuchItem(p)) }
             if let sf = sectionFate[p.section], sf.deleted { throw fail(u, m, .inDeletedSection(p.section, by: sf.update)) }
-            if let other = fate[f] { throw fail(u, m, .alreadyUpdated(by: other.update)) }
+            // A resize and a move may name the same item (the length is the one it moves with);
+            // every other pair is a mistake.
+            if let other = fate[f], besides == nil || other.fate != besides! { throw fail(u, m, .alreadyUpdated(by: other.update)) }
+            if let r = resizedToo[f] { throw fail(u, m, .alreadyUpdated(by: r)) }
             return f
         }
         // Destinations after the batch, per new section: row -> (update, source).
@@ -381,10 +392,15 @@ private struct BatchPlan {
             case .setLengths(let paths, let lengths):
                 guard lengths.count == paths.count else { throw fail(u, .lengths, .badLengths) }
                 try checkLengths(u, lengths)
-                for (k, p) in paths.enumerated() { let f = try oldItem(u, .paths(k), p); fate[f] = (u, .resized); resizedOld.append((f, lengths[k])) }
+                for (k, p) in paths.enumerated() {
+                    let f = try oldItem(u, .paths(k), p, besides: .movedOut)
+                    if fate[f] == nil { fate[f] = (u, .resized) } else { resizedToo[f] = u }
+                    resizedOld.append((f, lengths[k]))
+                }
             case .moveItem(let from, _):
-                let f = try oldItem(u, .from, from)
+                let f = try oldItem(u, .from, from, besides: .resized)
                 if let sf = sectionFate[from.section], !sf.deleted { throw fail(u, .from, .alreadyUpdated(by: sf.update)) }
+                if let r = fate[f] { resizedToo[f] = r.update }
                 fate[f] = (u, .movedOut)
             case .insertItems(_, let items):
                 guard !items.lengths.isEmpty else { throw fail(u, .lengths, .badLengths) }
@@ -501,5 +517,77 @@ private struct BatchPlan {
         }
         placements.sort { $0.flat < $1.flat }
         for p in placements { if case .moved(let old) = p.source { movedOldToNew[old] = p.flat } }
+    }
+}
+
+extension RangeSession {
+    public func hasKey(_ key: String) -> Bool { keyTable.contains(key) }
+
+    /// The updates that turn a keyed session's items into `sections` (every section's keys in their new
+    /// order, with lengths for new keys): keys left out are deleted, new ones inserted, and kept items
+    /// moved only when they change section or fall outside the longest run of items already in order
+    /// in their section (a longest increasing subsequence: the fewest moves). A kept item whose given
+    /// length differs is resized. O(n log n) in the snapshot's size.
+    public func snapshotUpdates(_ sections: [(keys: [String], lengths: [Double]?)]) -> [RangeBatchOp] {
+        var old: [String: RangePath] = [:]
+        old.reserveCapacity(count)
+        let tags = tree.allTags()
+        var sec = 0
+        for (f, t) in tags.enumerated() {
+            while sec + 1 < sectionStarts.count && sectionStarts[sec + 1] <= f { sec += 1 }
+            if let k = keyTable.name(t) { old[k] = RangePath(sec, f - sectionStarts[sec]) }
+        }
+        var updates: [RangeBatchOp] = []
+        var kept = Set<String>()
+        var resizes: [(RangePath, Double)] = []
+        for (i, section) in sections.enumerated() {
+            // Kept items from this same section, by new row: their old rows; the longest increasing run stays.
+            var sameRows: [(newRow: Int, oldRow: Int)] = []
+            for (j, key) in section.keys.enumerated() {
+                if let p = old[key] {
+                    kept.insert(key)
+                    if p.section == i { sameRows.append((j, p.row)) }
+                    if let l = section.lengths?[j], l != tree.length(at: sectionStarts[p.section] + p.row) { resizes.append((p, l)) }
+                }
+            }
+            let staying = Set(Self.longestIncreasing(sameRows.map(\.oldRow)).map { sameRows[$0].newRow })
+            var run: (at: Int, lengths: [Double], keys: [String])?
+            func flush() {
+                if let r = run { updates.append(.insertItems(at: RangePath(i, r.at), RangeItems(lengths: r.lengths, keys: r.keys))) }
+                run = nil
+            }
+            for (j, key) in section.keys.enumerated() {
+                if let p = old[key] {
+                    flush()
+                    if !staying.contains(j) || p.section != i { updates.append(.moveItem(from: p, to: RangePath(i, j))) }
+                } else {
+                    let l = section.lengths?[j] ?? 0
+                    if run != nil { run!.lengths.append(l); run!.keys.append(key) } else { run = (j, [l], [key]) }
+                }
+            }
+            flush()
+        }
+        let gone = old.filter { !kept.contains($0.key) }.map(\.value).sorted()
+        if !gone.isEmpty { updates.append(.deleteItems(gone)) }
+        if !resizes.isEmpty { updates.append(.setLengths(resizes.map(\.0), resizes.map(\.1))) }
+        return updates
+    }
+
+    /// Indices of a longest strictly increasing subsequence of `a` (patience sorting): O(n log n).
+    static func longestIncreasing(_ a: [Int]) -> [Int] {
+        var tails: [Int] = [], prev = [Int](repeating: -1, count: a.count)
+        for (i, x) in a.enumerated() {
+            var lo = 0, hi = tails.count
+            while lo < hi {
+                let m = (lo + hi) / 2
+                if a[tails[m]] < x { lo = m + 1 } else { hi = m }
+            }
+            if lo > 0 { prev[i] = tails[lo - 1] }
+            if lo == tails.count { tails.append(i) } else { tails[lo] = i }
+        }
+        var out: [Int] = []
+        var k = tails.last ?? -1
+        while k >= 0 { out.append(k); k = prev[k] }
+        return out.reversed()
     }
 }

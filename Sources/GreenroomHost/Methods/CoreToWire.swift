@@ -91,6 +91,7 @@ extension RPCError {
             case .update(let u): why = "key \"\(key)\" is already given by updates[\(u)]"
             }
         case .tooManyItems(let limit): why = "a session holds at most \(limit) items in all"
+        case .noSectionsLeft: why = "would delete every section (a session keeps at least one)"
         }
         self = .invalidParams(path: path, why)
     }

@@ -70,6 +70,10 @@ enum SchemaName: String, CaseIterable {
     case rangeLengths = "RangeLengths"
     case rangeItemCount = "RangeItemCount"
     case rangeSection = "RangeSection"
+    case rangeKeys = "RangeKeys"
+    case rangeKeyLists = "RangeKeyLists"
+    case rangeBatchUpdate = "RangeBatchUpdate"
+    case rangeSnapshotSection = "RangeSnapshotSection"
     case rangeViewport = "RangeViewport"
     case rangeBuffer = "RangeBuffer"
     case rangeModeTuning = "RangeModeTuning"
@@ -445,7 +449,13 @@ enum SchemaName: String, CaseIterable {
             "direction": .ref(.rangeDirection),
             "enter": .ref(.rangeEnter),
             "exit": .ref(.rangeExit),
-            "removed": .array(.ref(.indexPath), "`range.deleteItems` only: the deleted items that were in a range (their paths before the deletion, highest first). Present only when there are some.").uniqueItems().minItems(1),
+            "removed": .array(.ref(.indexPath), "`range.deleteItems`, `range.performBatchUpdates` and `range.applySnapshot`: the deleted items that were in a range (their paths before the deletion; highest first for `range.deleteItems`, ascending for a batch). Present only when there are some.").uniqueItems().minItems(1),
+            "moved": .array(.object(nil, ["from": .ref(.indexPath), "to": .ref(.indexPath)], required: ["from", "to"]), "A batch's moved items that were in a range: their paths before and after it. They keep their states: they enter or exit only the ranges they really entered or left.").minItems(1),
+            "keys": .object("A keyed session only: the keys beside the paths of `enter`, `exit` and `removed`, in the same order.", [
+                "enter": .ref(.rangeKeyLists),
+                "exit": .ref(.rangeKeyLists),
+                "removed": .array(.string()),
+            ], required: ["enter", "exit"]),
             "cells": .object("A session with `cells`, when cells changed: which container now shows which item, and which let go of one.", [
                 "bound": .array(.object(nil, [
                     "path": .ref(.indexPath),
@@ -468,6 +478,7 @@ enum SchemaName: String, CaseIterable {
             "session": .ref(.rangeSessionId),
             "kind": .string().oneOfValues(["prefetchItems", "cancelPrefetching"]),
             "paths": .array(.ref(.indexPath), "The items concerned.").uniqueItems().minItems(1),
+            "keys": .array(.string(), "A keyed session only: the items' keys, beside `paths`."),
         ], required: ["seq", "t", "cause", "session", "kind", "paths"])
         case .batchEvent: .object("A batch fetch should begin: load more content and answer with `range.batchFetchDone {session, context, lengths?}` (no `lengths` when there is nothing more: no batch is asked for again until the content changes or the list scrolls). No other batch begins for the session until then.", [
             "seq": .ref(.eventSeq),
@@ -688,7 +699,29 @@ enum SchemaName: String, CaseIterable {
             ], "The length of each of the `count` items (default 44)."),
             "lengths": .ref(.rangeLengths),
             "reuseIdentifier": .string("The section's cell class name (MDTable's templates)."),
+            "keys": .allOf([.ref(.rangeKeys)], "The items' keys, one per item (a keyed session: every section with items gives them)."),
+            "key": .string("The section's own key, unique among sections.").minLength(1).maxLength(256),
         ])
+        case .rangeKeys: .array(.string().minLength(1).maxLength(256), "Client keys, one per item: stable identities unique within the session (UICollectionView's diffable identifiers, RecyclerView's stable ids, React Native's `keyExtractor`). Events and `range.state` give them beside index paths. A duplicate is -32602 naming both places.").maxItems(10000000)
+        case .rangeKeyLists: .object("A keyed session only: the keys of the paths beside them, in the same order.", [
+            "preload": .array(.string()),
+            "display": .array(.string()),
+            "visible": .array(.string()),
+        ], required: ["preload", "display", "visible"])
+        case .rangeSnapshotSection: .object("One section of a snapshot: its items' keys in their new order, and optionally their lengths (one per key; required for keys the session does not have, and a different length resizes a kept item).", [
+            "keys": .ref(.rangeKeys),
+            "lengths": .ref(.rangeLengths),
+        ], required: ["keys"])
+        case .rangeBatchUpdate: .oneOf([
+            .object("Deletes items (paths before the batch).", ["op": .string().const("deleteItems"), "paths": .array(.ref(.indexPath)).minItems(1)], required: ["op", "paths"]),
+            .object("Inserts items before `at` (a path after the batch); `keys` in a keyed session.", ["op": .string().const("insertItems"), "at": .ref(.indexPath), "lengths": .allOf([.ref(.rangeLengths)]).minItems(1), "keys": .ref(.rangeKeys), "data": .array(.any("Any JSON value."), "A session with `cells`: data per new item.")], required: ["op", "at", "lengths"]),
+            .object("Moves an item: `from` before the batch, `to` after it. The item keeps its states, key, data and cell.", ["op": .string().const("moveItem"), "from": .ref(.indexPath), "to": .ref(.indexPath)], required: ["op", "from", "to"]),
+            .object("Reloads items (paths before the batch): their states stay; a bound cell is configured again.", ["op": .string().const("reloadItems"), "paths": .array(.ref(.indexPath)).minItems(1)], required: ["op", "paths"]),
+            .object("Resizes items (paths before the batch), one length per path.", ["op": .string().const("setLengths"), "paths": .array(.ref(.indexPath)).minItems(1), "lengths": .ref(.rangeLengths)], required: ["op", "paths", "lengths"]),
+            .object("Inserts sections before `at` (an index after the batch), each with its items.", ["op": .string().const("insertSections"), "at": .integer().minimum(0), "sections": .array(.ref(.rangeSection)).minItems(1)], required: ["op", "at", "sections"]),
+            .object("Deletes sections (indices before the batch) with their items.", ["op": .string().const("deleteSections"), "sections": .array(.integer().minimum(0)).minItems(1)], required: ["op", "sections"]),
+            .object("Moves a section with its items: `from` before the batch, `to` after it.", ["op": .string().const("moveSection"), "from": .integer().minimum(0), "to": .integer().minimum(0)], required: ["op", "from", "to"]),
+        ], "One update of `range.performBatchUpdates`, by its `op`.")
         case .rangeViewport: .object("The viewport's size in points. Its length along the axis (`height` when vertical, `width` when horizontal) is the screenful `L` of the range and batch arithmetic; the viewport covers `[offset, offset + L)`. Each member a number > 0 (-32602 `viewport.width` / `viewport.height`); no other member.", [
             "width": .number().exclusiveMinimum(0),
             "height": .number().exclusiveMinimum(0),
@@ -735,6 +768,10 @@ enum SchemaName: String, CaseIterable {
                 .null(),
                 .ref(.batchContextId),
             ], "The context of the batch fetch in flight (announced by a `batch` event, ended by `range.batchFetchDone`); null when none is."),
+            "applied": .object("`range.performBatchUpdates` and `range.applySnapshot` only: how many items the batch deleted, inserted, moved, reloaded and resized (items of deleted, inserted and moved sections included).", [
+                "deleted": .integer().minimum(0), "inserted": .integer().minimum(0), "moved": .integer().minimum(0),
+                "reloaded": .integer().minimum(0), "resized": .integer().minimum(0),
+            ], required: ["deleted", "inserted", "moved", "reloaded", "resized"]),
         ], required: ["session", "count", "sections", "contentLength", "offset", "mode", "direction", "phase", "visible", "batchInFlight"])
         case .rangeCreated: .object("`range.create`'s reply: the session's summary (`RangeInfo`), with `templatesQueued` when `templates: true` was given.", [
             "session": .ref(.rangeSessionId),
@@ -765,6 +802,7 @@ enum SchemaName: String, CaseIterable {
             "visible": .array(.ref(.indexPath), "Items intersecting the viewport (none while the session is not visible).").uniqueItems(),
             "display": .array(.ref(.indexPath), "Items in the display range.").uniqueItems(),
             "preload": .array(.ref(.indexPath), "Items in the preload range.").uniqueItems(),
+            "keys": .allOf([.ref(.rangeKeyLists)], "A keyed session only: the keys beside `visible`, `display` and `preload`."),
             "cells": .object("A session with `cells` only: the bound cells, the parked ones per class, and counters.", [
                 "reuseLimit": .integer().minimum(0),
                 "bound": .array(.object(nil, ["path": .ref(.indexPath), "container": .ref(.containerId)], required: ["path", "container"]), "Bound cells, by item."),
@@ -779,6 +817,7 @@ enum SchemaName: String, CaseIterable {
         ], required: ["mode", "direction", "visible", "display", "preload"])
         case .rangeItemState: .object("An item's state bits.", [
             "path": .ref(.indexPath),
+            "key": .string("A keyed session only: the item's key."),
             "preload": .boolean(),
             "display": .boolean(),
             "visible": .boolean(),

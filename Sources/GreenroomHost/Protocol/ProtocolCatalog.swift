@@ -75,6 +75,8 @@ enum ProtocolCatalog {
         RangeState.self,
         RangeDestroy.self,
         RangeSetItemData.self,
+        RangePerformBatchUpdates.self,
+        RangeApplySnapshot.self,
     ]
     static let events: [any RPCEvent.Type] = [
         LifecycleTopic.self,

@@ -5,7 +5,7 @@ import GreenroomRPC
 enum RangeCreate: RPCMethod {
     static let name = "range.create"
     static let summary = "Creates a range (prefetch) session (Texture's ASRangeController)."
-    static let description = "Items are stacked along `axis` (default `vertical`): `count` items of `itemLength` (default 44), the `lengths` list, or `sections` (each `{count?, itemLength?, lengths?, reuseIdentifier?}`); a session made from `count` / `lengths` has one section, 0. Items are addressed by index paths `[section, row]`. The viewport starts at offset 0 and covers `[offset, offset + L)`, `L` its length along the axis. The first update runs before the reply: a `range` event (everything that entered a range), `prefetchItems`, and a `batch` `willBeginBatchFetch` event when a batch should begin (content shorter than the viewport fetches even when not visible), whose context the reply's `batchInFlight` names. The rules follow Texture's range controller and batch fetching as of TextureGroup/Texture be0b74b4 (2025-05-22). Deliberate differences, each with its reason (docs/ranges.md has more): (1) one range update at the end of each call instead of on the next run-loop turn — a call is Greenroom's run-loop turn, so its effects come before its reply; (2) without `velocity` a drag's direction comes from offset deltas — many clients only have offsets; (3) an invisible session's viewport items act as its on-screen items — a hidden list should still preload what it will show first; (4) no re-update when scheduled displays finish — Greenroom renders nothing; (5) no batch-fetching delegate — the client decides what to do with a `batch` event; (6) one axis per session, no right-to-left, inverted or transformed lists — the wire carries one offset; (7) a direction even when the content cannot scroll along the axis — bounce settings are not modelled; (8) no application background/foreground — use `range.setVisible` and `host.memoryWarning`; (9) a drag ended by `range.didEndDecelerating` without `range.willEndDragging` is judged as a release at rest — UIKit always sends willEndDragging first; (10) every `range.didScroll` (and a `range.didEndDecelerating` with an offset) judges a batch when visible and not dragging, even at the offset the last call sent — UIKit sends scrollViewDidScroll: only when the offset moves, but a call is the client's word that the list scrolled (send offsets only when they move to avoid asking an exhausted backend at every frame); (11) `batch.prepend`, `lazy` and the threshold strategies are Greenroom's options, off by default — head-growing lists and seed 004's comparisons. The mode is `minimum` at the first update and becomes `full` at the first `range.willBeginDragging` (visible or not). Ranges are recomputed only when the items on the viewport, the mode or the visibility change, never for an offset alone. `templates: true` queues one warm-up (a `default`-mode idle task, paused while any session tracks) per section `reuseIdentifier` that names a class whose pool at the row's size is empty, at the size its rows have (the viewport's cross size by the length of the first row of the first section using it), as MDTable preloads cell templates, and adds `templatesQueued`. -32602 names the bad field: `count` (not 0 to 10000000, not `lengths`' length, or more than 10000000 items in all), `itemLength`, `lengths`, `lengths[i]`, `sections` (empty, or given with `count` / `lengths`), `sections[i]`, `sections[i].count`, `sections[i].itemLength`, `sections[i].lengths[j]`, `sections[i].reuseIdentifier`, `sections[i].<member>`, `viewport`, `viewport.width`, `viewport.height`, `axis`, `tuning`, `tuning.<mode>`, `tuning.<mode>.<type>`, `tuning.<mode>.<type>.leading` / `.trailing` / `.<member>`, `batch`, `batch.leadingScreens`, `batch.prepend`, `batch.<member>`, `strategy`, `strategy.name`, `strategy.ratio`, `lazy`, `visible`, `templates`. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
+    static let description = "Items are stacked along `axis` (default `vertical`): `count` items of `itemLength` (default 44), the `lengths` list, or `sections` (each `{count?, itemLength?, lengths?, reuseIdentifier?}`); a session made from `count` / `lengths` has one section, 0. Items are addressed by index paths `[section, row]`. The viewport starts at offset 0 and covers `[offset, offset + L)`, `L` its length along the axis. The first update runs before the reply: a `range` event (everything that entered a range), `prefetchItems`, and a `batch` `willBeginBatchFetch` event when a batch should begin (content shorter than the viewport fetches even when not visible), whose context the reply's `batchInFlight` names. The rules follow Texture's range controller and batch fetching as of TextureGroup/Texture be0b74b4 (2025-05-22). Deliberate differences, each with its reason (docs/ranges.md has more): (1) one range update at the end of each call instead of on the next run-loop turn — a call is Greenroom's run-loop turn, so its effects come before its reply; (2) without `velocity` a drag's direction comes from offset deltas — many clients only have offsets; (3) an invisible session's viewport items act as its on-screen items — a hidden list should still preload what it will show first; (4) no re-update when scheduled displays finish — Greenroom renders nothing; (5) no batch-fetching delegate — the client decides what to do with a `batch` event; (6) one axis per session, no right-to-left, inverted or transformed lists — the wire carries one offset; (7) a direction even when the content cannot scroll along the axis — bounce settings are not modelled; (8) no application background/foreground — use `range.setVisible` and `host.memoryWarning`; (9) a drag ended by `range.didEndDecelerating` without `range.willEndDragging` is judged as a release at rest — UIKit always sends willEndDragging first; (10) every `range.didScroll` (and a `range.didEndDecelerating` with an offset) judges a batch when visible and not dragging, even at the offset the last call sent — UIKit sends scrollViewDidScroll: only when the offset moves, but a call is the client's word that the list scrolled (send offsets only when they move to avoid asking an exhausted backend at every frame); (11) `batch.prepend`, `lazy` and the threshold strategies are Greenroom's options, off by default — head-growing lists and seed 004's comparisons. The mode is `minimum` at the first update and becomes `full` at the first `range.willBeginDragging` (visible or not). Ranges are recomputed only when the items on the viewport, the mode or the visibility change, never for an offset alone. `templates: true` queues one warm-up (a `default`-mode idle task, paused while any session tracks) per section `reuseIdentifier` that names a class whose pool at the row's size is empty, at the size its rows have (the viewport's cross size by the length of the first row of the first section using it), as MDTable preloads cell templates, and adds `templatesQueued`. -32602 names the bad field: `count` (not 0 to 10000000, not `lengths`' length, or more than 10000000 items in all), `itemLength`, `lengths`, `lengths[i]`, `sections` (empty, or given with `count` / `lengths`), `sections[i]`, `sections[i].count`, `sections[i].itemLength`, `sections[i].lengths[j]`, `sections[i].reuseIdentifier`, `sections[i].keys` (not one per item, or keys in some sections only), `sections[i].keys[j]` (a duplicate, naming the other place), `sections[i].key`, `sections[i].<member>`, `keys`, `keys[j]`, `viewport`, `viewport.width`, `viewport.height`, `axis`, `tuning`, `tuning.<mode>`, `tuning.<mode>.<type>`, `tuning.<mode>.<type>.leading` / `.trailing` / `.<member>`, `batch`, `batch.leadingScreens`, `batch.prepend`, `batch.<member>`, `strategy`, `strategy.name`, `strategy.ratio`, `lazy`, `visible`, `templates`. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
     static let tags = ["ranges"]
     static let result = ResultSpec("session", .ref(.rangeCreated))
     static let errors: [ErrorDoc] = [.invalidParams, .unauthorized]
@@ -25,6 +25,7 @@ enum RangeCreate: RPCMethod {
         var templates: Bool?
         var cells: JSONObject?
         var data: [JSONValue]?
+        var keys: [String]?
 
         static let fields: [ParamField<Params>] = [
             .optional("count", \.count, .ref(.rangeItemCount), "Items in section 0 (with `itemLength`; with `lengths` it must equal its length). Default 0."),
@@ -43,6 +44,7 @@ enum RangeCreate: RPCMethod {
                 "reuseLimit": .integer("Parked cells kept per class (default 8); more are released.").minimum(0).maximum(1000).default(8),
             ]), "Give items containers (at least one section's `reuseIdentifier` must name a class)."),
             .optional("data", \.data, .array(.any("Any JSON value.")).maxItems(10000000), "With `cells`: business data per item, in item order across sections (at most the item count); a cell is configured with it."),
+            .optional("keys", \.keys, .ref(.rangeKeys), "Section 0's item keys, with `count` / `lengths` (with `sections`, each section gives its own). A session made with keys is keyed: every later insert gives keys too."),
         ]
     }
 }
@@ -192,7 +194,7 @@ enum RangeSetViewport: RPCMethod {
 enum RangeInsertItems: RPCMethod {
     static let name = "range.insertItems"
     static let summary = "Inserts items."
-    static let description = "The items go before `at` (`[section, row]`; row may be the section's count, to append). The offset does not move, so what follows the insertion point shifts. The ranges are recomputed when the items on the viewport changed (new items that land in a range then enter it, listed once in the `range` event); otherwise new items stay unmarked until the next update (as Texture). Batch fetching is judged unless dragging. -32602: `at` (not a `[section, row]`), `at[0]` (no such section), `at[1]` (row outside 0...count), `lengths` (missing or empty, or more than 10000000 items in all), `lengths[i]`. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
+    static let description = "The items go before `at` (`[section, row]`; row may be the section's count, to append). The offset does not move, so what follows the insertion point shifts. The ranges are recomputed when the items on the viewport changed (new items that land in a range then enter it, listed once in the `range` event); otherwise new items stay unmarked until the next update (as Texture). Batch fetching is judged unless dragging. -32602: `at` (not a `[section, row]`), `at[0]` (no such section), `at[1]` (row outside 0...count), `lengths` (missing or empty, or more than 10000000 items in all), `lengths[i]`, `keys` (missing in a keyed session, given in an unkeyed one, or not one per item), `keys[i]` (a key the session has, or given twice). Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
     static let tags = ["ranges"]
     static let result = ResultSpec("session", .ref(.rangeInfo))
     static let errors: [ErrorDoc] = [.invalidParams, .unknownObject, .unauthorized]
@@ -203,6 +205,7 @@ enum RangeInsertItems: RPCMethod {
         var at: [Int] = []
         var lengths: JSONValue = .null
         var data: [JSONValue]?
+        var keys: [String]?
 
         static let fields: [ParamField<Params>] = [
             .required("session", \.session, .ref(.rangeSessionId), "The range session (one of this connection's); another connection's or an unknown id is -32002."),
@@ -211,6 +214,7 @@ enum RangeInsertItems: RPCMethod {
                 .ref(.rangeLengths),
             ]).minItems(1), "One length per new item (at least one)."),
             .optional("data", \.data, .array(.any("Any JSON value.")), "A session with `cells`: business data per new item (at most one per length)."),
+            .optional("keys", \.keys, .ref(.rangeKeys), "A keyed session: one key per new item (required there, refused elsewhere)."),
         ]
     }
 }
@@ -250,11 +254,13 @@ enum RangeBatchFetchDone: RPCMethod {
         var session: String = ""
         var context: String = ""
         var lengths: JSONValue?
+        var keys: [String]?
 
         static let fields: [ParamField<Params>] = [
             .required("session", \.session, .ref(.rangeSessionId), "The range session (one of this connection's); another connection's or an unknown id is -32002."),
             .required("context", \.context, .ref(.batchContextId), "The batch's context."),
             .optional("lengths", \.lengths, .ref(.rangeLengths), "The lengths of the items fetched (default none)."),
+            .optional("keys", \.keys, .ref(.rangeKeys), "A keyed session: one key per item fetched."),
         ]
     }
 }
@@ -332,6 +338,46 @@ enum RangeDestroy: RPCMethod {
 
         static let fields: [ParamField<Params>] = [
             .required("session", \.session, .ref(.rangeSessionId), "The range session (one of this connection's); another connection's or an unknown id is -32002."),
+        ]
+    }
+}
+
+/// `range.performBatchUpdates`: Applies many updates at once (UICollectionView's `performBatchUpdates`).
+enum RangePerformBatchUpdates: RPCMethod {
+    static let name = "range.performBatchUpdates"
+    static let summary = "Applies many updates at once (UICollectionView's performBatchUpdates)."
+    static let description = "Every update is checked first, and a refused batch changes nothing: -32602 names the first bad update and its member (`updates[i].paths[k]`, `updates[i].at`, `updates[i].from`, `updates[i].to`, `updates[i].lengths`, `updates[i].keys[k]`, `updates[i].sections[k]`, `updates[i].<member>`). UIKit's index rules: `deleteItems`, `reloadItems`, `setLengths`, `deleteSections` and the `from` of moves name items and sections as they are before the batch; `insertItems`, `insertSections` and the `to` of moves as they are after it. An item may be named by one of delete, move, reload or resize only (deleting a moved item, reloading a moved one, and the like are refused); items of a deleted section may not be named, nor moved out of a moved section; inserts and moves may not go into an inserted section (it brings its own items) or past the end of their section after the batch; at least one section stays. The whole batch is one update: one `range` event (deleted items that were in a range in `removed`, moved ones in `moved`; a moved item keeps its states, key, data and cell), one set of prefetch changes, and a batch fetch judged once unless dragging. Reloaded items keep their states; a bound cell is configured again (its data version goes up). Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
+    static let tags = ["ranges"]
+    static let result = ResultSpec("session", .ref(.rangeInfo))
+    static let errors: [ErrorDoc] = [.invalidParams, .unknownObject, .pluginFailed, .unauthorized]
+
+    struct Params: RPCParams {
+        var session: String = ""
+        var updates: [JSONObject] = []
+
+        static let fields: [ParamField<Params>] = [
+            .required("session", \.session, .ref(.rangeSessionId), "The range session (one of this connection's); another connection's or an unknown id is -32002."),
+            .required("updates", \.updates, .array(.ref(.rangeBatchUpdate)).minItems(1).maxItems(100000), "The updates, in any order (the index rules do not depend on it)."),
+        ]
+    }
+}
+
+/// `range.applySnapshot`: Gives a keyed session its new item order; the host computes the changes.
+enum RangeApplySnapshot: RPCMethod {
+    static let name = "range.applySnapshot"
+    static let summary = "Gives a keyed session its new item order; the host computes the changes (a diffable data source)."
+    static let description = "A keyed session only (else -32003). `sections` lists every section's keys in their new order (as many sections as the session has: sections change with `range.performBatchUpdates`). Keys the snapshot leaves out are deleted, new keys inserted (their `lengths` entries are required), and kept items that changed place are moved: the fewest moves, keeping the longest run of items already in order (a longest increasing subsequence). A kept item whose given length differs is resized. The changes are applied as one `range.performBatchUpdates`, with its events and its `applied` counts. -32602: `sections` (not one per section), `sections[i].keys[j]` (a duplicate), `sections[i].lengths` (not one per key), `sections[i].lengths[j]` (not a length). Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
+    static let tags = ["ranges"]
+    static let result = ResultSpec("session", .ref(.rangeInfo))
+    static let errors: [ErrorDoc] = [.invalidParams, .unknownObject, .invalidState, .pluginFailed, .unauthorized]
+
+    struct Params: RPCParams {
+        var session: String = ""
+        var sections: [JSONObject] = []
+
+        static let fields: [ParamField<Params>] = [
+            .required("session", \.session, .ref(.rangeSessionId), "The range session (one of this connection's)."),
+            .required("sections", \.sections, .array(.ref(.rangeSnapshotSection)).minItems(1), "Each section's keys in their new order."),
         ]
     }
 }

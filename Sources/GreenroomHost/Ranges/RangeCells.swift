@@ -52,14 +52,15 @@ extension RangeSessions {
     /// The class of the cells of flat index `f`'s section, when its reuse identifier names one.
     func cellClass(_ e: RangeEntry, _ f: Int) -> ContainerClass? {
         let section = e.session.path(f).section
-        guard section < e.reuseIdentifiers.count else { return nil }
-        return host.classes[e.reuseIdentifiers[section]]
+        guard section < e.reuseIdentifiers.count, let name = e.reuseIdentifiers[section] else { return nil }
+        return host.classes[name]
     }
 
     /// Applies one update to the cells: what stopped being visible disappears, what left the display range
     /// (or was `removed`) goes back to its queue, what entered it is bound, what became visible appears.
     /// Returns the `cells` member of the update's `range` event (nil: nothing changed).
-    func applyCells(_ e: RangeEntry, _ u: RangeUpdate, removedCells: [(path: JSONValue, cell: ContainerRecord)]) -> JSONValue? {
+    func applyCells(_ e: RangeEntry, _ u: RangeUpdate, removedCells: [(path: JSONValue, cell: ContainerRecord)],
+                    rebind: [Int] = []) -> JSONValue? {
         guard let cells = e.cells else { return nil }
         let s = e.session
         let containers = host.containers!
@@ -69,12 +70,26 @@ extension RangeSessions {
             if containers.failure(performing: containers.lifecycle.disappear(c)) != nil { forgetCell(e, c) }
         }
         for (path, c) in removedCells { unboundJSON.append(unbind(e, c, path: path)) }
+        // A reloaded item's cell lets go and the item is bound again, as UIKit replaces a reloaded cell
+        // (the same cell usually comes back from the queue, configured with the item's new version).
+        var again: [Int] = []
+        for f in rebind where !u.exitDisplay.contains(f) {
+            guard let c = cells.bound.removeValue(forKey: f) else { continue }
+            unboundJSON.append(unbind(e, c, path: pathJSON(s, f)))
+            again.append(f)
+        }
         for f in u.exitDisplay {
             guard let c = cells.bound.removeValue(forKey: f) else { continue }
             unboundJSON.append(unbind(e, c, path: pathJSON(s, f)))
         }
         for f in u.enterDisplay where cells.bound[f] == nil {
             if let b = bind(e, f) { boundJSON.append(b) }
+        }
+        for f in again where cells.bound[f] == nil && s.state(f).display {
+            guard let b = bind(e, f) else { continue }
+            boundJSON.append(b)
+            if s.state(f).visible, let c = cells.bound[f], !u.enterVisible.contains(f),
+               containers.failure(performing: containers.lifecycle.appear(c, size: rowSize(s, f))) != nil { forgetCell(e, c) }
         }
         for f in u.enterVisible {
             guard let c = cells.bound[f], !c.isFailed, !c.isDestroyed else { continue }

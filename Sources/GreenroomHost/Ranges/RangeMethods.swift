@@ -84,18 +84,19 @@ extension RangeSessions {
     func registerRangeMethods(into r: inout MethodRegistry<HostConnection>) {
         r.register(RangeCreate.self) { [unowned self] conn, p throws(RPCError) in
             var sections: [[Double]] = []
-            var reuse: [String] = []
+            var reuse: [String?] = []
+            var itemKeys: [[String]?] = []
+            var sectionKeys: [String?] = []
             if let list = p.sections {
-                guard p.count == nil && p.lengths == nil else { throw .invalidParams(path: "sections", "give sections or count/lengths, not both") }
+                guard p.count == nil && p.lengths == nil && p.keys == nil else {
+                    throw .invalidParams(path: "sections", "give sections or count/lengths/keys, not both")
+                }
                 for (i, s) in list.enumerated() {
-                    for key in s.keys where !["count", "itemLength", "lengths", "reuseIdentifier"].contains(key) {
-                        throw .invalidParams(path: "sections[\(i)].\(key)", "unknown member (count, itemLength, lengths, reuseIdentifier)")
-                    }
-                    sections.append(try Self.lengths(s, path: "sections[\(i)]."))
-                    if let id = s["reuseIdentifier"] {
-                        guard let name = id.stringValue else { throw .invalidParams(path: "sections[\(i)].reuseIdentifier", "expected string") }
-                        reuse.append(name)
-                    }
+                    let section = try Self.section(s, path: "sections[\(i)].")
+                    sections.append(section.lengths)
+                    itemKeys.append(section.keys)
+                    sectionKeys.append(section.key)
+                    reuse.append(section.reuseIdentifier)
                 }
                 guard !sections.isEmpty else { throw .invalidParams(path: "sections", "must not be empty") }
             } else {
@@ -104,7 +105,14 @@ extension RangeSessions {
                 if let itemLength = p.itemLength { section["itemLength"] = .double(itemLength) }
                 if let lengths = p.lengths { section["lengths"] = lengths }
                 sections = [try Self.lengths(section, path: "")]
+                if let keys = p.keys {
+                    guard keys.count == sections[0].count else { throw .invalidParams(path: "keys", "has \(keys.count) keys for \(sections[0].count) items") }
+                }
+                itemKeys = [p.keys]
+                sectionKeys = [nil]
             }
+            try Self.checkAllKeyed(itemKeys, sections.map(\.count))
+            let keys = try Self.sessionKeys(itemKeys, sectionKeys, single: p.sections == nil)
             guard sections.reduce(0, { $0 + $1.count }) <= RangeSession.maxItems else { throw .invalidParams(path: "count", "at most 10000000 items") }
             let vp = try viewport(p.viewport)
             let horizontal = p.axis == "horizontal"
@@ -152,7 +160,7 @@ extension RangeSessions {
                 }
                 let limit = try c["reuseLimit"].map { v throws(RPCError) in try Int.decodeParam(v, path: "cells.reuseLimit") } ?? 8
                 guard limit >= 0, limit <= 1000 else { throw .invalidParams(path: "cells.reuseLimit", "must be between 0 and 1000") }
-                guard reuse.contains(where: { host.classes[$0] != nil }) else {
+                guard reuse.contains(where: { $0.map { host.classes[$0] != nil } ?? false }) else {
                     throw .invalidParams(path: "cells", "no section's reuseIdentifier names a class: cells need one")
                 }
                 cellOptions = RangeCells(reuseLimit: limit)
@@ -166,7 +174,7 @@ extension RangeSessions {
                                        viewportLength: horizontal ? vp.width : vp.height,
                                        viewportCross: horizontal ? vp.height : vp.width, horizontal: horizontal,
                                        tuning: tuning, leadingScreens: leading, prepend: prepend, strategy: strategy,
-                                       lazy: lazy, visible: visible)
+                                       lazy: lazy, visible: visible, keys: keys, sectionKeys: sectionKeys)
             let e = RangeEntry(session: session, owner: conn, reuseIdentifiers: reuse)
             if let cells = cellOptions {
                 for (i, d) in (p.data ?? []).enumerated() { cells.data[i] = d }
@@ -276,7 +284,7 @@ extension RangeSessions {
             }
             let e = try entry(p.session, owner: conn)
             if p.data != nil, e.cells == nil { throw .invalidParams(path: "data", "item data is for a session with cells") }
-            let flat = try mapped { () throws(RangeError) in try e.session.insert(section: at[0], row: at[1], lengths: lengths) }
+            let flat = try mapped { () throws(RangeError) in try e.session.insert(section: at[0], row: at[1], lengths: lengths, keys: p.keys) }
             if let cells = e.cells {
                 cells.shift(from: flat, by: lengths.count)
                 for (i, d) in (p.data ?? []).enumerated() { cells.data[flat + i] = d }
@@ -296,29 +304,29 @@ extension RangeSessions {
                 flats.append(f)
             }
             guard Set(flats).count == flats.count else { throw .invalidParams(path: "paths", "lists an item twice") }
-            var removed: [JSONValue] = []
-            var removedCells: [(path: JSONValue, cell: ContainerRecord)] = []
+            var notes = RangeChangeNotes()
             // Highest first, so the paths of the rest stay valid while deleting.
             for f in flats.sorted(by: >) {
                 let path = pathJSON(e.session, f)
                 if let cells = e.cells {
                     // Its cell goes back to its queue (in the update's event); its data goes with it.
-                    if let c = cells.bound.removeValue(forKey: f) { removedCells.append((path, c)) }
+                    if let c = cells.bound.removeValue(forKey: f) { notes.removedCells.append((path, c)) }
                     cells.data[f] = nil
                     cells.versions[f] = nil
                     for (id, s) in cells.shown where s.flat == f { cells.shown[id] = nil }
                     cells.shift(from: f + 1, by: -1)
                 }
-                if e.session.remove(flat: f) { removed.append(path) }
+                let key = e.session.key(f)
+                if e.session.remove(flat: f) { notes.removed.append((path, key)) }
             }
-            refresh(e, checkBatch: !e.session.dragging, removed: removed, removedCells: removedCells)
+            refresh(e, checkBatch: !e.session.dragging, notes: notes)
             return .object(summary(e))
         }
         r.register(RangeBatchFetchDone.self) { [unowned self] conn, p throws(RPCError) in
             let lengths = try Self.lengths(["lengths": p.lengths ?? .array([])], path: "")
             let e = try entry(p.session, owner: conn)
             let context = p.context
-            _ = try mapped { () throws(RangeError) in try e.session.finishBatch(context: context, lengths: lengths) }
+            _ = try mapped { () throws(RangeError) in try e.session.finishBatch(context: context, lengths: lengths, keys: p.keys) }
             // An exhausted backend (no items) gets no re-check: Texture runs none after a change with
             // zero changes, so a finished list does not ask again and again.
             refresh(e, checkBatch: !lengths.isEmpty && !e.session.dragging)
@@ -334,7 +342,9 @@ extension RangeSessions {
                         throw .invalidParams(path: "paths[\(i)]", "\(path) is not an item")
                     }
                     let st = s.state(f)
-                    items.append(["path": pathJSON(s, f), "preload": .bool(st.preload), "display": .bool(st.display), "visible": .bool(st.visible)])
+                    var item: JSONObject = ["path": pathJSON(s, f), "preload": .bool(st.preload), "display": .bool(st.display), "visible": .bool(st.visible)]
+                    if let key = s.key(f) { item["key"] = .string(key) }
+                    items.append(.object(item))
                 }
                 return ["mode": .string(s.mode.rawValue), "direction": .string(s.direction.wireName), "items": .array(items)]
             }
@@ -342,6 +352,9 @@ extension RangeSessions {
                                      "visible": paths(s, s.members(RangeSpan(s.visible))),
                                      "display": paths(s, s.members(s.display)),
                                      "preload": paths(s, s.members(s.preload))]
+            if s.keyed {
+                state["keys"] = keyLists(s, visible: s.members(RangeSpan(s.visible)), display: s.members(s.display), preload: s.members(s.preload))
+            }
             if e.cells != nil { state["cells"] = cellsState(e) }
             return .object(state)
         }
@@ -386,6 +399,65 @@ extension RangeSessions {
                 rebound.append(["path": pathJSON(e.session, change.flat), "container": .string(c.id), "output": output])
             }
             return ["session": .string(e.session.id), "items": .int(changes.count), "rebound": .array(rebound)]
+        }
+        r.register(RangePerformBatchUpdates.self) { [unowned self] conn, p throws(RPCError) in
+            guard !p.updates.isEmpty, p.updates.count <= 100_000 else { throw .invalidParams(path: "updates", "must have 1 to 100000 entries") }
+            var ops: [RangeBatchOp] = []
+            var data: [(update: Int, values: [JSONValue])] = []
+            var reuse: [Int: [String?]] = [:]
+            for (i, u) in p.updates.enumerated() {
+                let decoded = try Self.batchUpdate(u, path: "updates[\(i)].")
+                ops.append(decoded.op)
+                if let d = decoded.data { data.append((i, d)) }
+                if let r = decoded.reuse { reuse[i] = r }
+            }
+            let e = try entry(p.session, owner: conn)
+            if !data.isEmpty, e.cells == nil { throw .invalidParams(path: "updates[\(data[0].update)].data", "item data is for a session with cells") }
+            return .object(try applyBatch(e, ops, data: data, reuse: reuse))
+        }
+        r.register(RangeApplySnapshot.self) { [unowned self] conn, p throws(RPCError) in
+            var given: [(keys: [String], lengths: [Double]?)] = []
+            var seen: [String: String] = [:]
+            for (i, sec) in p.sections.enumerated() {
+                for key in sec.keys where key != "keys" && key != "lengths" {
+                    throw .invalidParams(path: "sections[\(i)].\(key)", "unknown member (known: keys, lengths)")
+                }
+                let keys = try [String].decodeParam(sec["keys"] ?? .null, path: "sections[\(i)].keys")
+                for (j, k) in keys.enumerated() {
+                    let here = "sections[\(i)].keys[\(j)]"
+                    guard !k.isEmpty, k.utf8.count <= 256 else { throw .invalidParams(path: here, "a key is 1 to 256 bytes") }
+                    if let other = seen[k] { throw .invalidParams(path: here, "\"\(k)\" is already \(other)") }
+                    seen[k] = here
+                }
+                var lengths: [Double]?
+                if let l = sec["lengths"] {
+                    lengths = try Self.lengths(["lengths": l], path: "sections[\(i)].")
+                    guard lengths!.count == keys.count else {
+                        throw .invalidParams(path: "sections[\(i)].lengths", "has \(lengths!.count) lengths for \(keys.count) keys")
+                    }
+                }
+                given.append((keys, lengths))
+            }
+            let e = try entry(p.session, owner: conn)
+            let s = e.session
+            guard s.keyed else {
+                throw .invalidState("Range session \(s.id) has no keys: a snapshot is for a keyed session (range.create {keys})", ["session": .string(s.id)])
+            }
+            guard given.count == s.sectionCount else {
+                throw .invalidParams(path: "sections", "has \(given.count) sections; the session has \(s.sectionCount) (change sections with range.performBatchUpdates)")
+            }
+            for (i, g) in given.enumerated() where g.lengths == nil {
+                if let j = g.keys.firstIndex(where: { !s.hasKey($0) }) {
+                    throw .invalidParams(path: "sections[\(i)].lengths", "is required: keys[\(j)] (\"\(g.keys[j])\") is new")
+                }
+            }
+            let ops = s.snapshotUpdates(given)
+            guard !ops.isEmpty else {
+                var reply = summary(e)
+                reply["applied"] = ["deleted": 0, "inserted": 0, "moved": 0, "reloaded": 0, "resized": 0]
+                return .object(reply)
+            }
+            return .object(try applyBatch(e, ops, data: [], reuse: [:]))
         }
         r.register(RangeDestroy.self) { [unowned self] conn, p throws(RPCError) in
             let e = try entry(p.session, owner: conn)

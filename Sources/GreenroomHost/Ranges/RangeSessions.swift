@@ -8,17 +8,28 @@ final class RangeEntry {
     /// The owning connection (its sessions are destroyed when it closes; weak all the same).
     weak var connection: HostConnection?
     /// Reuse identifiers per section (MDTable's templates), when given.
-    var reuseIdentifiers: [String]
+    var reuseIdentifiers: [String?]
     /// Rows as containers (`cells`), when asked for.
     var cells: RangeCells?
     /// The scroll stream's reply, encoded once per (mode, direction): it rarely changes.
     var streamReply: (mode: RangeMode, forward: Bool, json: EncodedJSON)?
-    init(session: RangeSession, owner: HostConnection, reuseIdentifiers: [String]) {
+    init(session: RangeSession, owner: HostConnection, reuseIdentifiers: [String?]) {
         self.session = session
         self.owner = owner.id
         self.connection = owner
         self.reuseIdentifiers = reuseIdentifiers
     }
+}
+
+/// What a call changed beyond what the ranges say: deleted items that were in a range (paths before
+/// the change, and keys), their cells, moved items that were in a range, and cells to bind afresh (a
+/// reload, or a move into a section of another cell class).
+struct RangeChangeNotes {
+    var removed: [(path: JSONValue, key: String?)] = []
+    var removedCells: [(path: JSONValue, cell: ContainerRecord)] = []
+    var moved: [JSONValue] = []
+    var rebind: [Int] = []
+    var isEmpty: Bool { removed.isEmpty && removedCells.isEmpty && moved.isEmpty && rebind.isEmpty }
 }
 
 /// Range (prefetch) sessions (docs/ranges.md): binds Core's `RangeSession` to methods and events.
@@ -64,33 +75,52 @@ public final class RangeSessions: HostDomain {
 
     func paths(_ s: RangeSession, _ flats: [Int]) -> JSONValue { .array(flats.map { pathJSON(s, $0) }) }
 
+    /// A keyed session's keys of `flats` (nil in an unkeyed one).
+    func keys(_ s: RangeSession, _ flats: [Int]) -> JSONValue? {
+        s.keyed ? .array(flats.map { .string(s.key($0) ?? "") }) : nil
+    }
+
+    /// `{visible, display, preload}` key lists beside path lists (a keyed session's).
+    func keyLists(_ s: RangeSession, visible: [Int], display: [Int], preload: [Int]) -> JSONValue {
+        ["preload": keys(s, preload) ?? [], "display": keys(s, display) ?? [], "visible": keys(s, visible) ?? []]
+    }
+
     /// Recomputes the ranges if they need it (the items on screen, the mode or the visibility changed)
     /// and sends what changed: one `range` event and `prefetch` events; then a `batch` event when a
     /// fetch should begin (`checkBatch`, judged at `batchOffset`; `decided`: judged earlier in the call).
     func refresh(_ e: RangeEntry, checkBatch: Bool, batchOffset: Double? = nil, decided: Bool? = nil,
-                 removed: [JSONValue] = [], removedCells: [(path: JSONValue, cell: ContainerRecord)] = []) {
+                 notes: RangeChangeNotes = RangeChangeNotes()) {
         let s = e.session
         let u = s.updateIfNeeded()
         // Most scroll steps change nothing: no event to route, no batch to judge.
-        if u.isEmpty && removed.isEmpty && removedCells.isEmpty && !checkBatch && decided == nil { return }
+        if u.isEmpty && notes.isEmpty && !checkBatch && decided == nil { return }
         let target = e.connection
-        let cellsJSON = e.cells == nil ? nil : applyCells(e, u, removedCells: removedCells)
-        if (!u.isEmpty || !removed.isEmpty || cellsJSON != nil), host.events.wants(mask: Self.rangeTopic, owner: target) {
+        let cellsJSON = e.cells == nil ? nil : applyCells(e, u, removedCells: notes.removedCells, rebind: notes.rebind)
+        if (!u.isEmpty || !notes.removed.isEmpty || !notes.moved.isEmpty || cellsJSON != nil),
+           host.events.wants(mask: Self.rangeTopic, owner: target) {
             var f: JSONObject = [
                 "session": .string(s.id), "mode": .string(s.mode.rawValue), "direction": .string(s.direction.wireName),
                 "enter": ["preload": paths(s, u.enterPreload), "display": paths(s, u.enterDisplay), "visible": paths(s, u.enterVisible)],
                 "exit": ["preload": paths(s, u.exitPreload), "display": paths(s, u.exitDisplay), "visible": paths(s, u.exitVisible)],
             ]
-            if !removed.isEmpty { f["removed"] = .array(removed) }
+            if !notes.removed.isEmpty { f["removed"] = .array(notes.removed.map(\.path)) }
+            if !notes.moved.isEmpty { f["moved"] = .array(notes.moved) }
+            if s.keyed {
+                var k: JSONObject = [
+                    "enter": keyLists(s, visible: u.enterVisible, display: u.enterDisplay, preload: u.enterPreload),
+                    "exit": keyLists(s, visible: u.exitVisible, display: u.exitDisplay, preload: u.exitPreload),
+                ]
+                if !notes.removed.isEmpty { k["removed"] = .array(notes.removed.map { .string($0.key ?? "") }) }
+                f["keys"] = .object(k)
+            }
             if let cellsJSON { f["cells"] = cellsJSON }
             host.events.emit(RangeTopic.self, owner: target, f)
         }
         if host.events.wants(mask: Self.prefetchTopic, owner: target) {
-            if !u.prefetch.isEmpty {
-                host.events.emit(PrefetchTopic.self, owner: target, ["session": .string(s.id), "kind": "prefetchItems", "paths": paths(s, u.prefetch)])
-            }
-            if !u.cancelPrefetch.isEmpty {
-                host.events.emit(PrefetchTopic.self, owner: target, ["session": .string(s.id), "kind": "cancelPrefetching", "paths": paths(s, u.cancelPrefetch)])
+            for (kind, list) in [("prefetchItems", u.prefetch), ("cancelPrefetching", u.cancelPrefetch)] where !list.isEmpty {
+                var f: JSONObject = ["session": .string(s.id), "kind": .string(kind), "paths": paths(s, list)]
+                if let k = keys(s, list) { f["keys"] = k }
+                host.events.emit(PrefetchTopic.self, owner: target, f)
             }
         }
         if let prepends = decided ?? (checkBatch ? s.batchDecision(at: batchOffset) : nil) {
@@ -176,7 +206,8 @@ public final class RangeSessions: HostDomain {
         let containers = host.containers!
         let s = e.session
         var seen = Set<String>()
-        for (section, id) in e.reuseIdentifiers.enumerated() where host.classes[id] != nil && !seen.contains(id) {
+        for (section, name) in e.reuseIdentifiers.enumerated() {
+            guard let id = name, host.classes[id] != nil, !seen.contains(id) else { continue }
             let first = s.sectionStarts[section]
             guard first < s.sectionStarts[section + 1] else { continue }  // an empty section says no size
             seen.insert(id)

@@ -74,6 +74,7 @@ from .api import (
     PoolWarmResult,
     PrefetchEvent,
     RangeBatchParam,
+    RangeBatchUpdate,
     RangeCreateCells,
     RangeCreated,
     RangeDestroyResult,
@@ -81,6 +82,7 @@ from .api import (
     RangeInfo,
     RangeItemCount,
     RangeItems,
+    RangeKeys,
     RangeLength,
     RangeLengths,
     RangeOffset,
@@ -90,6 +92,7 @@ from .api import (
     RangeSessionId,
     RangeSetItemDataItemsItem,
     RangeSetItemDataResult,
+    RangeSnapshotSection,
     RangeStrategy,
     RangeStreamState,
     RangeTuning,
@@ -1114,6 +1117,7 @@ class AsyncRangeSession(RangeSessionHandle):
         lengths: RangeLengths,
         *,
         data: Sequence[Any] | None = None,
+        keys: RangeKeys | None = None,
     ) -> RangeInfo:
         """Inserts items.
 
@@ -1122,13 +1126,17 @@ class AsyncRangeSession(RangeSessionHandle):
         the viewport changed (new items that land in a range then enter it, listed once in the `range` event);
         otherwise new items stay unmarked until the next update (as Texture). Batch fetching is judged unless
         dragging. -32602: `at` (not a `[section, row]`), `at[0]` (no such section), `at[1]` (row outside
-        0...count), `lengths` (missing or empty, or more than 10000000 items in all), `lengths[i]`. Over TCP
-        with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds.
+        0...count), `lengths` (missing or empty, or more than 10000000 items in all), `lengths[i]`, `keys`
+        (missing in a keyed session, given in an unkeyed one, or not one per item), `keys[i]` (a key the
+        session has, or given twice). Over TCP with a token, every method but `host.auth` answers -32006 until
+        `host.auth` succeeds.
 
         Args:
             at: Where the items go: before this `[section, row]`.
             lengths: One length per new item (at least one).
             data: A session with `cells`: business data per new item (at most one per length). (Not sent when
+                None.)
+            keys: A keyed session: one key per new item (required there, refused elsewhere). (Not sent when
                 None.)
 
         Returns:
@@ -1140,6 +1148,8 @@ class AsyncRangeSession(RangeSessionHandle):
         params: dict[str, Any] = {"session": self.id, "at": at, "lengths": lengths}
         if data is not None:
             params["data"] = list(data)
+        if keys is not None:
+            params["keys"] = keys
         result: RangeInfo = await self._client.call("range.insertItems", params)
         return result
 
@@ -1164,7 +1174,13 @@ class AsyncRangeSession(RangeSessionHandle):
         result: RangeInfo = await self._client.call("range.deleteItems", {"session": self.id, "paths": list(paths)})
         return result
 
-    async def batch_fetch_done(self, context: BatchContextId, *, lengths: RangeLengths | None = None) -> RangeInfo:
+    async def batch_fetch_done(
+        self,
+        context: BatchContextId,
+        *,
+        lengths: RangeLengths | None = None,
+        keys: RangeKeys | None = None,
+    ) -> RangeInfo:
         """Ends the batch fetch in flight.
 
         `context` is the one the `batch` event (or `batchInFlight`) named. The `lengths` items are appended to
@@ -1181,6 +1197,7 @@ class AsyncRangeSession(RangeSessionHandle):
         Args:
             context: The batch's context.
             lengths: The lengths of the items fetched (default none). (Not sent when None.)
+            keys: A keyed session: one key per item fetched. (Not sent when None.)
 
         Returns:
             ``RangeInfo``: A range session's summary: the reply of every range method that changes the session
@@ -1191,6 +1208,8 @@ class AsyncRangeSession(RangeSessionHandle):
         params: dict[str, Any] = {"session": self.id, "context": context}
         if lengths is not None:
             params["lengths"] = lengths
+        if keys is not None:
+            params["keys"] = keys
         result: RangeInfo = await self._client.call("range.batchFetchDone", params)
         return result
 
@@ -1250,6 +1269,63 @@ class AsyncRangeSession(RangeSessionHandle):
         """
         params: dict[str, Any] = {"session": self.id, "items": list(items)}
         result: RangeSetItemDataResult = await self._client.call("range.setItemData", params)
+        return result
+
+    async def perform_batch_updates(self, updates: Sequence[RangeBatchUpdate]) -> RangeInfo:
+        """Applies many updates at once (UICollectionView's performBatchUpdates).
+
+        Every update is checked first, and a refused batch changes nothing: -32602 names the first bad update
+        and its member (`updates[i].paths[k]`, `updates[i].at`, `updates[i].from`, `updates[i].to`,
+        `updates[i].lengths`, `updates[i].keys[k]`, `updates[i].sections[k]`, `updates[i].<member>`). UIKit's
+        index rules: `deleteItems`, `reloadItems`, `setLengths`, `deleteSections` and the `from` of moves name
+        items and sections as they are before the batch; `insertItems`, `insertSections` and the `to` of moves
+        as they are after it. An item may be named by one of delete, move, reload or resize only (deleting a
+        moved item, reloading a moved one, and the like are refused); items of a deleted section may not be
+        named, nor moved out of a moved section; inserts and moves may not go into an inserted section (it
+        brings its own items) or past the end of their section after the batch; at least one section stays.
+        The whole batch is one update: one `range` event (deleted items that were in a range in `removed`,
+        moved ones in `moved`; a moved item keeps its states, key, data and cell), one set of prefetch
+        changes, and a batch fetch judged once unless dragging. Reloaded items keep their states; a bound cell
+        is configured again (its data version goes up). Over TCP with a token, every method but `host.auth`
+        answers -32006 until `host.auth` succeeds.
+
+        Args:
+            updates: The updates, in any order (the index rules do not depend on it).
+
+        Returns:
+            ``RangeInfo``: A range session's summary: the reply of every range method that changes the session
+                but the light scroll-stream calls.
+
+        Wire: ``range.performBatchUpdates``.
+        """
+        params: dict[str, Any] = {"session": self.id, "updates": list(updates)}
+        result: RangeInfo = await self._client.call("range.performBatchUpdates", params)
+        return result
+
+    async def apply_snapshot(self, sections: Sequence[RangeSnapshotSection]) -> RangeInfo:
+        """Gives a keyed session its new item order; the host computes the changes (a diffable data source).
+
+        A keyed session only (else -32003). `sections` lists every section's keys in their new order (as many
+        sections as the session has: sections change with `range.performBatchUpdates`). Keys the snapshot
+        leaves out are deleted, new keys inserted (their `lengths` entries are required), and kept items that
+        changed place are moved: the fewest moves, keeping the longest run of items already in order (a
+        longest increasing subsequence). A kept item whose given length differs is resized. The changes are
+        applied as one `range.performBatchUpdates`, with its events and its `applied` counts. -32602:
+        `sections` (not one per section), `sections[i].keys[j]` (a duplicate), `sections[i].lengths` (not one
+        per key), `sections[i].lengths[j]` (not a length). Over TCP with a token, every method but `host.auth`
+        answers -32006 until `host.auth` succeeds.
+
+        Args:
+            sections: Each section's keys in their new order.
+
+        Returns:
+            ``RangeInfo``: A range session's summary: the reply of every range method that changes the session
+                but the light scroll-stream calls.
+
+        Wire: ``range.applySnapshot``.
+        """
+        params: dict[str, Any] = {"session": self.id, "sections": list(sections)}
+        result: RangeInfo = await self._client.call("range.applySnapshot", params)
         return result
 
 
@@ -2983,7 +3059,8 @@ class AsyncPageMethods:
 class AsyncRangeMethods:
     """The ``range.*`` methods (awaitable): ``create``, ``will_begin_dragging``, ``did_scroll``,
     ``will_end_dragging``, ``did_end_decelerating``, ``set_visible``, ``set_viewport``, ``insert_items``,
-    ``delete_items``, ``batch_fetch_done``, ``state``, ``destroy``, ``set_item_data``.
+    ``delete_items``, ``batch_fetch_done``, ``state``, ``destroy``, ``set_item_data``,
+    ``perform_batch_updates``, ``apply_snapshot``.
 
     Reached as ``client.range``; each call is one request (``client.call("range.create", ...)`` and so on).
     """
@@ -3016,6 +3093,7 @@ class AsyncRangeMethods:
         templates: bool | None = None,
         cells: RangeCreateCells | None = None,
         data: Sequence[Any] | None = None,
+        keys: RangeKeys | None = None,
     ) -> AsyncRangeSession:
         """Creates a range (prefetch) session (Texture's ASRangeController).
 
@@ -3052,8 +3130,10 @@ class AsyncRangeMethods:
         adds `templatesQueued`. -32602 names the bad field: `count` (not 0 to 10000000, not `lengths`' length,
         or more than 10000000 items in all), `itemLength`, `lengths`, `lengths[i]`, `sections` (empty, or
         given with `count` / `lengths`), `sections[i]`, `sections[i].count`, `sections[i].itemLength`,
-        `sections[i].lengths[j]`, `sections[i].reuseIdentifier`, `sections[i].<member>`, `viewport`,
-        `viewport.width`, `viewport.height`, `axis`, `tuning`, `tuning.<mode>`, `tuning.<mode>.<type>`,
+        `sections[i].lengths[j]`, `sections[i].reuseIdentifier`, `sections[i].keys` (not one per item, or keys
+        in some sections only), `sections[i].keys[j]` (a duplicate, naming the other place),
+        `sections[i].key`, `sections[i].<member>`, `keys`, `keys[j]`, `viewport`, `viewport.width`,
+        `viewport.height`, `axis`, `tuning`, `tuning.<mode>`, `tuning.<mode>.<type>`,
         `tuning.<mode>.<type>.leading` / `.trailing` / `.<member>`, `batch`, `batch.leadingScreens`,
         `batch.prepend`, `batch.<member>`, `strategy`, `strategy.name`, `strategy.ratio`, `lazy`, `visible`,
         `templates`. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth`
@@ -3081,6 +3161,8 @@ class AsyncRangeMethods:
                 sent when None.)
             data: With `cells`: business data per item, in item order across sections (at most the item
                 count); a cell is configured with it. (Not sent when None.)
+            keys: Section 0's item keys, with `count` / `lengths` (with `sections`, each section gives its
+                own). A session made with keys is keyed: every later insert gives keys too. (Not sent when None.)
 
         Returns:
             ``AsyncRangeSession`` (its ``result``: ``RangeCreated``): `range.create`'s reply: the session's
@@ -3115,6 +3197,8 @@ class AsyncRangeMethods:
             params["cells"] = cells
         if data is not None:
             params["data"] = list(data)
+        if keys is not None:
+            params["keys"] = keys
         result: RangeCreated = await self._client.call("range.create", params)
         return AsyncRangeSession(self._client, result["session"], result)
 
@@ -3350,6 +3434,7 @@ class AsyncRangeMethods:
         lengths: RangeLengths,
         *,
         data: Sequence[Any] | None = None,
+        keys: RangeKeys | None = None,
     ) -> RangeInfo:
         """Inserts items.
 
@@ -3358,8 +3443,10 @@ class AsyncRangeMethods:
         the viewport changed (new items that land in a range then enter it, listed once in the `range` event);
         otherwise new items stay unmarked until the next update (as Texture). Batch fetching is judged unless
         dragging. -32602: `at` (not a `[section, row]`), `at[0]` (no such section), `at[1]` (row outside
-        0...count), `lengths` (missing or empty, or more than 10000000 items in all), `lengths[i]`. Over TCP
-        with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds.
+        0...count), `lengths` (missing or empty, or more than 10000000 items in all), `lengths[i]`, `keys`
+        (missing in a keyed session, given in an unkeyed one, or not one per item), `keys[i]` (a key the
+        session has, or given twice). Over TCP with a token, every method but `host.auth` answers -32006 until
+        `host.auth` succeeds.
 
         Args:
             session: The range session (one of this connection's); another connection's or an unknown id is
@@ -3367,6 +3454,8 @@ class AsyncRangeMethods:
             at: Where the items go: before this `[section, row]`.
             lengths: One length per new item (at least one).
             data: A session with `cells`: business data per new item (at most one per length). (Not sent when
+                None.)
+            keys: A keyed session: one key per new item (required there, refused elsewhere). (Not sent when
                 None.)
 
         Returns:
@@ -3382,6 +3471,8 @@ class AsyncRangeMethods:
         }
         if data is not None:
             params["data"] = list(data)
+        if keys is not None:
+            params["keys"] = keys
         result: RangeInfo = await self._client.call("range.insertItems", params)
         return result
 
@@ -3415,6 +3506,7 @@ class AsyncRangeMethods:
         context: BatchContextId,
         *,
         lengths: RangeLengths | None = None,
+        keys: RangeKeys | None = None,
     ) -> RangeInfo:
         """Ends the batch fetch in flight.
 
@@ -3434,6 +3526,7 @@ class AsyncRangeMethods:
                 -32002.
             context: The batch's context.
             lengths: The lengths of the items fetched (default none). (Not sent when None.)
+            keys: A keyed session: one key per item fetched. (Not sent when None.)
 
         Returns:
             ``RangeInfo``: A range session's summary: the reply of every range method that changes the session
@@ -3444,6 +3537,8 @@ class AsyncRangeMethods:
         params: dict[str, Any] = {"session": session if isinstance(session, str) else session.id, "context": context}
         if lengths is not None:
             params["lengths"] = lengths
+        if keys is not None:
+            params["keys"] = keys
         result: RangeInfo = await self._client.call("range.batchFetchDone", params)
         return result
 
@@ -3520,6 +3615,80 @@ class AsyncRangeMethods:
         """
         params: dict[str, Any] = {"session": session if isinstance(session, str) else session.id, "items": list(items)}
         result: RangeSetItemDataResult = await self._client.call("range.setItemData", params)
+        return result
+
+    async def perform_batch_updates(
+        self,
+        session: RangeSessionId | RangeSessionHandle,
+        updates: Sequence[RangeBatchUpdate],
+    ) -> RangeInfo:
+        """Applies many updates at once (UICollectionView's performBatchUpdates).
+
+        Every update is checked first, and a refused batch changes nothing: -32602 names the first bad update
+        and its member (`updates[i].paths[k]`, `updates[i].at`, `updates[i].from`, `updates[i].to`,
+        `updates[i].lengths`, `updates[i].keys[k]`, `updates[i].sections[k]`, `updates[i].<member>`). UIKit's
+        index rules: `deleteItems`, `reloadItems`, `setLengths`, `deleteSections` and the `from` of moves name
+        items and sections as they are before the batch; `insertItems`, `insertSections` and the `to` of moves
+        as they are after it. An item may be named by one of delete, move, reload or resize only (deleting a
+        moved item, reloading a moved one, and the like are refused); items of a deleted section may not be
+        named, nor moved out of a moved section; inserts and moves may not go into an inserted section (it
+        brings its own items) or past the end of their section after the batch; at least one section stays.
+        The whole batch is one update: one `range` event (deleted items that were in a range in `removed`,
+        moved ones in `moved`; a moved item keeps its states, key, data and cell), one set of prefetch
+        changes, and a batch fetch judged once unless dragging. Reloaded items keep their states; a bound cell
+        is configured again (its data version goes up). Over TCP with a token, every method but `host.auth`
+        answers -32006 until `host.auth` succeeds.
+
+        Args:
+            session: The range session (one of this connection's); another connection's or an unknown id is
+                -32002.
+            updates: The updates, in any order (the index rules do not depend on it).
+
+        Returns:
+            ``RangeInfo``: A range session's summary: the reply of every range method that changes the session
+                but the light scroll-stream calls.
+
+        Wire: ``range.performBatchUpdates``.
+        """
+        params: dict[str, Any] = {
+            "session": session if isinstance(session, str) else session.id,
+            "updates": list(updates),
+        }
+        result: RangeInfo = await self._client.call("range.performBatchUpdates", params)
+        return result
+
+    async def apply_snapshot(
+        self,
+        session: RangeSessionId | RangeSessionHandle,
+        sections: Sequence[RangeSnapshotSection],
+    ) -> RangeInfo:
+        """Gives a keyed session its new item order; the host computes the changes (a diffable data source).
+
+        A keyed session only (else -32003). `sections` lists every section's keys in their new order (as many
+        sections as the session has: sections change with `range.performBatchUpdates`). Keys the snapshot
+        leaves out are deleted, new keys inserted (their `lengths` entries are required), and kept items that
+        changed place are moved: the fewest moves, keeping the longest run of items already in order (a
+        longest increasing subsequence). A kept item whose given length differs is resized. The changes are
+        applied as one `range.performBatchUpdates`, with its events and its `applied` counts. -32602:
+        `sections` (not one per section), `sections[i].keys[j]` (a duplicate), `sections[i].lengths` (not one
+        per key), `sections[i].lengths[j]` (not a length). Over TCP with a token, every method but `host.auth`
+        answers -32006 until `host.auth` succeeds.
+
+        Args:
+            session: The range session (one of this connection's).
+            sections: Each section's keys in their new order.
+
+        Returns:
+            ``RangeInfo``: A range session's summary: the reply of every range method that changes the session
+                but the light scroll-stream calls.
+
+        Wire: ``range.applySnapshot``.
+        """
+        params: dict[str, Any] = {
+            "session": session if isinstance(session, str) else session.id,
+            "sections": list(sections),
+        }
+        result: RangeInfo = await self._client.call("range.applySnapshot", params)
         return result
 
 

@@ -146,6 +146,15 @@ __all__ = [
     "PoolWarmResult",
     "PrefetchEvent",
     "RangeBatchParam",
+    "RangeBatchUpdate",
+    "RangeBatchUpdateDeleteItems",
+    "RangeBatchUpdateDeleteSections",
+    "RangeBatchUpdateInsertItems",
+    "RangeBatchUpdateInsertSections",
+    "RangeBatchUpdateMoveItem",
+    "RangeBatchUpdateMoveSection",
+    "RangeBatchUpdateReloadItems",
+    "RangeBatchUpdateSetLengths",
     "RangeBuffer",
     "RangeChanges",
     "RangeCreateCells",
@@ -157,11 +166,16 @@ __all__ = [
     "RangeEventCells",
     "RangeEventCellsBoundItem",
     "RangeEventCellsUnboundItem",
+    "RangeEventKeys",
+    "RangeEventMovedItem",
     "RangeExit",
     "RangeInfo",
+    "RangeInfoApplied",
     "RangeItemCount",
     "RangeItems",
     "RangeItemState",
+    "RangeKeyLists",
+    "RangeKeys",
     "RangeLength",
     "RangeLengths",
     "RangeMethods",
@@ -179,6 +193,7 @@ __all__ = [
     "RangeSetItemDataItemsItem",
     "RangeSetItemDataResult",
     "RangeSetItemDataResultReboundItem",
+    "RangeSnapshotSection",
     "RangeStrategy",
     "RangeStrategyVariant2",
     "RangeStreamState",
@@ -1269,6 +1284,43 @@ class RangeEventCells(TypedDict):
     unbound: list[RangeEventCellsUnboundItem]
 
 
+class RangeKeyLists(TypedDict):
+    """A keyed session only: the keys of the paths beside them, in the same order.
+
+    - ``preload``
+    - ``display``
+    - ``visible``
+    """
+
+    preload: list[str]
+    display: list[str]
+    visible: list[str]
+
+
+class RangeEventKeys(TypedDict):
+    """A keyed session only: the keys beside the paths of `enter`, `exit` and `removed`, in the same order.
+
+    - ``enter``
+    - ``exit``
+    - ``removed`` (optional)
+    """
+
+    enter: RangeKeyLists
+    exit: RangeKeyLists
+    removed: NotRequired[list[str]]
+
+
+RangeEventMovedItem = TypedDict("RangeEventMovedItem", {
+    "from": IndexPath,
+    "to": IndexPath,
+})
+"""The ``RangeEventMovedItem`` object.
+
+- ``from``
+- ``to``
+"""
+
+
 RangeExit: TypeAlias = RangeChanges
 """Paths that left each range (removed items are listed in `removed` instead)."""
 
@@ -1294,8 +1346,13 @@ class RangeEvent(TypedDict):
     - ``direction``
     - ``enter``
     - ``exit``
-    - ``removed`` (optional): `range.deleteItems` only: the deleted items that were in a range (their
-      paths before the deletion, highest first). Present only when there are some.
+    - ``removed`` (optional): `range.deleteItems`, `range.performBatchUpdates` and `range.applySnapshot`:
+      the deleted items that were in a range (their paths before the deletion; highest first for
+      `range.deleteItems`, ascending for a batch). Present only when there are some.
+    - ``moved`` (optional): A batch's moved items that were in a range: their paths before and after it.
+      They keep their states: they enter or exit only the ranges they really entered or left.
+    - ``keys`` (optional): A keyed session only: the keys beside the paths of `enter`, `exit` and
+      `removed`, in the same order.
     - ``cells`` (optional): A session with `cells`, when cells changed: which container now shows which
       item, and which let go of one.
     """
@@ -1309,6 +1366,8 @@ class RangeEvent(TypedDict):
     enter: RangeEnter
     exit: RangeExit
     removed: NotRequired[list[IndexPath]]
+    moved: NotRequired[list[RangeEventMovedItem]]
+    keys: NotRequired[RangeEventKeys]
     cells: NotRequired[RangeEventCells]
 
 
@@ -1324,6 +1383,7 @@ class PrefetchEvent(TypedDict):
     - ``session``
     - ``kind``
     - ``paths``: The items concerned.
+    - ``keys`` (optional): A keyed session only: the items' keys, beside `paths`.
     """
 
     seq: EventSeq
@@ -1332,6 +1392,7 @@ class PrefetchEvent(TypedDict):
     session: RangeSessionId
     kind: Literal["prefetchItems", "cancelPrefetching"]
     paths: list[IndexPath]
+    keys: NotRequired[list[str]]
 
 
 class BatchEvent(TypedDict):
@@ -1946,6 +2007,13 @@ RangeItemCount: TypeAlias = int
 """A number of items: 0 to 10000000 (a session holds at most 10000000 items in all)."""
 
 
+RangeKeys: TypeAlias = list[str]
+"""Client keys, one per item: stable identities unique within the session (UICollectionView's diffable
+identifiers, RecyclerView's stable ids, React Native's `keyExtractor`). Events and `range.state` give them
+beside index paths. A duplicate is -32602 naming both places.
+"""
+
+
 class RangeSection(TypedDict):
     """One section: `count` items of `itemLength` (default 44), or the `lengths` list (then `count`, when given,
     must equal its length: -32602 `sections[i].count`). `reuseIdentifier` names the section's cell class (as
@@ -1956,12 +2024,144 @@ class RangeSection(TypedDict):
     - ``itemLength`` (optional): The length of each of the `count` items (default 44).
     - ``lengths`` (optional)
     - ``reuseIdentifier`` (optional): The section's cell class name (MDTable's templates).
+    - ``keys`` (optional): The items' keys, one per item (a keyed session: every section with items gives
+      them).
+    - ``key`` (optional): The section's own key, unique among sections.
     """
 
     count: NotRequired[RangeItemCount]
     itemLength: NotRequired[RangeLength]
     lengths: NotRequired[RangeLengths]
     reuseIdentifier: NotRequired[str]
+    keys: NotRequired[RangeKeys]
+    key: NotRequired[str]
+
+
+class RangeBatchUpdateDeleteItems(TypedDict):
+    """Deletes items (paths before the batch).
+
+    - ``op``
+    - ``paths``
+    """
+
+    op: Literal["deleteItems"]
+    paths: list[IndexPath]
+
+
+class RangeBatchUpdateDeleteSections(TypedDict):
+    """Deletes sections (indices before the batch) with their items.
+
+    - ``op``
+    - ``sections``
+    """
+
+    op: Literal["deleteSections"]
+    sections: list[int]
+
+
+class RangeBatchUpdateInsertItems(TypedDict):
+    """Inserts items before `at` (a path after the batch); `keys` in a keyed session.
+
+    - ``op``
+    - ``at``
+    - ``lengths``
+    - ``keys`` (optional)
+    - ``data`` (optional): A session with `cells`: data per new item.
+    """
+
+    op: Literal["insertItems"]
+    at: IndexPath
+    lengths: RangeLengths
+    keys: NotRequired[RangeKeys]
+    data: NotRequired[list[Any]]
+
+
+class RangeBatchUpdateInsertSections(TypedDict):
+    """Inserts sections before `at` (an index after the batch), each with its items.
+
+    - ``op``
+    - ``at``
+    - ``sections``
+    """
+
+    op: Literal["insertSections"]
+    at: int
+    sections: list[RangeSection]
+
+
+RangeBatchUpdateMoveItem = TypedDict("RangeBatchUpdateMoveItem", {
+    "op": Literal["moveItem"],
+    "from": IndexPath,
+    "to": IndexPath,
+})
+"""Moves an item: `from` before the batch, `to` after it. The item keeps its states, key, data and cell.
+
+- ``op``
+- ``from``
+- ``to``
+"""
+
+
+RangeBatchUpdateMoveSection = TypedDict("RangeBatchUpdateMoveSection", {
+    "op": Literal["moveSection"],
+    "from": int,
+    "to": int,
+})
+"""Moves a section with its items: `from` before the batch, `to` after it.
+
+- ``op``
+- ``from``
+- ``to``
+"""
+
+
+class RangeBatchUpdateReloadItems(TypedDict):
+    """Reloads items (paths before the batch): their states stay; a bound cell is configured again.
+
+    - ``op``
+    - ``paths``
+    """
+
+    op: Literal["reloadItems"]
+    paths: list[IndexPath]
+
+
+class RangeBatchUpdateSetLengths(TypedDict):
+    """Resizes items (paths before the batch), one length per path.
+
+    - ``op``
+    - ``paths``
+    - ``lengths``
+    """
+
+    op: Literal["setLengths"]
+    paths: list[IndexPath]
+    lengths: RangeLengths
+
+
+RangeBatchUpdate: TypeAlias = (
+    RangeBatchUpdateDeleteItems
+    | RangeBatchUpdateInsertItems
+    | RangeBatchUpdateMoveItem
+    | RangeBatchUpdateReloadItems
+    | RangeBatchUpdateSetLengths
+    | RangeBatchUpdateInsertSections
+    | RangeBatchUpdateDeleteSections
+    | RangeBatchUpdateMoveSection
+)
+"""One update of `range.performBatchUpdates`, by its `op`."""
+
+
+class RangeSnapshotSection(TypedDict):
+    """One section of a snapshot: its items' keys in their new order, and optionally their lengths (one per key;
+    required for keys the session does not have, and a different length resizes a kept item).
+
+    - ``keys``
+    - ``lengths`` (optional)
+    """
+
+    keys: RangeKeys
+    lengths: NotRequired[RangeLengths]
 
 
 class RangeViewport(TypedDict):
@@ -2064,6 +2264,24 @@ or not a finite number, is -32602 naming the param (`offset`, `targetOffset`).
 """
 
 
+class RangeInfoApplied(TypedDict):
+    """`range.performBatchUpdates` and `range.applySnapshot` only: how many items the batch deleted, inserted,
+    moved, reloaded and resized (items of deleted, inserted and moved sections included).
+
+    - ``deleted``
+    - ``inserted``
+    - ``moved``
+    - ``reloaded``
+    - ``resized``
+    """
+
+    deleted: int
+    inserted: int
+    moved: int
+    reloaded: int
+    resized: int
+
+
 class RangeInfo(TypedDict):
     """A range session's summary: the reply of every range method that changes the session but the light
     scroll-stream calls.
@@ -2080,6 +2298,9 @@ class RangeInfo(TypedDict):
     - ``visible``: Whether the list is on screen (`range.setVisible`).
     - ``batchInFlight``: The context of the batch fetch in flight (announced by a `batch` event, ended by
       `range.batchFetchDone`); null when none is.
+    - ``applied`` (optional): `range.performBatchUpdates` and `range.applySnapshot` only: how many items
+      the batch deleted, inserted, moved, reloaded and resized (items of deleted, inserted and moved
+      sections included).
     """
 
     session: RangeSessionId
@@ -2092,6 +2313,7 @@ class RangeInfo(TypedDict):
     phase: RangePhase
     visible: bool
     batchInFlight: BatchContextId | None
+    applied: NotRequired[RangeInfoApplied]
 
 
 class RangeCreated(TypedDict):
@@ -2185,6 +2407,7 @@ class RangeRanges(TypedDict):
     - ``visible``: Items intersecting the viewport (none while the session is not visible).
     - ``display``: Items in the display range.
     - ``preload``: Items in the preload range.
+    - ``keys`` (optional): A keyed session only: the keys beside `visible`, `display` and `preload`.
     - ``cells`` (optional): A session with `cells` only: the bound cells, the parked ones per class, and
       counters.
     """
@@ -2194,6 +2417,7 @@ class RangeRanges(TypedDict):
     visible: list[IndexPath]
     display: list[IndexPath]
     preload: list[IndexPath]
+    keys: NotRequired[RangeKeyLists]
     cells: NotRequired[RangeRangesCells]
 
 
@@ -2201,12 +2425,14 @@ class RangeItemState(TypedDict):
     """An item's state bits.
 
     - ``path``
+    - ``key`` (optional): A keyed session only: the item's key.
     - ``preload``
     - ``display``
     - ``visible``
     """
 
     path: IndexPath
+    key: NotRequired[str]
     preload: bool
     display: bool
     visible: bool
@@ -2876,6 +3102,8 @@ METHODS: tuple[str, ...] = (
     "range.state",
     "range.destroy",
     "range.setItemData",
+    "range.performBatchUpdates",
+    "range.applySnapshot",
 )
 """Every method of the document, in its order."""
 
@@ -3903,7 +4131,14 @@ class RangeSession(RangeSessionHandle):
         result: RangeInfo = self._client.call("range.setViewport", params)
         return result
 
-    def insert_items(self, at: IndexPath, lengths: RangeLengths, *, data: Sequence[Any] | None = None) -> RangeInfo:
+    def insert_items(
+        self,
+        at: IndexPath,
+        lengths: RangeLengths,
+        *,
+        data: Sequence[Any] | None = None,
+        keys: RangeKeys | None = None,
+    ) -> RangeInfo:
         """Inserts items.
 
         The items go before `at` (`[section, row]`; row may be the section's count, to append). The offset
@@ -3911,13 +4146,17 @@ class RangeSession(RangeSessionHandle):
         the viewport changed (new items that land in a range then enter it, listed once in the `range` event);
         otherwise new items stay unmarked until the next update (as Texture). Batch fetching is judged unless
         dragging. -32602: `at` (not a `[section, row]`), `at[0]` (no such section), `at[1]` (row outside
-        0...count), `lengths` (missing or empty, or more than 10000000 items in all), `lengths[i]`. Over TCP
-        with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds.
+        0...count), `lengths` (missing or empty, or more than 10000000 items in all), `lengths[i]`, `keys`
+        (missing in a keyed session, given in an unkeyed one, or not one per item), `keys[i]` (a key the
+        session has, or given twice). Over TCP with a token, every method but `host.auth` answers -32006 until
+        `host.auth` succeeds.
 
         Args:
             at: Where the items go: before this `[section, row]`.
             lengths: One length per new item (at least one).
             data: A session with `cells`: business data per new item (at most one per length). (Not sent when
+                None.)
+            keys: A keyed session: one key per new item (required there, refused elsewhere). (Not sent when
                 None.)
 
         Returns:
@@ -3929,6 +4168,8 @@ class RangeSession(RangeSessionHandle):
         params: dict[str, Any] = {"session": self.id, "at": at, "lengths": lengths}
         if data is not None:
             params["data"] = list(data)
+        if keys is not None:
+            params["keys"] = keys
         result: RangeInfo = self._client.call("range.insertItems", params)
         return result
 
@@ -3953,7 +4194,13 @@ class RangeSession(RangeSessionHandle):
         result: RangeInfo = self._client.call("range.deleteItems", {"session": self.id, "paths": list(paths)})
         return result
 
-    def batch_fetch_done(self, context: BatchContextId, *, lengths: RangeLengths | None = None) -> RangeInfo:
+    def batch_fetch_done(
+        self,
+        context: BatchContextId,
+        *,
+        lengths: RangeLengths | None = None,
+        keys: RangeKeys | None = None,
+    ) -> RangeInfo:
         """Ends the batch fetch in flight.
 
         `context` is the one the `batch` event (or `batchInFlight`) named. The `lengths` items are appended to
@@ -3970,6 +4217,7 @@ class RangeSession(RangeSessionHandle):
         Args:
             context: The batch's context.
             lengths: The lengths of the items fetched (default none). (Not sent when None.)
+            keys: A keyed session: one key per item fetched. (Not sent when None.)
 
         Returns:
             ``RangeInfo``: A range session's summary: the reply of every range method that changes the session
@@ -3980,6 +4228,8 @@ class RangeSession(RangeSessionHandle):
         params: dict[str, Any] = {"session": self.id, "context": context}
         if lengths is not None:
             params["lengths"] = lengths
+        if keys is not None:
+            params["keys"] = keys
         result: RangeInfo = self._client.call("range.batchFetchDone", params)
         return result
 
@@ -4039,6 +4289,62 @@ class RangeSession(RangeSessionHandle):
         """
         params: dict[str, Any] = {"session": self.id, "items": list(items)}
         result: RangeSetItemDataResult = self._client.call("range.setItemData", params)
+        return result
+
+    def perform_batch_updates(self, updates: Sequence[RangeBatchUpdate]) -> RangeInfo:
+        """Applies many updates at once (UICollectionView's performBatchUpdates).
+
+        Every update is checked first, and a refused batch changes nothing: -32602 names the first bad update
+        and its member (`updates[i].paths[k]`, `updates[i].at`, `updates[i].from`, `updates[i].to`,
+        `updates[i].lengths`, `updates[i].keys[k]`, `updates[i].sections[k]`, `updates[i].<member>`). UIKit's
+        index rules: `deleteItems`, `reloadItems`, `setLengths`, `deleteSections` and the `from` of moves name
+        items and sections as they are before the batch; `insertItems`, `insertSections` and the `to` of moves
+        as they are after it. An item may be named by one of delete, move, reload or resize only (deleting a
+        moved item, reloading a moved one, and the like are refused); items of a deleted section may not be
+        named, nor moved out of a moved section; inserts and moves may not go into an inserted section (it
+        brings its own items) or past the end of their section after the batch; at least one section stays.
+        The whole batch is one update: one `range` event (deleted items that were in a range in `removed`,
+        moved ones in `moved`; a moved item keeps its states, key, data and cell), one set of prefetch
+        changes, and a batch fetch judged once unless dragging. Reloaded items keep their states; a bound cell
+        is configured again (its data version goes up). Over TCP with a token, every method but `host.auth`
+        answers -32006 until `host.auth` succeeds.
+
+        Args:
+            updates: The updates, in any order (the index rules do not depend on it).
+
+        Returns:
+            ``RangeInfo``: A range session's summary: the reply of every range method that changes the session
+                but the light scroll-stream calls.
+
+        Wire: ``range.performBatchUpdates``.
+        """
+        params: dict[str, Any] = {"session": self.id, "updates": list(updates)}
+        result: RangeInfo = self._client.call("range.performBatchUpdates", params)
+        return result
+
+    def apply_snapshot(self, sections: Sequence[RangeSnapshotSection]) -> RangeInfo:
+        """Gives a keyed session its new item order; the host computes the changes (a diffable data source).
+
+        A keyed session only (else -32003). `sections` lists every section's keys in their new order (as many
+        sections as the session has: sections change with `range.performBatchUpdates`). Keys the snapshot
+        leaves out are deleted, new keys inserted (their `lengths` entries are required), and kept items that
+        changed place are moved: the fewest moves, keeping the longest run of items already in order (a
+        longest increasing subsequence). A kept item whose given length differs is resized. The changes are
+        applied as one `range.performBatchUpdates`, with its events and its `applied` counts. -32602:
+        `sections` (not one per section), `sections[i].keys[j]` (a duplicate), `sections[i].lengths` (not one
+        per key), `sections[i].lengths[j]` (not a length). Over TCP with a token, every method but `host.auth`
+        answers -32006 until `host.auth` succeeds.
+
+        Args:
+            sections: Each section's keys in their new order.
+
+        Returns:
+            ``RangeInfo``: A range session's summary: the reply of every range method that changes the session
+                but the light scroll-stream calls.
+
+        Wire: ``range.applySnapshot``.
+        """
+        result: RangeInfo = self._client.call("range.applySnapshot", {"session": self.id, "sections": list(sections)})
         return result
 
 
@@ -5755,7 +6061,8 @@ class PageMethods:
 class RangeMethods:
     """The ``range.*`` methods: ``create``, ``will_begin_dragging``, ``did_scroll``, ``will_end_dragging``,
     ``did_end_decelerating``, ``set_visible``, ``set_viewport``, ``insert_items``, ``delete_items``,
-    ``batch_fetch_done``, ``state``, ``destroy``, ``set_item_data``.
+    ``batch_fetch_done``, ``state``, ``destroy``, ``set_item_data``, ``perform_batch_updates``,
+    ``apply_snapshot``.
 
     Reached as ``client.range``; each call is one request (``client.call("range.create", ...)`` and so on).
     """
@@ -5788,6 +6095,7 @@ class RangeMethods:
         templates: bool | None = None,
         cells: RangeCreateCells | None = None,
         data: Sequence[Any] | None = None,
+        keys: RangeKeys | None = None,
     ) -> RangeSession:
         """Creates a range (prefetch) session (Texture's ASRangeController).
 
@@ -5824,8 +6132,10 @@ class RangeMethods:
         adds `templatesQueued`. -32602 names the bad field: `count` (not 0 to 10000000, not `lengths`' length,
         or more than 10000000 items in all), `itemLength`, `lengths`, `lengths[i]`, `sections` (empty, or
         given with `count` / `lengths`), `sections[i]`, `sections[i].count`, `sections[i].itemLength`,
-        `sections[i].lengths[j]`, `sections[i].reuseIdentifier`, `sections[i].<member>`, `viewport`,
-        `viewport.width`, `viewport.height`, `axis`, `tuning`, `tuning.<mode>`, `tuning.<mode>.<type>`,
+        `sections[i].lengths[j]`, `sections[i].reuseIdentifier`, `sections[i].keys` (not one per item, or keys
+        in some sections only), `sections[i].keys[j]` (a duplicate, naming the other place),
+        `sections[i].key`, `sections[i].<member>`, `keys`, `keys[j]`, `viewport`, `viewport.width`,
+        `viewport.height`, `axis`, `tuning`, `tuning.<mode>`, `tuning.<mode>.<type>`,
         `tuning.<mode>.<type>.leading` / `.trailing` / `.<member>`, `batch`, `batch.leadingScreens`,
         `batch.prepend`, `batch.<member>`, `strategy`, `strategy.name`, `strategy.ratio`, `lazy`, `visible`,
         `templates`. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth`
@@ -5853,6 +6163,8 @@ class RangeMethods:
                 sent when None.)
             data: With `cells`: business data per item, in item order across sections (at most the item
                 count); a cell is configured with it. (Not sent when None.)
+            keys: Section 0's item keys, with `count` / `lengths` (with `sections`, each section gives its
+                own). A session made with keys is keyed: every later insert gives keys too. (Not sent when None.)
 
         Returns:
             ``RangeSession`` (its ``result``: ``RangeCreated``): `range.create`'s reply: the session's summary
@@ -5887,6 +6199,8 @@ class RangeMethods:
             params["cells"] = cells
         if data is not None:
             params["data"] = list(data)
+        if keys is not None:
+            params["keys"] = keys
         result: RangeCreated = self._client.call("range.create", params)
         return RangeSession(self._client, result["session"], result)
 
@@ -6122,6 +6436,7 @@ class RangeMethods:
         lengths: RangeLengths,
         *,
         data: Sequence[Any] | None = None,
+        keys: RangeKeys | None = None,
     ) -> RangeInfo:
         """Inserts items.
 
@@ -6130,8 +6445,10 @@ class RangeMethods:
         the viewport changed (new items that land in a range then enter it, listed once in the `range` event);
         otherwise new items stay unmarked until the next update (as Texture). Batch fetching is judged unless
         dragging. -32602: `at` (not a `[section, row]`), `at[0]` (no such section), `at[1]` (row outside
-        0...count), `lengths` (missing or empty, or more than 10000000 items in all), `lengths[i]`. Over TCP
-        with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds.
+        0...count), `lengths` (missing or empty, or more than 10000000 items in all), `lengths[i]`, `keys`
+        (missing in a keyed session, given in an unkeyed one, or not one per item), `keys[i]` (a key the
+        session has, or given twice). Over TCP with a token, every method but `host.auth` answers -32006 until
+        `host.auth` succeeds.
 
         Args:
             session: The range session (one of this connection's); another connection's or an unknown id is
@@ -6139,6 +6456,8 @@ class RangeMethods:
             at: Where the items go: before this `[section, row]`.
             lengths: One length per new item (at least one).
             data: A session with `cells`: business data per new item (at most one per length). (Not sent when
+                None.)
+            keys: A keyed session: one key per new item (required there, refused elsewhere). (Not sent when
                 None.)
 
         Returns:
@@ -6154,6 +6473,8 @@ class RangeMethods:
         }
         if data is not None:
             params["data"] = list(data)
+        if keys is not None:
+            params["keys"] = keys
         result: RangeInfo = self._client.call("range.insertItems", params)
         return result
 
@@ -6187,6 +6508,7 @@ class RangeMethods:
         context: BatchContextId,
         *,
         lengths: RangeLengths | None = None,
+        keys: RangeKeys | None = None,
     ) -> RangeInfo:
         """Ends the batch fetch in flight.
 
@@ -6206,6 +6528,7 @@ class RangeMethods:
                 -32002.
             context: The batch's context.
             lengths: The lengths of the items fetched (default none). (Not sent when None.)
+            keys: A keyed session: one key per item fetched. (Not sent when None.)
 
         Returns:
             ``RangeInfo``: A range session's summary: the reply of every range method that changes the session
@@ -6216,6 +6539,8 @@ class RangeMethods:
         params: dict[str, Any] = {"session": session if isinstance(session, str) else session.id, "context": context}
         if lengths is not None:
             params["lengths"] = lengths
+        if keys is not None:
+            params["keys"] = keys
         result: RangeInfo = self._client.call("range.batchFetchDone", params)
         return result
 
@@ -6292,6 +6617,80 @@ class RangeMethods:
         """
         params: dict[str, Any] = {"session": session if isinstance(session, str) else session.id, "items": list(items)}
         result: RangeSetItemDataResult = self._client.call("range.setItemData", params)
+        return result
+
+    def perform_batch_updates(
+        self,
+        session: RangeSessionId | RangeSessionHandle,
+        updates: Sequence[RangeBatchUpdate],
+    ) -> RangeInfo:
+        """Applies many updates at once (UICollectionView's performBatchUpdates).
+
+        Every update is checked first, and a refused batch changes nothing: -32602 names the first bad update
+        and its member (`updates[i].paths[k]`, `updates[i].at`, `updates[i].from`, `updates[i].to`,
+        `updates[i].lengths`, `updates[i].keys[k]`, `updates[i].sections[k]`, `updates[i].<member>`). UIKit's
+        index rules: `deleteItems`, `reloadItems`, `setLengths`, `deleteSections` and the `from` of moves name
+        items and sections as they are before the batch; `insertItems`, `insertSections` and the `to` of moves
+        as they are after it. An item may be named by one of delete, move, reload or resize only (deleting a
+        moved item, reloading a moved one, and the like are refused); items of a deleted section may not be
+        named, nor moved out of a moved section; inserts and moves may not go into an inserted section (it
+        brings its own items) or past the end of their section after the batch; at least one section stays.
+        The whole batch is one update: one `range` event (deleted items that were in a range in `removed`,
+        moved ones in `moved`; a moved item keeps its states, key, data and cell), one set of prefetch
+        changes, and a batch fetch judged once unless dragging. Reloaded items keep their states; a bound cell
+        is configured again (its data version goes up). Over TCP with a token, every method but `host.auth`
+        answers -32006 until `host.auth` succeeds.
+
+        Args:
+            session: The range session (one of this connection's); another connection's or an unknown id is
+                -32002.
+            updates: The updates, in any order (the index rules do not depend on it).
+
+        Returns:
+            ``RangeInfo``: A range session's summary: the reply of every range method that changes the session
+                but the light scroll-stream calls.
+
+        Wire: ``range.performBatchUpdates``.
+        """
+        params: dict[str, Any] = {
+            "session": session if isinstance(session, str) else session.id,
+            "updates": list(updates),
+        }
+        result: RangeInfo = self._client.call("range.performBatchUpdates", params)
+        return result
+
+    def apply_snapshot(
+        self,
+        session: RangeSessionId | RangeSessionHandle,
+        sections: Sequence[RangeSnapshotSection],
+    ) -> RangeInfo:
+        """Gives a keyed session its new item order; the host computes the changes (a diffable data source).
+
+        A keyed session only (else -32003). `sections` lists every section's keys in their new order (as many
+        sections as the session has: sections change with `range.performBatchUpdates`). Keys the snapshot
+        leaves out are deleted, new keys inserted (their `lengths` entries are required), and kept items that
+        changed place are moved: the fewest moves, keeping the longest run of items already in order (a
+        longest increasing subsequence). A kept item whose given length differs is resized. The changes are
+        applied as one `range.performBatchUpdates`, with its events and its `applied` counts. -32602:
+        `sections` (not one per section), `sections[i].keys[j]` (a duplicate), `sections[i].lengths` (not one
+        per key), `sections[i].lengths[j]` (not a length). Over TCP with a token, every method but `host.auth`
+        answers -32006 until `host.auth` succeeds.
+
+        Args:
+            session: The range session (one of this connection's).
+            sections: Each section's keys in their new order.
+
+        Returns:
+            ``RangeInfo``: A range session's summary: the reply of every range method that changes the session
+                but the light scroll-stream calls.
+
+        Wire: ``range.applySnapshot``.
+        """
+        params: dict[str, Any] = {
+            "session": session if isinstance(session, str) else session.id,
+            "sections": list(sections),
+        }
+        result: RangeInfo = self._client.call("range.applySnapshot", params)
         return result
 
 

@@ -1,0 +1,223 @@
+import GreenroomCore
+import GreenroomJSON
+import GreenroomRPC
+
+/// Keys, sections and batches on the wire: decoding `range.create`'s keyed sections and
+/// `range.performBatchUpdates`' updates (every member checked, its JSON path named), and applying a
+/// batch to the session, its cells and its events.
+extension RangeSessions {
+    /// One section object: its lengths, item keys, own key and reuse identifier.
+    static func section(_ s: JSONObject, path: String) throws(RPCError)
+        -> (lengths: [Double], keys: [String]?, key: String?, reuseIdentifier: String?) {
+        let known = ["count", "itemLength", "lengths", "reuseIdentifier", "keys", "key"]
+        for key in s.keys where !known.contains(key) {
+            throw .invalidParams(path: "\(path)\(key)", "unknown member (known: \(known.joined(separator: ", ")))")
+        }
+        let lengths = try Self.lengths(s, path: path)
+        var reuse: String?
+        if let id = s["reuseIdentifier"] {
+            guard let name = id.stringValue else { throw .invalidParams(path: "\(path)reuseIdentifier", "expected string") }
+            reuse = name
+        }
+        let keys = try s["keys"].map { v throws(RPCError) in try Self.keyList(v, path: "\(path)keys") }
+        if let keys, keys.count != lengths.count {
+            throw .invalidParams(path: "\(path)keys", "has \(keys.count) keys for \(lengths.count) items")
+        }
+        var key: String?
+        if let k = s["key"] {
+            guard let name = k.stringValue, !name.isEmpty, name.utf8.count <= 256 else {
+                throw .invalidParams(path: "\(path)key", "must be a string of 1 to 256 bytes")
+            }
+            key = name
+        }
+        return (lengths, keys, key, reuse)
+    }
+
+    /// A list of item keys: strings of 1 to 256 bytes (uniqueness is checked where they meet others).
+    static func keyList(_ v: JSONValue, path: String) throws(RPCError) -> [String] {
+        let keys = try [String].decodeParam(v, path: path)
+        for (j, k) in keys.enumerated() where k.isEmpty || k.utf8.count > 256 {
+            throw .invalidParams(path: "\(path)[\(j)]", "a key is a string of 1 to 256 bytes")
+        }
+        return keys
+    }
+
+    /// A new session's keys: all sections' or none (a section without items may leave them out), unique
+    /// across sections; section keys unique among sections. Nil: an unkeyed session.
+    static func sessionKeys(_ items: [[String]?], _ sectionKeys: [String?], single: Bool) throws(RPCError) -> [[String]]? {
+        guard items.contains(where: { $0 != nil }) else { return nil }
+        func place(_ i: Int, _ j: Int) -> String { single ? "keys[\(j)]" : "sections[\(i)].keys[\(j)]" }
+        var seen: [String: String] = [:]
+        var out: [[String]] = []
+        for (i, keys) in items.enumerated() {
+            guard let keys else {
+                out.append([])
+                continue
+            }
+            for (j, k) in keys.enumerated() {
+                if let other = seen[k] { throw .invalidParams(path: place(i, j), "\"\(k)\" is already \(other)'s key") }
+                seen[k] = place(i, j)
+            }
+            out.append(keys)
+        }
+        var seenSections: [String: Int] = [:]
+        for (i, k) in sectionKeys.enumerated() {
+            guard let k else { continue }
+            if let other = seenSections[k] { throw .invalidParams(path: "sections[\(i)].key", "\"\(k)\" is already sections[\(other)].key") }
+            seenSections[k] = i
+        }
+        return out
+    }
+
+    /// Sections of a keyed session must all give keys when they have items.
+    static func checkAllKeyed(_ items: [[String]?], _ counts: [Int]) throws(RPCError) {
+        guard items.contains(where: { $0 != nil }) else { return }
+        for (i, keys) in items.enumerated() where keys == nil && counts[i] > 0 {
+            throw .invalidParams(path: "sections[\(i)].keys", "is required: other sections' items have keys")
+        }
+    }
+
+    static func indexPath(_ v: JSONValue?, path: String) throws(RPCError) -> RangePath {
+        let p = try [Int].decodeParam(v ?? .null, path: path)
+        guard p.count == 2 else { throw .invalidParams(path: path, "expected an index path [section, row]") }
+        return RangePath(p[0], p[1])
+    }
+
+    static func sectionIndex(_ v: JSONValue?, path: String) throws(RPCError) -> Int {
+        try Int.decodeParam(v ?? .null, path: path)
+    }
+
+    /// One update of a batch, every member checked. `data`: a cell session's data for inserted items;
+    /// `reuse`: the reuse identifiers of inserted sections.
+    static func batchUpdate(_ u: JSONObject, path: String) throws(RPCError)
+        -> (op: RangeBatchOp, data: [JSONValue]?, reuse: [String?]?) {
+        guard let name = u["op"]?.stringValue else {
+            throw .invalidParams(path: "\(path)op", "is required: deleteItems, insertItems, moveItem, reloadItems, setLengths, insertSections, deleteSections or moveSection")
+        }
+        let members: [String]
+        switch name {
+        case "deleteItems", "reloadItems": members = ["paths"]
+        case "insertItems": members = ["at", "lengths", "keys", "data"]
+        case "moveItem", "moveSection": members = ["from", "to"]
+        case "setLengths": members = ["paths", "lengths"]
+        case "insertSections": members = ["at", "sections"]
+        case "deleteSections": members = ["sections"]
+        default:
+            throw .invalidParams(path: "\(path)op", "unknown op \"\(name)\" (deleteItems, insertItems, moveItem, reloadItems, setLengths, insertSections, deleteSections, moveSection)")
+        }
+        for key in u.keys where key != "op" && !members.contains(key) {
+            throw .invalidParams(path: "\(path)\(key)", "unknown member of \(name) (known: \(members.joined(separator: ", ")))")
+        }
+        func paths() throws(RPCError) -> [RangePath] {
+            guard case .array(let list)? = u["paths"], !list.isEmpty else { throw .invalidParams(path: "\(path)paths", "expected a non-empty array of index paths") }
+            var out: [RangePath] = []
+            for (k, v) in list.enumerated() { out.append(try indexPath(v, path: "\(path)paths[\(k)]")) }
+            return out
+        }
+        switch name {
+        case "deleteItems": return (.deleteItems(try paths()), nil, nil)
+        case "reloadItems": return (.reloadItems(try paths()), nil, nil)
+        case "setLengths":
+            let ps = try paths()
+            let ls = try lengths(["lengths": u["lengths"] ?? .null], path: path)
+            guard ls.count == ps.count else { throw .invalidParams(path: "\(path)lengths", "has \(ls.count) lengths for \(ps.count) paths") }
+            return (.setLengths(ps, ls), nil, nil)
+        case "insertItems":
+            let at = try indexPath(u["at"], path: "\(path)at")
+            guard u["lengths"] != nil else { throw .invalidParams(path: "\(path)lengths", "is required (at least one length)") }
+            let ls = try lengths(["lengths": u["lengths"]!], path: path)
+            guard !ls.isEmpty else { throw .invalidParams(path: "\(path)lengths", "is required (at least one length)") }
+            let keys = try u["keys"].map { v throws(RPCError) in try keyList(v, path: "\(path)keys") }
+            if let keys, keys.count != ls.count { throw .invalidParams(path: "\(path)keys", "has \(keys.count) keys for \(ls.count) items") }
+            var data: [JSONValue]?
+            if let d = u["data"] {
+                guard case .array(let values) = d else { throw .invalidParams(path: "\(path)data", "expected array, got \(d.typeName)") }
+                guard values.count <= ls.count else { throw .invalidParams(path: "\(path)data", "has \(values.count) entries for \(ls.count) items") }
+                data = values
+            }
+            return (.insertItems(at: at, RangeItems(lengths: ls, keys: keys)), data, nil)
+        case "moveItem":
+            return (.moveItem(from: try indexPath(u["from"], path: "\(path)from"), to: try indexPath(u["to"], path: "\(path)to")), nil, nil)
+        case "moveSection":
+            return (.moveSection(from: try sectionIndex(u["from"], path: "\(path)from"), to: try sectionIndex(u["to"], path: "\(path)to")), nil, nil)
+        case "deleteSections":
+            let list = try [Int].decodeParam(u["sections"] ?? .null, path: "\(path)sections")
+            guard !list.isEmpty else { throw .invalidParams(path: "\(path)sections", "must not be empty") }
+            return (.deleteSections(list), nil, nil)
+        default:  // insertSections
+            let at = try sectionIndex(u["at"], path: "\(path)at")
+            guard case .array(let list)? = u["sections"], !list.isEmpty else {
+                throw .invalidParams(path: "\(path)sections", "expected a non-empty array of sections")
+            }
+            var specs: [RangeSectionItems] = []
+            var reuse: [String?] = []
+            for (k, v) in list.enumerated() {
+                guard case .object(let o) = v else { throw .invalidParams(path: "\(path)sections[\(k)]", "expected object, got \(v.typeName)") }
+                let sec = try section(o, path: "\(path)sections[\(k)].")
+                specs.append(RangeSectionItems(items: RangeItems(lengths: sec.lengths, keys: sec.keys), key: sec.key))
+                reuse.append(sec.reuseIdentifier)
+            }
+            return (.insertSections(at: at, specs), nil, reuse)
+        }
+    }
+
+    /// Applies a checked batch: the session, then its reuse identifiers and cells (deleted items' cells
+    /// let go, the rest follow their items, reloaded ones bind again), then one update with its events.
+    /// Returns the reply: the summary with `applied`.
+    func applyBatch(_ e: RangeEntry, _ ops: [RangeBatchOp], data: [(update: Int, values: [JSONValue])],
+                    reuse: [Int: [String?]]) throws(RPCError) -> JSONObject {
+        let s = e.session
+        let oldReuse = e.reuseIdentifiers
+        let r = try mappingErrors(RPCError.init) { () throws(RangeBatchError) in try s.performBatch(ops) }
+        var notes = RangeChangeNotes()
+        for d in r.deleted where d.inRange { notes.removed.append((.array([.int(d.path.section), .int(d.path.row)]), d.key)) }
+        for m in r.moved where m.inRange {
+            notes.moved.append(["from": [.int(m.fromPath.section), .int(m.fromPath.row)], "to": pathJSON(s, m.to)])
+        }
+        // Reuse identifiers follow their sections; inserted ones come from their updates.
+        var insertedAt: [Int: String?] = [:]
+        for (u, op) in ops.enumerated() {
+            if case .insertSections(let at, let specs) = op { for k in 0..<specs.count { insertedAt[at + k] = reuse[u]?[k] ?? nil } }
+        }
+        e.reuseIdentifiers = r.sectionSources.enumerated().map { j, source in
+            if let o = source { return o < oldReuse.count ? oldReuse[o] : nil }
+            return insertedAt[j] ?? nil
+        }
+        if let cells = e.cells {
+            for d in r.deleted {
+                if let c = cells.bound.removeValue(forKey: d.flat) { notes.removedCells.append((.array([.int(d.path.section), .int(d.path.row)]), c)) }
+                cells.data[d.flat] = nil
+                cells.versions[d.flat] = nil
+                for (id, sh) in cells.shown where sh.flat == d.flat { cells.shown[id] = nil }
+            }
+            func remap<V>(_ d: [Int: V]) -> [Int: V] {
+                var out: [Int: V] = [:]
+                for (f, v) in d { if let n = r.newFlat(f) { out[n] = v } }
+                return out
+            }
+            cells.bound = remap(cells.bound)
+            cells.data = remap(cells.data)
+            cells.versions = remap(cells.versions)
+            for (id, sh) in cells.shown { cells.shown[id] = r.newFlat(sh.flat).map { ($0, sh.version) } }
+            for d in data {
+                guard case .insertItems(let at, _) = ops[d.update] else { continue }
+                for (k, v) in d.values.enumerated() {
+                    if let f = s.flatIndex(section: at.section, row: at.row + k) { cells.data[f] = v }
+                }
+            }
+            for f in r.reloaded {
+                cells.versions[f] = (cells.versions[f] ?? 0) + 1
+                if cells.bound[f] != nil { notes.rebind.append(f) }
+            }
+            // A cell moved into a section of another class binds afresh.
+            for m in r.moved {
+                if let c = cells.bound[m.to], let cls = cellClass(e, m.to), cls.name != c.className { notes.rebind.append(m.to) }
+            }
+        }
+        refresh(e, checkBatch: !s.dragging, notes: notes)
+        var reply = summary(e)
+        reply["applied"] = ["deleted": .int(r.deleted.count), "inserted": .int(r.inserted.count), "moved": .int(r.moved.count),
+                            "reloaded": .int(r.reloaded.count), "resized": .int(r.resized.count)]
+        return reply
+    }
+}
