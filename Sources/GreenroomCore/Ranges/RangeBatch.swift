@@ -472,12 +472,14 @@ private struct BatchPlan {
             }
         }
         // Each section's size after the batch, and every destination inside it.
+        // (Items leaving a section are counted from the updates, not by walking it: O(changes).)
+        var leaving = [Int](repeating: 0, count: oldSections)
+        for (f, x) in fate where x.fate == .deleted || x.fate == .movedOut { leaving[s.path(f).section] += 1 }
         var sizes: [Int] = []
         for (j, ns) in newSections.enumerated() {
             if let spec = ns.spec { sizes.append(spec.items.lengths.count); continue }
             let o = ns.source!
-            let left = (s.sectionStarts[o]..<s.sectionStarts[o + 1]).filter { fate[$0]?.fate != .deleted && fate[$0]?.fate != .movedOut }.count
-            sizes.append(left + (dests[j]?.count ?? 0))
+            sizes.append(rows(o) - leaving[o] + (dests[j]?.count ?? 0))
         }
         for d in destOrder where d.path.row >= sizes[d.path.section] {
             throw fail(d.update, d.member, .rowOutside(d.path, rows: sizes[d.path.section]))

@@ -257,6 +257,11 @@ struct Bench: ParsableCommand {
             let withCells = try ranges.didScrollRoundTrip(session: try ranges.createCellSession(items: 1_000_000), steps: steps)
             table.add("range.didScroll round trip, cells vs none", unit: "us", values: ["cells": withCells, "none": plain],
                       ratio: ("cells / none", withCells / plain), budget: nil)
+            // One batch of 1,000 updates is one update; 1,000 calls are 1,000 round trips and updates.
+            let batched = try ranges.batchVsSingles(items: 1_000_000, updates: quick ? 200 : 1_000)
+            table.add("\(quick ? 200 : 1000) inserts on 1M items, one batch vs single calls", unit: "ms",
+                      values: ["batch": batched.batch, "singles": batched.singles],
+                      ratio: ("batch / singles", batched.batch / batched.singles), budget: .atMost(1))
             let fling = try ranges.containersAfterFling(rows: 10_000)
             table.add("containers alive after a 10,000-row fling (cells)", unit: "count",
                       values: ["alive": fling.alive, "bound": fling.bound, "parked": fling.parked],

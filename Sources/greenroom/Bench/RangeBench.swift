@@ -36,6 +36,29 @@ struct RangeBench {
         return PrerenderBench.median(times)
     }
 
+    /// Milliseconds to insert `updates` items spread over a keyless session of `items` items: as one
+    /// `range.performBatchUpdates`, and as as many `range.insertItems` calls (each its own update).
+    func batchVsSingles(items: Int, updates: Int) throws -> (batch: Double, singles: Double) {
+        let step = max(1, items / updates)
+        let a = try createSession(items: items)
+        let ops: [JSONValue] = (0..<updates).map { k in
+            ["op": "insertItems", "at": [0, .int(k * step)], "lengths": [44]]
+        }
+        let t0 = monotonicNanos()
+        _ = try client.call("range.performBatchUpdates", ["session": .string(a), "updates": .array(ops)])
+        let batch = Double(monotonicNanos() - t0) / 1e6
+        _ = try client.call("range.destroy", ["session": .string(a)])
+        let b = try createSession(items: items)
+        let t1 = monotonicNanos()
+        // Ascending, each call's path counts the items the calls before it inserted.
+        for k in 0..<updates {
+            _ = try client.call("range.insertItems", ["session": .string(b), "at": [0, .int(k * step + k)], "lengths": [44]])
+        }
+        let singles = Double(monotonicNanos() - t1) / 1e6
+        _ = try client.call("range.destroy", ["session": .string(b)])
+        return (batch, singles)
+    }
+
     /// Containers alive after a fling through `rows` rows of a session with cells (in jumps of one screen).
     func containersAfterFling(rows: Int) throws -> (alive: Double, bound: Double, parked: Double) {
         let before = Double(try client.call("host.stats")["containers"]?["total"]?.intValue ?? 0)
