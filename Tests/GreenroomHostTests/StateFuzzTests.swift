@@ -283,6 +283,15 @@ final class StateFuzzer {
             }
             if chance(0.2) { call(i, "range.deleteItems", ["session": .string(s), "paths": [[0, 0]]]) }
             if chance(0.2) { call(i, "range.insertItems", ["session": .string(s), "at": [0, 0], "lengths": [60, 60]]) }
+            if chance(0.3) {
+                // A batch: moved cells keep their items, reloaded ones bind again, deleted ones park; a
+                // refused batch (a path past a shrunk list) changes nothing.
+                var updates: [JSONValue] = [["op": "moveItem", "from": [0, .int(int(0...3))], "to": [0, .int(int(4...8))]],
+                                            ["op": "reloadItems", "paths": [[0, 9]]]]
+                if chance(0.5) { updates.append(["op": "deleteItems", "paths": [[0, 10], [0, 11]]]) }
+                if chance(0.5) { updates.append(["op": "insertItems", "at": [0, 0], "lengths": [60], "data": [["n": 1]]]) }
+                call(i, "range.performBatchUpdates", ["session": .string(s), "updates": .array(updates)])
+            }
             if chance(0.3) { call(i, "range.destroy", ["session": .string(s)]) }
         case 23:
             call(i, "host.memoryWarning", ["level": chance(0.5) ? "warning" : "critical"])
