@@ -162,6 +162,7 @@ extension RangeSessions {
                 guard cellOptions != nil else { throw .invalidParams(path: "data", "item data is for cells: give cells too") }
                 guard d.count <= total else { throw .invalidParams(path: "data", "has \(d.count) entries for \(total) items") }
             }
+            let viewability = try Self.viewabilityThresholds(p.viewability)
             let session = RangeSession(id: makeID(), sections: sections,
                                        viewportLength: horizontal ? vp.width : vp.height,
                                        viewportCross: horizontal ? vp.height : vp.width, horizontal: horizontal,
@@ -172,6 +173,7 @@ extension RangeSessions {
                 for (i, d) in (p.data ?? []).enumerated() { cells.data[i] = d }
                 e.cells = cells
             }
+            e.viewability = viewability.map(RangeViewability.init)
             sessions[session.id] = e
             refresh(e, checkBatch: true)
             var reply = summary(e)
@@ -281,6 +283,7 @@ extension RangeSessions {
                 cells.shift(from: flat, by: lengths.count)
                 for (i, d) in (p.data ?? []).enumerated() { cells.data[flat + i] = d }
             }
+            viewabilityInserted(e, at: flat, count: lengths.count)
             // Texture re-checks after a data change with changes, unless dragging.
             refresh(e, checkBatch: !e.session.dragging)
             return .object(summary(e))
@@ -310,6 +313,7 @@ extension RangeSessions {
                     cells.shift(from: f + 1, by: -1)
                 }
                 if e.session.remove(flat: f) { removed.append(path) }
+                viewabilityRemoved(e, flat: f, path: path)
             }
             refresh(e, checkBatch: !e.session.dragging, removed: removed, removedCells: removedCells)
             return .object(summary(e))
@@ -318,7 +322,8 @@ extension RangeSessions {
             let lengths = try Self.lengths(["lengths": p.lengths ?? .array([])], path: "")
             let e = try entry(p.session, owner: conn)
             let context = p.context
-            _ = try mapped { () throws(RangeError) in try e.session.finishBatch(context: context, lengths: lengths) }
+            let at = try mapped { () throws(RangeError) in try e.session.finishBatch(context: context, lengths: lengths) }
+            viewabilityInserted(e, at: at, count: lengths.count)
             // An exhausted backend (no items) gets no re-check: Texture runs none after a change with
             // zero changes, so a finished list does not ask again and again.
             refresh(e, checkBatch: !lengths.isEmpty && !e.session.dragging)
@@ -343,6 +348,7 @@ extension RangeSessions {
                                      "display": paths(s, s.members(s.display)),
                                      "preload": paths(s, s.members(s.preload))]
             if e.cells != nil { state["cells"] = cellsState(e) }
+            if let viewable = viewableState(e) { state["viewable"] = viewable }
             return .object(state)
         }
         r.register(RangeSetItemData.self) { [unowned self] conn, p throws(RPCError) in
@@ -390,6 +396,7 @@ extension RangeSessions {
         r.register(RangeDestroy.self) { [unowned self] conn, p throws(RPCError) in
             let e = try entry(p.session, owner: conn)
             releaseAllCells(e)
+            endViewability(e)
             sessions[e.session.id] = nil
             host.updateTracking()
             return ["session": .string(e.session.id), "destroyed": true]

@@ -183,6 +183,7 @@ __all__ = [
     "RangeStrategyVariant2",
     "RangeStreamState",
     "RangeTuning",
+    "RangeViewable",
     "RangeViewport",
     "RangeWillEndDraggingResult",
     "ResetEvent",
@@ -215,6 +216,8 @@ __all__ = [
     "TasksMethods",
     "TasksStatus",
     "Topic",
+    "ViewabilityThreshold",
+    "ViewableEvent",
     "VirtualClockNote",
 ]
 
@@ -223,7 +226,7 @@ __all__ = [
 # after where they are: `HostInfoProtocol`, `ClockAdvanceResult`).
 
 
-Topic: TypeAlias = Literal["lifecycle", "pool", "page", "range", "prefetch", "batch", "host", "task"]
+Topic: TypeAlias = Literal["lifecycle", "pool", "page", "range", "prefetch", "batch", "host", "task", "viewable"]
 """An event topic; also the `method` of the notifications on that topic."""
 
 
@@ -2176,6 +2179,10 @@ class RangeRangesCells(TypedDict):
     released: int
 
 
+RangeViewable: TypeAlias = dict[str, list[IndexPath]]
+"""A session with `viewability` only: per threshold name, the items viewable now, ascending."""
+
+
 class RangeRanges(TypedDict):
     """`range.state` without `paths`: the index paths in each range, ascending. A visible item is in all three;
     display items are in preload.
@@ -2185,6 +2192,8 @@ class RangeRanges(TypedDict):
     - ``visible``: Items intersecting the viewport (none while the session is not visible).
     - ``display``: Items in the display range.
     - ``preload``: Items in the preload range.
+    - ``viewable`` (optional): A session with `viewability` only: per threshold name, the items viewable
+      now.
     - ``cells`` (optional): A session with `cells` only: the bound cells, the parked ones per class, and
       counters.
     """
@@ -2194,6 +2203,7 @@ class RangeRanges(TypedDict):
     visible: list[IndexPath]
     display: list[IndexPath]
     preload: list[IndexPath]
+    viewable: NotRequired[RangeViewable]
     cells: NotRequired[RangeRangesCells]
 
 
@@ -2227,6 +2237,53 @@ class RangeItems(TypedDict):
 
 DurationMs: TypeAlias = float
 """A transition's duration in ms of host clock: 0 to 600000 (ten minutes), 300 when absent."""
+
+
+class ViewabilityThreshold(TypedDict):
+    """One viewability threshold (React Native's `viewabilityConfig`: `itemVisiblePercentThreshold`,
+    `minimumViewTime`; an IntersectionObserver threshold with a dwell time): an item is viewable for it once
+    at least `minPercent` of its length along the axis has been inside the viewport `[offset, offset + L)` for
+    `minMs` of host clock without a break (an item of length 0 on the viewport is 100% inside). -32602 names
+    `viewability[i].name` (missing, not a string, empty, or another threshold's name),
+    `viewability[i].minPercent`, `viewability[i].minMs` or `viewability[i].<member>`.
+
+    - ``name``: The threshold's name, unique in the session; events and `range.state` name it.
+    - ``minPercent`` (optional): Percent of the item's length inside the viewport, in (0, 100] (default
+      50).
+    - ``minMs`` (optional): How long it must stay at least that visible, ms of host clock (default 0: at
+      once).
+    """
+
+    name: str
+    minPercent: NotRequired[float]
+    minMs: NotRequired[float]
+
+
+class ViewableEvent(TypedDict):
+    """An item became viewable for a threshold (`kind: viewable`), or an item announced viewable stopped being
+    (`kind: ended`, with `reason`).
+
+    - ``seq``
+    - ``t``
+    - ``cause``
+    - ``session``
+    - ``name``: The threshold (`ViewabilityThreshold.name`).
+    - ``kind``
+    - ``reason`` (optional): `ended` only: `scrolledOut` (below the threshold at a call), `hidden`
+      (`range.setVisible false`) or `removed` (the item was deleted).
+    - ``path``: The item (for `removed`: its path before the deletion).
+    - ``percent``: The percent of the item's length inside the viewport now (0 when hidden or removed).
+    """
+
+    seq: EventSeq
+    t: EventTime
+    cause: EventCause
+    session: RangeSessionId
+    name: str
+    kind: Literal["viewable", "ended"]
+    reason: NotRequired[Literal["scrolledOut", "hidden", "removed"]]
+    path: IndexPath
+    percent: float
 
 
 class RpcDiscoverResult(TypedDict):
@@ -2783,10 +2840,10 @@ class RangeSetItemDataResult(TypedDict):
 # Events
 
 
-EventTopic: TypeAlias = Literal["lifecycle", "pool", "page", "range", "prefetch", "batch", "host", "task"]
+EventTopic: TypeAlias = Literal["lifecycle", "pool", "page", "range", "prefetch", "batch", "host", "task", "viewable"]
 """The topics of the host's events (``x-notifications``): each is also the ``method`` of its notifications."""
 
-AnyEvent: TypeAlias = LifecycleEvent | PoolEvent | PageEvent | RangeEvent | PrefetchEvent | BatchEvent | HostEvent | TaskEvent
+AnyEvent: TypeAlias = LifecycleEvent | PoolEvent | PageEvent | RangeEvent | PrefetchEvent | BatchEvent | HostEvent | TaskEvent | ViewableEvent
 """The params of any event."""
 
 EVENT_TOPICS: Mapping[str, str] = {
@@ -2798,11 +2855,13 @@ EVENT_TOPICS: Mapping[str, str] = {
     "batch": "BatchEvent",
     "host": "HostEvent",
     "task": "TaskEvent",
+    "viewable": "ViewableEvent",
 }
 """Each topic and the name of its params' type in this module. ``lifecycle``: A container hook ran. ``pool``: A
 prerender-pool event. ``page``: A page session's transition. ``range``: A range session's update.
 ``prefetch``: Prefetch or cancel items. ``batch``: Begin a batch fetch. ``host``: A host-wide event. ``task``:
-A client's idle task ran a part, or was cancelled.
+A client's idle task ran a part, or was cancelled. ``viewable``: An item became viewable for a range session's
+threshold, or stopped being.
 """
 
 METHODS: tuple[str, ...] = (
@@ -2890,6 +2949,7 @@ _PrefetchHandler = TypeVar("_PrefetchHandler", bound=Callable[[PrefetchEvent], o
 _BatchHandler = TypeVar("_BatchHandler", bound=Callable[[BatchEvent], object])
 _HostHandler = TypeVar("_HostHandler", bound=Callable[[HostEvent], object])
 _TaskHandler = TypeVar("_TaskHandler", bound=Callable[[TaskEvent], object])
+_ViewableHandler = TypeVar("_ViewableHandler", bound=Callable[[ViewableEvent], object])
 
 
 # -----------------------------------------------------------------------------------------------------------
@@ -5788,6 +5848,7 @@ class RangeMethods:
         templates: bool | None = None,
         cells: RangeCreateCells | None = None,
         data: Sequence[Any] | None = None,
+        viewability: Sequence[ViewabilityThreshold] | None = None,
     ) -> RangeSession:
         """Creates a range (prefetch) session (Texture's ASRangeController).
 
@@ -5853,6 +5914,11 @@ class RangeMethods:
                 sent when None.)
             data: With `cells`: business data per item, in item order across sections (at most the item
                 count); a cell is configured with it. (Not sent when None.)
+            viewability: Viewability thresholds, 1 to 8 (docs/ranges.md, "Viewability"): `viewable` events say
+                when an item has been at least `minPercent` on screen for `minMs`, and when it stops being;
+                `range.state` lists the viewable items. -32602 `viewability` (empty, or more than 8),
+                `viewability[i]`, `viewability[i].name`, `viewability[i].minPercent`, `viewability[i].minMs`,
+                `viewability[i].<member>`. (Not sent when None.)
 
         Returns:
             ``RangeSession`` (its ``result``: ``RangeCreated``): `range.create`'s reply: the session's summary
@@ -5887,6 +5953,8 @@ class RangeMethods:
             params["cells"] = cells
         if data is not None:
             params["data"] = list(data)
+        if viewability is not None:
+            params["viewability"] = list(viewability)
         result: RangeCreated = self._client.call("range.create", params)
         return RangeSession(self._client, result["session"], result)
 
@@ -6502,6 +6570,14 @@ class Methods:
     def on(self, topic: Literal["task"], handler: None = None) -> Callable[[_TaskHandler], _TaskHandler]: ...
 
     @overload
+    def on(self, topic: Literal["viewable"], handler: _ViewableHandler) -> _ViewableHandler: ...
+
+    @overload
+    def on(
+        self, topic: Literal["viewable"], handler: None = None
+    ) -> Callable[[_ViewableHandler], _ViewableHandler]: ...
+
+    @overload
     def on(self, topic: str, handler: _Handler) -> _Handler: ...
 
     @overload
@@ -6516,8 +6592,8 @@ class Methods:
 
         The params are typed per topic: ``lifecycle``: :class:`LifecycleEvent`, ``pool``: :class:`PoolEvent`,
         ``page``: :class:`PageEvent`, ``range``: :class:`RangeEvent`, ``prefetch``: :class:`PrefetchEvent`,
-        ``batch``: :class:`BatchEvent`, ``host``: :class:`HostEvent`, ``task``: :class:`TaskEvent`. As a
-        decorator the handler is checked against its topic's type; ``on(topic, handler)`` takes any callable
-        of one argument, as it always has.
+        ``batch``: :class:`BatchEvent`, ``host``: :class:`HostEvent`, ``task``: :class:`TaskEvent`,
+        ``viewable``: :class:`ViewableEvent`. As a decorator the handler is checked against its topic's type;
+        ``on(topic, handler)`` takes any callable of one argument, as it always has.
         """
         return self._on(topic, handler)
