@@ -332,3 +332,22 @@ def test_bad_viewability_is_refused_naming_the_field_and_creates_nothing(vc, vie
     # No id was used up.
     s, _ = create(vc, [{"name": "ok"}])
     assert s == "r-1"
+
+
+def test_on_a_real_clock_the_timer_fires_by_itself(host):
+    c = host.connect()
+    c.result("events.subscribe", {"topics": ["viewable"]})
+    t0 = c.result("clock.now")["ms"]
+    created = c.result("range.create", {"count": 20, "itemLength": 100, "viewport": {"width": 400, "height": 1000},
+                                        "batch": NO_BATCH, "viewability": [{"name": "seen", "minMs": 50}]})
+    assert [e for e in c.events if e["method"] == "viewable"] == []
+    got = [e for e in c.events if e["method"] == "viewable"]
+    while len(got) < 10:  # each read is bounded; the timer is due 50 ms after the create
+        msg = c.read_json(timeout=5.0)
+        assert msg.get("method") == "viewable", msg
+        got.append(msg)
+    assert [tuple(e["params"]["path"]) for e in got] == [(0, r) for r in range(10)]
+    for e in got:
+        assert e["params"]["session"] == created["session"] and e["params"]["kind"] == "viewable", e
+        assert e["params"]["t"] >= t0 + 50, e
+        assert e["params"]["cause"]["timer"] == f"{created['session']} viewability", e
