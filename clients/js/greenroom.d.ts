@@ -11,7 +11,7 @@
 // The wire's types: components.schemas, then inline objects named after where they are.
 
 /** An event topic; also the `method` of the notifications on that topic. */
-export type Topic = "lifecycle" | "pool" | "page" | "range" | "prefetch" | "batch" | "host" | "task";
+export type Topic = "lifecycle" | "pool" | "page" | "range" | "prefetch" | "batch" | "host" | "task" | "viewable";
 
 /** `virtual`: time moves only by `clock.advance` (started with `--clock virtual`). */
 export type ClockMode = "real" | "virtual";
@@ -1887,6 +1887,8 @@ export interface RangeRanges {
   preload: IndexPath[];
   /** A keyed session only: the keys beside `visible`, `display` and `preload`. */
   keys?: RangeKeyLists;
+  /** A session with `viewability` only: per threshold name, the items viewable now. */
+  viewable?: RangeViewable;
   /** A session with `cells` only: the bound cells, the parked ones per class, and counters. */
   cells?: RangeRangesCells;
 }
@@ -2076,6 +2078,56 @@ export interface InteractivePop {
   /** How far the gesture has gone (`stack.updateInteractivePop`), 0 at its begin. */
   progress: number;
 }
+
+/**
+ * One viewability threshold (React Native's `viewabilityConfig`: `itemVisiblePercentThreshold`,
+ * `minimumViewTime`; an IntersectionObserver threshold with a dwell time): an item is viewable for it once at
+ * least `minPercent` of its length along the axis has been inside the viewport `[offset, offset + L)` for
+ * `minMs` of host clock without a break (an item of length 0 on the viewport is 100% inside). -32602 names
+ * `viewability[i].name` (missing, not a string, empty, or another threshold's name),
+ * `viewability[i].minPercent`, `viewability[i].minMs` or `viewability[i].<member>`.
+ */
+export interface ViewabilityThreshold {
+  /** The threshold's name, unique in the session; events and `range.state` name it. */
+  name: string;
+  /** Percent of the item's length inside the viewport, in (0, 100] (default 50). */
+  minPercent?: number;
+  /** How long it must stay at least that visible, ms of host clock (default 0: at once). */
+  minMs?: number;
+}
+
+/**
+ * An item became viewable for a threshold (`kind: viewable`), or an item announced viewable stopped being
+ * (`kind: ended`, with `reason`).
+ */
+export interface ViewableEvent {
+  /** Per-connection event number, strictly increasing from 1. */
+  seq: EventSeq;
+  /** Host clock when the event happened, in milliseconds. */
+  t: EventTime;
+  /**
+   * What made the event happen (docs/protocol.md "Causes"): the request that caused it, else a timer, an idle
+   * task, a connection opening or closing, a signal or a plugin's worker.
+   */
+  cause: EventCause;
+  /** Opaque id of a range session (`r-N`). */
+  session: RangeSessionId;
+  /** The threshold (`ViewabilityThreshold.name`). */
+  name: string;
+  kind: "viewable" | "ended";
+  /**
+   * `ended` only: `scrolledOut` (below the threshold at a call), `hidden` (`range.setVisible false`) or
+   * `removed` (the item was deleted).
+   */
+  reason?: "scrolledOut" | "hidden" | "removed";
+  /** The item (for `removed`: its path before the deletion). */
+  path: IndexPath;
+  /** The percent of the item's length inside the viewport now (0 when hidden or removed). */
+  percent: number;
+}
+
+/** A session with `viewability` only: per threshold name, the items viewable now, ascending. */
+export type RangeViewable = { [key: string]: IndexPath[] };
 
 /** `rpc.discover` takes no params. */
 export type RpcDiscoverParams = Record<string, never>;
@@ -3046,6 +3098,13 @@ export interface RangeCreateParams {
    * made with keys is keyed: every later insert gives keys too.
    */
   keys?: RangeKeys;
+  /**
+   * Viewability thresholds, 1 to 8 (docs/ranges.md, "Viewability"): `viewable` events say when an item has
+   * been at least `minPercent` on screen for `minMs`, and when it stops being; `range.state` lists the
+   * viewable items. -32602 `viewability` (empty, or more than 8), `viewability[i]`, `viewability[i].name`,
+   * `viewability[i].minPercent`, `viewability[i].minMs`, `viewability[i].<member>`.
+   */
+  viewability?: ViewabilityThreshold[];
 }
 
 /**
@@ -4190,6 +4249,22 @@ export interface Events {
    * (docs/tasks.md). To the connection that queued it and `scope: "all"` observers.
    */
   task: TaskEvent;
+  /**
+   * An item became viewable for a range session's threshold, or stopped being.
+   *
+   * For range sessions made with `viewability` (docs/ranges.md, "Viewability"), as React Native's
+   * `onViewableItemsChanged` and IntersectionObserver: `viewable` when an item has had at least `minPercent`
+   * of its length inside the viewport at every call since one that found it so, for `minMs` of host clock (a
+   * host timer announces it at that deadline when no call came in between: under `--clock virtual` on
+   * `clock.advance` / `clock.settle`, with a `timer` cause `r-N viewability`); `ended` only for an item that
+   * was announced viewable, with `reason` `scrolledOut` (below the threshold at a call), `hidden`
+   * (`range.setVisible false`) or `removed` (deleted; `path` is where it was). Items are judged only at the
+   * offsets calls report, so an item a fling jumps over never counts. Nothing is sent when the session is
+   * destroyed or its connection closes. In threshold order; within a threshold the items that ended, then
+   * those that became viewable, each ascending; after the call's `range`, `prefetch` and `batch` events
+   * (`removed`: before them), before its reply. To the session's owner and `scope: "all"` observers.
+   */
+  viewable: ViewableEvent;
 }
 
 /** An event topic. */

@@ -226,3 +226,16 @@ def test_cells_follow_their_items_through_a_batch(vhost):
     assert rebound[(0, 3)]["configured"] is True, "the reloaded item was configured again"
     p("range.destroy", {"session": s})
     assert p("host.stats")["unbalancedTransitions"] == 0
+
+
+def test_viewable_items_follow_a_batch_and_deleted_ones_end_removed(vhost):
+    p = EventCursor(vhost.connect()).subscribe(["viewable"])
+    s = keyed(p, [[f"k{i}" for i in range(20)]], viewability=[{"name": "seen", "minPercent": 50}])
+    first = {tuple(e["params"]["path"]) for e in p.events() if e["params"]["kind"] == "viewable"}
+    assert (0, 0) in first and (0, 2) in first
+    p("range.performBatchUpdates", {"session": s, "updates": [{"op": "deleteItems", "paths": [[0, 0]]},
+                                                              {"op": "moveItem", "from": [0, 2], "to": [0, 3]}]})
+    ended = [e["params"] for e in p.events() if e["params"]["kind"] == "ended"]
+    assert [(x["path"], x["reason"]) for x in ended] == [([0, 0], "removed")], ended
+    st = p("range.state", {"session": s})
+    assert [0, 3] in st["viewable"]["seen"] and st["keys"]["visible"][st["visible"].index([0, 3])] == "k2"

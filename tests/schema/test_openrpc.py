@@ -501,6 +501,12 @@ BAD_PARAMS = [
     ("range.create", {"count": 3, "viewport": VP, "visible": 1}, "visible"),
     ("range.create", {"count": 3, "viewport": VP, "templates": "no"}, "templates"),
     ("range.create", {"count": 3, "viewport": VP, "colour": "red"}, "colour"),
+    ("range.create", {"count": 3, "viewport": VP, "viewability": []}, "viewability"),
+    ("range.create", {"count": 3, "viewport": VP, "viewability": [{"minMs": 100}]}, "viewability[0].name"),
+    ("range.create", {"count": 3, "viewport": VP, "viewability": [{"name": "a"}, {"name": "b", "minPercent": 0}]},
+     "viewability[1].minPercent"),
+    ("range.create", {"count": 3, "viewport": VP, "viewability": [{"name": "a", "minMs": -5}]}, "viewability[0].minMs"),
+    ("range.create", {"count": 3, "viewport": VP, "viewability": [{"name": "a", "delay": 5}]}, "viewability[0].delay"),
     ("range.didScroll", {"session": 5, "offset": 0}, "session"),
     ("range.state", {}, "session"),
     ("range.destroy", {"session": "r-1", "force": True}, "force"),
@@ -1570,7 +1576,7 @@ def test_positional_params_of_range_methods(conn: Conn) -> None:
     # The documented order is the host's (null, by position, stands for an absent param).
     order = {
         "range.create": ["count", "itemLength", "lengths", "sections", "viewport", "axis", "tuning", "batch", "strategy",
-                         "lazy", "visible", "templates", "cells", "data", "keys"],
+                         "lazy", "visible", "templates", "cells", "data", "keys", "viewability"],
         "range.willBeginDragging": ["session", "offset", "velocity"],
         "range.didScroll": ["session", "offset", "velocity"],
         "range.willEndDragging": ["session", "velocity", "targetOffset", "offset"],

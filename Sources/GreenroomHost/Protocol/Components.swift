@@ -101,7 +101,7 @@ enum SchemaName: String, CaseIterable {
     /// The schema the name stands for.
     var schema: Schema {
         switch self {
-        case .topic: .string("An event topic; also the `method` of the notifications on that topic.").oneOfValues(["lifecycle", "pool", "page", "range", "prefetch", "batch", "host", "task"])
+        case .topic: .string("An event topic; also the `method` of the notifications on that topic.").oneOfValues(ProtocolCatalog.events.map { .string($0.topic) })
         case .clockMode: .string("`virtual`: time moves only by `clock.advance` (started with `--clock virtual`).").oneOfValues(["real", "virtual"])
         case .scope: .string("`own`: events about this connection's objects; `all`: every connection's objects (a monitor or test observer).").oneOfValues(["own", "all"])
         case .connectionId: .string("Opaque id of a connection (`conn-N`).").pattern("^conn-[1-9][0-9]*$")
@@ -803,6 +803,7 @@ enum SchemaName: String, CaseIterable {
             "display": .array(.ref(.indexPath), "Items in the display range.").uniqueItems(),
             "preload": .array(.ref(.indexPath), "Items in the preload range.").uniqueItems(),
             "keys": .allOf([.ref(.rangeKeyLists)], "A keyed session only: the keys beside `visible`, `display` and `preload`."),
+            "viewable": .allOf([.ref(named: "RangeViewable")], "A session with `viewability` only: per threshold name, the items viewable now."),
             "cells": .object("A session with `cells` only: the bound cells, the parked ones per class, and counters.", [
                 "reuseLimit": .integer().minimum(0),
                 "bound": .array(.object(nil, ["path": .ref(.indexPath), "container": .ref(.containerId)], required: ["path", "container"]), "Bound cells, by item."),

@@ -26,6 +26,7 @@ enum RangeCreate: RPCMethod {
         var cells: JSONObject?
         var data: [JSONValue]?
         var keys: [String]?
+        var viewability: [JSONObject]?
 
         static let fields: [ParamField<Params>] = [
             .optional("count", \.count, .ref(.rangeItemCount), "Items in section 0 (with `itemLength`; with `lengths` it must equal its length). Default 0."),
@@ -45,6 +46,7 @@ enum RangeCreate: RPCMethod {
             ]), "Give items containers (at least one section's `reuseIdentifier` must name a class)."),
             .optional("data", \.data, .array(.any("Any JSON value.")).maxItems(10000000), "With `cells`: business data per item, in item order across sections (at most the item count); a cell is configured with it."),
             .optional("keys", \.keys, .ref(.rangeKeys), "Section 0's item keys, with `count` / `lengths` (with `sections`, each section gives its own). A session made with keys is keyed: every later insert gives keys too."),
+            .optional("viewability", \.viewability, .array(ViewabilitySchema.viewabilityThreshold.ref).minItems(1).maxItems(8), "Viewability thresholds, 1 to 8 (docs/ranges.md, \"Viewability\"): `viewable` events say when an item has been at least `minPercent` on screen for `minMs`, and when it stops being; `range.state` lists the viewable items. -32602 `viewability` (empty, or more than 8), `viewability[i]`, `viewability[i].name`, `viewability[i].minPercent`, `viewability[i].minMs`, `viewability[i].<member>`."),
         ]
     }
 }

@@ -183,6 +183,9 @@ extension RangeSessions {
             if let o = source { return o < oldReuse.count ? oldReuse[o] : nil }
             return insertedAt[j] ?? nil
         }
+        var oldPaths: [Int: JSONValue] = [:]
+        for d in r.deleted { oldPaths[d.flat] = .array([.int(d.path.section), .int(d.path.row)]) }
+        viewabilityRemapped(e, r.newFlat, oldPath: { oldPaths[$0] ?? .null })
         if let cells = e.cells {
             for d in r.deleted {
                 if let c = cells.bound.removeValue(forKey: d.flat) { notes.removedCells.append((.array([.int(d.path.section), .int(d.path.row)]), c)) }

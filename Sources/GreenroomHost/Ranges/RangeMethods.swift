@@ -170,6 +170,7 @@ extension RangeSessions {
                 guard cellOptions != nil else { throw .invalidParams(path: "data", "item data is for cells: give cells too") }
                 guard d.count <= total else { throw .invalidParams(path: "data", "has \(d.count) entries for \(total) items") }
             }
+            let viewability = try Self.viewabilityThresholds(p.viewability)
             let session = RangeSession(id: makeID(), sections: sections,
                                        viewportLength: horizontal ? vp.width : vp.height,
                                        viewportCross: horizontal ? vp.height : vp.width, horizontal: horizontal,
@@ -180,6 +181,7 @@ extension RangeSessions {
                 for (i, d) in (p.data ?? []).enumerated() { cells.data[i] = d }
                 e.cells = cells
             }
+            e.viewability = viewability.map(RangeViewability.init)
             sessions[session.id] = e
             refresh(e, checkBatch: true)
             var reply = summary(e)
@@ -289,6 +291,7 @@ extension RangeSessions {
                 cells.shift(from: flat, by: lengths.count)
                 for (i, d) in (p.data ?? []).enumerated() { cells.data[flat + i] = d }
             }
+            viewabilityInserted(e, at: flat, count: lengths.count)
             // Texture re-checks after a data change with changes, unless dragging.
             refresh(e, checkBatch: !e.session.dragging)
             return .object(summary(e))
@@ -318,6 +321,7 @@ extension RangeSessions {
                 }
                 let key = e.session.key(f)
                 if e.session.remove(flat: f) { notes.removed.append((path, key)) }
+                viewabilityRemoved(e, flat: f, path: path)
             }
             refresh(e, checkBatch: !e.session.dragging, notes: notes)
             return .object(summary(e))
@@ -326,7 +330,10 @@ extension RangeSessions {
             let lengths = try Self.lengths(["lengths": p.lengths ?? .array([])], path: "")
             let e = try entry(p.session, owner: conn)
             let context = p.context
-            _ = try mapped { () throws(RangeError) in try e.session.finishBatch(context: context, lengths: lengths, keys: p.keys) }
+            let at = try mapped { () throws(RangeError) in try e.session.finishBatch(context: context, lengths: lengths, keys: p.keys) }
+            viewabilityInserted(e, at: at, count: lengths.count)
+            // A prepended batch moves every bound cell and its data down with its item.
+            e.cells?.shift(from: at, by: lengths.count)
             // An exhausted backend (no items) gets no re-check: Texture runs none after a change with
             // zero changes, so a finished list does not ask again and again.
             refresh(e, checkBatch: !lengths.isEmpty && !e.session.dragging)
@@ -356,6 +363,7 @@ extension RangeSessions {
                 state["keys"] = keyLists(s, visible: s.members(RangeSpan(s.visible)), display: s.members(s.display), preload: s.members(s.preload))
             }
             if e.cells != nil { state["cells"] = cellsState(e) }
+            if let viewable = viewableState(e) { state["viewable"] = viewable }
             return .object(state)
         }
         r.register(RangeSetItemData.self) { [unowned self] conn, p throws(RPCError) in
@@ -462,6 +470,7 @@ extension RangeSessions {
         r.register(RangeDestroy.self) { [unowned self] conn, p throws(RPCError) in
             let e = try entry(p.session, owner: conn)
             releaseAllCells(e)
+            endViewability(e)
             sessions[e.session.id] = nil
             host.updateTracking()
             return ["session": .string(e.session.id), "destroyed": true]

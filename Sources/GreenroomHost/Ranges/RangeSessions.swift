@@ -11,6 +11,8 @@ final class RangeEntry {
     var reuseIdentifiers: [String?]
     /// Rows as containers (`cells`), when asked for.
     var cells: RangeCells?
+    /// Viewability thresholds and their state (`viewability`), when asked for (RangeViewability.swift).
+    var viewability: RangeViewability?
     /// The scroll stream's reply, encoded once per (mode, direction): it rarely changes.
     var streamReply: (mode: RangeMode, forward: Bool, json: EncodedJSON)?
     init(session: RangeSession, owner: HostConnection, reuseIdentifiers: [String?]) {
@@ -91,6 +93,8 @@ public final class RangeSessions: HostDomain {
     func refresh(_ e: RangeEntry, checkBatch: Bool, batchOffset: Double? = nil, decided: Bool? = nil,
                  notes: RangeChangeNotes = RangeChangeNotes()) {
         let s = e.session
+        // Viewability is judged at every call that moves or changes what is on screen, ranges changed or not.
+        defer { if e.viewability != nil { evaluateViewability(e) } }
         let u = s.updateIfNeeded()
         // Most scroll steps change nothing: no event to route, no batch to judge.
         if u.isEmpty && notes.isEmpty && !checkBatch && decided == nil { return }
@@ -172,6 +176,7 @@ public final class RangeSessions: HostDomain {
     public func connectionClosed(_ connection: HostConnection) {
         for (id, e) in sessions.sorted(by: { $0.key < $1.key }) where e.owner == connection.id {
             releaseAllCells(e)
+            endViewability(e)
             sessions[id] = nil
         }
         host.updateTracking()

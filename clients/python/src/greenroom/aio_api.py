@@ -27,6 +27,7 @@ from .api import (
     _PrefetchHandler,
     _RangeHandler,
     _TaskHandler,
+    _ViewableHandler,
     BatchContextId,
     BatchEvent,
     ClassDefinition,
@@ -121,6 +122,8 @@ from .api import (
     TasksDrainResult,
     TasksStatus,
     Topic,
+    ViewabilityThreshold,
+    ViewableEvent,
 )
 from .events import Event
 
@@ -3094,6 +3097,7 @@ class AsyncRangeMethods:
         cells: RangeCreateCells | None = None,
         data: Sequence[Any] | None = None,
         keys: RangeKeys | None = None,
+        viewability: Sequence[ViewabilityThreshold] | None = None,
     ) -> AsyncRangeSession:
         """Creates a range (prefetch) session (Texture's ASRangeController).
 
@@ -3163,6 +3167,11 @@ class AsyncRangeMethods:
                 count); a cell is configured with it. (Not sent when None.)
             keys: Section 0's item keys, with `count` / `lengths` (with `sections`, each section gives its
                 own). A session made with keys is keyed: every later insert gives keys too. (Not sent when None.)
+            viewability: Viewability thresholds, 1 to 8 (docs/ranges.md, "Viewability"): `viewable` events say
+                when an item has been at least `minPercent` on screen for `minMs`, and when it stops being;
+                `range.state` lists the viewable items. -32602 `viewability` (empty, or more than 8),
+                `viewability[i]`, `viewability[i].name`, `viewability[i].minPercent`, `viewability[i].minMs`,
+                `viewability[i].<member>`. (Not sent when None.)
 
         Returns:
             ``AsyncRangeSession`` (its ``result``: ``RangeCreated``): `range.create`'s reply: the session's
@@ -3199,6 +3208,8 @@ class AsyncRangeMethods:
             params["data"] = list(data)
         if keys is not None:
             params["keys"] = keys
+        if viewability is not None:
+            params["viewability"] = list(viewability)
         result: RangeCreated = await self._client.call("range.create", params)
         return AsyncRangeSession(self._client, result["session"], result)
 
@@ -3899,6 +3910,14 @@ class AsyncMethods:
     def on(self, topic: Literal["task"], handler: None = None) -> Callable[[_TaskHandler], _TaskHandler]: ...
 
     @overload
+    def on(self, topic: Literal["viewable"], handler: _ViewableHandler) -> _ViewableHandler: ...
+
+    @overload
+    def on(
+        self, topic: Literal["viewable"], handler: None = None
+    ) -> Callable[[_ViewableHandler], _ViewableHandler]: ...
+
+    @overload
     def on(self, topic: str, handler: _Handler) -> _Handler: ...
 
     @overload
@@ -3913,8 +3932,8 @@ class AsyncMethods:
 
         The params are typed per topic: ``lifecycle``: :class:`LifecycleEvent`, ``pool``: :class:`PoolEvent`,
         ``page``: :class:`PageEvent`, ``range``: :class:`RangeEvent`, ``prefetch``: :class:`PrefetchEvent`,
-        ``batch``: :class:`BatchEvent`, ``host``: :class:`HostEvent`, ``task``: :class:`TaskEvent`. As a
-        decorator the handler is checked against its topic's type; ``on(topic, handler)`` takes any callable
-        of one argument, as it always has.
+        ``batch``: :class:`BatchEvent`, ``host``: :class:`HostEvent`, ``task``: :class:`TaskEvent`,
+        ``viewable``: :class:`ViewableEvent`. As a decorator the handler is checked against its topic's type;
+        ``on(topic, handler)`` takes any callable of one argument, as it always has.
         """
         return self._on(topic, handler)

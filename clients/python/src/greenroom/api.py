@@ -198,6 +198,7 @@ __all__ = [
     "RangeStrategyVariant2",
     "RangeStreamState",
     "RangeTuning",
+    "RangeViewable",
     "RangeViewport",
     "RangeWillEndDraggingResult",
     "ResetEvent",
@@ -230,6 +231,8 @@ __all__ = [
     "TasksMethods",
     "TasksStatus",
     "Topic",
+    "ViewabilityThreshold",
+    "ViewableEvent",
     "VirtualClockNote",
 ]
 
@@ -238,7 +241,7 @@ __all__ = [
 # after where they are: `HostInfoProtocol`, `ClockAdvanceResult`).
 
 
-Topic: TypeAlias = Literal["lifecycle", "pool", "page", "range", "prefetch", "batch", "host", "task"]
+Topic: TypeAlias = Literal["lifecycle", "pool", "page", "range", "prefetch", "batch", "host", "task", "viewable"]
 """An event topic; also the `method` of the notifications on that topic."""
 
 
@@ -2398,6 +2401,10 @@ class RangeRangesCells(TypedDict):
     released: int
 
 
+RangeViewable: TypeAlias = dict[str, list[IndexPath]]
+"""A session with `viewability` only: per threshold name, the items viewable now, ascending."""
+
+
 class RangeRanges(TypedDict):
     """`range.state` without `paths`: the index paths in each range, ascending. A visible item is in all three;
     display items are in preload.
@@ -2408,6 +2415,8 @@ class RangeRanges(TypedDict):
     - ``display``: Items in the display range.
     - ``preload``: Items in the preload range.
     - ``keys`` (optional): A keyed session only: the keys beside `visible`, `display` and `preload`.
+    - ``viewable`` (optional): A session with `viewability` only: per threshold name, the items viewable
+      now.
     - ``cells`` (optional): A session with `cells` only: the bound cells, the parked ones per class, and
       counters.
     """
@@ -2418,6 +2427,7 @@ class RangeRanges(TypedDict):
     display: list[IndexPath]
     preload: list[IndexPath]
     keys: NotRequired[RangeKeyLists]
+    viewable: NotRequired[RangeViewable]
     cells: NotRequired[RangeRangesCells]
 
 
@@ -2453,6 +2463,53 @@ class RangeItems(TypedDict):
 
 DurationMs: TypeAlias = float
 """A transition's duration in ms of host clock: 0 to 600000 (ten minutes), 300 when absent."""
+
+
+class ViewabilityThreshold(TypedDict):
+    """One viewability threshold (React Native's `viewabilityConfig`: `itemVisiblePercentThreshold`,
+    `minimumViewTime`; an IntersectionObserver threshold with a dwell time): an item is viewable for it once
+    at least `minPercent` of its length along the axis has been inside the viewport `[offset, offset + L)` for
+    `minMs` of host clock without a break (an item of length 0 on the viewport is 100% inside). -32602 names
+    `viewability[i].name` (missing, not a string, empty, or another threshold's name),
+    `viewability[i].minPercent`, `viewability[i].minMs` or `viewability[i].<member>`.
+
+    - ``name``: The threshold's name, unique in the session; events and `range.state` name it.
+    - ``minPercent`` (optional): Percent of the item's length inside the viewport, in (0, 100] (default
+      50).
+    - ``minMs`` (optional): How long it must stay at least that visible, ms of host clock (default 0: at
+      once).
+    """
+
+    name: str
+    minPercent: NotRequired[float]
+    minMs: NotRequired[float]
+
+
+class ViewableEvent(TypedDict):
+    """An item became viewable for a threshold (`kind: viewable`), or an item announced viewable stopped being
+    (`kind: ended`, with `reason`).
+
+    - ``seq``
+    - ``t``
+    - ``cause``
+    - ``session``
+    - ``name``: The threshold (`ViewabilityThreshold.name`).
+    - ``kind``
+    - ``reason`` (optional): `ended` only: `scrolledOut` (below the threshold at a call), `hidden`
+      (`range.setVisible false`) or `removed` (the item was deleted).
+    - ``path``: The item (for `removed`: its path before the deletion).
+    - ``percent``: The percent of the item's length inside the viewport now (0 when hidden or removed).
+    """
+
+    seq: EventSeq
+    t: EventTime
+    cause: EventCause
+    session: RangeSessionId
+    name: str
+    kind: Literal["viewable", "ended"]
+    reason: NotRequired[Literal["scrolledOut", "hidden", "removed"]]
+    path: IndexPath
+    percent: float
 
 
 class RpcDiscoverResult(TypedDict):
@@ -3009,10 +3066,10 @@ class RangeSetItemDataResult(TypedDict):
 # Events
 
 
-EventTopic: TypeAlias = Literal["lifecycle", "pool", "page", "range", "prefetch", "batch", "host", "task"]
+EventTopic: TypeAlias = Literal["lifecycle", "pool", "page", "range", "prefetch", "batch", "host", "task", "viewable"]
 """The topics of the host's events (``x-notifications``): each is also the ``method`` of its notifications."""
 
-AnyEvent: TypeAlias = LifecycleEvent | PoolEvent | PageEvent | RangeEvent | PrefetchEvent | BatchEvent | HostEvent | TaskEvent
+AnyEvent: TypeAlias = LifecycleEvent | PoolEvent | PageEvent | RangeEvent | PrefetchEvent | BatchEvent | HostEvent | TaskEvent | ViewableEvent
 """The params of any event."""
 
 EVENT_TOPICS: Mapping[str, str] = {
@@ -3024,11 +3081,13 @@ EVENT_TOPICS: Mapping[str, str] = {
     "batch": "BatchEvent",
     "host": "HostEvent",
     "task": "TaskEvent",
+    "viewable": "ViewableEvent",
 }
 """Each topic and the name of its params' type in this module. ``lifecycle``: A container hook ran. ``pool``: A
 prerender-pool event. ``page``: A page session's transition. ``range``: A range session's update.
 ``prefetch``: Prefetch or cancel items. ``batch``: Begin a batch fetch. ``host``: A host-wide event. ``task``:
-A client's idle task ran a part, or was cancelled.
+A client's idle task ran a part, or was cancelled. ``viewable``: An item became viewable for a range session's
+threshold, or stopped being.
 """
 
 METHODS: tuple[str, ...] = (
@@ -3118,6 +3177,7 @@ _PrefetchHandler = TypeVar("_PrefetchHandler", bound=Callable[[PrefetchEvent], o
 _BatchHandler = TypeVar("_BatchHandler", bound=Callable[[BatchEvent], object])
 _HostHandler = TypeVar("_HostHandler", bound=Callable[[HostEvent], object])
 _TaskHandler = TypeVar("_TaskHandler", bound=Callable[[TaskEvent], object])
+_ViewableHandler = TypeVar("_ViewableHandler", bound=Callable[[ViewableEvent], object])
 
 
 # -----------------------------------------------------------------------------------------------------------
@@ -6096,6 +6156,7 @@ class RangeMethods:
         cells: RangeCreateCells | None = None,
         data: Sequence[Any] | None = None,
         keys: RangeKeys | None = None,
+        viewability: Sequence[ViewabilityThreshold] | None = None,
     ) -> RangeSession:
         """Creates a range (prefetch) session (Texture's ASRangeController).
 
@@ -6165,6 +6226,11 @@ class RangeMethods:
                 count); a cell is configured with it. (Not sent when None.)
             keys: Section 0's item keys, with `count` / `lengths` (with `sections`, each section gives its
                 own). A session made with keys is keyed: every later insert gives keys too. (Not sent when None.)
+            viewability: Viewability thresholds, 1 to 8 (docs/ranges.md, "Viewability"): `viewable` events say
+                when an item has been at least `minPercent` on screen for `minMs`, and when it stops being;
+                `range.state` lists the viewable items. -32602 `viewability` (empty, or more than 8),
+                `viewability[i]`, `viewability[i].name`, `viewability[i].minPercent`, `viewability[i].minMs`,
+                `viewability[i].<member>`. (Not sent when None.)
 
         Returns:
             ``RangeSession`` (its ``result``: ``RangeCreated``): `range.create`'s reply: the session's summary
@@ -6201,6 +6267,8 @@ class RangeMethods:
             params["data"] = list(data)
         if keys is not None:
             params["keys"] = keys
+        if viewability is not None:
+            params["viewability"] = list(viewability)
         result: RangeCreated = self._client.call("range.create", params)
         return RangeSession(self._client, result["session"], result)
 
@@ -6901,6 +6969,14 @@ class Methods:
     def on(self, topic: Literal["task"], handler: None = None) -> Callable[[_TaskHandler], _TaskHandler]: ...
 
     @overload
+    def on(self, topic: Literal["viewable"], handler: _ViewableHandler) -> _ViewableHandler: ...
+
+    @overload
+    def on(
+        self, topic: Literal["viewable"], handler: None = None
+    ) -> Callable[[_ViewableHandler], _ViewableHandler]: ...
+
+    @overload
     def on(self, topic: str, handler: _Handler) -> _Handler: ...
 
     @overload
@@ -6915,8 +6991,8 @@ class Methods:
 
         The params are typed per topic: ``lifecycle``: :class:`LifecycleEvent`, ``pool``: :class:`PoolEvent`,
         ``page``: :class:`PageEvent`, ``range``: :class:`RangeEvent`, ``prefetch``: :class:`PrefetchEvent`,
-        ``batch``: :class:`BatchEvent`, ``host``: :class:`HostEvent`, ``task``: :class:`TaskEvent`. As a
-        decorator the handler is checked against its topic's type; ``on(topic, handler)`` takes any callable
-        of one argument, as it always has.
+        ``batch``: :class:`BatchEvent`, ``host``: :class:`HostEvent`, ``task``: :class:`TaskEvent`,
+        ``viewable``: :class:`ViewableEvent`. As a decorator the handler is checked against its topic's type;
+        ``on(topic, handler)`` takes any callable of one argument, as it always has.
         """
         return self._on(topic, handler)
