@@ -6,21 +6,40 @@ from __future__ import annotations
 
 import random
 
+import jsonschema
 from grhost import EventCursor
+from openrpcdoc import DOC, METHODS, REGISTRY, absolutize
 
 VP = {"width": 375, "height": 500}
+EVENTS = {n["name"]: jsonschema.Draft7Validator(absolutize(n["params"]), registry=REGISTRY) for n in DOC["x-notifications"]}
 
 
-def peer(host) -> EventCursor:
-    return EventCursor(host.connect()).subscribe(["range", "prefetch", "lifecycle"])
+class Checked(EventCursor):
+    """Every reply and event this connection receives is validated against rpc-schema/openrpc.json."""
+
+    seen = 0
+
+    def received(self) -> None:
+        for e in self.conn.events[self.seen:]:
+            EVENTS[e["method"]].validate(e["params"])
+        self.seen = len(self.conn.events)
+
+    def __call__(self, method: str, params=None):
+        result = super().__call__(method, params)
+        jsonschema.Draft7Validator(absolutize(METHODS[method]["result"]["schema"]), registry=REGISTRY).validate(result)
+        return result
 
 
-def keyed(p: EventCursor, sections: list[list[str]], length: float = 100, **extra) -> str:
+def peer(host, topics=("range", "prefetch", "lifecycle", "viewable")) -> Checked:
+    return Checked(host.connect()).subscribe(list(topics))
+
+
+def keyed(p: Checked, sections: list[list[str]], length: float = 100, **extra) -> str:
     return p("range.create", {"viewport": VP, "sections": [
         {"lengths": [length] * len(keys), "keys": keys} for keys in sections], **extra})["session"]
 
 
-def contents(p: EventCursor, s: str) -> list[list[str]]:
+def contents(p: Checked, s: str) -> list[list[str]]:
     """Every item's key, by section, read back through `range.state {paths}` row by row."""
     n = p.conn.call("range.setVisible", {"session": s, "visible": True})["result"]["sections"]
     out: list[list[str]] = []
@@ -229,7 +248,7 @@ def test_cells_follow_their_items_through_a_batch(vhost):
 
 
 def test_viewable_items_follow_a_batch_and_deleted_ones_end_removed(vhost):
-    p = EventCursor(vhost.connect()).subscribe(["viewable"])
+    p = peer(vhost, ["viewable"])
     s = keyed(p, [[f"k{i}" for i in range(20)]], viewability=[{"name": "seen", "minPercent": 50}])
     first = {tuple(e["params"]["path"]) for e in p.events() if e["params"]["kind"] == "viewable"}
     assert (0, 0) in first and (0, 2) in first

@@ -432,6 +432,10 @@ BAD_PARAMS = [
     ("pool.configure", {"class": "Container", "policy": "always"}, "policy"),
     ("pool.warm", {"class": "Container", "count": -1}, "count"),
     ("pool.status", {"class": 7}, "class"),
+    # A page index outside PageIndex is the param's fault whatever the session (here an unknown one).
+    ("page.show", {"session": "p-999", "index": -1}, "index"),
+    ("page.reloadPage", {"session": "p-999", "index": 1000000, "data": {}}, "index"),
+    ("page.removePages", {"session": "p-999", "at": 4294967296}, "at"),
     ("page.create", {"class": "Container", "count": 0, "width": 375, "height": 667}, "count"),
     ("page.create", {"class": "Container", "count": 2.5, "width": 375, "height": 667}, "count"),
     ("page.create", {"class": "Container", "count": 3, "width": 0, "height": 667}, "width"),

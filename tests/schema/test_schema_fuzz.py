@@ -710,10 +710,13 @@ def send(conn: Conn, method: str, params: Any) -> tuple[int, dict[str, Any]]:
     conn.send_line(json.dumps({"jsonrpc": "2.0", "id": rid, "method": method, "params": params}).encode())
     if isinstance(params, dict) and params.get("reply") == "afterAppear":
         # A reply held until the container appears: under the virtual clock an animated push ends on a
-        # clock.advance, sent right behind it; the two replies come in either order.
+        # clock.advance, sent right behind it, as long as the longest duration the schema allows (a
+        # shorter one left a long push running, and its reply answered the next call); the two replies
+        # come in either order.
         conn.next_id += 1
+        longest = DOC["components"]["schemas"]["DurationMs"]["maximum"]
         conn.send_line(json.dumps({"jsonrpc": "2.0", "id": conn.next_id, "method": "clock.advance",
-                                   "params": {"ms": 60000}}).encode())
+                                   "params": {"ms": longest}}).encode())
         replies = [conn.read_reply(), conn.read_reply()]
         mine = [r for r in replies if isinstance(r, dict) and r.get("id") in (rid, None)]
         assert mine, f"{method}: no reply to the request among {replies}"

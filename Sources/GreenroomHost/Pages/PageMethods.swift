@@ -104,6 +104,12 @@ extension PageSessions {
                        ["session": .string(e.session.id), "phase": .string(e.session.phase.wireName), "call": .string(method)])
     }
 
+    /// A page index param (`PageIndex`: 0...999999), checked before the session is looked up so that a bad
+    /// index is -32602 whatever the session.
+    static func checkPageIndex(_ i: Int, _ path: String) throws(RPCError) {
+        guard i >= 0, i <= 999_999 else { throw .invalidParams(path: path, "must be between 0 and 999999") }
+    }
+
     func registerPageMethods(into r: inout MethodRegistry<HostConnection>) {
         r.register(PageCreate.self) { [unowned self] conn, p throws(RPCError) in
             var (classes, data) = try pageList(className: p.className, pages: p.pages, count: p.count, data: p.data)
@@ -168,6 +174,7 @@ extension PageSessions {
         }
         r.register(PageShow.self) { [unowned self] conn, p throws(RPCError) in
             let ms = try Containers.duration(p.duration)
+            try Self.checkPageIndex(p.index, "index")
             let e = try entry(p.session, owner: conn)
             let index = p.index
             let animated = p.animated ?? true
@@ -229,7 +236,7 @@ extension PageSessions {
             return info(e)
         }
         r.register(PageRemovePages.self) { [unowned self] conn, p throws(RPCError) in
-            guard p.at >= 0 else { throw .invalidParams(path: "at", "must be >= 0") }
+            try Self.checkPageIndex(p.at, "at")
             guard p.count >= 1, p.count <= 1_000_000 else { throw .invalidParams(path: "count", "must be between 1 and 1000000") }
             let e = try entry(p.session, owner: conn)
             let s = e.session
@@ -253,7 +260,7 @@ extension PageSessions {
             return info(e)
         }
         r.register(PageReloadPage.self) { [unowned self] conn, p throws(RPCError) in
-            guard p.index >= 0 else { throw .invalidParams(path: "index", "must be >= 0") }
+            try Self.checkPageIndex(p.index, "index")
             let e = try entry(p.session, owner: conn)
             guard p.index < e.session.count else {
                 throw .invalidParams(path: "index", "\(p.index) is out of range (0..<\(e.session.count))")
