@@ -3008,7 +3008,7 @@ export interface PageDestroyResult {
 
 /** The params of `page.insertPages` (by name; by position in this order). */
 export interface PageInsertPagesParams {
-  /** The page session (one of this connection's). */
+  /** The page session (one of this connection's); another connection's or an unknown id is -32002. */
   session: PageSessionId;
   /** Where the new pages go: before this page (the page count appends). */
   at: number;
@@ -3024,7 +3024,7 @@ export interface PageInsertPagesParams {
 
 /** The params of `page.removePages` (by name; by position in this order). */
 export interface PageRemovePagesParams {
-  /** The page session (one of this connection's). */
+  /** The page session (one of this connection's); another connection's or an unknown id is -32002. */
   session: PageSessionId;
   /** The first page to remove. */
   at: PageIndex;
@@ -3034,7 +3034,7 @@ export interface PageRemovePagesParams {
 
 /** The params of `page.reloadPage` (by name; by position in this order). */
 export interface PageReloadPageParams {
-  /** The page session (one of this connection's). */
+  /** The page session (one of this connection's); another connection's or an unknown id is -32002. */
   session: PageSessionId;
   /** The page. */
   index: PageIndex;
@@ -3251,7 +3251,7 @@ export interface RangeDestroyResult {
 
 /** The params of `range.setItemData` (by name; by position in this order). */
 export interface RangeSetItemDataParams {
-  /** The range session (one of this connection's). */
+  /** The range session (one of this connection's); another connection's or an unknown id is -32002. */
   session: RangeSessionId;
   /** The items and their data. */
   items: RangeSetItemDataItemsItem[];
@@ -3294,7 +3294,7 @@ export interface RangePerformBatchUpdatesParams {
 
 /** The params of `range.applySnapshot` (by name; by position in this order). */
 export interface RangeApplySnapshotParams {
-  /** The range session (one of this connection's). */
+  /** The range session (one of this connection's); another connection's or an unknown id is -32002. */
   session: RangeSessionId;
   /** Each section's keys in their new order. */
   sections: RangeSnapshotSection[];

@@ -140,11 +140,6 @@ public struct RangeBatchResult: Sendable {
         }
         return lo
     }
-
-    public var isEmpty: Bool {
-        deleted.isEmpty && moved.isEmpty && inserted.isEmpty && reloaded.isEmpty && resized.isEmpty
-            && sectionSources.enumerated().allSatisfy { $0.offset == $0.element }
-    }
 }
 
 /// The client keys of a session's items: each keyed item's tree node carries its key's slot.
@@ -179,8 +174,10 @@ extension RangeSession {
     /// The key of the item at flat index `f` (nil in an unkeyed session): O(log n).
     public func key(_ f: Int) -> String? { keyTable.name(tree.tag(at: f)) }
 
-    /// Every item's key in order (a keyed session's snapshot): O(n log n).
-    public func allKeys() -> [String] { (0..<count).map { key($0) ?? "" } }
+    /// Where the item whose key is in `slot` is: a linear look, for the error that names it.
+    func holder(of slot: Int32) -> RangePath {
+        path(of: tree.allTags().firstIndex(of: slot) ?? 0)
+    }
 
     public func path(of f: Int) -> RangePath {
         let p = path(f)
@@ -443,9 +440,7 @@ private struct BatchPlan {
                 for keys in lists {
                     for (k, key) in keys.enumerated() {
                         guard let slot = s.keyTable.slot[key], !gone.contains(slot) else { continue }
-                        // Who has it: a linear look, only on this refused path.
-                        let f = (0..<s.count).first(where: { s.tree.tag(at: $0) == slot }) ?? 0
-                        throw fail(u, .keys(k), .duplicateKey(key, holder: .item(s.path(of: f))))
+                        throw fail(u, .keys(k), .duplicateKey(key, holder: .item(s.holder(of: slot))))
                     }
                 }
             }

@@ -572,13 +572,18 @@ public final class RangeSession {
 
     private func leavingGeneral(_ old: RangeSpan, _ new: RangeSpan, ref: Int, bit: UInt8) -> [Int] {
         // Moved items that were in the range and are not now leave it, wherever they were put.
-        let moved = carried.compactMap { $0.value & bit != 0 && !new.contains($0.key) ? $0.key : nil }
+        let moved = carried.isEmpty ? [] : carried.compactMap { $0.value & bit != 0 && !new.contains($0.key) ? $0.key : nil }
         if new == old && moved.isEmpty { return [] }
-        var parts = new.isEmpty ? old.parts : old.subtracting(new)
-        parts += moved.map { IndexInterval($0, $0 + 1) }
-        let out = nearestGeneral(parts, ref: ref)
+        let parts = new.isEmpty ? old.parts : old.subtracting(new)
+        if moved.isEmpty {
+            let out = nearestGeneral(parts, ref: ref)
+            return fresh.isEmpty ? out : out.filter { !isFresh($0) }
+        }
+        // A moved item may also lie in old - new: list it once.
         var listed = Set<Int>()
-        return out.filter { (!isFresh($0) || (carried[$0].map { $0 & bit != 0 } ?? false)) && listed.insert($0).inserted }
+        return nearestGeneral(parts + moved.map { IndexInterval($0, $0 + 1) }, ref: ref).filter {
+            (!isFresh($0) || (carried[$0].map { $0 & bit != 0 } ?? false)) && listed.insert($0).inserted
+        }
     }
 
     // MARK: Scroll stream
@@ -788,10 +793,7 @@ public final class RangeSession {
         for (k, key) in keys.enumerated() {
             if let first = given[key] { throw .duplicateKey(key, index: k, holder: .given(first)) }
             given[key] = k
-            if let slot = keyTable.slot[key] {
-                let f = (0..<self.count).first(where: { tree.tag(at: $0) == slot }) ?? 0
-                throw .duplicateKey(key, index: k, holder: .item(path(of: f)))
-            }
+            if let slot = keyTable.slot[key] { throw .duplicateKey(key, index: k, holder: .item(holder(of: slot))) }
         }
     }
 

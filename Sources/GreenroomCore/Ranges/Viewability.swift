@@ -183,23 +183,7 @@ public struct Viewability: Sendable {
     @discardableResult
     public mutating func shift(insertingAt at: Int, count k: Int) -> [ViewabilityTransition] {
         precondition(k > 0 || k == -1, "inserts (k > 0) or one delete (k == -1)")
-        var out: [ViewabilityTransition] = []
-        func moved(_ f: Int) -> Int { k > 0 ? (f >= at ? f + k : f) : (f > at ? f - 1 : f) }
-        for t in thresholds.indices {
-            if k < 0 {
-                pending[t][at] = nil
-                if viewable[t].removeValue(forKey: at) != nil {
-                    out.append(ViewabilityTransition(threshold: t, flat: at, percent: 0, kind: .ended(.removed)))
-                }
-            }
-            if pending[t].keys.contains(where: { $0 >= at }) {
-                pending[t] = Dictionary(uniqueKeysWithValues: pending[t].map { (moved($0.key), $0.value) })
-            }
-            if viewable[t].keys.contains(where: { $0 >= at }) {
-                viewable[t] = Dictionary(uniqueKeysWithValues: viewable[t].map { (moved($0.key), $0.value) })
-            }
-        }
-        return out
+        return remap { f in k > 0 ? (f >= at ? f + k : f) : (f == at ? nil : f > at ? f - 1 : f) }
     }
 
     /// A batch moved items (`newFlat`: where the item at an old flat index is now, nil when deleted):

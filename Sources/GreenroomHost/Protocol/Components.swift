@@ -894,3 +894,17 @@ extension Schema {
     /// A `$ref` to the component schema `name`.
     static func ref(_ name: SchemaName) -> Schema { .ref(named: name.rawValue) }
 }
+
+extension ParamField {
+    /// The `session` member of a range method: a range session of the caller's.
+    static func rangeSession(_ keyPath: WritableKeyPath<P, String>) -> ParamField<P> {
+        .required("session", keyPath, .ref(.rangeSessionId),
+                  "The range session (one of this connection's); another connection's or an unknown id is -32002.")
+    }
+
+    /// The `session` member of a page method: a page session of the caller's.
+    static func pageSession(_ keyPath: WritableKeyPath<P, String>) -> ParamField<P> {
+        .required("session", keyPath, .ref(.pageSessionId),
+                  "The page session (one of this connection's); another connection's or an unknown id is -32002.")
+    }
+}

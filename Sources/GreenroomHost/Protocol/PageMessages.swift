@@ -58,7 +58,7 @@ enum PageShow: RPCMethod {
         var duration: Double?
 
         static let fields: [ParamField<Params>] = [
-            .required("session", \.session, .ref(.pageSessionId), "The page session (one of this connection's); another connection's or an unknown id is -32002."),
+            .pageSession(\.session),
             .required("index", \.index, .ref(.pageIndex), "The page to show."),
             .optional("animated", \.animated, .boolean().default(true), "Animate the transition (default true)."),
             .optional("duration", \.duration, .ref(.durationMs), "How long the animated transition runs, in ms of host clock (default 300; 0 ends it at once, its calls still `animated: true`). Ignored when not animated."),
@@ -80,7 +80,7 @@ enum PageWillBeginDragging: RPCMethod {
         var offset: Double = 0
 
         static let fields: [ParamField<Params>] = [
-            .required("session", \.session, .ref(.pageSessionId), "The page session (one of this connection's); another connection's or an unknown id is -32002."),
+            .pageSession(\.session),
             .required("offset", \.offset, .ref(.pageOffset), "The offset the drag starts at. Between `-width` and `count * width`."),
         ]
     }
@@ -100,7 +100,7 @@ enum PageDidScroll: RPCMethod {
         var offset: Double = 0
 
         static let fields: [ParamField<Params>] = [
-            .required("session", \.session, .ref(.pageSessionId), "The page session (one of this connection's); another connection's or an unknown id is -32002."),
+            .pageSession(\.session),
             .required("offset", \.offset, .ref(.pageOffset), "The current offset. Between `-width` and `count * width`."),
         ]
     }
@@ -122,7 +122,7 @@ enum PageWillEndDragging: RPCMethod {
         var targetOffset: Double?
 
         static let fields: [ParamField<Params>] = [
-            .required("session", \.session, .ref(.pageSessionId), "The page session (one of this connection's); another connection's or an unknown id is -32002."),
+            .pageSession(\.session),
             .required("offset", \.offset, .ref(.pageOffset), "The offset where the finger lifts. Between `-width` and `count * width`."),
             .required("velocity", \.velocity, .number(), "Points per ms along the axis (positive: toward higher pages)."),
             .optional("targetOffset", \.targetOffset, .number(), "Where the motion will come to rest, if the caller knows."),
@@ -145,7 +145,7 @@ enum PageDidEndDragging: RPCMethod {
         var willDecelerate: Bool = false
 
         static let fields: [ParamField<Params>] = [
-            .required("session", \.session, .ref(.pageSessionId), "The page session (one of this connection's); another connection's or an unknown id is -32002."),
+            .pageSession(\.session),
             .required("offset", \.offset, .ref(.pageOffset), "The offset where the drag ended. Between `-width` and `count * width`."),
             .required("willDecelerate", \.willDecelerate, .boolean(), "Whether the motion continues (deceleration)."),
         ]
@@ -166,7 +166,7 @@ enum PageDidEndDecelerating: RPCMethod {
         var offset: Double = 0
 
         static let fields: [ParamField<Params>] = [
-            .required("session", \.session, .ref(.pageSessionId), "The page session (one of this connection's); another connection's or an unknown id is -32002."),
+            .pageSession(\.session),
             .required("offset", \.offset, .ref(.pageOffset), "The resting offset. Between `-width` and `count * width`."),
         ]
     }
@@ -185,7 +185,7 @@ enum PageInfo: RPCMethod {
         var session: String = ""
 
         static let fields: [ParamField<Params>] = [
-            .required("session", \.session, .ref(.pageSessionId), "The page session (one of this connection's); another connection's or an unknown id is -32002."),
+            .pageSession(\.session),
         ]
     }
 }
@@ -208,7 +208,7 @@ enum PageInsertPages: RPCMethod {
         var data: [JSONValue]?
 
         static let fields: [ParamField<Params>] = [
-            .required("session", \.session, .ref(.pageSessionId), "The page session (one of this connection's)."),
+            .pageSession(\.session),
             .required("at", \.at, .integer().minimum(0), "Where the new pages go: before this page (the page count appends)."),
             .optional("class", \.className, .ref(.className), "The class of every new page (with `count` or `data`)."),
             .optional("pages", \.pages, .array(.ref(.pageSpec)).minItems(1).maxItems(1000000), "One entry per new page, instead of `class`."),
@@ -233,7 +233,7 @@ enum PageRemovePages: RPCMethod {
         var count = 1
 
         static let fields: [ParamField<Params>] = [
-            .required("session", \.session, .ref(.pageSessionId), "The page session (one of this connection's)."),
+            .pageSession(\.session),
             .required("at", \.at, .ref(.pageIndex), "The first page to remove."),
             .optional("count", \.count, .integer().minimum(1).maximum(1000000).default(1), "How many pages (default 1)."),
         ]
@@ -260,7 +260,7 @@ enum PageReloadPage: RPCMethod {
         var data: JSONValue?
 
         static let fields: [ParamField<Params>] = [
-            .required("session", \.session, .ref(.pageSessionId), "The page session (one of this connection's)."),
+            .pageSession(\.session),
             .required("index", \.index, .ref(.pageIndex), "The page."),
             .value("data", \.data, .any("Any JSON value."), "The page's new business data.", required: true),
         ]
@@ -283,7 +283,7 @@ enum PageDestroy: RPCMethod {
         var session: String = ""
 
         static let fields: [ParamField<Params>] = [
-            .required("session", \.session, .ref(.pageSessionId), "The page session (one of this connection's); another connection's or an unknown id is -32002."),
+            .pageSession(\.session),
         ]
     }
 }

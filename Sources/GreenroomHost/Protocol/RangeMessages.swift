@@ -67,7 +67,7 @@ enum RangeWillBeginDragging: RPCMethod {
         var velocity: Double?
 
         static let fields: [ParamField<Params>] = [
-            .required("session", \.session, .ref(.rangeSessionId), "The range session (one of this connection's); another connection's or an unknown id is -32002."),
+            .rangeSession(\.session),
             .optional("offset", \.offset, .ref(.rangeOffset), "Where the drag begins. Between `-L` and `max(contentLength - L, 0) + L`."),
             .optional("velocity", \.velocity, .number(), "Points per ms along the axis (positive: toward the tail). While dragging it gives the scroll direction (without it, the offset's change does); outside a drag it is ignored."),
         ]
@@ -90,7 +90,7 @@ enum RangeDidScroll: RPCMethod {
         var velocity: Double?
 
         static let fields: [ParamField<Params>] = [
-            .required("session", \.session, .ref(.rangeSessionId), "The range session (one of this connection's); another connection's or an unknown id is -32002."),
+            .rangeSession(\.session),
             .required("offset", \.offset, .ref(.rangeOffset), "The current offset. Between `-L` and `max(contentLength - L, 0) + L`."),
             .optional("velocity", \.velocity, .number(), "Points per ms along the axis (positive: toward the tail). While dragging it gives the scroll direction (without it, the offset's change does); outside a drag it is ignored."),
         ]
@@ -117,7 +117,7 @@ enum RangeWillEndDragging: RPCMethod {
         var offset: Double?
 
         static let fields: [ParamField<Params>] = [
-            .required("session", \.session, .ref(.rangeSessionId), "The range session (one of this connection's); another connection's or an unknown id is -32002."),
+            .rangeSession(\.session),
             .required("velocity", \.velocity, .number(), "Points per ms along the axis (positive: toward the tail)."),
             .optional("targetOffset", \.targetOffset, .ref(.rangeOffset), "Where the motion will come to rest, if the caller knows. Between `-L` and `max(contentLength - L, 0) + L`."),
             .optional("offset", \.offset, .ref(.rangeOffset), "The offset where the finger lifts. Between `-L` and `max(contentLength - L, 0) + L`."),
@@ -140,7 +140,7 @@ enum RangeDidEndDecelerating: RPCMethod {
         var offset: Double?
 
         static let fields: [ParamField<Params>] = [
-            .required("session", \.session, .ref(.rangeSessionId), "The range session (one of this connection's); another connection's or an unknown id is -32002."),
+            .rangeSession(\.session),
             .optional("offset", \.offset, .ref(.rangeOffset), "The resting offset. Between `-L` and `max(contentLength - L, 0) + L`."),
         ]
     }
@@ -161,7 +161,7 @@ enum RangeSetVisible: RPCMethod {
         var visible: Bool = false
 
         static let fields: [ParamField<Params>] = [
-            .required("session", \.session, .ref(.rangeSessionId), "The range session (one of this connection's); another connection's or an unknown id is -32002."),
+            .rangeSession(\.session),
             .required("visible", \.visible, .boolean(), "Whether the list is on screen."),
         ]
     }
@@ -184,7 +184,7 @@ enum RangeSetViewport: RPCMethod {
         var height: Double?
 
         static let fields: [ParamField<Params>] = [
-            .required("session", \.session, .ref(.rangeSessionId), "The range session (one of this connection's); another connection's or an unknown id is -32002."),
+            .rangeSession(\.session),
             .optional("viewport", \.viewport, .ref(.rangeViewport), "The new size (instead of `width` and `height`)."),
             .optional("width", \.width, .ref(.dimension), "Without `viewport`: the new width, points."),
             .optional("height", \.height, .ref(.dimension), "Without `viewport`: the new height, points."),
@@ -210,7 +210,7 @@ enum RangeInsertItems: RPCMethod {
         var keys: [String]?
 
         static let fields: [ParamField<Params>] = [
-            .required("session", \.session, .ref(.rangeSessionId), "The range session (one of this connection's); another connection's or an unknown id is -32002."),
+            .rangeSession(\.session),
             .required("at", \.at, .ref(.indexPath), "Where the items go: before this `[section, row]`."),
             .required("lengths", \.lengths, .allOf([
                 .ref(.rangeLengths),
@@ -236,7 +236,7 @@ enum RangeDeleteItems: RPCMethod {
         var paths: [[Int]] = []
 
         static let fields: [ParamField<Params>] = [
-            .required("session", \.session, .ref(.rangeSessionId), "The range session (one of this connection's); another connection's or an unknown id is -32002."),
+            .rangeSession(\.session),
             .required("paths", \.paths, .array(.ref(.indexPath)).uniqueItems(), "The items to delete."),
         ]
     }
@@ -259,7 +259,7 @@ enum RangeBatchFetchDone: RPCMethod {
         var keys: [String]?
 
         static let fields: [ParamField<Params>] = [
-            .required("session", \.session, .ref(.rangeSessionId), "The range session (one of this connection's); another connection's or an unknown id is -32002."),
+            .rangeSession(\.session),
             .required("context", \.context, .ref(.batchContextId), "The batch's context."),
             .optional("lengths", \.lengths, .ref(.rangeLengths), "The lengths of the items fetched (default none)."),
             .optional("keys", \.keys, .ref(.rangeKeys), "A keyed session: one key per item fetched."),
@@ -285,7 +285,7 @@ enum RangeState: RPCMethod {
         var paths: [[Int]]?
 
         static let fields: [ParamField<Params>] = [
-            .required("session", \.session, .ref(.rangeSessionId), "The range session (one of this connection's); another connection's or an unknown id is -32002."),
+            .rangeSession(\.session),
             .optional("paths", \.paths, .array(.ref(.indexPath)), "Items to report on, instead of the whole ranges."),
         ]
     }
@@ -313,7 +313,7 @@ enum RangeSetItemData: RPCMethod {
         var items: [JSONObject] = []
 
         static let fields: [ParamField<Params>] = [
-            .required("session", \.session, .ref(.rangeSessionId), "The range session (one of this connection's)."),
+            .rangeSession(\.session),
             .required("items", \.items, .array(.object(nil, [
                 "path": .ref(.indexPath),
                 "data": .any("The item's business data."),
@@ -339,7 +339,7 @@ enum RangeDestroy: RPCMethod {
         var session: String = ""
 
         static let fields: [ParamField<Params>] = [
-            .required("session", \.session, .ref(.rangeSessionId), "The range session (one of this connection's); another connection's or an unknown id is -32002."),
+            .rangeSession(\.session),
         ]
     }
 }
@@ -358,7 +358,7 @@ enum RangePerformBatchUpdates: RPCMethod {
         var updates: [JSONObject] = []
 
         static let fields: [ParamField<Params>] = [
-            .required("session", \.session, .ref(.rangeSessionId), "The range session (one of this connection's); another connection's or an unknown id is -32002."),
+            .rangeSession(\.session),
             .required("updates", \.updates, .array(.ref(.rangeBatchUpdate)).minItems(1).maxItems(100000), "The updates, in any order (the index rules do not depend on it)."),
         ]
     }
@@ -378,7 +378,7 @@ enum RangeApplySnapshot: RPCMethod {
         var sections: [JSONObject] = []
 
         static let fields: [ParamField<Params>] = [
-            .required("session", \.session, .ref(.rangeSessionId), "The range session (one of this connection's)."),
+            .rangeSession(\.session),
             .required("sections", \.sections, .array(.ref(.rangeSnapshotSection)).minItems(1), "Each section's keys in their new order."),
         ]
     }

@@ -44,13 +44,14 @@ extension RangeSessions {
 
     /// A new session's keys: all sections' or none (a section without items may leave them out), unique
     /// across sections; section keys unique among sections. Nil: an unkeyed session.
-    static func sessionKeys(_ items: [[String]?], _ sectionKeys: [String?], single: Bool) throws(RPCError) -> [[String]]? {
+    static func sessionKeys(_ items: [[String]?], counts: [Int], _ sectionKeys: [String?], single: Bool) throws(RPCError) -> [[String]]? {
         guard items.contains(where: { $0 != nil }) else { return nil }
         func place(_ i: Int, _ j: Int) -> String { single ? "keys[\(j)]" : "sections[\(i)].keys[\(j)]" }
         var seen: [String: String] = [:]
         var out: [[String]] = []
         for (i, keys) in items.enumerated() {
             guard let keys else {
+                guard counts[i] == 0 else { throw .invalidParams(path: "sections[\(i)].keys", "is required: other sections' items have keys") }
                 out.append([])
                 continue
             }
@@ -69,22 +70,10 @@ extension RangeSessions {
         return out
     }
 
-    /// Sections of a keyed session must all give keys when they have items.
-    static func checkAllKeyed(_ items: [[String]?], _ counts: [Int]) throws(RPCError) {
-        guard items.contains(where: { $0 != nil }) else { return }
-        for (i, keys) in items.enumerated() where keys == nil && counts[i] > 0 {
-            throw .invalidParams(path: "sections[\(i)].keys", "is required: other sections' items have keys")
-        }
-    }
-
     static func indexPath(_ v: JSONValue?, path: String) throws(RPCError) -> RangePath {
         let p = try [Int].decodeParam(v ?? .null, path: path)
         guard p.count == 2 else { throw .invalidParams(path: path, "expected an index path [section, row]") }
         return RangePath(p[0], p[1])
-    }
-
-    static func sectionIndex(_ v: JSONValue?, path: String) throws(RPCError) -> Int {
-        try Int.decodeParam(v ?? .null, path: path)
     }
 
     /// One update of a batch, every member checked. `data`: a cell session's data for inserted items;
@@ -139,13 +128,14 @@ extension RangeSessions {
         case "moveItem":
             return (.moveItem(from: try indexPath(u["from"], path: "\(path)from"), to: try indexPath(u["to"], path: "\(path)to")), nil, nil)
         case "moveSection":
-            return (.moveSection(from: try sectionIndex(u["from"], path: "\(path)from"), to: try sectionIndex(u["to"], path: "\(path)to")), nil, nil)
+            return (.moveSection(from: try Int.decodeParam(u["from"] ?? .null, path: "\(path)from"),
+                                 to: try Int.decodeParam(u["to"] ?? .null, path: "\(path)to")), nil, nil)
         case "deleteSections":
             let list = try [Int].decodeParam(u["sections"] ?? .null, path: "\(path)sections")
             guard !list.isEmpty else { throw .invalidParams(path: "\(path)sections", "must not be empty") }
             return (.deleteSections(list), nil, nil)
         default:  // insertSections
-            let at = try sectionIndex(u["at"], path: "\(path)at")
+            let at = try Int.decodeParam(u["at"] ?? .null, path: "\(path)at")
             guard case .array(let list)? = u["sections"], !list.isEmpty else {
                 throw .invalidParams(path: "\(path)sections", "expected a non-empty array of sections")
             }
@@ -170,9 +160,11 @@ extension RangeSessions {
         let oldReuse = e.reuseIdentifiers
         let r = try mappingErrors(RPCError.init) { () throws(RangeBatchError) in try s.performBatch(ops) }
         var notes = RangeChangeNotes()
-        for d in r.deleted where d.inRange { notes.removed.append((.array([.int(d.path.section), .int(d.path.row)]), d.key)) }
+        var oldPaths: [Int: JSONValue] = [:]
+        for d in r.deleted { oldPaths[d.flat] = Self.pathJSON(d.path) }
+        for d in r.deleted where d.inRange { notes.removed.append((oldPaths[d.flat]!, d.key)) }
         for m in r.moved where m.inRange {
-            notes.moved.append(["from": [.int(m.fromPath.section), .int(m.fromPath.row)], "to": pathJSON(s, m.to)])
+            notes.moved.append(["from": Self.pathJSON(m.fromPath), "to": pathJSON(s, m.to)])
         }
         // Reuse identifiers follow their sections; inserted ones come from their updates.
         var insertedAt: [Int: String?] = [:]
@@ -183,25 +175,13 @@ extension RangeSessions {
             if let o = source { return o < oldReuse.count ? oldReuse[o] : nil }
             return insertedAt[j] ?? nil
         }
-        var oldPaths: [Int: JSONValue] = [:]
-        for d in r.deleted { oldPaths[d.flat] = .array([.int(d.path.section), .int(d.path.row)]) }
         viewabilityRemapped(e, r.newFlat, oldPath: { oldPaths[$0] ?? .null })
         if let cells = e.cells {
+            // Deleted items' cells let go (in the update's event); their data goes with the remap.
             for d in r.deleted {
-                if let c = cells.bound.removeValue(forKey: d.flat) { notes.removedCells.append((.array([.int(d.path.section), .int(d.path.row)]), c)) }
-                cells.data[d.flat] = nil
-                cells.versions[d.flat] = nil
-                for (id, sh) in cells.shown where sh.flat == d.flat { cells.shown[id] = nil }
+                if let c = cells.bound.removeValue(forKey: d.flat) { notes.removedCells.append((oldPaths[d.flat]!, c)) }
             }
-            func remap<V>(_ d: [Int: V]) -> [Int: V] {
-                var out: [Int: V] = [:]
-                for (f, v) in d { if let n = r.newFlat(f) { out[n] = v } }
-                return out
-            }
-            cells.bound = remap(cells.bound)
-            cells.data = remap(cells.data)
-            cells.versions = remap(cells.versions)
-            for (id, sh) in cells.shown { cells.shown[id] = r.newFlat(sh.flat).map { ($0, sh.version) } }
+            cells.remap(r.newFlat)
             for d in data {
                 guard case .insertItems(let at, _) = ops[d.update] else { continue }
                 for (k, v) in d.values.enumerated() {

@@ -33,12 +33,19 @@ final class RangeCells {
     var parked: Int { queues.values.reduce(0) { $0 + $1.count } }
 
     /// Moves every flat index `>= at` by `k` (inserts: k > 0; a delete: the item at `at` is gone first).
-    func shift(from at: Int, by k: Int) {
-        func moved(_ i: Int) -> Int { i >= at ? i + k : i }
-        bound = Dictionary(uniqueKeysWithValues: bound.map { (moved($0.key), $0.value) })
-        data = Dictionary(uniqueKeysWithValues: data.map { (moved($0.key), $0.value) })
-        versions = Dictionary(uniqueKeysWithValues: versions.map { (moved($0.key), $0.value) })
-        for (id, s) in shown { shown[id] = (moved(s.flat), s.version) }
+    func shift(from at: Int, by k: Int) { remap { $0 >= at ? $0 + k : $0 } }
+
+    /// Moves every binding, datum and version to its item's new flat index (nil: the item is gone).
+    func remap(_ newFlat: (Int) -> Int?) {
+        func moved<V>(_ d: [Int: V]) -> [Int: V] {
+            var out: [Int: V] = [:]
+            for (f, v) in d { if let n = newFlat(f) { out[n] = v } }
+            return out
+        }
+        bound = moved(bound)
+        data = moved(data)
+        versions = moved(versions)
+        for (id, s) in shown { shown[id] = newFlat(s.flat).map { ($0, s.version) } }
     }
 }
 

@@ -104,15 +104,13 @@ extension RangeSessions {
                 if let count = p.count { section["count"] = .int(count) }
                 if let itemLength = p.itemLength { section["itemLength"] = .double(itemLength) }
                 if let lengths = p.lengths { section["lengths"] = lengths }
-                sections = [try Self.lengths(section, path: "")]
-                if let keys = p.keys {
-                    guard keys.count == sections[0].count else { throw .invalidParams(path: "keys", "has \(keys.count) keys for \(sections[0].count) items") }
-                }
-                itemKeys = [p.keys]
+                if let keys = p.keys { section["keys"] = .array(keys.map { .string($0) }) }
+                let only = try Self.section(section, path: "")
+                sections = [only.lengths]
+                itemKeys = [only.keys]
                 sectionKeys = [nil]
             }
-            try Self.checkAllKeyed(itemKeys, sections.map(\.count))
-            let keys = try Self.sessionKeys(itemKeys, sectionKeys, single: p.sections == nil)
+            let keys = try Self.sessionKeys(itemKeys, counts: sections.map(\.count), sectionKeys, single: p.sections == nil)
             guard sections.reduce(0, { $0 + $1.count }) <= RangeSession.maxItems else { throw .invalidParams(path: "count", "at most 10000000 items") }
             let vp = try viewport(p.viewport)
             let horizontal = p.axis == "horizontal"
@@ -314,10 +312,7 @@ extension RangeSessions {
                 if let cells = e.cells {
                     // Its cell goes back to its queue (in the update's event); its data goes with it.
                     if let c = cells.bound.removeValue(forKey: f) { notes.removedCells.append((path, c)) }
-                    cells.data[f] = nil
-                    cells.versions[f] = nil
-                    for (id, s) in cells.shown where s.flat == f { cells.shown[id] = nil }
-                    cells.shift(from: f + 1, by: -1)
+                    cells.remap { $0 == f ? nil : $0 > f ? $0 - 1 : $0 }
                 }
                 let key = e.session.key(f)
                 if e.session.remove(flat: f) { notes.removed.append((path, key)) }

@@ -75,6 +75,8 @@ public final class RangeSessions: HostDomain {
         return [.int(p.section), .int(p.row)]
     }
 
+    static func pathJSON(_ p: RangePath) -> JSONValue { [.int(p.section), .int(p.row)] }
+
     func paths(_ s: RangeSession, _ flats: [Int]) -> JSONValue { .array(flats.map { pathJSON(s, $0) }) }
 
     /// A keyed session's keys of `flats` (nil in an unkeyed one).
@@ -121,11 +123,14 @@ public final class RangeSessions: HostDomain {
             host.events.emit(RangeTopic.self, owner: target, f)
         }
         if host.events.wants(mask: Self.prefetchTopic, owner: target) {
-            for (kind, list) in [("prefetchItems", u.prefetch), ("cancelPrefetching", u.cancelPrefetch)] where !list.isEmpty {
+            func prefetch(_ kind: String, _ list: [Int]) {
+                guard !list.isEmpty else { return }
                 var f: JSONObject = ["session": .string(s.id), "kind": .string(kind), "paths": paths(s, list)]
                 if let k = keys(s, list) { f["keys"] = k }
                 host.events.emit(PrefetchTopic.self, owner: target, f)
             }
+            prefetch("prefetchItems", u.prefetch)
+            prefetch("cancelPrefetching", u.cancelPrefetch)
         }
         if let prepends = decided ?? (checkBatch ? s.batchDecision(at: batchOffset) : nil) {
             let context = "b-\(nextBatch)"

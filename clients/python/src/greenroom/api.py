@@ -6026,7 +6026,8 @@ class PageMethods:
         -32001. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds.
 
         Args:
-            session: The page session (one of this connection's).
+            session: The page session (one of this connection's); another connection's or an unknown id is
+                -32002.
             at: Where the new pages go: before this page (the page count appends).
             class_: The class of every new page (with `count` or `data`). (Not sent when None.)
             pages: One entry per new page, instead of `class`. (Not sent when None.)
@@ -6069,7 +6070,8 @@ class PageMethods:
         `host.auth` succeeds. A failing hook is -32004.
 
         Args:
-            session: The page session (one of this connection's).
+            session: The page session (one of this connection's); another connection's or an unknown id is
+                -32002.
             at: The first page to remove.
             count: How many pages (default 1). (Not sent when None.)
 
@@ -6100,7 +6102,8 @@ class PageMethods:
         but `host.auth` answers -32006 until `host.auth` succeeds.
 
         Args:
-            session: The page session (one of this connection's).
+            session: The page session (one of this connection's); another connection's or an unknown id is
+                -32002.
             index: The page.
             data: The page's new business data.
 
@@ -6675,7 +6678,8 @@ class RangeMethods:
         down. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds.
 
         Args:
-            session: The range session (one of this connection's).
+            session: The range session (one of this connection's); another connection's or an unknown id is
+                -32002.
             items: The items and their data.
 
         Returns:
@@ -6745,7 +6749,8 @@ class RangeMethods:
         answers -32006 until `host.auth` succeeds.
 
         Args:
-            session: The range session (one of this connection's).
+            session: The range session (one of this connection's); another connection's or an unknown id is
+                -32002.
             sections: Each section's keys in their new order.
 
         Returns:
