@@ -181,19 +181,8 @@ import Testing
         }
     }
 
-    struct SplitMix {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     @Test func randomMixedBatchesMatchTheModelAndEventsFollowIdentity() throws {
-        var g = SplitMix(state: 42)
+        var g = SplitMix(seed: 42)
         var next = 0
         for round in 0..<200 {
             var secs = (0..<3).map { s in

@@ -1779,6 +1779,11 @@ export interface RangeInfo {
    * moved, reloaded and resized (items of deleted, inserted and moved sections included).
    */
   applied?: RangeInfoApplied;
+  /**
+   * `templates: true` only: template warm-ups queued (one per section `reuseIdentifier` naming a class whose
+   * pool was empty).
+   */
+  templatesQueued?: number;
 }
 
 /**
@@ -1793,54 +1798,8 @@ export interface RangeInfoApplied {
   resized: number;
 }
 
-/**
- * `range.create`'s reply: the session's summary (`RangeInfo`), with `templatesQueued` when `templates: true`
- * was given.
- */
-export interface RangeCreated {
-  /** Opaque id of a range session (`r-N`). */
-  session: RangeSessionId;
-  /** Items in all sections. */
-  count: RangeItemCount;
-  /** Sections (1 for a session made from `count` / `lengths`). */
-  sections: number;
-  /** The sum of the item lengths, points. */
-  contentLength: number;
-  /** The last offset (moved by a prepending `range.batchFetchDone` so that what is on screen stays). */
-  offset: number;
-  /**
-   * Texture's layout range modes (docs/ranges.md), each with its buffers (`RangeTuning`). A session is
-   * `minimum` at its first update, `full` from its first `range.willBeginDragging` (visible or not) and after
-   * that at every update while it is visible (an invisible session keeps its mode); `host.memoryWarning` puts
-   * visible sessions in `visibleOnly` and the others in `lowMemory` for one update.
-   */
-  mode: RangeMode;
-  /**
-   * The scroll direction: `up` / `down` on the vertical axis, `left` / `right` on the horizontal one (toward
-   * the head / the tail of the content). It comes from the offset deltas: initially `down` / `right`, kept
-   * while the offset does not move.
-   */
-  direction: RangeDirection;
-  /**
-   * Where a range session is in its motion: `idle` (at rest), `dragging` (after `range.willBeginDragging`,
-   * until `range.willEndDragging` or `range.didEndDecelerating`), `decelerating` (after
-   * `range.willEndDragging`, until `range.didEndDecelerating`). Any phase but `idle` is tracking: `default`
-   * idle tasks pause (docs/tasks.md).
-   */
-  phase: RangePhase;
-  /** Whether the list is on screen (`range.setVisible`). */
-  visible: boolean;
-  /**
-   * The context of the batch fetch in flight (announced by a `batch` event, ended by `range.batchFetchDone`);
-   * null when none is.
-   */
-  batchInFlight: BatchContextId | null;
-  /**
-   * `templates: true` only: template warm-ups queued (one per section `reuseIdentifier` naming a class whose
-   * pool was empty).
-   */
-  templatesQueued?: number;
-}
+/** `range.create`'s reply: the session's summary, with `templatesQueued` when `templates: true` was given. */
+export type RangeCreated = RangeInfo;
 
 /** The light reply of `range.didScroll` (called at frame rate). */
 export interface RangeStreamState {

@@ -38,7 +38,7 @@ except ImportError:  # not installed: use the client from this repository
     sys.path.insert(0, str(REPO / "clients" / "python" / "src"))
 
 from greenroom import Client, GreenroomError
-from greenroom.testing import HostProcess
+from greenroom.testing import HostProcess, find_binary_or_exit
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -117,12 +117,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.socket:
             client, where = Client(args.socket), args.socket
         else:
-            binary = args.bin or os.environ.get("GREENROOM_BIN") or str(REPO / ".build" / "debug" / "greenroom")
-            if not (os.path.isfile(binary) and os.access(binary, os.X_OK)):
-                print(f"predictive_prerender: no greenroom binary at {binary} (run `swift build`, set "
-                      "GREENROOM_BIN, or pass --bin / --socket)", file=sys.stderr)
-                return 2
-            host = HostProcess.start(binary=binary, clock="real")
+            host = HostProcess.start(binary=find_binary_or_exit(args.bin, "predictive_prerender"), clock="real")
             client, where = host.client(), f"{host.socket} (started here, real clock)"
         with client:
             walk = Walk(client, args)

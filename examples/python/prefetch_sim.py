@@ -49,7 +49,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -64,7 +63,7 @@ except ImportError:  # not installed: use the client from this repository
     sys.path.insert(0, str(REPO / "clients" / "python" / "src"))
 
 from greenroom import Client, GreenroomError  # noqa: E402
-from greenroom.testing import HostProcess  # noqa: E402
+from greenroom.testing import HostProcess, find_binary_or_exit  # noqa: E402
 
 #: name -> range.create members
 STRATEGIES = {
@@ -336,21 +335,13 @@ def print_table(results: list[Result], args: argparse.Namespace) -> None:
               f"{r.batches:>9}{r.end_wait_ms:>14.0f}")
 
 
-def find_binary(explicit: str | None) -> str:
-    candidate = explicit or os.environ.get("GREENROOM_BIN") or str(REPO / ".build" / "debug" / "greenroom")
-    if not (os.path.isfile(candidate) and os.access(candidate, os.X_OK)):
-        sys.exit(f"prefetch_sim: no greenroom binary at {candidate} (run `swift build`, set GREENROOM_BIN, "
-                 "or pass --bin / --socket)")
-    return candidate
-
-
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     host = None
     if args.socket:
         client = Client(args.socket)
     else:
-        host = HostProcess.start(binary=find_binary(args.bin), clock="virtual")
+        host = HostProcess.start(binary=find_binary_or_exit(args.bin, "prefetch_sim"), clock="virtual")
         client = host.client()
     try:
         if client.call("host.info").get("clock") != "virtual":

@@ -50,7 +50,7 @@ except ImportError:  # not installed: use the client from this repository
 
 from greenroom import Client, GreenroomError
 from greenroom.api import LifecycleEvent, LifecycleHook, ScriptedHook, Stack
-from greenroom.testing import HostProcess
+from greenroom.testing import HostProcess, find_binary_or_exit
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -72,14 +72,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         if not 0 <= getattr(args, name) <= 10000:
             p.error(f"--{name.replace('_', '-')} must be between 0 and 10000")
     return args
-
-
-def find_binary(explicit: str | None) -> str:
-    candidate = explicit or os.environ.get("GREENROOM_BIN") or str(REPO / ".build" / "debug" / "greenroom")
-    if not (os.path.isfile(candidate) and os.access(candidate, os.X_OK)):
-        sys.exit(f"prerender_experiment: no greenroom binary at {candidate} (run `swift build`, set "
-                 "GREENROOM_BIN, or pass --bin / --socket)")
-    return candidate
 
 
 class Experiment:
@@ -248,7 +240,7 @@ def main(argv: list[str] | None = None) -> int:
             client = Client(args.socket)
             where = args.socket
         else:
-            host = HostProcess.start(binary=find_binary(args.bin), clock="real")
+            host = HostProcess.start(binary=find_binary_or_exit(args.bin, "prerender_experiment"), clock="real")
             client = host.client()
             where = f"{host.socket} (started here, real clock, pid {host.pid})"
         with client:

@@ -34,7 +34,7 @@ except ImportError:  # not installed: use the client from this repository
 
 from greenroom import Client, GreenroomError
 from greenroom.lifecycle import swipe_page
-from greenroom.testing import HostProcess
+from greenroom.testing import HostProcess, find_binary_or_exit
 
 W, H = 375.0, 667.0
 
@@ -93,12 +93,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.socket:
             client = Client(args.socket)
         else:
-            binary = args.bin or os.environ.get("GREENROOM_BIN") or str(REPO / ".build" / "debug" / "greenroom")
-            if not (os.path.isfile(binary) and os.access(binary, os.X_OK)):
-                print(f"reuse_pager: no greenroom binary at {binary} (run `swift build`, set GREENROOM_BIN or "
-                      "pass --bin / --socket)", file=sys.stderr)
-                return 2
-            host = HostProcess.start(binary=binary, clock="virtual")
+            host = HostProcess.start(binary=find_binary_or_exit(args.bin, "reuse_pager"), clock="virtual")
             client = host.client()
         with client:
             if client.host.info()["clock"] != "virtual":

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import sys
 import threading
@@ -39,7 +38,7 @@ except ImportError:  # not installed: use the client from this repository
     sys.path.insert(0, str(REPO / "clients" / "python" / "src"))
 
 from greenroom import Client, GreenroomError
-from greenroom.testing import HostProcess
+from greenroom.testing import HostProcess, find_binary_or_exit
 
 ROW_CLASSES = ("BannerRow", "MenuRow", "PlaylistRow", "MVRow", "ChannelRow")
 
@@ -115,12 +114,7 @@ def one_heavy_row(host: HostProcess, client: Client, key: str, heavy_ms: float, 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    binary = args.bin or os.environ.get("GREENROOM_BIN") or str(REPO / ".build" / "debug" / "greenroom")
-    if not (os.path.isfile(binary) and os.access(binary, os.X_OK)):
-        print(f"split_tasks: no greenroom binary at {binary} (run `swift build`, set GREENROOM_BIN or pass --bin)",
-              file=sys.stderr)
-        return 2
-    host = HostProcess.start(binary=binary, clock="real")
+    host = HostProcess.start(binary=find_binary_or_exit(args.bin, "split_tasks"), clock="real")
     try:
         with host.client() as client:
             t = templates(client, args.load_ms)

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import sys
 from pathlib import Path
 
@@ -31,7 +30,7 @@ except ImportError:  # not installed: use the client from this repository
 from greenroom import Client, GreenroomError, InvalidParams
 from greenroom.aio import AsyncClient
 from greenroom.api import LifecycleEvent, PageEvent, PageSession
-from greenroom.testing import HostProcess
+from greenroom.testing import HostProcess, find_binary_or_exit
 
 
 def pages(client: Client) -> None:
@@ -103,8 +102,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.socket:
             socket = args.socket
         else:
-            binary = os.environ.get("GREENROOM_BIN") or str(REPO / ".build" / "debug" / "greenroom")
-            host = HostProcess.start(binary=binary)
+            host = HostProcess.start(binary=find_binary_or_exit(None, "typed_tour"))
             assert host.socket is not None
             socket = host.socket
         with Client(socket) as client:

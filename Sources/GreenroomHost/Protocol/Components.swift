@@ -772,25 +772,11 @@ enum SchemaName: String, CaseIterable {
                 "deleted": .integer().minimum(0), "inserted": .integer().minimum(0), "moved": .integer().minimum(0),
                 "reloaded": .integer().minimum(0), "resized": .integer().minimum(0),
             ], required: ["deleted", "inserted", "moved", "reloaded", "resized"]),
-        ], required: ["session", "count", "sections", "contentLength", "offset", "mode", "direction", "phase", "visible", "batchInFlight"])
-        case .rangeCreated: .object("`range.create`'s reply: the session's summary (`RangeInfo`), with `templatesQueued` when `templates: true` was given.", [
-            "session": .ref(.rangeSessionId),
-            "count": .allOf([
-                .ref(.rangeItemCount),
-            ], "Items in all sections."),
-            "sections": .integer("Sections (1 for a session made from `count` / `lengths`).").minimum(1),
-            "contentLength": .number("The sum of the item lengths, points.").minimum(0),
-            "offset": .number("The last offset (moved by a prepending `range.batchFetchDone` so that what is on screen stays)."),
-            "mode": .ref(.rangeMode),
-            "direction": .ref(.rangeDirection),
-            "phase": .ref(.rangePhase),
-            "visible": .boolean("Whether the list is on screen (`range.setVisible`)."),
-            "batchInFlight": .oneOf([
-                .null(),
-                .ref(.batchContextId),
-            ], "The context of the batch fetch in flight (announced by a `batch` event, ended by `range.batchFetchDone`); null when none is."),
             "templatesQueued": .integer("`templates: true` only: template warm-ups queued (one per section `reuseIdentifier` naming a class whose pool was empty).").minimum(0),
         ], required: ["session", "count", "sections", "contentLength", "offset", "mode", "direction", "phase", "visible", "batchInFlight"])
+        case .rangeCreated: .allOf([
+            .ref(.rangeInfo),
+        ], "`range.create`'s reply: the session's summary, with `templatesQueued` when `templates: true` was given.")
         case .rangeStreamState: .object("The light reply of `range.didScroll` (called at frame rate).", [
             "session": .ref(.rangeSessionId),
             "mode": .ref(.rangeMode),

@@ -3178,7 +3178,7 @@ class AsyncRangeMethods:
 
         Returns:
             ``AsyncRangeSession`` (its ``result``: ``RangeCreated``): `range.create`'s reply: the session's
-                summary (`RangeInfo`), with `templatesQueued` when `templates: true` was given.
+                summary, with `templatesQueued` when `templates: true` was given.
 
         Wire: ``range.create``.
         """

@@ -2304,37 +2304,6 @@ class RangeInfo(TypedDict):
     - ``applied`` (optional): `range.performBatchUpdates` and `range.applySnapshot` only: how many items
       the batch deleted, inserted, moved, reloaded and resized (items of deleted, inserted and moved
       sections included).
-    """
-
-    session: RangeSessionId
-    count: RangeItemCount
-    sections: int
-    contentLength: float
-    offset: float
-    mode: RangeMode
-    direction: RangeDirection
-    phase: RangePhase
-    visible: bool
-    batchInFlight: BatchContextId | None
-    applied: NotRequired[RangeInfoApplied]
-
-
-class RangeCreated(TypedDict):
-    """`range.create`'s reply: the session's summary (`RangeInfo`), with `templatesQueued` when `templates: true`
-    was given.
-
-    - ``session``
-    - ``count``: Items in all sections.
-    - ``sections``: Sections (1 for a session made from `count` / `lengths`).
-    - ``contentLength``: The sum of the item lengths, points.
-    - ``offset``: The last offset (moved by a prepending `range.batchFetchDone` so that what is on screen
-      stays).
-    - ``mode``
-    - ``direction``
-    - ``phase``
-    - ``visible``: Whether the list is on screen (`range.setVisible`).
-    - ``batchInFlight``: The context of the batch fetch in flight (announced by a `batch` event, ended by
-      `range.batchFetchDone`); null when none is.
     - ``templatesQueued`` (optional): `templates: true` only: template warm-ups queued (one per section
       `reuseIdentifier` naming a class whose pool was empty).
     """
@@ -2349,7 +2318,12 @@ class RangeCreated(TypedDict):
     phase: RangePhase
     visible: bool
     batchInFlight: BatchContextId | None
+    applied: NotRequired[RangeInfoApplied]
     templatesQueued: NotRequired[int]
+
+
+RangeCreated: TypeAlias = RangeInfo
+"""`range.create`'s reply: the session's summary, with `templatesQueued` when `templates: true` was given."""
 
 
 class RangeStreamState(TypedDict):
@@ -6236,8 +6210,8 @@ class RangeMethods:
                 `viewability[i].<member>`. (Not sent when None.)
 
         Returns:
-            ``RangeSession`` (its ``result``: ``RangeCreated``): `range.create`'s reply: the session's summary
-                (`RangeInfo`), with `templatesQueued` when `templates: true` was given.
+            ``RangeSession`` (its ``result``: ``RangeCreated``): `range.create`'s reply: the session's
+                summary, with `templatesQueued` when `templates: true` was given.
 
         Wire: ``range.create``.
         """

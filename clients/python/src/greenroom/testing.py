@@ -18,6 +18,7 @@ import queue
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -92,6 +93,20 @@ def find_binary(start: Iterable[os.PathLike[str] | str] | None = None, environ: 
         + ". Build it with `swift build` at the repository root, or set "
         + f"{BINARY_ENV}=/path/to/greenroom."
     )
+
+
+def find_binary_or_exit(explicit: str | None, program: str) -> str:
+    """For scripts with a ``--bin`` option: ``explicit`` when it is an executable file, else :func:`find_binary`.
+    When neither gives one, prints ``PROGRAM: no greenroom binary: WHY`` on stderr and exits with status 2."""
+    try:
+        if explicit is None:
+            return find_binary()
+        if os.path.isfile(explicit) and os.access(explicit, os.X_OK):
+            return os.path.abspath(explicit)
+        raise HostBinaryNotFound(f"{explicit!r} is not an executable file")
+    except HostBinaryNotFound as error:
+        print(f"{program}: no greenroom binary: {error}", file=sys.stderr)
+        raise SystemExit(2) from None
 
 
 class HostProcess:
