@@ -894,3 +894,22 @@ extension ParamField {
                   "The page session (one of this connection's); another connection's or an unknown id is -32002.")
     }
 }
+
+extension ParamField {
+    /// The `stack` member of a stack method: a stack of the caller's.
+    static func stack(_ keyPath: WritableKeyPath<P, String>) -> ParamField<P> {
+        .required("stack", keyPath, .ref(.stackId), "The stack (one of this connection's).")
+    }
+
+    /// The `animated` member of a stack transition (default false).
+    static func animated(_ keyPath: WritableKeyPath<P, Bool?>) -> ParamField<P> {
+        .optional("animated", keyPath, .boolean().default(false),
+                  "Animate the transition: the did-hooks run after `duration` ms of host clock (default false).")
+    }
+
+    /// The `duration` member of an animated transition.
+    static func duration(_ keyPath: WritableKeyPath<P, Double?>) -> ParamField<P> {
+        .optional("duration", keyPath, .ref(.durationMs),
+                  "How long the animated transition runs, in ms of host clock (default 300; 0 ends it at once, its calls still `animated: true`). Ignored when not animated.")
+    }
+}

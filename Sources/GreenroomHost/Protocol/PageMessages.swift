@@ -61,7 +61,7 @@ enum PageShow: RPCMethod {
             .pageSession(\.session),
             .required("index", \.index, .ref(.pageIndex), "The page to show."),
             .optional("animated", \.animated, .boolean().default(true), "Animate the transition (default true)."),
-            .optional("duration", \.duration, .ref(.durationMs), "How long the animated transition runs, in ms of host clock (default 300; 0 ends it at once, its calls still `animated: true`). Ignored when not animated."),
+            .duration(\.duration),
         ]
     }
 }

@@ -31,7 +31,7 @@ enum ShowRendered: RPCMethod {
             .optional("stack", \.stack, .ref(.stackId), "Push the container onto this stack (one of this connection's)."),
             .optional("animated", \.animated, .boolean().default(false), "Animate the push onto `stack`: the did-hooks run after `duration` ms of host clock (default false)."),
             .value("data", \.data, .any("Any JSON value."), "Business data for `configure`: after the push, or (with `present: \"onSuccess\"`) before it, offscreen."),
-            .optional("duration", \.duration, .ref(.durationMs), "How long the animated transition runs, in ms of host clock (default 300; 0 ends it at once, its calls still `animated: true`). Ignored when not animated."),
+            .duration(\.duration),
             .choice("present", \.present, .string().oneOfValues(["now", "onSuccess"]).default("now"),
                     "`now` (default): the container is pushed, then configured with `data`. `onSuccess` (the prerendering article's passive pop-up): it is configured with `data` in the green room, offscreen, first, and presented only if that succeeded; otherwise nothing reaches the stack and the reply is -32004 naming the hook. Needs `data`."),
             .choice("reply", \.reply, .string().oneOfValues(["now", "afterAppear"]).default("now"),

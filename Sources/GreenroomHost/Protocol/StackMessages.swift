@@ -40,10 +40,10 @@ enum StackPush: RPCMethod {
         var reply = "now"
 
         static let fields: [ParamField<Params>] = [
-            .required("stack", \.stack, .ref(.stackId), "The stack (one of this connection's)."),
+            .stack(\.stack),
             .required("container", \.container, .ref(.containerId), "The container (one of this connection's)."),
-            .optional("animated", \.animated, .boolean().default(false), "Animate the transition: the did-hooks run after `duration` ms of host clock (default false)."),
-            .optional("duration", \.duration, .ref(.durationMs), "How long the animated transition runs, in ms of host clock (default 300; 0 ends it at once, its calls still `animated: true`). Ignored when not animated."),
+            .animated(\.animated),
+            .duration(\.duration),
             .choice("reply", \.reply, .string().oneOfValues(["now", "afterAppear"]).default("now"),
                     "`now` (default), or `afterAppear`: the reply waits for the container's `viewDidAppear` (the end of an animated push; under the virtual clock, the `clock.advance` that reaches it) and the stack's info then has `transitionMs`; a container torn down before it appears answers with that failure (-32004). Not in a batch (-32602) nor onto a hidden stack (-32003), where it would wait until the stack is shown."),
         ]
@@ -69,9 +69,9 @@ enum StackPop: RPCMethod {
         var duration: Double?
 
         static let fields: [ParamField<Params>] = [
-            .required("stack", \.stack, .ref(.stackId), "The stack (one of this connection's)."),
-            .optional("animated", \.animated, .boolean().default(false), "Animate the transition: the did-hooks run after `duration` ms of host clock (default false)."),
-            .optional("duration", \.duration, .ref(.durationMs), "How long the animated transition runs, in ms of host clock (default 300; 0 ends it at once, its calls still `animated: true`). Ignored when not animated."),
+            .stack(\.stack),
+            .animated(\.animated),
+            .duration(\.duration),
         ]
     }
 }
@@ -95,9 +95,9 @@ enum StackPopToRoot: RPCMethod {
         var duration: Double?
 
         static let fields: [ParamField<Params>] = [
-            .required("stack", \.stack, .ref(.stackId), "The stack (one of this connection's)."),
-            .optional("animated", \.animated, .boolean().default(false), "Animate the transition: the did-hooks run after `duration` ms of host clock (default false)."),
-            .optional("duration", \.duration, .ref(.durationMs), "How long the animated transition runs, in ms of host clock (default 300; 0 ends it at once, its calls still `animated: true`). Ignored when not animated."),
+            .stack(\.stack),
+            .animated(\.animated),
+            .duration(\.duration),
         ]
     }
 }
@@ -122,10 +122,10 @@ enum StackSetContainers: RPCMethod {
         var duration: Double?
 
         static let fields: [ParamField<Params>] = [
-            .required("stack", \.stack, .ref(.stackId), "The stack (one of this connection's)."),
+            .stack(\.stack),
             .required("containers", \.containers, .array(.ref(.containerId)).maxItems(10000), "The new stack, bottom first: this connection's containers, each once."),
-            .optional("animated", \.animated, .boolean().default(false), "Animate the transition: the did-hooks run after `duration` ms of host clock (default false)."),
-            .optional("duration", \.duration, .ref(.durationMs), "How long the animated transition runs, in ms of host clock (default 300; 0 ends it at once, its calls still `animated: true`). Ignored when not animated."),
+            .animated(\.animated),
+            .duration(\.duration),
         ]
     }
 }
@@ -145,7 +145,7 @@ enum StackBeginInteractivePop: RPCMethod {
         var stack: String = ""
 
         static let fields: [ParamField<Params>] = [
-            .required("stack", \.stack, .ref(.stackId), "The stack (one of this connection's)."),
+            .stack(\.stack),
         ]
     }
 }
@@ -166,7 +166,7 @@ enum StackUpdateInteractivePop: RPCMethod {
         var progress: Double = 0
 
         static let fields: [ParamField<Params>] = [
-            .required("stack", \.stack, .ref(.stackId), "The stack (one of this connection's)."),
+            .stack(\.stack),
             .required("progress", \.progress, .number().minimum(0).maximum(1), "How far the gesture has gone, 0 to 1."),
         ]
     }
@@ -190,7 +190,7 @@ enum StackFinishInteractivePop: RPCMethod {
         var duration: Double?
 
         static let fields: [ParamField<Params>] = [
-            .required("stack", \.stack, .ref(.stackId), "The stack (one of this connection's)."),
+            .stack(\.stack),
             .optional("duration", \.duration, .ref(.durationMs), "The whole gesture's duration in ms of host clock (default 300): the rest, `duration * (1 - progress)`, is what is left to run."),
         ]
     }
@@ -213,7 +213,7 @@ enum StackCancelInteractivePop: RPCMethod {
         var duration: Double?
 
         static let fields: [ParamField<Params>] = [
-            .required("stack", \.stack, .ref(.stackId), "The stack (one of this connection's)."),
+            .stack(\.stack),
             .optional("duration", \.duration, .ref(.durationMs), "The whole gesture's duration in ms of host clock (default 300): the way back, `duration * progress`, is what is left to run."),
         ]
     }
@@ -233,7 +233,7 @@ enum StackSetHidden: RPCMethod {
         var hidden: Bool = false
 
         static let fields: [ParamField<Params>] = [
-            .required("stack", \.stack, .ref(.stackId), "The stack (one of this connection's)."),
+            .stack(\.stack),
             .required("hidden", \.hidden, .boolean(), "True to hide, false to show."),
         ]
     }
@@ -254,7 +254,7 @@ enum StackResize: RPCMethod {
         var height: Double = 0
 
         static let fields: [ParamField<Params>] = [
-            .required("stack", \.stack, .ref(.stackId), "The stack (one of this connection's)."),
+            .stack(\.stack),
             .required("width", \.width, .ref(.dimension), "New width, points."),
             .required("height", \.height, .ref(.dimension), "New height, points."),
         ]
@@ -274,7 +274,7 @@ enum StackInfo: RPCMethod {
         var stack: String = ""
 
         static let fields: [ParamField<Params>] = [
-            .required("stack", \.stack, .ref(.stackId), "The stack (one of this connection's)."),
+            .stack(\.stack),
         ]
     }
 }
@@ -296,7 +296,7 @@ enum StackDestroy: RPCMethod {
         var stack: String = ""
 
         static let fields: [ParamField<Params>] = [
-            .required("stack", \.stack, .ref(.stackId), "The stack (one of this connection's)."),
+            .stack(\.stack),
         ]
     }
 }
