@@ -272,6 +272,10 @@ final class StateFuzzer {
                 p["cells"] = ["reuseLimit": .int(int(0...3))]
                 if chance(0.5) { p["data"] = .array((0..<items).map { .int($0) }) }
             }
+            if chance(0.3), let outer = pick(ranges[i] ?? []) {
+                // Nested in a row of another session: it follows that row, and ends with it.
+                p["parent"] = ["session": .string(outer), "item": [0, .int(int(0...5))]]
+            }
             if let id = ids(call(i, "range.create", p), "session") { ranges[i, default: []].append(id) }
         case 22:
             guard let s = pick(ranges[i] ?? []) else { return }

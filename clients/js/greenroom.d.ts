@@ -1846,10 +1846,19 @@ export interface RangeRanges {
   preload: IndexPath[];
   /** A keyed session only: the keys beside `visible`, `display` and `preload`. */
   keys?: RangeKeyLists;
+  /** A session with nested sessions only: each one by its parent row, ascending. */
+  nested?: RangeRangesNestedItem[];
   /** A session with `viewability` only: per threshold name, the items viewable now. */
   viewable?: RangeViewable;
   /** A session with `cells` only: the bound cells, the parked ones per class, and counters. */
   cells?: RangeRangesCells;
+}
+
+export interface RangeRangesNestedItem {
+  /** An item's index path `[section, row]`. */
+  path: IndexPath;
+  /** Opaque id of a range session (`r-N`). */
+  session: RangeSessionId;
 }
 
 /** A session with `cells` only: the bound cells, the parked ones per class, and counters. */
@@ -3064,6 +3073,20 @@ export interface RangeCreateParams {
    * `viewability[i].minPercent`, `viewability[i].minMs`, `viewability[i].<member>`.
    */
   viewability?: ViewabilityThreshold[];
+  /**
+   * Nest this session in a row of another (a carousel in a feed's row; docs/ranges.md, "Nested sessions"): it
+   * is visible while that row is visible, preloads (invisible, `minimum` mode) while the row is in the
+   * preload range, displays nothing (`lowMemory`: only its own first screen stays preloaded) farther away,
+   * moves with the row and ends when the row is deleted or its session ends. Not with `visible` or `page`.
+   */
+  parent?: RangeCreateParent;
+  /**
+   * Nest this session in a page (a list on a page): visible while the page's child is appearing or appeared,
+   * preloading while it is loaded but not shown, displaying nothing (`lowMemory`) while the page has no
+   * child; it moves with the page and ends when the page is removed or its session ends. Not with `visible`
+   * or `parent`.
+   */
+  page?: RangeCreatePage;
 }
 
 /**
@@ -3076,6 +3099,22 @@ export interface RangeCreateParams {
 export interface RangeCreateCells {
   /** Parked cells kept per class (default 8); more are released. */
   reuseLimit?: number;
+}
+
+/** A row of another of this connection's range sessions. */
+export interface RangeCreateParent {
+  /** Opaque id of a range session (`r-N`). */
+  session: RangeSessionId;
+  /** An item's index path `[section, row]`. */
+  item: IndexPath;
+}
+
+/** A page of one of this connection's page sessions. */
+export interface RangeCreatePage {
+  /** Opaque id of a page session (`p-N`). */
+  session: PageSessionId;
+  /** A page of a session, 0-based (less than the session's `count`). */
+  index: PageIndex;
 }
 
 /** The params of `range.willBeginDragging` (by name; by position in this order). */
@@ -3938,8 +3977,10 @@ export interface Methods {
    * `sections[i].<member>`, `keys`, `keys[j]`, `viewport`, `viewport.width`, `viewport.height`, `axis`,
    * `tuning`, `tuning.<mode>`, `tuning.<mode>.<type>`, `tuning.<mode>.<type>.leading` / `.trailing` /
    * `.<member>`, `batch`, `batch.leadingScreens`, `batch.prepend`, `batch.<member>`, `strategy`,
-   * `strategy.name`, `strategy.ratio`, `lazy`, `visible`, `templates`. Over TCP with a token, every method
-   * but `host.auth` answers -32006 until `host.auth` succeeds.
+   * `strategy.name`, `strategy.ratio`, `lazy`, `visible` (with `parent` or `page`), `templates`, `parent`,
+   * `parent.item` (not an item of that session), `parent.<member>`, `page` (with `parent`), `page.index` (out
+   * of range), `page.<member>`. -32002: `parent.session` / `page.session` (not one of this connection's
+   * sessions). Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds.
    */
   "range.create": { params: RangeCreateParams; result: RangeCreated };
   /**

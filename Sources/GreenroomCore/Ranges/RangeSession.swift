@@ -675,6 +675,10 @@ public final class RangeSession {
     /// Texture's `+[ASRangeController didReceiveMemoryWarning:]`: `visibleOnly` for a visible session,
     /// `lowMemory` for others, held for the next update (run at once by the caller); after it the
     /// session manages its mode again (`full` at the next update while visible and scrolled).
+    /// A mode set by a nested session's parent (Texture: the outer range controller sets the inner one's
+    /// interface state): held for the next update, and kept while the session is not visible.
+    public func holdMode(_ m: RangeMode) { setModeFromOutside(m) }
+
     public func memoryWarning() {
         setModeFromOutside(isVisible ? .visibleOnly : .lowMemory)
     }

@@ -10,7 +10,11 @@ extension PageSessions {
     /// Runs `operation` on `e`'s session to its end; returns its error, if any.
     @discardableResult
     func drive(_ operation: consuming PageOperation, in e: PageSessionEntry, preloading: Bool = false) -> PageError? {
-        defer { if !preloading { schedulePreload(e) } }
+        defer {
+            if !preloading { schedulePreload(e) }
+            // Range sessions nested in its pages follow their pages' appearance.
+            host.ranges.pageChanged(e.session.id)
+        }
         var op = operation
         var input = PageOperation.Input.start
         while true {

@@ -227,6 +227,7 @@ extension PageSessions {
             try refuseUnlessAtRest(e, "page.insertPages")
             let k = classes.count
             s.insertPages(at: p.at, count: k)
+            host.ranges.pagesMoved(s.id) { $0 >= p.at ? $0 + k : $0 }
             e.classes.insert(contentsOf: classes, at: p.at)
             var moved: [Int: JSONValue] = [:]
             for (i, d) in e.data { moved[i >= p.at ? i + k : i] = d }
@@ -253,6 +254,7 @@ extension PageSessions {
                 try run(s.show(neighbour, animated: false), in: e)
             }
             try run(s.removePages(at: p.at, count: p.count), in: e)
+            host.ranges.pagesMoved(s.id) { range.contains($0) ? nil : $0 >= range.upperBound ? $0 - p.count : $0 }
             e.classes.removeSubrange(range)
             var moved: [Int: JSONValue] = [:]
             for (i, d) in e.data where !range.contains(i) { moved[i >= range.upperBound ? i - p.count : i] = d }

@@ -128,6 +128,17 @@ public final class PageSessions: HostDomain, ContainerPages {
         stats["sessions"] = .object(sessionsStats)
     }
 
+    /// The page count of the caller's page session `id` (-32002 naming `path` otherwise): for a range
+    /// session nested in one of its pages.
+    func pageCount(_ id: String, owner: HostConnection, path: String) throws(RPCError) -> Int {
+        try owner.owned(id, path, in: sessions, expected: "page session") { $0.owner }.session.count
+    }
+
+    /// The appearance of page `index`'s child, nil when the page has none loaded (or no such session).
+    func pageAppearance(_ id: String, index: Int) -> Appearance? {
+        sessions[id]?.session.children[index]?.state
+    }
+
     func destroy(_ e: PageSessionEntry) {
         e.isDestroying = true
         host.dispatcher.cancel(key: "preload:\(e.session.id)")
@@ -139,6 +150,7 @@ public final class PageSessions: HostDomain, ContainerPages {
             sessionByContainer[own.id] = nil
         }
         sessions[e.session.id] = nil
+        host.ranges.pageSessionEnded(e.session.id)
         host.updateTracking()
     }
 

@@ -789,6 +789,7 @@ enum SchemaName: String, CaseIterable {
             "display": .array(.ref(.indexPath), "Items in the display range.").uniqueItems(),
             "preload": .array(.ref(.indexPath), "Items in the preload range.").uniqueItems(),
             "keys": .allOf([.ref(.rangeKeyLists)], "A keyed session only: the keys beside `visible`, `display` and `preload`."),
+            "nested": .array(.object(nil, ["path": .ref(.indexPath), "session": .ref(.rangeSessionId)], required: ["path", "session"]), "A session with nested sessions only: each one by its parent row, ascending."),
             "viewable": .allOf([.ref(named: "RangeViewable")], "A session with `viewability` only: per threshold name, the items viewable now."),
             "cells": .object("A session with `cells` only: the bound cells, the parked ones per class, and counters.", [
                 "reuseLimit": .integer().minimum(0),

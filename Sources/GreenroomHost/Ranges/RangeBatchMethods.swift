@@ -175,13 +175,8 @@ extension RangeSessions {
             if let o = source { return o < oldReuse.count ? oldReuse[o] : nil }
             return insertedAt[j] ?? nil
         }
-        viewabilityRemapped(e, r.newFlat, oldPath: { oldPaths[$0] ?? .null })
+        itemsRemapped(e, r.newFlat, oldPath: { oldPaths[$0] ?? .null }, notes: &notes)
         if let cells = e.cells {
-            // Deleted items' cells let go (in the update's event); their data goes with the remap.
-            for d in r.deleted {
-                if let c = cells.bound.removeValue(forKey: d.flat) { notes.removedCells.append((oldPaths[d.flat]!, c)) }
-            }
-            cells.remap(r.newFlat)
             for d in data {
                 guard case .insertItems(let at, _) = ops[d.update] else { continue }
                 for (k, v) in d.values.enumerated() {

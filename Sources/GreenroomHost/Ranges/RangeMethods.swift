@@ -169,6 +169,11 @@ extension RangeSessions {
                 guard d.count <= total else { throw .invalidParams(path: "data", "has \(d.count) entries for \(total) items") }
             }
             let viewability = try Self.viewabilityThresholds(p.viewability)
+            if p.visible != nil, p.parent != nil || p.page != nil {
+                throw .invalidParams(path: "visible", "a nested session's visibility follows its parent: give parent/page or visible, not both")
+            }
+            // The parent is looked up last: every param above is checked first.
+            let parent = try nestedParent(p.parent, page: p.page, owner: conn)
             let session = RangeSession(id: makeID(), sections: sections,
                                        viewportLength: horizontal ? vp.width : vp.height,
                                        viewportCross: horizontal ? vp.height : vp.width, horizontal: horizontal,
@@ -181,6 +186,10 @@ extension RangeSessions {
             }
             e.viewability = viewability.map(RangeViewability.init)
             sessions[session.id] = e
+            if let parent {
+                attach(e, to: parent, item: try? Self.indexPath(p.parent?["item"], path: "parent.item"))
+                setNested(e, nestedState(e), announce: false)
+            }
             refresh(e, checkBatch: true)
             var reply = summary(e)
             if templates { reply["templatesQueued"] = .int(queueTemplates(e, cause: conn)) }
@@ -285,11 +294,8 @@ extension RangeSessions {
             let e = try entry(p.session, owner: conn)
             if p.data != nil, e.cells == nil { throw .invalidParams(path: "data", "item data is for a session with cells") }
             let flat = try mapped { () throws(RangeError) in try e.session.insert(section: at[0], row: at[1], lengths: lengths, keys: p.keys) }
-            if let cells = e.cells {
-                cells.shift(from: flat, by: lengths.count)
-                for (i, d) in (p.data ?? []).enumerated() { cells.data[flat + i] = d }
-            }
-            viewabilityInserted(e, at: flat, count: lengths.count)
+            itemsInserted(e, at: flat, count: lengths.count)
+            for (i, d) in (p.data ?? []).enumerated() { e.cells?.data[flat + i] = d }
             // Texture re-checks after a data change with changes, unless dragging.
             refresh(e, checkBatch: !e.session.dragging)
             return .object(summary(e))
@@ -309,14 +315,9 @@ extension RangeSessions {
             // Highest first, so the paths of the rest stay valid while deleting.
             for f in flats.sorted(by: >) {
                 let path = pathJSON(e.session, f)
-                if let cells = e.cells {
-                    // Its cell goes back to its queue (in the update's event); its data goes with it.
-                    if let c = cells.bound.removeValue(forKey: f) { notes.removedCells.append((path, c)) }
-                    cells.remap { $0 == f ? nil : $0 > f ? $0 - 1 : $0 }
-                }
+                itemRemoved(e, flat: f, path: path, notes: &notes)
                 let key = e.session.key(f)
                 if e.session.remove(flat: f) { notes.removed.append((path, key)) }
-                viewabilityRemoved(e, flat: f, path: path)
             }
             refresh(e, checkBatch: !e.session.dragging, notes: notes)
             return .object(summary(e))
@@ -326,9 +327,8 @@ extension RangeSessions {
             let e = try entry(p.session, owner: conn)
             let context = p.context
             let at = try mapped { () throws(RangeError) in try e.session.finishBatch(context: context, lengths: lengths, keys: p.keys) }
-            viewabilityInserted(e, at: at, count: lengths.count)
-            // A prepended batch moves every bound cell and its data down with its item.
-            e.cells?.shift(from: at, by: lengths.count)
+            // A prepended batch moves everything kept by item down with its item.
+            itemsInserted(e, at: at, count: lengths.count)
             // An exhausted backend (no items) gets no re-check: Texture runs none after a change with
             // zero changes, so a finished list does not ask again and again.
             refresh(e, checkBatch: !lengths.isEmpty && !e.session.dragging)
@@ -358,6 +358,7 @@ extension RangeSessions {
                 state["keys"] = keyLists(s, visible: s.members(RangeSpan(s.visible)), display: s.members(s.display), preload: s.members(s.preload))
             }
             if e.cells != nil { state["cells"] = cellsState(e) }
+            if !e.nested.isEmpty { state["nested"] = nestedState(of: e) }
             if let viewable = viewableState(e) { state["viewable"] = viewable }
             return .object(state)
         }
@@ -464,9 +465,7 @@ extension RangeSessions {
         }
         r.register(RangeDestroy.self) { [unowned self] conn, p throws(RPCError) in
             let e = try entry(p.session, owner: conn)
-            releaseAllCells(e)
-            endViewability(e)
-            sessions[e.session.id] = nil
+            end(e)
             host.updateTracking()
             return ["session": .string(e.session.id), "destroyed": true]
         }

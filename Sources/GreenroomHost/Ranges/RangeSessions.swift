@@ -13,6 +13,10 @@ final class RangeEntry {
     var cells: RangeCells?
     /// Viewability thresholds and their state (`viewability`), when asked for (RangeViewability.swift).
     var viewability: RangeViewability?
+    /// A nested session's parent, its state last applied, and (for a parent) its children by row.
+    var parent: RangeParent?
+    var lastNestedState: NestedState?
+    var nested: [Int: [RangeEntry]] = [:]
     /// The scroll stream's reply, encoded once per (mode, direction): it rarely changes.
     var streamReply: (mode: RangeMode, forward: Bool, json: EncodedJSON)?
     init(session: RangeSession, owner: HostConnection, reuseIdentifiers: [String?]) {
@@ -40,6 +44,8 @@ public final class RangeSessions: HostDomain {
     var sessions: [String: RangeEntry] = [:] {
         didSet { last = nil }
     }
+    /// Nested sessions hanging from pages, by page session.
+    var pageChildren: [String: [RangeEntry]] = [:]
     /// The session the last call named: a scroll stream names the same one again and again.
     private var last: RangeEntry?
     private var nextSession = 1
@@ -122,6 +128,7 @@ public final class RangeSessions: HostDomain {
             if let cellsJSON { f["cells"] = cellsJSON }
             host.events.emit(RangeTopic.self, owner: target, f)
         }
+        defer { if !e.nested.isEmpty && !u.isEmpty { parentRowsChanged(e, u) } }
         if host.events.wants(mask: Self.prefetchTopic, owner: target) {
             func prefetch(_ kind: String, _ list: [Int]) {
                 guard !list.isEmpty else { return }
@@ -139,6 +146,34 @@ public final class RangeSessions: HostDomain {
             host.events.emit(BatchTopic.self, owner: target, ["session": .string(s.id), "context": .string(context),
                                                "kind": "willBeginBatchFetch", "prepend": .bool(s.batchPrepends)])
         }
+    }
+
+    /// Items were inserted before flat index `at`: what is kept by item (cells and their data, viewable
+    /// marks, nested sessions) moves with its item.
+    func itemsInserted(_ e: RangeEntry, at: Int, count k: Int) {
+        guard k > 0 else { return }
+        e.cells?.shift(from: at, by: k)
+        viewabilityInserted(e, at: at, count: k)
+        parentRowsMoved(e) { $0 >= at ? $0 + k : $0 }
+    }
+
+    /// Item `f` is about to be deleted (`path`: where it is): its cell lets go (in the update's event),
+    /// its viewable marks end, its nested sessions end, and the rest move up. Highest first.
+    func itemRemoved(_ e: RangeEntry, flat f: Int, path: JSONValue, notes: inout RangeChangeNotes) {
+        itemsRemapped(e, { $0 == f ? nil : $0 > f ? $0 - 1 : $0 }, oldPath: { _ in path }, notes: &notes)
+    }
+
+    /// The items moved (`newFlat`: where an item is now, nil when deleted; `oldPath`: a deleted item's
+    /// path before): cells, viewable marks and nested sessions follow, and deleted items' go.
+    func itemsRemapped(_ e: RangeEntry, _ newFlat: (Int) -> Int?, oldPath: (Int) -> JSONValue, notes: inout RangeChangeNotes) {
+        if let cells = e.cells {
+            for f in cells.bound.keys.sorted() where newFlat(f) == nil {
+                notes.removedCells.append((oldPath(f), cells.bound.removeValue(forKey: f)!))
+            }
+            cells.remap(newFlat)
+        }
+        viewabilityRemapped(e, newFlat, oldPath: oldPath)
+        parentRowsMoved(e, newFlat)
     }
 
     /// `{"session", "mode", "direction"}`, re-encoded only when mode or direction change.
@@ -179,11 +214,7 @@ public final class RangeSessions: HostDomain {
     }
 
     public func connectionClosed(_ connection: HostConnection) {
-        for (id, e) in sessions.sorted(by: { $0.key < $1.key }) where e.owner == connection.id {
-            releaseAllCells(e)
-            endViewability(e)
-            sessions[id] = nil
-        }
+        for (_, e) in sessions.sorted(by: { $0.key < $1.key }) where e.owner == connection.id { end(e) }
         host.updateTracking()
     }
 

@@ -270,6 +270,12 @@ struct Bench: ParsableCommand {
             table.add("\(quick ? 200 : 1000) inserts on 1M items, one batch vs single calls", unit: "ms",
                       values: ["batch": batched.batch, "singles": batched.singles],
                       ratio: ("batch / singles", batched.batch / batched.singles), budget: .atMost(1))
+            // A feed whose 1,000 rows each hold a nested carousel: each step that moves a row in or out
+            // of a range updates that row's carousel too.
+            let flat = try ranges.nestedDidScroll(rows: 1_000, nested: false, steps: steps)
+            let nestedFeed = try ranges.nestedDidScroll(rows: 1_000, nested: true, steps: steps)
+            table.add("range.didScroll round trip, 1,000 nested sessions vs none", unit: "us",
+                      values: ["nested": nestedFeed, "none": flat], ratio: ("nested / none", nestedFeed / flat), budget: nil)
             let fling = try ranges.containersAfterFling(rows: 10_000)
             table.add("containers alive after a 10,000-row fling (cells)", unit: "count",
                       values: ["alive": fling.alive, "bound": fling.bound, "parked": fling.parked],

@@ -59,6 +59,20 @@ struct RangeBench {
         return (batch, singles)
     }
 
+    /// `range.didScroll` round trips (median, microseconds) of a drag through a feed of `rows` rows, each
+    /// holding a nested carousel session, or none: what following the rows' children costs the parent.
+    func nestedDidScroll(rows: Int, nested: Bool, steps: Int) throws -> Double {
+        let feed = try createSession(items: rows)
+        if nested {
+            for r in 0..<rows {
+                _ = try client.call("range.create", ["count": 20, "itemLength": 120, "axis": "horizontal",
+                                                     "viewport": ["width": 375, "height": 44],
+                                                     "parent": ["session": .string(feed), "item": [0, .int(r)]]])
+            }
+        }
+        return try didScrollRoundTrip(session: feed, steps: steps)
+    }
+
     /// Containers alive after a fling through `rows` rows of a session with cells (in jumps of one screen).
     func containersAfterFling(rows: Int) throws -> (alive: Double, bound: Double, parked: Double) {
         let before = Double(try client.call("host.stats")["containers"]?["total"]?.intValue ?? 0)

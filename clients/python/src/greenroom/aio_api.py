@@ -78,6 +78,8 @@ from .api import (
     RangeBatchUpdate,
     RangeCreateCells,
     RangeCreated,
+    RangeCreatePage,
+    RangeCreateParent,
     RangeDestroyResult,
     RangeEvent,
     RangeInfo,
@@ -3101,6 +3103,8 @@ class AsyncRangeMethods:
         data: Sequence[Any] | None = None,
         keys: RangeKeys | None = None,
         viewability: Sequence[ViewabilityThreshold] | None = None,
+        parent: RangeCreateParent | None = None,
+        page: RangeCreatePage | None = None,
     ) -> AsyncRangeSession:
         """Creates a range (prefetch) session (Texture's ASRangeController).
 
@@ -3142,9 +3146,11 @@ class AsyncRangeMethods:
         `sections[i].key`, `sections[i].<member>`, `keys`, `keys[j]`, `viewport`, `viewport.width`,
         `viewport.height`, `axis`, `tuning`, `tuning.<mode>`, `tuning.<mode>.<type>`,
         `tuning.<mode>.<type>.leading` / `.trailing` / `.<member>`, `batch`, `batch.leadingScreens`,
-        `batch.prepend`, `batch.<member>`, `strategy`, `strategy.name`, `strategy.ratio`, `lazy`, `visible`,
-        `templates`. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth`
-        succeeds.
+        `batch.prepend`, `batch.<member>`, `strategy`, `strategy.name`, `strategy.ratio`, `lazy`, `visible`
+        (with `parent` or `page`), `templates`, `parent`, `parent.item` (not an item of that session),
+        `parent.<member>`, `page` (with `parent`), `page.index` (out of range), `page.<member>`. -32002:
+        `parent.session` / `page.session` (not one of this connection's sessions). Over TCP with a token,
+        every method but `host.auth` answers -32006 until `host.auth` succeeds.
 
         Args:
             viewport: The viewport's size.
@@ -3175,6 +3181,15 @@ class AsyncRangeMethods:
                 `range.state` lists the viewable items. -32602 `viewability` (empty, or more than 8),
                 `viewability[i]`, `viewability[i].name`, `viewability[i].minPercent`, `viewability[i].minMs`,
                 `viewability[i].<member>`. (Not sent when None.)
+            parent: Nest this session in a row of another (a carousel in a feed's row; docs/ranges.md, "Nested
+                sessions"): it is visible while that row is visible, preloads (invisible, `minimum` mode) while
+                the row is in the preload range, displays nothing (`lowMemory`: only its own first screen stays
+                preloaded) farther away, moves with the row and ends when the row is deleted or its session ends.
+                Not with `visible` or `page`. (Not sent when None.)
+            page: Nest this session in a page (a list on a page): visible while the page's child is appearing
+                or appeared, preloading while it is loaded but not shown, displaying nothing (`lowMemory`) while
+                the page has no child; it moves with the page and ends when the page is removed or its session
+                ends. Not with `visible` or `parent`. (Not sent when None.)
 
         Returns:
             ``AsyncRangeSession`` (its ``result``: ``RangeCreated``): `range.create`'s reply: the session's
@@ -3213,6 +3228,10 @@ class AsyncRangeMethods:
             params["keys"] = keys
         if viewability is not None:
             params["viewability"] = list(viewability)
+        if parent is not None:
+            params["parent"] = parent
+        if page is not None:
+            params["page"] = page
         result: RangeCreated = await self._client.call("range.create", params)
         return AsyncRangeSession(self._client, result["session"], result)
 

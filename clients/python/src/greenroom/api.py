@@ -159,6 +159,8 @@ __all__ = [
     "RangeChanges",
     "RangeCreateCells",
     "RangeCreated",
+    "RangeCreatePage",
+    "RangeCreateParent",
     "RangeDestroyResult",
     "RangeDirection",
     "RangeEnter",
@@ -186,6 +188,7 @@ __all__ = [
     "RangeRanges",
     "RangeRangesCells",
     "RangeRangesCellsBoundItem",
+    "RangeRangesNestedItem",
     "RangeSection",
     "RangeSession",
     "RangeSessionHandle",
@@ -2375,6 +2378,17 @@ class RangeRangesCells(TypedDict):
     released: int
 
 
+class RangeRangesNestedItem(TypedDict):
+    """The ``RangeRangesNestedItem`` object.
+
+    - ``path``
+    - ``session``
+    """
+
+    path: IndexPath
+    session: RangeSessionId
+
+
 RangeViewable: TypeAlias = dict[str, list[IndexPath]]
 """A session with `viewability` only: per threshold name, the items viewable now, ascending."""
 
@@ -2389,6 +2403,7 @@ class RangeRanges(TypedDict):
     - ``display``: Items in the display range.
     - ``preload``: Items in the preload range.
     - ``keys`` (optional): A keyed session only: the keys beside `visible`, `display` and `preload`.
+    - ``nested`` (optional): A session with nested sessions only: each one by its parent row, ascending.
     - ``viewable`` (optional): A session with `viewability` only: per threshold name, the items viewable
       now.
     - ``cells`` (optional): A session with `cells` only: the bound cells, the parked ones per class, and
@@ -2401,6 +2416,7 @@ class RangeRanges(TypedDict):
     display: list[IndexPath]
     preload: list[IndexPath]
     keys: NotRequired[RangeKeyLists]
+    nested: NotRequired[list[RangeRangesNestedItem]]
     viewable: NotRequired[RangeViewable]
     cells: NotRequired[RangeRangesCells]
 
@@ -2973,6 +2989,28 @@ class RangeCreateCells(TypedDict):
     """
 
     reuseLimit: NotRequired[int]
+
+
+class RangeCreateParent(TypedDict):
+    """A row of another of this connection's range sessions.
+
+    - ``session``
+    - ``item``
+    """
+
+    session: RangeSessionId
+    item: IndexPath
+
+
+class RangeCreatePage(TypedDict):
+    """A page of one of this connection's page sessions.
+
+    - ``session``
+    - ``index``
+    """
+
+    session: PageSessionId
+    index: PageIndex
 
 
 class RangeWillEndDraggingResult(TypedDict):
@@ -6134,6 +6172,8 @@ class RangeMethods:
         data: Sequence[Any] | None = None,
         keys: RangeKeys | None = None,
         viewability: Sequence[ViewabilityThreshold] | None = None,
+        parent: RangeCreateParent | None = None,
+        page: RangeCreatePage | None = None,
     ) -> RangeSession:
         """Creates a range (prefetch) session (Texture's ASRangeController).
 
@@ -6175,9 +6215,11 @@ class RangeMethods:
         `sections[i].key`, `sections[i].<member>`, `keys`, `keys[j]`, `viewport`, `viewport.width`,
         `viewport.height`, `axis`, `tuning`, `tuning.<mode>`, `tuning.<mode>.<type>`,
         `tuning.<mode>.<type>.leading` / `.trailing` / `.<member>`, `batch`, `batch.leadingScreens`,
-        `batch.prepend`, `batch.<member>`, `strategy`, `strategy.name`, `strategy.ratio`, `lazy`, `visible`,
-        `templates`. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth`
-        succeeds.
+        `batch.prepend`, `batch.<member>`, `strategy`, `strategy.name`, `strategy.ratio`, `lazy`, `visible`
+        (with `parent` or `page`), `templates`, `parent`, `parent.item` (not an item of that session),
+        `parent.<member>`, `page` (with `parent`), `page.index` (out of range), `page.<member>`. -32002:
+        `parent.session` / `page.session` (not one of this connection's sessions). Over TCP with a token,
+        every method but `host.auth` answers -32006 until `host.auth` succeeds.
 
         Args:
             viewport: The viewport's size.
@@ -6208,6 +6250,15 @@ class RangeMethods:
                 `range.state` lists the viewable items. -32602 `viewability` (empty, or more than 8),
                 `viewability[i]`, `viewability[i].name`, `viewability[i].minPercent`, `viewability[i].minMs`,
                 `viewability[i].<member>`. (Not sent when None.)
+            parent: Nest this session in a row of another (a carousel in a feed's row; docs/ranges.md, "Nested
+                sessions"): it is visible while that row is visible, preloads (invisible, `minimum` mode) while
+                the row is in the preload range, displays nothing (`lowMemory`: only its own first screen stays
+                preloaded) farther away, moves with the row and ends when the row is deleted or its session ends.
+                Not with `visible` or `page`. (Not sent when None.)
+            page: Nest this session in a page (a list on a page): visible while the page's child is appearing
+                or appeared, preloading while it is loaded but not shown, displaying nothing (`lowMemory`) while
+                the page has no child; it moves with the page and ends when the page is removed or its session
+                ends. Not with `visible` or `parent`. (Not sent when None.)
 
         Returns:
             ``RangeSession`` (its ``result``: ``RangeCreated``): `range.create`'s reply: the session's
@@ -6246,6 +6297,10 @@ class RangeMethods:
             params["keys"] = keys
         if viewability is not None:
             params["viewability"] = list(viewability)
+        if parent is not None:
+            params["parent"] = parent
+        if page is not None:
+            params["page"] = page
         result: RangeCreated = self._client.call("range.create", params)
         return RangeSession(self._client, result["session"], result)
 
