@@ -3205,6 +3205,13 @@ export interface RangeInsertItemsParams {
   data?: unknown[];
   /** A keyed session: one key per new item (required there, refused elsewhere). */
   keys?: RangeKeys;
+  /**
+   * Keep what is on screen still: items inserted at or before the first item on screen move the offset down
+   * by their length in the same update (a feed receiving new posts at the head, a chat loading older
+   * messages), as a prepending `range.batchFetchDone` does; the reply's `offset` says where the list is.
+   * Default false: the offset stays and what follows the insertion point shifts.
+   */
+  keepOnScreen?: boolean;
 }
 
 /** The params of `range.deleteItems` (by name; by position in this order). */

@@ -35,6 +35,12 @@ never shown (rows whose data was asked for and which never became visible: waste
 host's events for every strategy), requests (row fetches, repeats included; for the page strategies, the
 rows of every page fetched), batches (page fetches), and end waits.
 
+The feed_grows trace also has rows arriving at the head between drags (a feed receiving new posts): the
+script inserts them with `range.insertItems {keepOnScreen: true}`, so what is on screen stays still, and the
+session is keyed. A second table says what following rows by index path would have cost a client: stale
+paths (events naming a path that held another row when the client last saw it, had it not remapped its
+books) and remaps (the entries a careful client shifts at each insert). A keyed client has neither.
+
 What the model favours, so that the table is read right: page strategies pay the latency once (the rows
 come with their data), per-row strategies twice at the end of the list (the page, then each row's data)
 but only for rows near the viewport. So page strategies never show a blank row after the first screen,
@@ -55,7 +61,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 TRACES = REPO / "examples" / "traces"
-DEFAULT_TRACES = ["steady", "fling", "reversal", "jump_to_top"]
+DEFAULT_TRACES = ["steady", "fling", "reversal", "jump_to_top", "feed_grows"]
 
 try:
     import greenroom  # noqa: F401
@@ -125,6 +131,13 @@ class Result:
     end_wait_ms: float = 0.0
     shown: int = 0
     rows: int = 0
+    # Rows inserted at the head (traces with insertAtHead), and what they cost a client that follows rows
+    # by index path instead of by key: events naming a path that held another row when it last saw it
+    # (stale, if it never remaps), and the entries it must shift to stay right (remaps). A keyed client
+    # has neither: every event names the row's key beside its path.
+    head_inserts: int = 0
+    stale_paths: int = 0
+    remaps: int = 0
 
 
 @dataclass
@@ -152,6 +165,8 @@ class Run:
     content: float = 0.0
     host_now: float = 0.0  # what the host's clock has been advanced to, since the run began
     cancelled: set = field(default_factory=set)  # rows cancelled and not back in preload since
+    serial: int = 0  # keys given so far
+    by_path: dict = field(default_factory=dict)  # a positional client's book: row index -> key it last saw there
 
     def __post_init__(self) -> None:
         self.result = Result(self.trace, self.strategy)
@@ -196,9 +211,23 @@ class Run:
 
     # -- host events ----------------------------------------------------------------------------
 
+    def new_keys(self, n: int) -> list[str]:
+        self.serial += n
+        return [f"k{i}" for i in range(self.serial - n, self.serial)]
+
+    def seen_at(self, paths: list, keys: list) -> None:
+        """What a client that follows rows by path would make of an event's paths."""
+        for path, key in zip(paths, keys):
+            if self.by_path.get(path[1], key) != key:
+                self.result.stale_paths += 1
+            self.by_path[path[1]] = key
+
     def on_range(self, p: dict) -> None:
         if p.get("session") != self.session:
             return
+        for side in ("enter", "exit"):
+            for kind in ("preload", "visible"):
+                self.seen_at(p[side][kind], p["keys"][side][kind])
         for path in p["enter"]["preload"]:
             if path[1] in self.cancelled:
                 self.cancelled.discard(path[1])
@@ -209,6 +238,8 @@ class Run:
             self.show(path[1])
 
     def on_prefetch(self, p: dict) -> None:
+        if p.get("session") == self.session:
+            self.seen_at(p["paths"], p["keys"])
         if p.get("session") == self.session and p["kind"] == "cancelPrefetching":
             for path in p["paths"]:
                 self.cancelled.add(path[1])
@@ -248,14 +279,34 @@ class Run:
             self.add_rows(n)
             self.content += n * self.args.item_length
             self.call("range.batchFetchDone", {"session": self.session, "context": context,
-                                               "lengths": [self.args.item_length] * n})
+                                               "lengths": [self.args.item_length] * n, "keys": self.new_keys(n)})
+
+    def insert_at_head(self, n: int) -> float:
+        """`n` new rows arrive at the head and the list keeps what is on screen (the offset moves down by
+        their length, as a table that inserts above the visible rows keeps them still). Returns the
+        offset's change."""
+        self.result.head_inserts += n
+        # A careful positional client shifts every row it knows; a keyed one shifts nothing.
+        self.result.remaps += len(self.by_path)
+        new = [Row() for _ in range(n)]
+        if not self.per_row:
+            for row in new:  # pushed with their content
+                row.requested_at = self.now - self.args.latency_ms
+                row.asked = True
+            self.result.requests += n
+        self.rows[0:0] = new
+        self.cancelled = {i + n for i in self.cancelled}
+        self.content += n * self.args.item_length
+        self.call("range.insertItems", {"session": self.session, "at": [0, 0], "lengths": [self.args.item_length] * n,
+                                        "keys": self.new_keys(n), "keepOnScreen": True})
+        return n * self.args.item_length
 
     def replay(self, events: list[dict]) -> Result:
         a = self.args
         L = a.height
         self.add_rows(a.page)
         self.content = a.page * a.item_length
-        created = self.call("range.create", {"count": a.page, "itemLength": a.item_length,
+        created = self.call("range.create", {"count": a.page, "itemLength": a.item_length, "keys": self.new_keys(a.page),
                                              "viewport": {"width": a.width, "height": L}, **STRATEGIES[self.strategy]})
         self.session = created["session"]
         early, self.early = self.early, []
@@ -275,6 +326,12 @@ class Run:
             if kind == "didScroll" and last_sent is not None and t - last_sent < a.sample_ms:
                 continue  # --sample-ms: fewer frames (the next one carries this one's motion)
             self.finish_batches_until(t)
+            if kind == "insertAtHead":
+                # Between gestures: the list moves by the rows' length, the finger does not.
+                self.now = t
+                offset += self.insert_at_head(int(e["count"]))  # the host moved it the same way (keepOnScreen)
+                last_sent = t
+                continue
             delta = e["offset"] - wanted
             wanted = e["offset"]
             top = max(0.0, self.content - L)
@@ -333,6 +390,13 @@ def print_table(results: list[Result], args: argparse.Namespace) -> None:
     for r in results:
         print(f"{r.trace:<13}{r.strategy:<18}{r.blank_shows:>12}{r.never_shown:>13}{r.churn:>7}{r.requests:>10}"
               f"{r.batches:>9}{r.end_wait_ms:>14.0f}")
+    grown = [r for r in results if r.head_inserts]
+    if grown:
+        print()
+        print("rows inserted at the head: what following rows by path costs (keyed: 0 and 0, events carry keys)")
+        print(f"{'trace':<13}{'strategy':<18}{'inserted':>9}{'stale paths':>13}{'remaps':>8}")
+        for r in grown:
+            print(f"{r.trace:<13}{r.strategy:<18}{r.head_inserts:>9}{r.stale_paths:>13}{r.remaps:>8}")
 
 
 def main(argv: list[str] | None = None) -> int:

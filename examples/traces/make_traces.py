@@ -11,7 +11,8 @@ A trace is what a UIScrollViewDelegate would see from a user's finger on a phone
                 {"t_ms": 128, "kind": "didScroll", "offset": 276.8}, ...,
                 {"t_ms": 2410, "kind": "didEndDecelerating", "offset": 2305.1}]}
 
-`kind` is willBeginDragging | didScroll | willEndDragging | didEndDecelerating; `velocity` (points per ms,
+`kind` is willBeginDragging | didScroll | willEndDragging | didEndDecelerating | insertAtHead (`count` new rows
+arrive at the head of the list; the finger does not move); `velocity` (points per ms,
 only on willEndDragging) is the finger's speed at release. Offsets are absolute, from the top of an
 endless list: the simulator replays their differences inside the content actually loaded.
 
@@ -21,12 +22,13 @@ multiplied by 0.998 (a release at v points/ms travels v * 0.998 / 0.002 in all);
 didEndDecelerating for the caught one, as on iOS). A tap on the status bar scrolls to the top in 300 ms
 with didScroll alone, no drag.
 
-The four traces:
+The five traces:
 
 - steady:      reading — short drags (180-320 points, gentle releases) with pauses to read.
 - fling:       a little reading, then hard flings (release 3.5-6 points/ms), some caught by the next.
 - reversal:    reading down, a flick back up, dragging up, then flinging down again, twice.
 - jump_to_top: reading down with two flings, a status-bar tap to the top, reading again.
+- feed_grows:  reading down while 2-5 new rows arrive at the head between drags, eight times.
 
     python3 examples/traces/make_traces.py            # rewrites examples/traces/*.json
     python3 examples/traces/make_traces.py --check    # exit 1 if the files differ from what it makes
@@ -98,6 +100,10 @@ class Recorder:
                 self.decelerating = False
                 self.emit("didEndDecelerating")
 
+    def insert_at_head(self, count: int) -> None:
+        """New rows arrive at the head of the list (a feed or chat that grows while it is read)."""
+        self.emit("insertAtHead", count=count)
+
     def pause(self, ms: float) -> None:
         assert not self.decelerating
         self.t += int(ms)
@@ -161,11 +167,19 @@ def jump_to_top(r: Recorder) -> None:
     r.read(3)
 
 
+def feed_grows(r: Recorder) -> None:
+    for _ in range(8):
+        r.read(2)
+        r.insert_at_head(r.rng.randint(2, 5))
+    r.read(2)
+
+
 TRACES = {
     "steady": (steady, "reading: short gentle drags with pauses, always down"),
     "fling": (fling, "hard flings down (release 3.5-6 points/ms), two caught by the next drag"),
     "reversal": (reversal, "reading down, a flick and drags back up, flings down again; twice"),
     "jump_to_top": (jump_to_top, "reading and two flings down, a status-bar tap to the top, reading again"),
+    "feed_grows": (feed_grows, "reading down while new rows arrive at the head between drags, eight times"),
 }
 
 

@@ -18,6 +18,7 @@ pytestmark = pytest.mark.integration
 SIM = REPO / "examples" / "python" / "prefetch_sim.py"
 MAKE = REPO / "examples" / "traces" / "make_traces.py"
 TRACES = ["steady", "fling", "reversal", "jump_to_top"]
+GROWS = "feed_grows"  # rows arrive at the head between drags
 STRATEGIES = ["ranges", "threshold", "dynamicThreshold", "lazy"]
 ROW = re.compile(r"^(\w+)\s+(ranges|threshold|dynamicThreshold|lazy)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)"
                  r"\s+(\d+)\s*$", re.MULTILINE)
@@ -41,12 +42,12 @@ def test_traces_are_up_to_date_and_modest():
     done = subprocess.run([sys.executable, str(MAKE), "--check"], capture_output=True, text=True, timeout=60,
                           check=False)
     assert done.returncode == 0, done.stderr
-    for name in TRACES:
+    for name in [*TRACES, GROWS]:
         path = REPO / "examples" / "traces" / f"{name}.json"
         assert path.stat().st_size < 200 * 1024, path
         events = json.loads(path.read_text())["events"]
-        assert {e["kind"] for e in events} <= {"willBeginDragging", "didScroll", "willEndDragging",
-                                               "didEndDecelerating"}
+        kinds = {"willBeginDragging", "didScroll", "willEndDragging", "didEndDecelerating"}
+        assert {e["kind"] for e in events} <= (kinds | {"insertAtHead"} if name == GROWS else kinds)
         assert all(e["t_ms"] <= f["t_ms"] for e, f in zip(events, events[1:], strict=False)), name
         assert all("velocity" in e for e in events if e["kind"] == "willEndDragging"), name
 
@@ -55,9 +56,17 @@ def test_simulator_prints_every_row_and_static_threshold_overfetches(greenroom_b
     done = run("--sample-ms", "48", "--budget", "200", "--json", env_bin=greenroom_bin)
     assert done.returncode == 0, f"exit {done.returncode}\nstdout:\n{done.stdout}\nstderr:\n{done.stderr}"
     rows = table(done.stdout)
-    assert set(rows) == {(t, s) for t in TRACES for s in STRATEGIES}, done.stdout
+    assert set(rows) == {(t, s) for t in [*TRACES, GROWS] for s in STRATEGIES}, done.stdout
     results = json.loads(done.stdout.strip().splitlines()[-1])["results"]
-    assert len(results) == 16 and all(r["requests"] > 0 and r["batches"] > 0 for r in results)
+    assert len(results) == 20 and all(r["requests"] > 0 and r["batches"] > 0 for r in results)
+    # Rows arriving at the head: inserted with keepOnScreen, what is on screen stays still (no churn), and a
+    # client that followed rows by path would have misread events and had to shift its books; keys spare it.
+    for r in results:
+        if r["trace"] == GROWS:
+            assert r["head_inserts"] > 0 and r["churn"] == 0, r
+            assert r["stale_paths"] > 0 and r["remaps"] > 0, r
+        else:
+            assert r["head_inserts"] == r["stale_paths"] == r["remaps"] == 0, r
     for trace in TRACES:
         r = {s: rows[(trace, s)] for s in STRATEGIES}
         # The ASDK preloading article's complaint, measured: 70% of ALL content comes ever earlier as the list grows, so

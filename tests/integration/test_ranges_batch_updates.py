@@ -258,3 +258,23 @@ def test_viewable_items_follow_a_batch_and_deleted_ones_end_removed(vhost):
     assert [(x["path"], x["reason"]) for x in ended] == [([0, 0], "removed")], ended
     st = p("range.state", {"session": s})
     assert [0, 3] in st["viewable"]["seen"] and st["keys"]["visible"][st["visible"].index([0, 3])] == "k2"
+
+
+def test_keep_on_screen_moves_the_offset_for_rows_inserted_above(vhost):
+    p = peer(vhost)
+    s = keyed(p, [[f"k{i}" for i in range(50)]])
+    p("range.didScroll", {"session": s, "offset": 1000})
+    before = p("range.state", {"session": s})["keys"]["visible"]
+    p.events()
+    r = p("range.insertItems", {"session": s, "at": [0, 0], "lengths": [100, 100, 100], "keys": ["a", "b", "c"],
+                                "keepOnScreen": True})
+    assert r["offset"] == 1300, "moved down by the rows inserted above"
+    assert p("range.state", {"session": s})["keys"]["visible"] == before, "what is on screen stays"
+    assert all(not e["params"]["exit"]["visible"] and not e["params"]["enter"]["visible"]
+               for e in p.events() if e["method"] == "range")
+    # Below the screen nothing moves.
+    assert p("range.insertItems", {"session": s, "at": [0, 40], "lengths": [100], "keys": ["d"],
+                                   "keepOnScreen": True})["offset"] == 1300
+    # Without it the offset stays and the rows on screen change.
+    assert p("range.insertItems", {"session": s, "at": [0, 0], "lengths": [100], "keys": ["e"]})["offset"] == 1300
+    assert p("range.state", {"session": s})["keys"]["visible"] != before

@@ -1587,7 +1587,7 @@ def test_positional_params_of_range_methods(conn: Conn) -> None:
         "range.didEndDecelerating": ["session", "offset"],
         "range.setVisible": ["session", "visible"],
         "range.setViewport": ["session", "viewport", "width", "height"],
-        "range.insertItems": ["session", "at", "lengths", "data", "keys"],
+        "range.insertItems": ["session", "at", "lengths", "data", "keys", "keepOnScreen"],
         "range.deleteItems": ["session", "paths"],
         "range.batchFetchDone": ["session", "context", "lengths", "keys"],
         "range.state": ["session", "paths"],

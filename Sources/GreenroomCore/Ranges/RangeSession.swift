@@ -755,8 +755,18 @@ public final class RangeSession {
     /// Inserts items before (section, row); returns the flat index. Ranges are shifted, not recomputed:
     /// call `updateIfNeeded()` after (they need an update when the items on screen changed).
     @discardableResult
-    public func insert(section: Int, row: Int, lengths: [Double], keys: [String]? = nil) throws(RangeError) -> Int {
+    /// `keepOnScreen`: items inserted at or before the first item on screen move the offset down by their
+    /// length, so what is on screen stays where it is (a chat that loads older messages above, a feed
+    /// that receives new posts at the head), in the same update, as a prepending batch does.
+    public func insert(section: Int, row: Int, lengths: [Double], keys: [String]? = nil,
+                       keepOnScreen: Bool = false) throws(RangeError) -> Int {
+        let firstOnScreen = onScreen.isEmpty ? nil : onScreen.lo
         let at = try insertWithoutLayout(section: section, row: row, lengths: lengths, keys: keys)
+        if keepOnScreen, let first = firstOnScreen, at <= first {
+            let added = lengths.reduce(0, +)
+            offset += added
+            if let t = target { target = t + added }
+        }
         layout()
         return at
     }

@@ -218,6 +218,7 @@ enum RangeInsertItems: RPCMethod {
         var lengths: JSONValue = .null
         var data: [JSONValue]?
         var keys: [String]?
+        var keepOnScreen: Bool?
 
         static let fields: [ParamField<Params>] = [
             .rangeSession(\.session),
@@ -227,6 +228,7 @@ enum RangeInsertItems: RPCMethod {
             ]).minItems(1), "One length per new item (at least one)."),
             .optional("data", \.data, .array(.any("Any JSON value.")), "A session with `cells`: business data per new item (at most one per length)."),
             .optional("keys", \.keys, .ref(.rangeKeys), "A keyed session: one key per new item (required there, refused elsewhere)."),
+            .optional("keepOnScreen", \.keepOnScreen, .boolean().default(false), "Keep what is on screen still: items inserted at or before the first item on screen move the offset down by their length in the same update (a feed receiving new posts at the head, a chat loading older messages), as a prepending `range.batchFetchDone` does; the reply's `offset` says where the list is. Default false: the offset stays and what follows the insertion point shifts."),
         ]
     }
 }

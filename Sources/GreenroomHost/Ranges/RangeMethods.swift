@@ -293,7 +293,8 @@ extension RangeSessions {
             }
             let e = try entry(p.session, owner: conn)
             if p.data != nil, e.cells == nil { throw .invalidParams(path: "data", "item data is for a session with cells") }
-            let flat = try mapped { () throws(RangeError) in try e.session.insert(section: at[0], row: at[1], lengths: lengths, keys: p.keys) }
+            let flat = try mapped { () throws(RangeError) in try e.session.insert(section: at[0], row: at[1], lengths: lengths, keys: p.keys,
+                                                                                  keepOnScreen: p.keepOnScreen ?? false) }
             itemsInserted(e, at: flat, count: lengths.count)
             for (i, d) in (p.data ?? []).enumerated() { e.cells?.data[flat + i] = d }
             // Texture re-checks after a data change with changes, unless dragging.

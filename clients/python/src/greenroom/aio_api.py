@@ -1123,6 +1123,7 @@ class AsyncRangeSession(RangeSessionHandle):
         *,
         data: Sequence[Any] | None = None,
         keys: RangeKeys | None = None,
+        keep_on_screen: bool | None = None,
     ) -> RangeInfo:
         """Inserts items.
 
@@ -1143,6 +1144,11 @@ class AsyncRangeSession(RangeSessionHandle):
                 None.)
             keys: A keyed session: one key per new item (required there, refused elsewhere). (Not sent when
                 None.)
+            keep_on_screen: Keep what is on screen still: items inserted at or before the first item on screen
+                move the offset down by their length in the same update (a feed receiving new posts at the head, a
+                chat loading older messages), as a prepending `range.batchFetchDone` does; the reply's `offset`
+                says where the list is. Default false: the offset stays and what follows the insertion point
+                shifts. (Not sent when None.)
 
         Returns:
             ``RangeInfo``: A range session's summary: the reply of every range method that changes the session
@@ -1155,6 +1161,8 @@ class AsyncRangeSession(RangeSessionHandle):
             params["data"] = list(data)
         if keys is not None:
             params["keys"] = keys
+        if keep_on_screen is not None:
+            params["keepOnScreen"] = keep_on_screen
         result: RangeInfo = await self._client.call("range.insertItems", params)
         return result
 
@@ -3468,6 +3476,7 @@ class AsyncRangeMethods:
         *,
         data: Sequence[Any] | None = None,
         keys: RangeKeys | None = None,
+        keep_on_screen: bool | None = None,
     ) -> RangeInfo:
         """Inserts items.
 
@@ -3490,6 +3499,11 @@ class AsyncRangeMethods:
                 None.)
             keys: A keyed session: one key per new item (required there, refused elsewhere). (Not sent when
                 None.)
+            keep_on_screen: Keep what is on screen still: items inserted at or before the first item on screen
+                move the offset down by their length in the same update (a feed receiving new posts at the head, a
+                chat loading older messages), as a prepending `range.batchFetchDone` does; the reply's `offset`
+                says where the list is. Default false: the offset stays and what follows the insertion point
+                shifts. (Not sent when None.)
 
         Returns:
             ``RangeInfo``: A range session's summary: the reply of every range method that changes the session
@@ -3506,6 +3520,8 @@ class AsyncRangeMethods:
             params["data"] = list(data)
         if keys is not None:
             params["keys"] = keys
+        if keep_on_screen is not None:
+            params["keepOnScreen"] = keep_on_screen
         result: RangeInfo = await self._client.call("range.insertItems", params)
         return result
 

@@ -4210,6 +4210,7 @@ class RangeSession(RangeSessionHandle):
         *,
         data: Sequence[Any] | None = None,
         keys: RangeKeys | None = None,
+        keep_on_screen: bool | None = None,
     ) -> RangeInfo:
         """Inserts items.
 
@@ -4230,6 +4231,11 @@ class RangeSession(RangeSessionHandle):
                 None.)
             keys: A keyed session: one key per new item (required there, refused elsewhere). (Not sent when
                 None.)
+            keep_on_screen: Keep what is on screen still: items inserted at or before the first item on screen
+                move the offset down by their length in the same update (a feed receiving new posts at the head, a
+                chat loading older messages), as a prepending `range.batchFetchDone` does; the reply's `offset`
+                says where the list is. Default false: the offset stays and what follows the insertion point
+                shifts. (Not sent when None.)
 
         Returns:
             ``RangeInfo``: A range session's summary: the reply of every range method that changes the session
@@ -4242,6 +4248,8 @@ class RangeSession(RangeSessionHandle):
             params["data"] = list(data)
         if keys is not None:
             params["keys"] = keys
+        if keep_on_screen is not None:
+            params["keepOnScreen"] = keep_on_screen
         result: RangeInfo = self._client.call("range.insertItems", params)
         return result
 
@@ -6537,6 +6545,7 @@ class RangeMethods:
         *,
         data: Sequence[Any] | None = None,
         keys: RangeKeys | None = None,
+        keep_on_screen: bool | None = None,
     ) -> RangeInfo:
         """Inserts items.
 
@@ -6559,6 +6568,11 @@ class RangeMethods:
                 None.)
             keys: A keyed session: one key per new item (required there, refused elsewhere). (Not sent when
                 None.)
+            keep_on_screen: Keep what is on screen still: items inserted at or before the first item on screen
+                move the offset down by their length in the same update (a feed receiving new posts at the head, a
+                chat loading older messages), as a prepending `range.batchFetchDone` does; the reply's `offset`
+                says where the list is. Default false: the offset stays and what follows the insertion point
+                shifts. (Not sent when None.)
 
         Returns:
             ``RangeInfo``: A range session's summary: the reply of every range method that changes the session
@@ -6575,6 +6589,8 @@ class RangeMethods:
             params["data"] = list(data)
         if keys is not None:
             params["keys"] = keys
+        if keep_on_screen is not None:
+            params["keepOnScreen"] = keep_on_screen
         result: RangeInfo = self._client.call("range.insertItems", params)
         return result
 
