@@ -927,6 +927,11 @@ export interface RangeEvent {
    */
   removed?: IndexPath[];
   /**
+   * A nested session only: what it hangs from (docs/ranges.md, "Nested sessions"), so that observers can draw
+   * it under its parent.
+   */
+  parent?: RangeEventParentVariant1 | RangeEventParentVariant2;
+  /**
    * A batch's moved items that were in a range: their paths before and after it. They keep their states: they
    * enter or exit only the ranges they really entered or left.
    */
@@ -938,6 +943,26 @@ export interface RangeEvent {
    * one.
    */
   cells?: RangeEventCells;
+}
+
+/** A row of another range session (`range.create {parent}`), where the row is now. */
+export interface RangeEventParentVariant1 {
+  /** Opaque id of a range session (`r-N`). */
+  session: RangeSessionId;
+  /** An item's index path `[section, row]`. */
+  item: IndexPath;
+}
+
+/** A page of a page session (`range.create {page}`). */
+export interface RangeEventParentVariant2 {
+  page: RangeEventParentVariant2Page;
+}
+
+export interface RangeEventParentVariant2Page {
+  /** Opaque id of a page session (`p-N`). */
+  session: PageSessionId;
+  /** A page of a session, 0-based (less than the session's `count`). */
+  index: PageIndex;
 }
 
 export interface RangeEventMovedItem {

@@ -44,6 +44,7 @@ def test_a_row_on_screen_makes_its_carousel_visible_and_a_far_one_holds_nothing(
     p("range.didScroll", {"session": f, "offset": 3800})
     [ev] = events_of(p, far["session"])
     assert ev["enter"]["visible"] and ev["enter"]["visible"][0] == [0, 0], ev
+    assert ev["parent"] == {"session": f, "item": [0, 40]}, "its events say what it hangs from, for observers"
     assert p("range.state", {"session": far["session"]})["mode"] == "minimum"
     # ...and the near row left every range: its carousel displays nothing any more.
     p("range.didScroll", {"session": f, "offset": 3900})
@@ -69,6 +70,11 @@ def test_carousels_move_with_their_rows_and_end_with_them(vhost):
     c = carousel(p, f, 50)["session"]
     p("range.insertItems", {"session": f, "at": [0, 0], "lengths": [100, 100]})
     assert [n["path"] for n in p("range.state", {"session": f})["nested"]] == [[0, 4], [0, 32], [0, 52]]
+    p.events()
+    p("range.didScroll", {"session": f, "offset": 500})  # row 4 leaves the screen: its carousel stops being visible
+    moved = events_of(p, a)
+    assert moved and all(e["parent"] == {"session": f, "item": [0, 4]} for e in moved), "the row where it is now"
+    p("range.didScroll", {"session": f, "offset": 0})
     p("range.deleteItems", {"session": f, "paths": [[0, 32]]})
     assert p.error("range.state", {"session": b})["code"] == -32002, "the row's carousel ended with it"
     p("range.performBatchUpdates", {"session": f, "updates": [{"op": "moveItem", "from": [0, 51], "to": [0, 1]}]})

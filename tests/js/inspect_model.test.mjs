@@ -172,3 +172,21 @@ test("plugins come from host.info and a worker's crash, restart or failure shows
   m.setPlugins({ plugins: [] });
   assert.equal(m.plugins.size, 0);
 });
+
+test("a keyed session's keys, a nested session's parent and viewable items are kept for the view", () => {
+  const m = new InspectorModel();
+  m.apply("range", rangeEvent("r-1", { preload: range(0, 5), display: range(0, 4), visible: range(0, 2) }, {}, {
+    keys: { enter: { preload: range(0, 5).map((i) => `k${i}`), display: range(0, 4).map((i) => `k${i}`), visible: range(0, 2).map((i) => `k${i}`) },
+            exit: { preload: [], display: [], visible: [] } },
+  }));
+  const s = m.ranges.get("r-1");
+  assert.deepEqual([...s.keys.entries()].sort((a, b) => a[0] - b[0]).map(([, k]) => k), ["k0", "k1", "k2", "k3", "k4", "k5"]);
+  m.apply("range", rangeEvent("r-1", {}, { preload: [0, 1], display: [0, 1], visible: [0, 1] }));
+  assert.equal(s.keys.has(0), false, "keys go with the items that left every range");
+  m.apply("range", rangeEvent("r-2", { preload: [0], display: [0], visible: [0] }, {}, { parent: { session: "r-1", item: [0, 2] } }));
+  assert.deepEqual(m.ranges.get("r-2").parent, { session: "r-1", item: [0, 2] });
+  m.apply("viewable", { seq: 9, t: 10, session: "r-1", name: "seen", kind: "viewable", path: [0, 2], percent: 100 });
+  m.apply("viewable", { seq: 10, t: 20, session: "r-1", name: "seen", kind: "viewable", path: [0, 3], percent: 60 });
+  m.apply("viewable", { seq: 11, t: 30, session: "r-1", name: "seen", kind: "ended", path: [0, 2], percent: 0, reason: "scrolledOut" });
+  assert.deepEqual([...s.viewable.get("seen")], [3]);
+});

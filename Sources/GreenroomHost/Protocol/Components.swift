@@ -450,6 +450,10 @@ enum SchemaName: String, CaseIterable {
             "enter": .ref(.rangeEnter),
             "exit": .ref(.rangeExit),
             "removed": .array(.ref(.indexPath), "`range.deleteItems`, `range.performBatchUpdates` and `range.applySnapshot`: the deleted items that were in a range (their paths before the deletion; highest first for `range.deleteItems`, ascending for a batch). Present only when there are some.").uniqueItems().minItems(1),
+            "parent": .oneOf([
+                .object("A row of another range session (`range.create {parent}`), where the row is now.", ["session": .ref(.rangeSessionId), "item": .ref(.indexPath)], required: ["session", "item"]),
+                .object("A page of a page session (`range.create {page}`).", ["page": .object(nil, ["session": .ref(.pageSessionId), "index": .ref(.pageIndex)], required: ["session", "index"])], required: ["page"]),
+            ], "A nested session only: what it hangs from (docs/ranges.md, \"Nested sessions\"), so that observers can draw it under its parent."),
             "moved": .array(.object(nil, ["from": .ref(.indexPath), "to": .ref(.indexPath)], required: ["from", "to"]), "A batch's moved items that were in a range: their paths before and after it. They keep their states: they enter or exit only the ranges they really entered or left.").minItems(1),
             "keys": .object("A keyed session only: the keys beside the paths of `enter`, `exit` and `removed`, in the same order.", [
                 "enter": .ref(.rangeKeyLists),

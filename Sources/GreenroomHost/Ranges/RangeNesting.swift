@@ -57,6 +57,7 @@ extension RangeSessions {
         case .row(let id):
             guard let p = sessions[id], let item, let f = p.session.flatIndex(section: item.section, row: item.row) else { return }
             p.nested[f, default: []].append(child)
+            child.parentRow = f
         case .page(let id, _):
             pageChildren[id, default: []].append(child)
         }
@@ -66,8 +67,8 @@ extension RangeSessions {
     func nestedState(_ child: RangeEntry) -> NestedState {
         switch child.parent {
         case .row(let id)?:
-            guard let p = sessions[id], let f = p.nested.first(where: { $0.value.contains { $0 === child } })?.key else { return .away }
-            return Self.rowState(p.session, f)
+            guard let p = sessions[id] else { return .away }
+            return Self.rowState(p.session, child.parentRow)
         case .page(let id, let index)?:
             switch host.pages.pageAppearance(id, index: index) {
             case .appeared?, .appearing?: return .visible
@@ -129,7 +130,12 @@ extension RangeSessions {
         guard !e.nested.isEmpty else { return }
         var moved: [Int: [RangeEntry]] = [:]
         for (f, children) in e.nested {
-            if let n = newFlat(f) { moved[n, default: []] += children } else { for c in children { end(c) } }
+            if let n = newFlat(f) {
+                moved[n, default: []] += children
+                for c in children { c.parentRow = n }
+            } else {
+                for c in children { end(c) }
+            }
         }
         e.nested = moved
     }
@@ -169,17 +175,29 @@ extension RangeSessions {
         sessions[e.session.id] = nil
         switch e.parent {
         case .row(let id)?:
-            if let p = sessions[id] {
-                for (f, children) in p.nested where children.contains(where: { $0 === e }) {
-                    let rest = children.filter { $0 !== e }
-                    p.nested[f] = rest.isEmpty ? nil : rest
-                }
+            if let p = sessions[id], let children = p.nested[e.parentRow] {
+                let rest = children.filter { $0 !== e }
+                p.nested[e.parentRow] = rest.isEmpty ? nil : rest
             }
         case .page(let id, _)?:
             pageChildren[id]?.removeAll { $0 === e }
             if pageChildren[id]?.isEmpty == true { pageChildren[id] = nil }
         case nil:
             break
+        }
+    }
+
+    /// A nested session's parent for its `range` events: `{session, item}` (a row, where it is now) or
+    /// `{page: {session, index}}`; nil for a session of its own.
+    func parentJSON(_ e: RangeEntry) -> JSONValue? {
+        switch e.parent {
+        case .row(let id)?:
+            guard let p = sessions[id] else { return nil }
+            return ["session": .string(id), "item": pathJSON(p.session, e.parentRow)]
+        case .page(let id, let index)?:
+            return ["page": ["session": .string(id), "index": .int(index)]]
+        case nil:
+            return nil
         }
     }
 

@@ -15,6 +15,8 @@ final class RangeEntry {
     var viewability: RangeViewability?
     /// A nested session's parent, its state last applied, and (for a parent) its children by row.
     var parent: RangeParent?
+    /// A row child's row: the parent's flat index, kept as the parent's rows move.
+    var parentRow = 0
     var lastNestedState: NestedState?
     var nested: [Int: [RangeEntry]] = [:]
     /// The scroll stream's reply, encoded once per (mode, direction): it rarely changes.
@@ -126,6 +128,7 @@ public final class RangeSessions: HostDomain {
                 f["keys"] = .object(k)
             }
             if let cellsJSON { f["cells"] = cellsJSON }
+            if let parent = parentJSON(e) { f["parent"] = parent }
             host.events.emit(RangeTopic.self, owner: target, f)
         }
         defer { if !e.nested.isEmpty && !u.isEmpty { parentRowsChanged(e, u) } }

@@ -7,7 +7,7 @@ import { connect } from "/greenroom.js";
 import { InspectorModel } from "./model.js";
 import { InspectorView } from "./view.js";
 
-const TOPICS = ["lifecycle", "pool", "page", "range", "prefetch", "batch", "host", "task"];
+const TOPICS = ["lifecycle", "pool", "page", "range", "prefetch", "batch", "viewable", "host", "task"];
 const params = new URLSearchParams(location.search);
 const url = params.get("rpc") ?? `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/rpc`;
 const model = new InspectorModel({ maxMarks: Number(params.get("marks") ?? 3000) });

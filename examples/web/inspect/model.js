@@ -67,6 +67,7 @@ export class InspectorModel {
       case "range": this.#range(event); break;
       case "prefetch": this.#prefetch(event); break;
       case "batch": this.#batch(event); break;
+      case "viewable": this.#viewable(event); break;
       case "host": this.#host(event); break;
       default: break;
     }
@@ -256,6 +257,9 @@ export class InspectorModel {
         session: id, mode: null, direction: null, updates: 0, extent: 0,
         sets: { preload: new Set(), display: new Set(), visible: new Set() },
         prefetching: new Set(), batch: null, batches: 0, lastT: null,
+        // A keyed session's keys of the items in its ranges; a nested session's parent (its events say);
+        // the items viewable now, by threshold name.
+        keys: new Map(), parent: null, viewable: new Map(),
       };
       this.ranges.set(id, session);
     }
@@ -269,19 +273,24 @@ export class InspectorModel {
     session.updates += 1;
     session.lastT = event.t;
     let top = -1;
+    if (event.parent) session.parent = event.parent;
     for (const kind of ["preload", "display", "visible"]) {
       const set = session.sets[kind];
       for (const path of event.exit?.[kind] ?? []) set.delete(position(path));
-      for (const path of event.enter?.[kind] ?? []) {
+      (event.enter?.[kind] ?? []).forEach((path, i) => {
         const at = position(path);
         set.add(at);
         top = Math.max(top, at);
-      }
+        const key = event.keys?.enter?.[kind]?.[i];
+        if (key !== undefined) session.keys.set(at, key);
+      });
     }
     for (const path of event.removed ?? []) {
       const at = position(path);
       for (const set of Object.values(session.sets)) set.delete(at);
     }
+    // Keys are kept only for what is still in a range: the map stays as small as the ranges.
+    for (const at of session.keys.keys()) if (!session.sets.preload.has(at) && !session.sets.display.has(at)) session.keys.delete(at);
     session.extent = Math.max(session.extent, top + 1);
     // New items beyond the content as it was when the batch began answer that batch (an observer
     // sees no batchFetchDone: it is a request of the session's owner).
@@ -297,6 +306,14 @@ export class InspectorModel {
     }
     // Only what is still in preload can be fetching: the set stays as small as the range.
     for (const at of session.prefetching) if (!session.sets.preload.has(at)) session.prefetching.delete(at);
+  }
+
+  #viewable(event) {
+    const session = this.#rangeSession(event.session);
+    let set = session.viewable.get(event.name);
+    if (!set) session.viewable.set(event.name, (set = new Set()));
+    if (event.kind === "viewable") set.add(position(event.path));
+    else set.delete(position(event.path));
   }
 
   #batch(event) {

@@ -320,14 +320,30 @@ export class InspectorView {
   }
 
   renderRanges() {
-    for (const [session, row] of this.sessionRows("ranges", this.model.ranges, "range-session")) {
+    // Nested sessions right under their parent session, indented.
+    const ordered = new Map();
+    const children = new Map();
+    for (const s of this.model.ranges.values()) {
+      const parent = s.parent?.session;
+      if (parent && this.model.ranges.has(parent)) children.set(parent, [...(children.get(parent) ?? []), s]);
+    }
+    const visit = (s) => { ordered.set(s.session, s); for (const c of children.get(s.session) ?? []) visit(c); };
+    for (const s of this.model.ranges.values()) if (!s.parent?.session || !this.model.ranges.has(s.parent.session)) visit(s);
+    for (const [session, row] of this.sessionRows("ranges", ordered, "range-session")) {
+      if (session.parent) row.classList.add("nested");
       const bands = {};
       for (const kind of ["preload", "display", "visible"]) bands[kind] = intervals(session.sets[kind]);
       const span = (list) => list.length ? list.map(([a, b]) => (a === b ? `${a}` : `${a}–${b}`)).join(", ") : "none";
       const head = el("div", "strip-head",
         `${session.session} · ${session.mode ?? "?"} · ${session.direction ?? "?"} · ${fmt(session.extent)} items seen · ${fmt(session.updates)} updates` +
-        (session.batch ? ` · batch ${session.batch.context} in flight` : ` · ${session.batches} batches`));
-      const text = el("div", "range-text", `visible ${span(bands.visible)} · display ${span(bands.display)} · preload ${span(bands.preload)}`);
+        (session.batch ? ` · batch ${session.batch.context} in flight` : ` · ${session.batches} batches`) +
+        (session.parent?.session ? ` · in ${session.parent.session} row ${JSON.stringify(session.parent.item)}` : "") +
+        (session.parent?.page ? ` · on page ${session.parent.page.index} of ${session.parent.page.session}` : ""));
+      const keys = [...session.sets.visible].sort((a, b) => a - b).map((at) => session.keys.get(at)).filter((k) => k !== undefined);
+      const viewable = [...session.viewable].filter(([, set]) => set.size).map(([name, set]) => `${name} ${span(intervals(set))}`);
+      const text = el("div", "range-text", `visible ${span(bands.visible)} · display ${span(bands.display)} · preload ${span(bands.preload)}` +
+        (keys.length ? ` · keys on screen ${keys.slice(0, 12).join(", ")}${keys.length > 12 ? " …" : ""}` : "") +
+        (viewable.length ? ` · viewable: ${viewable.join("; ")}` : ""));
       // Overview: the whole axis seen so far; zoom: the preload range with a margin.
       const extent = Math.max(session.extent, 1);
       const overview = this.strip(bands, session, 0, extent, "overview");
@@ -358,6 +374,15 @@ export class InspectorView {
       const dot = el("div", "fetching");
       dot.style.left = scale(at);
       strip.append(dot);
+    }
+    for (const [name, set] of session.viewable) {
+      for (const at of set) {
+        if (at < from || at >= to) continue;
+        const mark = el("div", "viewable");
+        mark.style.left = scale(at);
+        mark.title = `${name}: ${session.keys.get(at) ?? at} viewable`;
+        strip.append(mark);
+      }
     }
     if (session.batch) {
       const batch = el("div", "batch", "batch");
@@ -392,6 +417,7 @@ export function summary(topic, event) {
     }
     case "prefetch": return `${event.session} ${event.kind} ${event.paths.length} items`;
     case "batch": return `${event.session} ${event.kind} ${event.context}`;
+    case "viewable": return `${event.session} ${event.name} ${event.kind} [${event.path}]${event.reason ? ` ${event.reason}` : ""}`;
     case "host": return `${event.kind} ${event.connection ?? ""} ${event.transport ?? event.reason ?? ""}`;
     default: return JSON.stringify(event);
   }

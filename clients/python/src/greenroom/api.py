@@ -170,6 +170,9 @@ __all__ = [
     "RangeEventCellsUnboundItem",
     "RangeEventKeys",
     "RangeEventMovedItem",
+    "RangeEventParentVariant1",
+    "RangeEventParentVariant2",
+    "RangeEventParentVariant2Page",
     "RangeExit",
     "RangeInfo",
     "RangeInfoApplied",
@@ -1327,6 +1330,37 @@ RangeEventMovedItem = TypedDict("RangeEventMovedItem", {
 """
 
 
+class RangeEventParentVariant1(TypedDict):
+    """A row of another range session (`range.create {parent}`), where the row is now.
+
+    - ``session``
+    - ``item``
+    """
+
+    session: RangeSessionId
+    item: IndexPath
+
+
+class RangeEventParentVariant2Page(TypedDict):
+    """The ``RangeEventParentVariant2Page`` object.
+
+    - ``session``
+    - ``index``
+    """
+
+    session: PageSessionId
+    index: PageIndex
+
+
+class RangeEventParentVariant2(TypedDict):
+    """A page of a page session (`range.create {page}`).
+
+    - ``page``
+    """
+
+    page: RangeEventParentVariant2Page
+
+
 RangeExit: TypeAlias = RangeChanges
 """Paths that left each range (removed items are listed in `removed` instead)."""
 
@@ -1355,6 +1389,8 @@ class RangeEvent(TypedDict):
     - ``removed`` (optional): `range.deleteItems`, `range.performBatchUpdates` and `range.applySnapshot`:
       the deleted items that were in a range (their paths before the deletion; highest first for
       `range.deleteItems`, ascending for a batch). Present only when there are some.
+    - ``parent`` (optional): A nested session only: what it hangs from (docs/ranges.md, "Nested
+      sessions"), so that observers can draw it under its parent.
     - ``moved`` (optional): A batch's moved items that were in a range: their paths before and after it.
       They keep their states: they enter or exit only the ranges they really entered or left.
     - ``keys`` (optional): A keyed session only: the keys beside the paths of `enter`, `exit` and
@@ -1372,6 +1408,7 @@ class RangeEvent(TypedDict):
     enter: RangeEnter
     exit: RangeExit
     removed: NotRequired[list[IndexPath]]
+    parent: NotRequired[RangeEventParentVariant1 | RangeEventParentVariant2]
     moved: NotRequired[list[RangeEventMovedItem]]
     keys: NotRequired[RangeEventKeys]
     cells: NotRequired[RangeEventCells]
