@@ -217,16 +217,32 @@ class HostFactory:
         socket_path = os.path.join(tmpdir, "h.sock") if auto_socket and "--socket" not in args else False
         if env is None:
             env = base_env(tmpdir)
+        binary = self.bin
         if user is not None:
             os.chmod(tmpdir, 0o755)
+            binary = self.reachable_by_others(tmpdir)
         host = Host.start(
-            args, binary=self.bin, clock=None, socket=socket_path, directory=tmpdir, env=env,
+            args, binary=binary, clock=None, socket=socket_path, directory=tmpdir, env=env,
             stderr=os.path.join(tmpdir, "stderr.txt"), user=user, new_session=True, ready_timeout=timeout,
         )
         self.hosts.append(host)
         assert isinstance(host.ready.get("listen"), list) and host.ready["listen"], host.ready
         assert host.ready.get("pid") == host.process.pid, (host.ready, host.process.pid)
         return host
+
+    def reachable_by_others(self, tmpdir: str) -> str:
+        """The binary, where another user can run it: the checkout may live under a directory only its owner
+        can enter (root's 0700 home), so a copy goes into the host's own 0755 directory when needed."""
+        path = os.path.abspath(self.bin)
+        folders = [os.path.dirname(path)]
+        while folders[-1] != os.path.dirname(folders[-1]):
+            folders.append(os.path.dirname(folders[-1]))
+        if all(os.stat(f).st_mode & 0o001 for f in folders) and os.stat(path).st_mode & 0o001:
+            return path
+        copy = os.path.join(tmpdir, "greenroom")
+        shutil.copy2(path, copy)
+        os.chmod(copy, 0o755)
+        return copy
 
     def fail(self, *args, env=None, auto_socket=True, user=None, timeout=START_TIMEOUT) -> HostStartError:
         """Runs `BIN serve ARGS` expecting it to refuse to start; returns the HostStartError (exit code
