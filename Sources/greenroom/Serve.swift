@@ -205,6 +205,11 @@ struct Serve: ParsableCommand {
             print("{\"event\":\"ready\",\"listen\":[\(listenJSON)],\"pid\":\(getpid())}")
             fflush(stdout)
             try server.run()
+            // Shutdown closes every handle it made: one still open is a leak, and the exit says so.
+            if !server.handlesLeftAtExit.isEmpty {
+                fputs("greenroom: libuv handles left open at exit (a leak): \(server.handlesLeftAtExit.joined(separator: ", "))\n", stderr)
+                throw ExitCode(70)
+            }
         } catch let e as ServerSetupError {
             fputs("greenroom: \(e.description)\n", stderr)
             throw ExitCode(2)

@@ -255,13 +255,23 @@ class HostFactory:
         raise AssertionError(f"host started (listen {host.listen}) but should have refused; stopped it (rc {rc})")
 
     def teardown(self) -> None:
+        """Stops every host still running and insists each exits cleanly (status 0: no handle left open,
+        no crash); hosts a test ended itself are judged by that test."""
+        unclean = []
         for h in self.hosts:
+            if h.process.poll() is not None:
+                continue
             try:
-                h.stop()
-            except Exception:  # noqa: BLE001 - teardown must reach every process
-                pass
+                rc = h.stop()
+            except Exception as error:  # noqa: BLE001 - teardown must reach every process
+                unclean.append(f"pid {h.pid}: {error}")
+                continue
+            if rc != 0:
+                unclean.append(f"pid {h.pid} exited with status {rc}")
         for d in self.dirs:
             shutil.rmtree(d, ignore_errors=True)
+        if unclean:
+            raise AssertionError("hosts did not exit cleanly at teardown: " + "; ".join(unclean))
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -131,6 +131,7 @@ def test_a_signal_names_the_shutdown(start_host):
         pass
     teardown = [m["params"] for m in seen if m.get("method") in ("lifecycle", "host")]
     assert teardown and all(p["cause"] == {"signal": "SIGTERM"} for p in teardown), teardown
+    assert h.process.wait(10) == 0, "a shutdown by signal exits cleanly, every handle closed"
 
 
 def test_opening_names_the_connection(vhost):
