@@ -3112,6 +3112,12 @@ export interface RangeCreateParams {
    * or `parent`.
    */
   page?: RangeCreatePage;
+  /**
+   * A grid (docs/ranges.md, "Grids"): items fill rows of `columns`, each section starting a new row, and an
+   * item's extent is its row's, so ranges cover whole rows. Every item of a section has one length, the row's
+   * (-32602 `sections[i].lengths` otherwise; inserts must match it). Default: one item per row.
+   */
+  layout?: RangeCreateLayout;
 }
 
 /**
@@ -3140,6 +3146,14 @@ export interface RangeCreatePage {
   session: PageSessionId;
   /** A page of a session, 0-based (less than the session's `count`). */
   index: PageIndex;
+}
+
+/** A grid. */
+export interface RangeCreateLayout {
+  /** Items per row (1 to 1000). */
+  columns: number;
+  /** Points between rows, and between columns for the cells' width (default 0). */
+  spacing?: number;
 }
 
 /** The params of `range.willBeginDragging` (by name; by position in this order). */

@@ -1580,7 +1580,7 @@ def test_positional_params_of_range_methods(conn: Conn) -> None:
     # The documented order is the host's (null, by position, stands for an absent param).
     order = {
         "range.create": ["count", "itemLength", "lengths", "sections", "viewport", "axis", "tuning", "batch", "strategy",
-                         "lazy", "visible", "templates", "cells", "data", "keys", "viewability", "parent", "page"],
+                         "lazy", "visible", "templates", "cells", "data", "keys", "viewability", "parent", "page", "layout"],
         "range.willBeginDragging": ["session", "offset", "velocity"],
         "range.didScroll": ["session", "offset", "velocity"],
         "range.willEndDragging": ["session", "velocity", "targetOffset", "offset"],

@@ -77,6 +77,9 @@ public struct RangeBatchError: Error, Equatable, Sendable {
         case tooManyItems(limit: Int)
         /// Deleting every section (a session keeps at least one).
         case noSectionsLeft
+        /// A grid's items have their section's row length (`expected`); a grid's rows are not resized.
+        case notGridRow(expected: Double)
+        case gridResize
     }
     /// Who holds a key already.
     public enum KeyHolder: Equatable, Sendable {
@@ -248,6 +251,17 @@ extension RangeSession {
         }
         sectionStarts = plan.newSectionStarts
         sectionKeys = plan.newSectionKeys
+        if var g = grid {
+            // Row lengths follow their sections; a section that gained its first items takes theirs.
+            g.rowLength = plan.sectionSources.enumerated().map { j, source in
+                source.flatMap { g.rowLength[$0] } ?? (sectionStarts[j] < sectionStarts[j + 1] ? tree.length(at: sectionStarts[j]) : nil)
+            }
+            for j in g.rowLength.indices where g.rowLength[j] == nil && sectionStarts[j] < sectionStarts[j + 1] {
+                g.rowLength[j] = tree.length(at: sectionStarts[j])
+            }
+            g.rebuild(sectionStarts: sectionStarts)
+            grid = g
+        }
         result.removedOld = plan.removedOld
         result.placedNew = plan.placements.map(\.flat)
         result.movedTo = plan.movedOldToNew
@@ -464,6 +478,29 @@ private struct BatchPlan {
             case .moveItem(let from, let to):
                 try destination(u, .to, to, .moved(s.flatIndex(section: from.section, row: from.row)!))
             default: break
+            }
+        }
+        // A grid: items go in at their section's row length, and rows keep theirs.
+        if let g = s.grid {
+            var pending: [Int: Double] = [:]  // row lengths of sections that were empty, as the batch sets them
+            for (u, op) in updates.enumerated() {
+                switch op {
+                case .setLengths:
+                    throw fail(u, .lengths, .gridResize)
+                case .insertSections(_, let specs):
+                    for (k, spec) in specs.enumerated() {
+                        if let l = spec.items.lengths.first, spec.items.lengths.contains(where: { $0 != l }) {
+                            throw fail(u, .sections(k), .notGridRow(expected: l))
+                        }
+                    }
+                case .insertItems(let at, let items):
+                    guard at.section >= 0, at.section < newSections.count, let source = newSections[at.section].source,
+                          let l = g.rowLength[source] ?? pending[at.section] ?? items.lengths.first else { continue }
+                    if items.lengths.contains(where: { $0 != l }) { throw fail(u, .lengths, .notGridRow(expected: l)) }
+                    pending[at.section] = l
+                default:
+                    break
+                }
             }
         }
         // Each section's size after the batch, and every destination inside it.

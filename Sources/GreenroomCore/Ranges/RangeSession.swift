@@ -84,6 +84,8 @@ public enum RangeError: Error, Equatable, Sendable {
     /// item (or an earlier key of the same call, by index) already has.
     case keysRequired, keysNotKept
     case keyCount(keys: Int, items: Int)
+    /// A grid's items have their section's row length: this one.
+    case notGridRow(expected: Double)
     case duplicateKey(String, index: Int, holder: RangeKeyHolder)
 }
 
@@ -173,6 +175,8 @@ public final class RangeSession {
     /// Whether items carry client keys (all of them do, or none), their table, and the sections' keys.
     public let keyed: Bool
     var keyTable = RangeKeyTable()
+    /// A grid session's layout (nil: one item per row, each its own length).
+    public internal(set) var grid: GridLayout?
     public internal(set) var sectionKeys: [String?]
 
     /// The batch fetch in flight (its context id), if any; and whether it prepends.
@@ -191,7 +195,8 @@ public final class RangeSession {
     public init(id: String, sections: [[Double]], viewportLength: Double, viewportCross: Double, horizontal: Bool,
                 tuning: RangeTuning = .texture, leadingScreens: Double = 2, prepend: Bool = false,
                 strategy: BatchStrategy = .ranges, lazy: Bool = false, visible: Bool = true,
-                itemLimit: Int = RangeSession.maxItems, keys: [[String]]? = nil, sectionKeys: [String?] = []) {
+                itemLimit: Int = RangeSession.maxItems, keys: [[String]]? = nil, sectionKeys: [String?] = [],
+                grid: (columns: Int, spacing: Double)? = nil) {
         self.id = id
         self.itemLimit = itemLimit
         var starts = [0]
@@ -210,6 +215,12 @@ public final class RangeSession {
         }
         self.sectionKeys = sectionKeys.count == sections.count ? sectionKeys : Array(repeating: nil, count: sections.count)
         tree = LengthTree(lengths: flat, tags: tags)
+        if let grid {
+            // Every item of a section has its row's length (the caller checked): the first one's.
+            var layout = GridLayout(columns: grid.columns, spacing: grid.spacing, rowLength: sections.map(\.first))
+            layout.rebuild(sectionStarts: starts)
+            self.grid = layout
+        }
         sectionStarts = starts
         self.viewportLength = viewportLength
         self.viewportCross = viewportCross
@@ -224,7 +235,11 @@ public final class RangeSession {
     }
 
     public var count: Int { tree.count }
-    public var contentLength: Double { tree.total }
+    public var contentLength: Double { grid?.total ?? tree.total }
+
+    /// Where item `i` starts and where it ends along the axis (a grid item: its row's).
+    @inline(__always) public func start(_ i: Int) -> Double { grid.map { $0.extent(i).start } ?? tree.offset(of: i) }
+    @inline(__always) public func end(_ i: Int) -> Double { grid.map { $0.extent(i).end } ?? tree.offset(of: i + 1) }
     public var sectionCount: Int { sectionStarts.count - 1 }
 
     /// Texture's range mode: `minimum` at the first update; `full` from `willBeginDragging` (visible or
@@ -307,9 +322,10 @@ public final class RangeSession {
     /// Items intersecting [a, b): those with start < b and end > a. An empty item counts when it sits
     /// strictly inside (a, b), so the result stays one interval; one sitting on either edge does not.
     func items(_ a: Double, _ b: Double, _ probe: Probe = .visible) -> IndexInterval {
-        let total = tree.total
+        let total = contentLength
         let lo = max(a, 0), hi = min(b, total)
         guard hi > lo else { return .empty }
+        if let grid { return grid.items(lo, hi) }
         let from = first(lo, probe.rawValue)
         let to = past(hi, probe.rawValue + 1)
         return IndexInterval(from, max(from, to))
@@ -413,7 +429,7 @@ public final class RangeSession {
         if v == visible && d == display && p == preload && (fresh.isEmpty || keepHoles) && carried.isEmpty { return u }
         // Distances are measured from the viewport's items, whether or not the session is visible.
         let onViewport = v.isEmpty ? items(offset, offset + viewportLength) : v
-        let ref = onViewport.isEmpty ? tree.index(containing: offset) : onViewport.lo
+        let ref = onViewport.isEmpty ? (grid?.index(containing: offset) ?? tree.index(containing: offset)) : onViewport.lo
         let general = !fresh.isEmpty || alwaysGeneralDiff || !carried.isEmpty
         func diff(_ new: RangeSpan, _ old: RangeSpan, _ entering: RangeUpdate.List, _ leaving: RangeUpdate.List, _ bit: UInt8) {
             if keepHoles && new == old && carried.isEmpty {
@@ -519,8 +535,8 @@ public final class RangeSession {
             return
         }
         let viewEnd = offset + viewportLength
-        func da(_ i: Int?) -> Double { i.map { max(0, tree.offset(of: $0) - viewEnd) } ?? .infinity }
-        func db(_ j: Int?) -> Double { j.map { max(0, offset - tree.offset(of: $0 + 1)) } ?? .infinity }
+        func da(_ i: Int?) -> Double { i.map { max(0, start($0) - viewEnd) } ?? .infinity }
+        func db(_ j: Int?) -> Double { j.map { max(0, offset - end($0)) } ?? .infinity }
         var dA = da(after), dB = db(before)
         while after != nil || before != nil {
             if dA <= dB {
@@ -547,15 +563,15 @@ public final class RangeSession {
         var out: [Int] = []
         out.reserveCapacity(after.count + before.count)
         var a = 0, b = 0
-        var da = max(0, tree.offset(of: after[0]) - viewEnd)
-        var db = max(0, offset - tree.offset(of: before[0] + 1))
+        var da = max(0, start(after[0]) - viewEnd)
+        var db = max(0, offset - end(before[0]))
         while a < after.count || b < before.count {
             if da <= db {
                 out.append(after[a]); a += 1
-                da = a < after.count ? max(0, tree.offset(of: after[a]) - viewEnd) : .infinity
+                da = a < after.count ? max(0, start(after[a]) - viewEnd) : .infinity
             } else {
                 out.append(before[b]); b += 1
-                db = b < before.count ? max(0, offset - tree.offset(of: before[b] + 1)) : .infinity
+                db = b < before.count ? max(0, offset - end(before[b])) : .infinity
             }
         }
         return out
@@ -732,6 +748,7 @@ public final class RangeSession {
         }
         let at = batchPrepends ? 0 : count
         let section = batchPrepends ? 0 : max(0, sectionCount - 1)
+        let anchor = onScreen.isEmpty ? 0 : onScreen.lo, anchorStart = start(anchor)
         if !lengths.isEmpty {
             // Inserted first: lengths it refuses leave the batch in flight and nothing changed.
             _ = try insertWithoutLayout(section: section, row: batchPrepends ? 0 : sectionStarts[section + 1] - sectionStarts[section],
@@ -739,7 +756,7 @@ public final class RangeSession {
             if batchPrepends {
                 // Content grew above: keep what is on screen, and where a fling will stop (a lazy fling
                 // marks the same rows as before, not the new ones that now sit at the old target).
-                let added = lengths.reduce(0, +)
+                let added = start(anchor + lengths.count) - anchorStart
                 offset += added
                 if let t = target { target = t + added }
             }
@@ -761,9 +778,11 @@ public final class RangeSession {
     public func insert(section: Int, row: Int, lengths: [Double], keys: [String]? = nil,
                        keepOnScreen: Bool = false) throws(RangeError) -> Int {
         let firstOnScreen = onScreen.isEmpty ? nil : onScreen.lo
+        let firstStart = firstOnScreen.map(start)
         let at = try insertWithoutLayout(section: section, row: row, lengths: lengths, keys: keys)
-        if keepOnScreen, let first = firstOnScreen, at <= first {
-            let added = lengths.reduce(0, +)
+        if keepOnScreen, let first = firstOnScreen, let before = firstStart, at <= first {
+            // Where the first item on screen is now, less where it was (a grid's rows may reflow).
+            let added = start(first + lengths.count) - before
             offset += added
             if let t = target { target = t + added }
         }
@@ -783,10 +802,17 @@ public final class RangeSession {
             throw .lengthsNotFinite
         }
         try checkNewKeys(keys, count: lengths.count)
+        if let grid, let l = grid.rowLength[section] ?? lengths.first, lengths.contains(where: { $0 != l }) {
+            throw .notGridRow(expected: l)
+        }
         let at = sectionStarts[section] + row
         tree.insert(lengths, tags: keys.map { $0.map { keyTable.add($0) } }, at: at)
         let k = lengths.count
         for s in (section + 1)..<sectionStarts.count { sectionStarts[s] += k }
+        if grid != nil {
+            if grid!.rowLength[section] == nil { grid!.rowLength[section] = lengths.first }
+            grid!.rebuild(sectionStarts: sectionStarts)
+        }
         shift(insertingAt: at, count: k)
         return at
     }
@@ -818,6 +844,7 @@ public final class RangeSession {
         keyTable.remove(tree.tag(at: at))
         tree.remove(at: at)
         while s + 1 < sectionStarts.count { sectionStarts[s + 1] -= 1; s += 1 }
+        grid?.rebuild(sectionStarts: sectionStarts)
         shift(insertingAt: at, count: -1)
         layout()
         return wasInRange

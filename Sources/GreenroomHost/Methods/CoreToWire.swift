@@ -44,6 +44,8 @@ extension RPCError {
             self = .invalidParams(path: "keys", "is required: this session's items have keys")
         case .keysNotKept:
             self = .invalidParams(path: "keys", "this session's items have no keys (give keys at range.create)")
+        case .notGridRow(let l):
+            self = .invalidParams(path: "lengths", "a grid's items have their section's row length (\(l))")
         case .keyCount(let keys, let items):
             self = .invalidParams(path: "keys", "has \(keys) keys for \(items) items")
         case .duplicateKey(let key, let index, let holder):
@@ -92,6 +94,8 @@ extension RPCError {
             }
         case .tooManyItems(let limit): why = "a session holds at most \(limit) items in all"
         case .noSectionsLeft: why = "would delete every section (a session keeps at least one)"
+        case .notGridRow(let l): why = "a grid's items have their section's row length (\(l))"
+        case .gridResize: why = "a grid's rows keep their length (delete and insert the items instead)"
         }
         self = .invalidParams(path: path, why)
     }

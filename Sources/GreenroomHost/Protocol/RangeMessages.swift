@@ -29,6 +29,7 @@ enum RangeCreate: RPCMethod {
         var viewability: [JSONObject]?
         var parent: JSONObject?
         var page: JSONObject?
+        var layout: JSONObject?
 
         static let fields: [ParamField<Params>] = [
             .optional("count", \.count, .ref(.rangeItemCount), "Items in section 0 (with `itemLength`; with `lengths` it must equal its length). Default 0."),
@@ -57,6 +58,10 @@ enum RangeCreate: RPCMethod {
                 "session": .ref(.pageSessionId),
                 "index": .ref(.pageIndex),
             ], required: ["session", "index"]), "Nest this session in a page (a list on a page): visible while the page's child is appearing or appeared, preloading while it is loaded but not shown, displaying nothing (`lowMemory`) while the page has no child; it moves with the page and ends when the page is removed or its session ends. Not with `visible` or `parent`."),
+            .optional("layout", \.layout, .object("A grid.", [
+                "columns": .integer("Items per row (1 to 1000).").minimum(1).maximum(1000),
+                "spacing": .number("Points between rows, and between columns for the cells' width (default 0).").minimum(0).default(0),
+            ], required: ["columns"]), "A grid (docs/ranges.md, \"Grids\"): items fill rows of `columns`, each section starting a new row, and an item's extent is its row's, so ranges cover whole rows. Every item of a section has one length, the row's (-32602 `sections[i].lengths` otherwise; inserts must match it). Default: one item per row."),
         ]
     }
 }

@@ -33,6 +33,24 @@ extension RangeSessions {
         return (lengths, keys, key, reuse)
     }
 
+    /// `layout: {columns, spacing?}`, checked, and every section's items of one length (the row's).
+    static func gridLayout(_ o: JSONObject?, sections: [[Double]], single: Bool) throws(RPCError) -> (columns: Int, spacing: Double)? {
+        guard let o else { return nil }
+        for key in o.keys where key != "columns" && key != "spacing" {
+            throw .invalidParams(path: "layout.\(key)", "unknown member (known: columns, spacing)")
+        }
+        let columns = try Int.decodeParam(o["columns"] ?? .null, path: "layout.columns")
+        guard columns >= 1, columns <= 1000 else { throw .invalidParams(path: "layout.columns", "must be between 1 and 1000") }
+        let spacing = try o["spacing"].map { v throws(RPCError) in try Double.decodeParam(v, path: "layout.spacing") } ?? 0
+        guard spacing >= 0, spacing.isFinite else { throw .invalidParams(path: "layout.spacing", "must be a finite number >= 0") }
+        for (i, lengths) in sections.enumerated() {
+            guard let l = lengths.first, lengths.contains(where: { $0 != l }) else { continue }
+            throw .invalidParams(path: single ? "lengths" : "sections[\(i)].lengths",
+                                 "a grid's items in one section have one length, the row's (give count and itemLength)")
+        }
+        return (columns, spacing)
+    }
+
     /// A list of item keys: strings of 1 to 256 bytes (uniqueness is checked where they meet others).
     static func keyList(_ v: JSONValue, path: String) throws(RPCError) -> [String] {
         let keys = try [String].decodeParam(v, path: path)

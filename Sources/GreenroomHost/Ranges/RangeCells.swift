@@ -51,8 +51,13 @@ final class RangeCells {
 
 extension RangeSessions {
     /// The row size of flat index `f`: the viewport's cross size by the item's length.
+    /// The size of item `f`'s cell: its length along the axis by the viewport's cross size (a grid's:
+    /// by one column's width, the spacing between columns taken out).
     func rowSize(_ s: RangeSession, _ f: Int) -> Size {
-        let length = max(1, s.tree.length(at: f)), cross = max(1, s.viewportCross)
+        var cross = s.viewportCross
+        if let g = s.grid { cross = (cross - g.spacing * Double(g.columns - 1)) / Double(g.columns) }
+        let length = max(1, s.tree.length(at: f))
+        cross = max(1, cross)
         return s.horizontal ? Size(width: length, height: cross) : Size(width: cross, height: length)
     }
 

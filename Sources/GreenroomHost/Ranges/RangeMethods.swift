@@ -169,6 +169,7 @@ extension RangeSessions {
                 guard d.count <= total else { throw .invalidParams(path: "data", "has \(d.count) entries for \(total) items") }
             }
             let viewability = try Self.viewabilityThresholds(p.viewability)
+            let grid = try Self.gridLayout(p.layout, sections: sections, single: p.sections == nil)
             if p.visible != nil, p.parent != nil || p.page != nil {
                 throw .invalidParams(path: "visible", "a nested session's visibility follows its parent: give parent/page or visible, not both")
             }
@@ -178,7 +179,7 @@ extension RangeSessions {
                                        viewportLength: horizontal ? vp.width : vp.height,
                                        viewportCross: horizontal ? vp.height : vp.width, horizontal: horizontal,
                                        tuning: tuning, leadingScreens: leading, prepend: prepend, strategy: strategy,
-                                       lazy: lazy, visible: visible, keys: keys, sectionKeys: sectionKeys)
+                                       lazy: lazy, visible: visible, keys: keys, sectionKeys: sectionKeys, grid: grid)
             let e = RangeEntry(session: session, owner: conn, reuseIdentifiers: reuse)
             if let cells = cellOptions {
                 for (i, d) in (p.data ?? []).enumerated() { cells.data[i] = d }

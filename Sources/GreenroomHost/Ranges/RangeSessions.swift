@@ -255,8 +255,7 @@ public final class RangeSessions: HostDomain {
             let first = s.sectionStarts[section]
             guard first < s.sectionStarts[section + 1] else { continue }  // an empty section says no size
             seen.insert(id)
-            let length = max(1, s.tree.length(at: first)), cross = max(1, s.viewportCross)
-            let size = s.horizontal ? Size(width: length, height: cross) : Size(width: cross, height: length)
+            let size = rowSize(s, first)
             let pool = containers.pools.poolForShow(className: id, size: size)
             if pool.idle.count + pool.warming == 0 { queued += containers.pools.queueWarmups(pool, count: 1, cause: cause) }
         }

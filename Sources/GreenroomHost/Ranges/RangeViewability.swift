@@ -47,9 +47,8 @@ extension RangeSessions {
     /// The percent of item `f`'s length along the axis inside the viewport `[offset, offset + L)`; an
     /// item of length 0 on screen is wholly inside.
     func viewablePercent(_ s: RangeSession, _ f: Int) -> Double {
-        let length = s.tree.length(at: f)
+        let start = s.start(f), length = s.end(f) - start
         guard length > 0 else { return 100 }
-        let start = s.tree.offset(of: f)
         let inside = min(start + length, s.offset + s.viewportLength) - max(start, s.offset)
         return min(100, max(0, inside / length * 100))
     }

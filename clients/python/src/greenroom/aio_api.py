@@ -78,6 +78,7 @@ from .api import (
     RangeBatchUpdate,
     RangeCreateCells,
     RangeCreated,
+    RangeCreateLayout,
     RangeCreatePage,
     RangeCreateParent,
     RangeDestroyResult,
@@ -3113,6 +3114,7 @@ class AsyncRangeMethods:
         viewability: Sequence[ViewabilityThreshold] | None = None,
         parent: RangeCreateParent | None = None,
         page: RangeCreatePage | None = None,
+        layout: RangeCreateLayout | None = None,
     ) -> AsyncRangeSession:
         """Creates a range (prefetch) session (Texture's ASRangeController).
 
@@ -3198,6 +3200,10 @@ class AsyncRangeMethods:
                 or appeared, preloading while it is loaded but not shown, displaying nothing (`lowMemory`) while
                 the page has no child; it moves with the page and ends when the page is removed or its session
                 ends. Not with `visible` or `parent`. (Not sent when None.)
+            layout: A grid (docs/ranges.md, "Grids"): items fill rows of `columns`, each section starting a
+                new row, and an item's extent is its row's, so ranges cover whole rows. Every item of a section
+                has one length, the row's (-32602 `sections[i].lengths` otherwise; inserts must match it).
+                Default: one item per row. (Not sent when None.)
 
         Returns:
             ``AsyncRangeSession`` (its ``result``: ``RangeCreated``): `range.create`'s reply: the session's
@@ -3240,6 +3246,8 @@ class AsyncRangeMethods:
             params["parent"] = parent
         if page is not None:
             params["page"] = page
+        if layout is not None:
+            params["layout"] = layout
         result: RangeCreated = await self._client.call("range.create", params)
         return AsyncRangeSession(self._client, result["session"], result)
 

@@ -159,6 +159,7 @@ __all__ = [
     "RangeChanges",
     "RangeCreateCells",
     "RangeCreated",
+    "RangeCreateLayout",
     "RangeCreatePage",
     "RangeCreateParent",
     "RangeDestroyResult",
@@ -3048,6 +3049,17 @@ class RangeCreatePage(TypedDict):
 
     session: PageSessionId
     index: PageIndex
+
+
+class RangeCreateLayout(TypedDict):
+    """A grid.
+
+    - ``columns``: Items per row (1 to 1000).
+    - ``spacing`` (optional): Points between rows, and between columns for the cells' width (default 0).
+    """
+
+    columns: int
+    spacing: NotRequired[float]
 
 
 class RangeWillEndDraggingResult(TypedDict):
@@ -6219,6 +6231,7 @@ class RangeMethods:
         viewability: Sequence[ViewabilityThreshold] | None = None,
         parent: RangeCreateParent | None = None,
         page: RangeCreatePage | None = None,
+        layout: RangeCreateLayout | None = None,
     ) -> RangeSession:
         """Creates a range (prefetch) session (Texture's ASRangeController).
 
@@ -6304,6 +6317,10 @@ class RangeMethods:
                 or appeared, preloading while it is loaded but not shown, displaying nothing (`lowMemory`) while
                 the page has no child; it moves with the page and ends when the page is removed or its session
                 ends. Not with `visible` or `parent`. (Not sent when None.)
+            layout: A grid (docs/ranges.md, "Grids"): items fill rows of `columns`, each section starting a
+                new row, and an item's extent is its row's, so ranges cover whole rows. Every item of a section
+                has one length, the row's (-32602 `sections[i].lengths` otherwise; inserts must match it).
+                Default: one item per row. (Not sent when None.)
 
         Returns:
             ``RangeSession`` (its ``result``: ``RangeCreated``): `range.create`'s reply: the session's
@@ -6346,6 +6363,8 @@ class RangeMethods:
             params["parent"] = parent
         if page is not None:
             params["page"] = page
+        if layout is not None:
+            params["layout"] = layout
         result: RangeCreated = self._client.call("range.create", params)
         return RangeSession(self._client, result["session"], result)
 
