@@ -927,6 +927,11 @@ export interface RangeEvent {
    */
   removed?: IndexPath[];
   /**
+   * A session with section headers, when they changed: the sections whose headers show now, and the sticky
+   * ones pinned at the top.
+   */
+  headers?: RangeEventHeaders;
+  /**
    * A nested session only: what it hangs from (docs/ranges.md, "Nested sessions"), so that observers can draw
    * it under its parent.
    */
@@ -943,6 +948,15 @@ export interface RangeEvent {
    * one.
    */
   cells?: RangeEventCells;
+}
+
+/**
+ * A session with section headers, when they changed: the sections whose headers show now, and the sticky ones
+ * pinned at the top.
+ */
+export interface RangeEventHeaders {
+  visible: number[];
+  pinned: number[];
 }
 
 /** A row of another range session (`range.create {parent}`), where the row is now. */
@@ -1558,10 +1572,26 @@ export interface RangeSection {
   lengths?: RangeLengths;
   /** The section's cell class name (MDTable's templates). */
   reuseIdentifier?: string;
+  /**
+   * The section has a header (docs/ranges.md, "Section headers"): a plain one shows while the section's first
+   * item is visible; a sticky one while any of its items is, pinned at the top once the first has scrolled
+   * past.
+   */
+  header?: RangeSectionHeader;
   /** The items' keys, one per item (a keyed session: every section with items gives them). */
   keys?: RangeKeys;
   /** The section's own key, unique among sections. */
   key?: string;
+}
+
+/**
+ * The section has a header (docs/ranges.md, "Section headers"): a plain one shows while the section's first
+ * item is visible; a sticky one while any of its items is, pinned at the top once the first has scrolled
+ * past.
+ */
+export interface RangeSectionHeader {
+  /** Pinned while its section is on screen (default false). */
+  sticky?: boolean;
 }
 
 /**
@@ -1873,6 +1903,8 @@ export interface RangeRanges {
   keys?: RangeKeyLists;
   /** A session with nested sessions only: each one by its parent row, ascending. */
   nested?: RangeRangesNestedItem[];
+  /** A session with section headers only: the sections whose headers show, and the sticky ones pinned. */
+  headers?: RangeRangesHeaders;
   /** A session with `viewability` only: per threshold name, the items viewable now. */
   viewable?: RangeViewable;
   /** A session with `cells` only: the bound cells, the parked ones per class, and counters. */
@@ -1884,6 +1916,12 @@ export interface RangeRangesNestedItem {
   path: IndexPath;
   /** Opaque id of a range session (`r-N`). */
   session: RangeSessionId;
+}
+
+/** A session with section headers only: the sections whose headers show, and the sticky ones pinned. */
+export interface RangeRangesHeaders {
+  visible: number[];
+  pinned: number[];
 }
 
 /** A session with `cells` only: the bound cells, the parked ones per class, and counters. */

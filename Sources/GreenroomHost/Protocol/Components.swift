@@ -450,6 +450,10 @@ enum SchemaName: String, CaseIterable {
             "enter": .ref(.rangeEnter),
             "exit": .ref(.rangeExit),
             "removed": .array(.ref(.indexPath), "`range.deleteItems`, `range.performBatchUpdates` and `range.applySnapshot`: the deleted items that were in a range (their paths before the deletion; highest first for `range.deleteItems`, ascending for a batch). Present only when there are some.").uniqueItems().minItems(1),
+            "headers": .object("A session with section headers, when they changed: the sections whose headers show now, and the sticky ones pinned at the top.", [
+                "visible": .array(.integer().minimum(0)),
+                "pinned": .array(.integer().minimum(0)),
+            ], required: ["visible", "pinned"]),
             "parent": .oneOf([
                 .object("A row of another range session (`range.create {parent}`), where the row is now.", ["session": .ref(.rangeSessionId), "item": .ref(.indexPath)], required: ["session", "item"]),
                 .object("A page of a page session (`range.create {page}`).", ["page": .object(nil, ["session": .ref(.pageSessionId), "index": .ref(.pageIndex)], required: ["session", "index"])], required: ["page"]),
@@ -703,6 +707,9 @@ enum SchemaName: String, CaseIterable {
             ], "The length of each of the `count` items (default 44)."),
             "lengths": .ref(.rangeLengths),
             "reuseIdentifier": .string("The section's cell class name (MDTable's templates)."),
+            "header": .object("The section has a header (docs/ranges.md, \"Section headers\"): a plain one shows while the section's first item is visible; a sticky one while any of its items is, pinned at the top once the first has scrolled past.", [
+                "sticky": .boolean("Pinned while its section is on screen (default false).").default(false),
+            ]),
             "keys": .allOf([.ref(.rangeKeys)], "The items' keys, one per item (a keyed session: every section with items gives them)."),
             "key": .string("The section's own key, unique among sections.").minLength(1).maxLength(256),
         ])
@@ -794,6 +801,10 @@ enum SchemaName: String, CaseIterable {
             "preload": .array(.ref(.indexPath), "Items in the preload range.").uniqueItems(),
             "keys": .allOf([.ref(.rangeKeyLists)], "A keyed session only: the keys beside `visible`, `display` and `preload`."),
             "nested": .array(.object(nil, ["path": .ref(.indexPath), "session": .ref(.rangeSessionId)], required: ["path", "session"]), "A session with nested sessions only: each one by its parent row, ascending."),
+            "headers": .object("A session with section headers only: the sections whose headers show, and the sticky ones pinned.", [
+                "visible": .array(.integer().minimum(0)),
+                "pinned": .array(.integer().minimum(0)),
+            ], required: ["visible", "pinned"]),
             "viewable": .allOf([.ref(named: "RangeViewable")], "A session with `viewability` only: per threshold name, the items viewable now."),
             "cells": .object("A session with `cells` only: the bound cells, the parked ones per class, and counters.", [
                 "reuseLimit": .integer().minimum(0),

@@ -6,10 +6,10 @@ import GreenroomRPC
 /// `range.performBatchUpdates`' updates (every member checked, its JSON path named), and applying a
 /// batch to the session, its cells and its events.
 extension RangeSessions {
-    /// One section object: its lengths, item keys, own key and reuse identifier.
+    /// One section object: its lengths, item keys, own key, reuse identifier and header.
     static func section(_ s: JSONObject, path: String) throws(RPCError)
-        -> (lengths: [Double], keys: [String]?, key: String?, reuseIdentifier: String?) {
-        let known = ["count", "itemLength", "lengths", "reuseIdentifier", "keys", "key"]
+        -> (lengths: [Double], keys: [String]?, key: String?, info: RangeSectionInfo) {
+        let known = ["count", "itemLength", "lengths", "reuseIdentifier", "keys", "key", "header"]
         for key in s.keys where !known.contains(key) {
             throw .invalidParams(path: "\(path)\(key)", "unknown member (known: \(known.joined(separator: ", ")))")
         }
@@ -30,7 +30,13 @@ extension RangeSessions {
             }
             key = name
         }
-        return (lengths, keys, key, reuse)
+        var header: SectionHeader?
+        if let h = s["header"] {
+            guard case .object(let o) = h else { throw .invalidParams(path: "\(path)header", "expected object, got \(h.typeName)") }
+            for k in o.keys where k != "sticky" { throw .invalidParams(path: "\(path)header.\(k)", "unknown member (known: sticky)") }
+            header = SectionHeader(sticky: try o["sticky"].map { v throws(RPCError) in try Bool.decodeParam(v, path: "\(path)header.sticky") } ?? false)
+        }
+        return (lengths, keys, key, RangeSectionInfo(reuseIdentifier: reuse, header: header))
     }
 
     /// `layout: {columns, spacing?}`, checked, and every section's items of one length (the row's).
@@ -97,7 +103,7 @@ extension RangeSessions {
     /// One update of a batch, every member checked. `data`: a cell session's data for inserted items;
     /// `reuse`: the reuse identifiers of inserted sections.
     static func batchUpdate(_ u: JSONObject, path: String) throws(RPCError)
-        -> (op: RangeBatchOp, data: [JSONValue]?, reuse: [String?]?) {
+        -> (op: RangeBatchOp, data: [JSONValue]?, sections: [RangeSectionInfo]?) {
         guard let name = u["op"]?.stringValue else {
             throw .invalidParams(path: "\(path)op", "is required: deleteItems, insertItems, moveItem, reloadItems, setLengths, insertSections, deleteSections or moveSection")
         }
@@ -158,24 +164,24 @@ extension RangeSessions {
                 throw .invalidParams(path: "\(path)sections", "expected a non-empty array of sections")
             }
             var specs: [RangeSectionItems] = []
-            var reuse: [String?] = []
+            var infos: [RangeSectionInfo] = []
             for (k, v) in list.enumerated() {
                 guard case .object(let o) = v else { throw .invalidParams(path: "\(path)sections[\(k)]", "expected object, got \(v.typeName)") }
                 let sec = try section(o, path: "\(path)sections[\(k)].")
                 specs.append(RangeSectionItems(items: RangeItems(lengths: sec.lengths, keys: sec.keys), key: sec.key))
-                reuse.append(sec.reuseIdentifier)
+                infos.append(sec.info)
             }
-            return (.insertSections(at: at, specs), nil, reuse)
+            return (.insertSections(at: at, specs), nil, infos)
         }
     }
 
-    /// Applies a checked batch: the session, then its reuse identifiers and cells (deleted items' cells
+    /// Applies a checked batch: the session, then its sections' info and cells (deleted items' cells
     /// let go, the rest follow their items, reloaded ones bind again), then one update with its events.
     /// Returns the reply: the summary with `applied`.
     func applyBatch(_ e: RangeEntry, _ ops: [RangeBatchOp], data: [(update: Int, values: [JSONValue])],
-                    reuse: [Int: [String?]]) throws(RPCError) -> JSONObject {
+                    sections: [Int: [RangeSectionInfo]]) throws(RPCError) -> JSONObject {
         let s = e.session
-        let oldReuse = e.reuseIdentifiers
+        let oldInfo = e.sectionInfo
         let r = try mappingErrors(RPCError.init) { () throws(RangeBatchError) in try s.performBatch(ops) }
         var notes = RangeChangeNotes()
         var oldPaths: [Int: JSONValue] = [:]
@@ -184,14 +190,16 @@ extension RangeSessions {
         for m in r.moved where m.inRange {
             notes.moved.append(["from": Self.pathJSON(m.fromPath), "to": pathJSON(s, m.to)])
         }
-        // Reuse identifiers follow their sections; inserted ones come from their updates.
-        var insertedAt: [Int: String?] = [:]
+        // Sections' info follows its sections; inserted ones' comes from their updates.
+        var insertedAt: [Int: RangeSectionInfo] = [:]
         for (u, op) in ops.enumerated() {
-            if case .insertSections(let at, let specs) = op { for k in 0..<specs.count { insertedAt[at + k] = reuse[u]?[k] ?? nil } }
+            if case .insertSections(let at, let specs) = op {
+                for k in 0..<specs.count { insertedAt[at + k] = sections[u]?[k] ?? RangeSectionInfo() }
+            }
         }
-        e.reuseIdentifiers = r.sectionSources.enumerated().map { j, source in
-            if let o = source { return o < oldReuse.count ? oldReuse[o] : nil }
-            return insertedAt[j] ?? nil
+        e.sectionInfo = r.sectionSources.enumerated().map { j, source in
+            if let o = source { return o < oldInfo.count ? oldInfo[o] : RangeSectionInfo() }
+            return insertedAt[j] ?? RangeSectionInfo()
         }
         itemsRemapped(e, r.newFlat, oldPath: { oldPaths[$0] ?? .null }, notes: &notes)
         if let cells = e.cells {

@@ -64,7 +64,7 @@ extension RangeSessions {
     /// The class of the cells of flat index `f`'s section, when its reuse identifier names one.
     func cellClass(_ e: RangeEntry, _ f: Int) -> ContainerClass? {
         let section = e.session.path(f).section
-        guard section < e.reuseIdentifiers.count, let name = e.reuseIdentifiers[section] else { return nil }
+        guard section < e.sectionInfo.count, let name = e.sectionInfo[section].reuseIdentifier else { return nil }
         return host.classes[name]
     }
 

@@ -84,7 +84,7 @@ extension RangeSessions {
     func registerRangeMethods(into r: inout MethodRegistry<HostConnection>) {
         r.register(RangeCreate.self) { [unowned self] conn, p throws(RPCError) in
             var sections: [[Double]] = []
-            var reuse: [String?] = []
+            var infos: [RangeSectionInfo] = []
             var itemKeys: [[String]?] = []
             var sectionKeys: [String?] = []
             if let list = p.sections {
@@ -96,7 +96,7 @@ extension RangeSessions {
                     sections.append(section.lengths)
                     itemKeys.append(section.keys)
                     sectionKeys.append(section.key)
-                    reuse.append(section.reuseIdentifier)
+                    infos.append(section.info)
                 }
                 guard !sections.isEmpty else { throw .invalidParams(path: "sections", "must not be empty") }
             } else {
@@ -158,7 +158,7 @@ extension RangeSessions {
                 }
                 let limit = try c["reuseLimit"].map { v throws(RPCError) in try Int.decodeParam(v, path: "cells.reuseLimit") } ?? 8
                 guard limit >= 0, limit <= 1000 else { throw .invalidParams(path: "cells.reuseLimit", "must be between 0 and 1000") }
-                guard reuse.contains(where: { $0.map { host.classes[$0] != nil } ?? false }) else {
+                guard infos.contains(where: { $0.reuseIdentifier.map { host.classes[$0] != nil } ?? false }) else {
                     throw .invalidParams(path: "cells", "no section's reuseIdentifier names a class: cells need one")
                 }
                 cellOptions = RangeCells(reuseLimit: limit)
@@ -180,7 +180,8 @@ extension RangeSessions {
                                        viewportCross: horizontal ? vp.height : vp.width, horizontal: horizontal,
                                        tuning: tuning, leadingScreens: leading, prepend: prepend, strategy: strategy,
                                        lazy: lazy, visible: visible, keys: keys, sectionKeys: sectionKeys, grid: grid)
-            let e = RangeEntry(session: session, owner: conn, reuseIdentifiers: reuse)
+            let e = RangeEntry(session: session, owner: conn,
+                               sectionInfo: infos.isEmpty ? Array(repeating: RangeSectionInfo(), count: sections.count) : infos)
             if let cells = cellOptions {
                 for (i, d) in (p.data ?? []).enumerated() { cells.data[i] = d }
                 e.cells = cells
@@ -361,6 +362,7 @@ extension RangeSessions {
             }
             if e.cells != nil { state["cells"] = cellsState(e) }
             if !e.nested.isEmpty { state["nested"] = nestedState(of: e) }
+            if e.hasHeaders { state["headers"] = headersJSON(headers(e)) }
             if let viewable = viewableState(e) { state["viewable"] = viewable }
             return .object(state)
         }
@@ -410,16 +412,16 @@ extension RangeSessions {
             guard !p.updates.isEmpty, p.updates.count <= 100_000 else { throw .invalidParams(path: "updates", "must have 1 to 100000 entries") }
             var ops: [RangeBatchOp] = []
             var data: [(update: Int, values: [JSONValue])] = []
-            var reuse: [Int: [String?]] = [:]
+            var infos: [Int: [RangeSectionInfo]] = [:]
             for (i, u) in p.updates.enumerated() {
                 let decoded = try Self.batchUpdate(u, path: "updates[\(i)].")
                 ops.append(decoded.op)
                 if let d = decoded.data { data.append((i, d)) }
-                if let r = decoded.reuse { reuse[i] = r }
+                if let r = decoded.sections { infos[i] = r }
             }
             let e = try entry(p.session, owner: conn)
             if !data.isEmpty, e.cells == nil { throw .invalidParams(path: "updates[\(data[0].update)].data", "item data is for a session with cells") }
-            return .object(try applyBatch(e, ops, data: data, reuse: reuse))
+            return .object(try applyBatch(e, ops, data: data, sections: infos))
         }
         r.register(RangeApplySnapshot.self) { [unowned self] conn, p throws(RPCError) in
             var given: [(keys: [String], lengths: [Double]?)] = []
@@ -463,7 +465,7 @@ extension RangeSessions {
                 reply["applied"] = ["deleted": 0, "inserted": 0, "moved": 0, "reloaded": 0, "resized": 0]
                 return .object(reply)
             }
-            return .object(try applyBatch(e, ops, data: [], reuse: [:]))
+            return .object(try applyBatch(e, ops, data: [], sections: [:]))
         }
         r.register(RangeDestroy.self) { [unowned self] conn, p throws(RPCError) in
             let e = try entry(p.session, owner: conn)

@@ -2,13 +2,32 @@ import GreenroomCore
 import GreenroomJSON
 import GreenroomRPC
 
+/// A section's header: a sticky one stays pinned at the top while its section is on screen
+/// (UICollectionViewFlowLayout's `sectionHeadersPinToVisibleBounds`, UITableView's plain-style headers,
+/// React Native's `stickyHeaderIndices`).
+struct SectionHeader: Equatable {
+    var sticky: Bool
+}
+
+/// What the host keeps per section.
+struct RangeSectionInfo: Equatable {
+    var reuseIdentifier: String?
+    var header: SectionHeader?
+}
+
 final class RangeEntry {
     let session: RangeSession
     let owner: String
     /// The owning connection (its sessions are destroyed when it closes; weak all the same).
     weak var connection: HostConnection?
-    /// Reuse identifiers per section (MDTable's templates), when given.
-    var reuseIdentifiers: [String?]
+    /// What the host keeps per section: its reuse identifier (MDTable's templates, the cells' class) and
+    /// its header, if any. They follow their sections through batches.
+    var sectionInfo: [RangeSectionInfo] {
+        didSet { hasHeaders = sectionInfo.contains { $0.header != nil } }
+    }
+    private(set) var hasHeaders = false
+    /// Which sections' headers were visible and pinned at the last update (sessions with headers only).
+    var headerState: (visible: [Int], pinned: [Int]) = ([], [])
     /// Rows as containers (`cells`), when asked for.
     var cells: RangeCells?
     /// Viewability thresholds and their state (`viewability`), when asked for (RangeViewability.swift).
@@ -21,11 +40,12 @@ final class RangeEntry {
     var nested: [Int: [RangeEntry]] = [:]
     /// The scroll stream's reply, encoded once per (mode, direction): it rarely changes.
     var streamReply: (mode: RangeMode, forward: Bool, json: EncodedJSON)?
-    init(session: RangeSession, owner: HostConnection, reuseIdentifiers: [String?]) {
+    init(session: RangeSession, owner: HostConnection, sectionInfo: [RangeSectionInfo]) {
         self.session = session
         self.owner = owner.id
         self.connection = owner
-        self.reuseIdentifiers = reuseIdentifiers
+        self.sectionInfo = sectionInfo
+        hasHeaders = sectionInfo.contains { $0.header != nil }
     }
 }
 
@@ -106,11 +126,17 @@ public final class RangeSessions: HostDomain {
         // Viewability is judged at every call that moves or changes what is on screen, ranges changed or not.
         defer { if e.viewability != nil { evaluateViewability(e) } }
         let u = s.updateIfNeeded()
+        var headersNow: (visible: [Int], pinned: [Int])?
+        if e.hasHeaders {
+            let h = headers(e)
+            if h != e.headerState { headersNow = h }
+        }
         // Most scroll steps change nothing: no event to route, no batch to judge.
-        if u.isEmpty && notes.isEmpty && !checkBatch && decided == nil { return }
+        if u.isEmpty && notes.isEmpty && !checkBatch && decided == nil && headersNow == nil { return }
         let target = e.connection
         let cellsJSON = e.cells == nil ? nil : applyCells(e, u, removedCells: notes.removedCells, rebind: notes.rebind)
-        if (!u.isEmpty || !notes.removed.isEmpty || !notes.moved.isEmpty || cellsJSON != nil),
+        if let h = headersNow { e.headerState = h }
+        if (!u.isEmpty || !notes.removed.isEmpty || !notes.moved.isEmpty || cellsJSON != nil || headersNow != nil),
            host.events.wants(mask: Self.rangeTopic, owner: target) {
             var f: JSONObject = [
                 "session": .string(s.id), "mode": .string(s.mode.rawValue), "direction": .string(s.direction.wireName),
@@ -129,6 +155,7 @@ public final class RangeSessions: HostDomain {
             }
             if let cellsJSON { f["cells"] = cellsJSON }
             if let parent = parentJSON(e) { f["parent"] = parent }
+            if let h = headersNow { f["headers"] = headersJSON(h) }
             host.events.emit(RangeTopic.self, owner: target, f)
         }
         defer { if !e.nested.isEmpty && !u.isEmpty { parentRowsChanged(e, u) } }
@@ -177,6 +204,32 @@ public final class RangeSessions: HostDomain {
         }
         viewabilityRemapped(e, newFlat, oldPath: oldPath)
         parentRowsMoved(e, newFlat)
+    }
+
+    /// The sections whose headers show now, and the sticky ones pinned: a plain header shows while its
+    /// section's first item is visible; a sticky one while any of its items is, pinned once its first item
+    /// has scrolled past the viewport's start. O(sections on screen).
+    func headers(_ e: RangeEntry) -> (visible: [Int], pinned: [Int]) {
+        let s = e.session
+        let v = s.visible
+        guard !v.isEmpty else { return ([], []) }
+        var visible: [Int] = [], pinned: [Int] = []
+        for sec in s.path(v.lo).section...s.path(v.hi - 1).section {
+            guard sec < e.sectionInfo.count, let h = e.sectionInfo[sec].header else { continue }
+            let first = s.sectionStarts[sec]
+            guard first < s.sectionStarts[sec + 1] else { continue }  // an empty section shows no items
+            if v.contains(first) {
+                visible.append(sec)
+            } else if h.sticky {
+                visible.append(sec)
+                pinned.append(sec)
+            }
+        }
+        return (visible, pinned)
+    }
+
+    func headersJSON(_ h: (visible: [Int], pinned: [Int])) -> JSONValue {
+        ["visible": .array(h.visible.map { .int($0) }), "pinned": .array(h.pinned.map { .int($0) })]
     }
 
     /// `{"session", "mode", "direction"}`, re-encoded only when mode or direction change.
@@ -250,8 +303,8 @@ public final class RangeSessions: HostDomain {
         let containers = host.containers!
         let s = e.session
         var seen = Set<String>()
-        for (section, name) in e.reuseIdentifiers.enumerated() {
-            guard let id = name, host.classes[id] != nil, !seen.contains(id) else { continue }
+        for (section, info) in e.sectionInfo.enumerated() {
+            guard let id = info.reuseIdentifier, host.classes[id] != nil, !seen.contains(id) else { continue }
             let first = s.sectionStarts[section]
             guard first < s.sectionStarts[section + 1] else { continue }  // an empty section says no size
             seen.insert(id)

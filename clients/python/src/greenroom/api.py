@@ -169,6 +169,7 @@ __all__ = [
     "RangeEventCells",
     "RangeEventCellsBoundItem",
     "RangeEventCellsUnboundItem",
+    "RangeEventHeaders",
     "RangeEventKeys",
     "RangeEventMovedItem",
     "RangeEventParentVariant1",
@@ -192,8 +193,10 @@ __all__ = [
     "RangeRanges",
     "RangeRangesCells",
     "RangeRangesCellsBoundItem",
+    "RangeRangesHeaders",
     "RangeRangesNestedItem",
     "RangeSection",
+    "RangeSectionHeader",
     "RangeSession",
     "RangeSessionHandle",
     "RangeSessionId",
@@ -1294,6 +1297,18 @@ class RangeEventCells(TypedDict):
     unbound: list[RangeEventCellsUnboundItem]
 
 
+class RangeEventHeaders(TypedDict):
+    """A session with section headers, when they changed: the sections whose headers show now, and the sticky
+    ones pinned at the top.
+
+    - ``visible``
+    - ``pinned``
+    """
+
+    visible: list[int]
+    pinned: list[int]
+
+
 class RangeKeyLists(TypedDict):
     """A keyed session only: the keys of the paths beside them, in the same order.
 
@@ -1390,6 +1405,8 @@ class RangeEvent(TypedDict):
     - ``removed`` (optional): `range.deleteItems`, `range.performBatchUpdates` and `range.applySnapshot`:
       the deleted items that were in a range (their paths before the deletion; highest first for
       `range.deleteItems`, ascending for a batch). Present only when there are some.
+    - ``headers`` (optional): A session with section headers, when they changed: the sections whose
+      headers show now, and the sticky ones pinned at the top.
     - ``parent`` (optional): A nested session only: what it hangs from (docs/ranges.md, "Nested
       sessions"), so that observers can draw it under its parent.
     - ``moved`` (optional): A batch's moved items that were in a range: their paths before and after it.
@@ -1409,6 +1426,7 @@ class RangeEvent(TypedDict):
     enter: RangeEnter
     exit: RangeExit
     removed: NotRequired[list[IndexPath]]
+    headers: NotRequired[RangeEventHeaders]
     parent: NotRequired[RangeEventParentVariant1 | RangeEventParentVariant2]
     moved: NotRequired[list[RangeEventMovedItem]]
     keys: NotRequired[RangeEventKeys]
@@ -2058,6 +2076,17 @@ beside index paths. A duplicate is -32602 naming both places.
 """
 
 
+class RangeSectionHeader(TypedDict):
+    """The section has a header (docs/ranges.md, "Section headers"): a plain one shows while the section's first
+    item is visible; a sticky one while any of its items is, pinned at the top once the first has scrolled
+    past.
+
+    - ``sticky`` (optional): Pinned while its section is on screen (default false).
+    """
+
+    sticky: NotRequired[bool]
+
+
 class RangeSection(TypedDict):
     """One section: `count` items of `itemLength` (default 44), or the `lengths` list (then `count`, when given,
     must equal its length: -32602 `sections[i].count`). `reuseIdentifier` names the section's cell class (as
@@ -2068,6 +2097,9 @@ class RangeSection(TypedDict):
     - ``itemLength`` (optional): The length of each of the `count` items (default 44).
     - ``lengths`` (optional)
     - ``reuseIdentifier`` (optional): The section's cell class name (MDTable's templates).
+    - ``header`` (optional): The section has a header (docs/ranges.md, "Section headers"): a plain one
+      shows while the section's first item is visible; a sticky one while any of its items is, pinned at
+      the top once the first has scrolled past.
     - ``keys`` (optional): The items' keys, one per item (a keyed session: every section with items gives
       them).
     - ``key`` (optional): The section's own key, unique among sections.
@@ -2077,6 +2109,7 @@ class RangeSection(TypedDict):
     itemLength: NotRequired[RangeLength]
     lengths: NotRequired[RangeLengths]
     reuseIdentifier: NotRequired[str]
+    header: NotRequired[RangeSectionHeader]
     keys: NotRequired[RangeKeys]
     key: NotRequired[str]
 
@@ -2416,6 +2449,17 @@ class RangeRangesCells(TypedDict):
     released: int
 
 
+class RangeRangesHeaders(TypedDict):
+    """A session with section headers only: the sections whose headers show, and the sticky ones pinned.
+
+    - ``visible``
+    - ``pinned``
+    """
+
+    visible: list[int]
+    pinned: list[int]
+
+
 class RangeRangesNestedItem(TypedDict):
     """The ``RangeRangesNestedItem`` object.
 
@@ -2442,6 +2486,8 @@ class RangeRanges(TypedDict):
     - ``preload``: Items in the preload range.
     - ``keys`` (optional): A keyed session only: the keys beside `visible`, `display` and `preload`.
     - ``nested`` (optional): A session with nested sessions only: each one by its parent row, ascending.
+    - ``headers`` (optional): A session with section headers only: the sections whose headers show, and
+      the sticky ones pinned.
     - ``viewable`` (optional): A session with `viewability` only: per threshold name, the items viewable
       now.
     - ``cells`` (optional): A session with `cells` only: the bound cells, the parked ones per class, and
@@ -2455,6 +2501,7 @@ class RangeRanges(TypedDict):
     preload: list[IndexPath]
     keys: NotRequired[RangeKeyLists]
     nested: NotRequired[list[RangeRangesNestedItem]]
+    headers: NotRequired[RangeRangesHeaders]
     viewable: NotRequired[RangeViewable]
     cells: NotRequired[RangeRangesCells]
 
