@@ -183,26 +183,21 @@ public struct LengthTree {
         return acc
     }
 
-    public func length(at index: Int) -> Double {
+    /// The node holding item `index`, nil out of range: O(log n).
+    private func node(at index: Int) -> Int? {
         var t = root, k = index
         while t >= 0 {
             let i = Int(t)
             let ls = sizeOf(left[i])
-            if k < ls { t = left[i] } else if k == ls { return length[i] } else { k -= ls + 1; t = right[i] }
+            if k < ls { t = left[i] } else if k == ls { return i } else { k -= ls + 1; t = right[i] }
         }
-        return 0
+        return nil
     }
 
+    public func length(at index: Int) -> Double { node(at: index).map { length[$0] } ?? 0 }
+
     /// The tag of item `index` (-1: untagged or out of range): O(log n).
-    public func tag(at index: Int) -> Int32 {
-        var t = root, k = index
-        while t >= 0 {
-            let i = Int(t)
-            let ls = sizeOf(left[i])
-            if k < ls { t = left[i] } else if k == ls { return tags[i] } else { k -= ls + 1; t = right[i] }
-        }
-        return -1
-    }
+    public func tag(at index: Int) -> Int32 { node(at: index).map { tags[$0] } ?? -1 }
 
     /// Every item's tag in order: O(n).
     public func allTags() -> [Int32] {
