@@ -59,12 +59,14 @@ struct RangeBench {
         return (batch, singles)
     }
 
-    /// `range.didScroll` round trips (median, microseconds) of a drag through a feed of `rows` rows, each
-    /// holding a nested carousel session, or none: what following the rows' children costs the parent.
+    /// `range.didScroll` round trips (median, microseconds) of a drag through a feed holding `rows` nested
+    /// carousel sessions spread over its rows, or none: what following the rows' children costs the parent.
     func nestedDidScroll(rows: Int, nested: Bool, steps: Int) throws -> Double {
-        let feed = try createSession(items: rows)
+        // Long enough for the drag (one row a step); the carousels spread evenly over it.
+        let feedRows = max(rows, steps + 20)
+        let feed = try createSession(items: feedRows)
         if nested {
-            for r in 0..<rows {
+            for r in stride(from: 0, to: feedRows, by: max(1, feedRows / rows)).prefix(rows) {
                 _ = try client.call("range.create", ["count": 20, "itemLength": 120, "axis": "horizontal",
                                                      "viewport": ["width": 375, "height": 44],
                                                      "parent": ["session": .string(feed), "item": [0, .int(r)]]])
