@@ -94,5 +94,5 @@ let package = Package(
             dependencies: ["GreenroomHost", "GreenroomUV", "GreenroomJSON", "GreenroomCore", "CGreenroomPlugin", "CLibUV"]),
     ],
     // The host is single-threaded by design (one libuv loop); Swift 5 mode keeps C callbacks plain.
-    swiftLanguageModes: [.v5]
+    swiftLanguageModes: [.v6]
 )

@@ -25,6 +25,8 @@ enum JanssonArena {
 
     static let size = 1 << 20
 
+    /// Two arenas, each touched only by the thread that owns it (`mine()` checks `pthread_self`), so the
+    /// shared storage is never raced although Swift cannot prove it.
     nonisolated(unsafe) static var slots: (Slot, Slot) = (Slot(), Slot())
 
     /// The arena owned by the calling thread, if any.
@@ -39,6 +41,7 @@ enum JanssonArena {
         }
     }
 
+    /// Set once, on the loop thread, before any other thread makes a Jansson value.
     nonisolated(unsafe) static var installed = false
 
     /// Gives an arena to `thread`. Call on the loop thread before `thread` makes Jansson values (for

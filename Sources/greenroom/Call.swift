@@ -1,5 +1,6 @@
 import ArgumentParser
 import Glibc
+import GreenroomHost
 import GreenroomJSON
 import GreenroomUV
 
@@ -19,7 +20,7 @@ struct Call: ParsableCommand {
         if var text = params {
             if text == "-" { text = readAllStdin() }
             do { paramsValue = try JSONCodec.decode(text) } catch {
-                fputs("greenroom call: params are not JSON: \(error)\n", stderr)
+                writeStandardError("greenroom call: params are not JSON: \(error)\n")
                 throw ExitCode(64)
             }
         }
@@ -39,12 +40,12 @@ struct Call: ParsableCommand {
             }
             let reply = try client.roundTrip(id: 1, method: method, params: paramsValue)
             if let error = reply["error"] {
-                fputs(JSONCodec.encodeString(error) + "\n", stderr)
+                writeStandardError(JSONCodec.encodeString(error) + "\n")
                 throw ExitCode(2)
             }
             print(JSONCodec.encodeString(reply["result"] ?? .null))
         } catch let e as LineClient.Failure {
-            fputs("greenroom call: \(e.description)\n", stderr)
+            writeStandardError("greenroom call: \(e.description)\n")
             throw ExitCode(1)
         }
     }

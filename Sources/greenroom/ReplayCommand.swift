@@ -40,7 +40,7 @@ struct ReplayCommand: ParsableCommand {
             return
         }
         if let difference = TranscriptComparison(recorded: transcript, received: received).difference() {
-            fputs(difference, stdout)
+            print(difference, terminator: "")
             throw ExitCode(1)
         }
         print("greenroom replay: \(file): the same (\(transcript.entries.filter { if case .send = $0 { true } else { false } }.count) requests, \(received.count) messages)")
@@ -125,7 +125,7 @@ struct ReplayCommand: ParsableCommand {
     }
 
     private func refuse(_ message: String) -> ExitCode {
-        fputs("greenroom replay: \(message)\n", stderr)
+        writeStandardError("greenroom replay: \(message)\n")
         return ExitCode(2)
     }
 }
@@ -147,17 +147,17 @@ struct TranscriptCommand: ParsableCommand {
         func run() throws {
             func load(_ path: String) throws -> Transcript {
                 guard let text = readFile(path) else {
-                    fputs("greenroom transcript diff: cannot read \(path)\n", stderr)
+                    writeStandardError("greenroom transcript diff: cannot read \(path)\n")
                     throw ExitCode(2)
                 }
                 do { return try Transcript.parse(text, name: path) } catch {
-                    fputs("greenroom transcript diff: \(error.description)\n", stderr)
+                    writeStandardError("greenroom transcript diff: \(error.description)\n")
                     throw ExitCode(2)
                 }
             }
             let a = try load(recorded), b = try load(replayed)
             if let difference = TranscriptComparison(recorded: a, received: b.received).difference() {
-                fputs(difference, stdout)
+                print(difference, terminator: "")
                 throw ExitCode(1)
             }
         }
@@ -200,7 +200,7 @@ final class TranscriptFile: TranscriptSink {
     init?(path: String) {
         file = fopen(path, "wb")
         if file == nil {
-            fputs("greenroom: cannot record to \(path): \(String(cString: strerror(errno)))\n", stderr)
+            writeStandardError("greenroom: cannot record to \(path): \(String(cString: strerror(errno)))\n")
             return nil
         }
     }

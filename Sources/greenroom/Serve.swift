@@ -148,7 +148,7 @@ struct Serve: ParsableCommand {
         config.plugins.restartLimitPerMinute = pluginRestartLimit
         config.plugins.startTimeoutMs = pluginStartTimeoutMs
         if pluginIsolation == "none" && hookTimeoutMs != nil && !plugins.isEmpty {
-            fputs("greenroom: warning: --hook-timeout-ms is not enforced with --plugin-isolation none: an in-process hook cannot be stopped\n", stderr)
+            writeStandardError("greenroom: warning: --hook-timeout-ms is not enforced with --plugin-isolation none: an in-process hook cannot be stopped\n")
         }
         config.scriptedMemoryBudgetBytes = scriptedMemoryBudgetBytes
         config.readAhead = readAhead == "on" || (readAhead == "auto" && sysconf(Int32(_SC_NPROCESSORS_ONLN)) > 1)
@@ -161,12 +161,12 @@ struct Serve: ParsableCommand {
     func run() throws {
         // Start-up refusals (as opposed to malformed flags) exit 2 with one clear line.
         func refuse(_ message: String) -> ExitCode {
-            fputs("greenroom: \(message)\n", stderr)
+            writeStandardError("greenroom: \(message)\n")
             return ExitCode(2)
         }
         if bindAny && listen.isEmpty { throw refuse("--bind-any only makes sense with --listen tcp:HOST:PORT or ws:HOST:PORT") }
         if allowOrigin.contains("*") {
-            fputs("greenroom: warning: --allow-origin * lets any web page you visit drive this host through its ws: listener\n", stderr)
+            writeStandardError("greenroom: warning: --allow-origin * lets any web page you visit drive this host through its ws: listener\n")
         }
         if bindAny && tokenFile == nil { throw refuse("--bind-any requires --token-file") }
         raiseFileLimit()  // up to --max-connections sockets plus listeners
@@ -203,18 +203,18 @@ struct Serve: ParsableCommand {
                 "listen": .array(server.listenAddresses.map { .string($0) }), "clock": "\(clock)",
                 "plugins": "\(plugins.count + pluginCommands.count)"])
             print("{\"event\":\"ready\",\"listen\":[\(listenJSON)],\"pid\":\(getpid())}")
-            fflush(stdout)
+            fflush(nil)  // every stream: naming `stdout` is a shared global to Swift 6
             try server.run()
             // Shutdown closes every handle it made: one still open is a leak, and the exit says so.
             if !server.handlesLeftAtExit.isEmpty {
-                fputs("greenroom: libuv handles left open at exit (a leak): \(server.handlesLeftAtExit.joined(separator: ", "))\n", stderr)
+                writeStandardError("greenroom: libuv handles left open at exit (a leak): \(server.handlesLeftAtExit.joined(separator: ", "))\n")
                 throw ExitCode(70)
             }
         } catch let e as ServerSetupError {
-            fputs("greenroom: \(e.description)\n", stderr)
+            writeStandardError("greenroom: \(e.description)\n")
             throw ExitCode(2)
         } catch let e as UVError {
-            fputs("greenroom: \(e.description)\n", stderr)
+            writeStandardError("greenroom: \(e.description)\n")
             throw ExitCode(2)
         }
     }

@@ -32,7 +32,8 @@ func register(_ api: UnsafePointer<greenroom_host_api>?, _ host: OpaquePointer?,
     }
 }
 
-/// The names `registerListing` puts in `optional_hooks` (a global: init functions are C function pointers).
+/// The names `registerListing` puts in `optional_hooks` (a global: init functions are C function pointers,
+/// which capture nothing; the tests that use it run one at a time, serialized by the suite).
 nonisolated(unsafe) var optionalHookNames: [String] = []
 
 /// Registers a fake class whose table lists `names` in `optional_hooks` (NULL-terminated).
@@ -75,7 +76,8 @@ func talkingClass(_ api: UnsafePointer<greenroom_host_api>?) -> greenroom_class 
     return table
 }
 
-/// The pointers a plugin kept from its init, for the "after init" test.
+/// The pointers a plugin kept from its init, for the "after init" test (globals for a C function pointer,
+/// written and read by that one test).
 nonisolated(unsafe) var keptAPI: UnsafePointer<greenroom_host_api>?
 nonisolated(unsafe) var keptHost: OpaquePointer?
 

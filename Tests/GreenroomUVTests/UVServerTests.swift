@@ -101,6 +101,7 @@ import Testing
         #expect(access("\(dir)/host.sock", F_OK) != 0, "the socket file was left behind")
     }
 
+    /// A server running on a thread of its own: the test reads `error` only after joining that thread.
     final class Running: @unchecked Sendable {
         let server: UVServer
         var error: Error?

@@ -112,7 +112,7 @@ extension PageSessions {
 
     func registerPageMethods(into r: inout MethodRegistry<HostConnection>) {
         r.register(PageCreate.self) { [unowned self] conn, p throws(RPCError) in
-            var (classes, data) = try pageList(className: p.className, pages: p.pages, count: p.count, data: p.data)
+            let (classes, data) = try pageList(className: p.className, pages: p.pages, count: p.count, data: p.data)
             guard !classes.isEmpty, classes.count <= 1_000_000 else {
                 throw .invalidParams(path: p.pages != nil ? "pages" : "count", "must have 1 to 1000000 pages")
             }

@@ -40,7 +40,8 @@ final class PluginHostContext {
     /// The last error the plugin logged while init ran, for `initFailed`'s message.
     var lastErrorDuringInit: String?
 
-    /// Background work when the context has no host (a plugin worker process runs its own).
+    /// Background work when the context has no host (a plugin worker process runs its own). Set once,
+    /// when the worker starts and before any plugin runs; C callbacks (which cannot capture) read it.
     nonisolated(unsafe) static var processScheduler: WorkScheduler?
 
     /// The byte limit on one call's output (`set_output`); past it the call fails.
@@ -152,7 +153,9 @@ final class PluginHostContext {
 /// The host API table every plugin receives. One table for the process; `greenroom_host *` tells
 /// plugins (and hosts) apart.
 enum PluginHostAPI {
-    static let table: UnsafePointer<greenroom_host_api> = {
+    /// Built once, on first use, and never written again: plugins only read it (through the pointer they
+    /// keep), so sharing it across threads is safe though its pointer type is not `Sendable`.
+    nonisolated(unsafe) static let table: UnsafePointer<greenroom_host_api> = {
         let t = UnsafeMutablePointer<greenroom_host_api>.allocate(capacity: 1)
         t.initialize(to: greenroom_host_api(
             abi_version: UInt32(GREENROOM_PLUGIN_ABI_VERSION),

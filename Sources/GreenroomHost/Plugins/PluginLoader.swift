@@ -102,7 +102,7 @@ public enum PluginLoader {
 
     /// The default logger: one line per message on stderr.
     public static func logToStandardError(plugin: String, level: PluginLogLevel, message: String) {
-        fputs("greenroom: plugin \(plugin): \(level.rawValue): \(message)\n", stderr)
+        writeStandardError("greenroom: plugin \(plugin): \(level.rawValue): \(message)\n")
     }
 
     private static func lastDLError() -> String? {

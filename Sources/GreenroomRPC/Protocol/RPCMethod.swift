@@ -7,7 +7,7 @@ import GreenroomJSON
 ///
 /// Adding a method: one type conforming to this protocol (beside its group's others), its line in the
 /// host's list of methods, its handler, and a fixture in rpc-schema/fixtures.
-public protocol RPCMethod {
+public protocol RPCMethod: Sendable {
     associatedtype Params: RPCParams = NoParams
     /// The wire name (`"page.didScroll"`).
     static var name: String { get }
@@ -67,6 +67,9 @@ public struct NoParams: RPCParams {
 /// One member of a method's params: its name, description and schema, whether it is required, and how
 /// it is decoded into the params value. Decoding errors are -32602 with `data.path` naming the member
 /// (and the element or member inside it).
+///
+/// `@unchecked Sendable`: its closures are not `@Sendable`, but each only writes through a key path into
+/// the params value it is given; they capture nothing mutable and are built once, in static tables.
 public struct ParamField<P>: @unchecked Sendable {
     public let name: String
     public let description: String
@@ -164,7 +167,7 @@ extension RPCParams {
 
 /// One event topic as a Swift type: its name (the notification's `method`), its documentation and its
 /// params' schema. The document's `x-notifications` is generated from these.
-public protocol RPCEvent {
+public protocol RPCEvent: Sendable {
     static var topic: String { get }
     static var summary: String { get }
     static var description: String { get }

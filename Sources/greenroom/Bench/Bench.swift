@@ -1,6 +1,7 @@
 import ArgumentParser
 import CJansson
 import Glibc
+import GreenroomHost
 import Histogram
 
 /// `greenroom bench`: measures the host and, in the same run with the same load generator, the
@@ -183,7 +184,7 @@ struct Bench: ParsableCommand {
                           values: [key: costs.hit, "C worker": langs.c.hit],
                           ratio: ("\(key) / C", costs.hit / langs.c.hit), budget: nil)
             }
-            for why in langs.missing { fputs("greenroom bench: no plugin language row for \(why)\n", stderr) }
+            for why in langs.missing { writeStandardError("greenroom bench: no plugin language row for \(why)\n") }
             let during = try PluginBench.pingsDuringLongHook(dir: dir, hookMs: 1000)
             table.add("ping while another plugin's hook runs 1 s", unit: "us",
                       values: ["p50": during.p50, "p99": during.p99, "max": during.max, "pings": Double(during.count)],
@@ -230,7 +231,7 @@ struct Bench: ParsableCommand {
             }
             let create1k = PrerenderBench.median(creates)
             let small = try ranges.createSession(items: 1_000)
-            var t0 = monotonicNanos()
+            let t0 = monotonicNanos()
             let large = try ranges.createSession(items: 1_000_000)
             let create1M = Double(monotonicNanos() - t0) / 1e6
             // No budget: building the length tree is O(n), and the loop serves no one meanwhile.

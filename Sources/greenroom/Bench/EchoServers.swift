@@ -29,7 +29,7 @@ struct EchoServer: ParsableCommand {
         var listen = ["\"unix:\(socket)\""]
         if let tcpPort, !naive { listen.append("\"tcp:127.0.0.1:\(try listenTCP(loop, port: tcpPort))\"") }
         print("{\"event\":\"ready\",\"listen\":[\(listen.joined(separator: ","))],\"pid\":\(getpid())}")
-        fflush(stdout)
+        fflush(nil)  // every stream: naming `stdout` is a shared global to Swift 6
         uv_run(loop, UV_RUN_DEFAULT)
     }
 }
