@@ -92,7 +92,7 @@ final class LoopBaton: LoopHandoff {
         pthread_mutex_lock(mutex)
         resumers.append(me)
         pthread_mutex_unlock(mutex)
-        uv_async_send(wake)
+        uvReport(uv_async_send(wake), "uv_async_send (the baton)")
         pthread_mutex_lock(mutex)
         while pthread_equal(holder, me) == 0 { pthread_cond_wait(cond, mutex) }
         pthread_mutex_unlock(mutex)

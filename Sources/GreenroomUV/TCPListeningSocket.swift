@@ -55,7 +55,7 @@ final class TCPListeningSocket {
         var len = Int32(MemoryLayout<sockaddr_storage>.size)
         port = withUnsafeMutablePointer(to: &bound) { p in
             p.withMemoryRebound(to: sockaddr.self, capacity: 1) { sa in
-                _ = uv_tcp_getsockname(tcp, sa, &len)
+                uvReport(uv_tcp_getsockname(tcp, sa, &len), "uv_tcp_getsockname (the bound port)")
                 return p.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin_port)) }
             }
         }
@@ -69,13 +69,13 @@ final class TCPListeningSocket {
 
     static func makeStream(_ loop: UnsafeMutablePointer<uv_loop_t>) -> UnsafeMutablePointer<uv_stream_t> {
         let t = allocateZeroed(uv_tcp_t.self)
-        uv_tcp_init(loop, t)
+        uvReport(uv_tcp_init(loop, t), "uv_tcp_init (a TCP connection)")
         return asStream(t)
     }
 
     /// Replies go out as soon as they are written (the host coalesces per loop pass itself).
     static func accepted(_ stream: UnsafeMutablePointer<uv_stream_t>) {
-        uv_tcp_nodelay(UnsafeMutableRawPointer(stream).assumingMemoryBound(to: uv_tcp_t.self), 1)
+        uvReport(uv_tcp_nodelay(UnsafeMutableRawPointer(stream).assumingMemoryBound(to: uv_tcp_t.self), 1), "uv_tcp_nodelay")
     }
 
     /// `HOST:PORT` of the peer, for the logs.

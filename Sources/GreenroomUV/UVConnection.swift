@@ -65,7 +65,7 @@ final class UVConnection: ConnectionTransport {
     /// its events written, then the stream is shut down gracefully and only then closed (which tears
     /// the connection's objects down).
     func peerFinished() {
-        uv_read_stop(stream)
+        uvReport(uv_read_stop(stream), "uv_read_stop")
         shutdownReason = "eof"
         hostConnection.finishInput()
     }
@@ -91,7 +91,7 @@ final class UVConnection: ConnectionTransport {
     var supportsBackpressure: Bool { true }
 
     func pauseReading(_ connection: HostConnection) {
-        uv_read_stop(stream)
+        uvReport(uv_read_stop(stream), "uv_read_stop")
         server.watch(self)
     }
 

@@ -26,13 +26,13 @@ final class UVHangUpWatcher: HangUpWatcher {
         uv_unref(asHandle(h))  // a worker's socket never keeps the loop alive
         handles[token] = h
         callbacks[token] = hungUp
-        uv_poll_start(h, Int32(UV_DISCONNECT.rawValue)) { h, _, _ in
+        uvReport(uv_poll_start(h, Int32(UV_DISCONNECT.rawValue)) { h, _, _ in
             guard let h else { return }
-            uv_poll_stop(h)  // once: whoever is told closes the socket, which stops the watch
+            uvReport(uv_poll_stop(h), "uv_poll_stop (a worker's hang-up)")  // once: whoever is told closes the socket
             let token = Int(bitPattern: h.pointee.data)
             let server = UVServer.from(h)
             server.hangUpWatcher.fire(token)
-        }
+        }, "uv_poll_start (a worker's hang-up)")
         return token
     }
 

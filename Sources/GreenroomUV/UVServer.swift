@@ -200,10 +200,10 @@ public final class UVServer {
     private func updateIdle() {
         let want = runsIdleTasks && host.dispatcher.hasRunnable && !shuttingDown && !host.lane.isRunning
         if want && !idleActive {
-            uv_idle_start(idle) { _ in }
+            uvReport(uv_idle_start(idle) { _ in }, "uv_idle_start (the flush idle)")
             idleActive = true
         } else if !want && idleActive {
-            uv_idle_stop(idle)
+            uvReport(uv_idle_stop(idle), "uv_idle_stop (the flush idle)")
             idleActive = false
         }
     }
@@ -212,16 +212,16 @@ public final class UVServer {
         guard !shuttingDown, host.virtualClock == nil, let timer else { return }
         // Due timers that wait in the lane are re-armed after they ran (the lane re-arms).
         guard !timersQueued, let deadline = host.timers.nextDeadline else {
-            uv_timer_stop(timer)
+            uvReport(uv_timer_stop(timer), "uv_timer_stop (the host timers)")
             return
         }
         let wait = max(0, deadline - host.now)
-        uv_timer_start(timer, { h in
+        uvReport(uv_timer_start(timer, { h in
             let server = UVServer.from(h)
             server.runDueTimers()
             server.flushDirty()
             server.rearmTimer()
-        }, UInt64(wait.rounded(.up)), 0)
+        }, UInt64(wait.rounded(.up)), 0), "uv_timer_start (the host timers)")
         uv_ref(asHandle(timer))
     }
 
@@ -263,12 +263,12 @@ public final class UVServer {
         guard !shuttingDown else { return }
         if watchdog == nil {
             let t = allocateZeroed(uv_timer_t.self)
-            uv_timer_init(loop, t)
+            uvReport(uv_timer_init(loop, t), "uv_timer_init (the watchdog)")
             uv_unref(asHandle(t))
             watchdog = t
         }
         guard let t = watchdog, uv_is_active(asHandle(t)) == 0 else { return }
-        uv_timer_start(t, { h in UVServer.from(h).watchdogTick() }, watchdogPeriod, watchdogPeriod)
+        uvReport(uv_timer_start(t, { h in UVServer.from(h).watchdogTick() }, watchdogPeriod, watchdogPeriod), "uv_timer_start (the watchdog)")
     }
 
     /// Closes (counted) every watched connection that took no bytes for the grace period while still
@@ -308,7 +308,7 @@ public final class UVServer {
             }
         }
         watched = keep
-        if watched.isEmpty, let t = watchdog { uv_timer_stop(t) }
+        if watched.isEmpty, let t = watchdog { uvReport(uv_timer_stop(t), "uv_timer_stop (the watchdog)") }
         flushDirty()
     }
 
@@ -381,6 +381,8 @@ public final class UVServer {
         var bytes = bytes
         bytes.withUnsafeMutableBytes { raw in
             var buf = uv_buf_init(raw.baseAddress!.assumingMemoryBound(to: CChar.self), UInt32(raw.count))
+            // Best effort by design: a refusal that does not fit the fresh socket is cut short, and the
+            // close that follows says enough. EAGAIN is not a failure worth a line.
             _ = uv_try_write(conn.stream, &buf, 1)
         }
         conn.drainAndClose(deadline: uv_now(loop) + refusalDrainMs)
@@ -444,12 +446,12 @@ public final class UVServer {
             // A client that stopped reading must not keep the host alive: after the grace period,
             // whatever is still queued is dropped and the connections are closed.
             let t = allocateZeroed(uv_timer_t.self)
-            uv_timer_init(loop, t)
-            uv_timer_start(t, { h in
+            uvReport(uv_timer_init(loop, t), "uv_timer_init (the shutdown grace)")
+            uvReport(uv_timer_start(t, { h in
                 let server = UVServer.from(h)
                 for c in Array(server.connections.values) { c.close(reason: "shutdown grace period over") }
                 if let g = server.graceTimer { closeAndFree(asHandle(g)); server.graceTimer = nil }
-            }, shutdownGraceMs, 0)
+            }, shutdownGraceMs, 0), "uv_timer_start (the shutdown grace)")
             uv_unref(asHandle(t))
             graceTimer = t
         }

@@ -43,7 +43,7 @@ final class UnixSocketListener: Listener {
 
     func makeStream(_ loop: UnsafeMutablePointer<uv_loop_t>) -> UnsafeMutablePointer<uv_stream_t> {
         let p = allocateZeroed(uv_pipe_t.self)
-        uv_pipe_init(loop, p, 0)
+        uvReport(uv_pipe_init(loop, p, 0), "uv_pipe_init (a Unix connection)")
         return asStream(p)
     }
 
