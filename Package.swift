@@ -42,13 +42,16 @@ let package = Package(
         .systemLibrary(
             name: "CNettle", pkgConfig: "nettle",
             providers: [.apt(["nettle-dev"])]),
+        // Stackful coroutines (ucontext): a call that waits on a plugin worker parks on its own stack while
+        // the loop thread serves everyone else.
+        .target(name: "CCoroutine"),
         .target(name: "GreenroomCore", swiftSettings: optimised),
         .target(name: "GreenroomJSON", dependencies: ["CJansson"], swiftSettings: optimised),
         .target(name: "GreenroomRPC", dependencies: ["GreenroomJSON"], swiftSettings: optimised),
         .target(
             name: "GreenroomHost",
             dependencies: [
-                "GreenroomRPC", "GreenroomJSON", "GreenroomCore", "CGreenroomPlugin",
+                "GreenroomRPC", "GreenroomJSON", "GreenroomCore", "CGreenroomPlugin", "CCoroutine",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: optimised),
@@ -60,6 +63,12 @@ let package = Package(
             dependencies: ["GreenroomRPC", "GreenroomJSON", "CWslay", "CNettle"],
             resources: [.embedInCode("Static/index.html"), .embedInCode("Static/greenroom.js"), .embedInCode("Static/greenroom.d.ts"), .embedInCode("Static/web/demo_article.js"), .embedInCode("Static/web/demo_backend.js"), .embedInCode("Static/web/demo_classes.js"), .embedInCode("Static/web/demo_demo.css"), .embedInCode("Static/web/demo_feed.js"), .embedInCode("Static/web/demo_index.html"), .embedInCode("Static/web/demo_main.js"), .embedInCode("Static/web/demo_pager.js"), .embedInCode("Static/web/inspect_index.html"), .embedInCode("Static/web/inspect_inspect.css"), .embedInCode("Static/web/inspect_main.js"), .embedInCode("Static/web/inspect_model.js"), .embedInCode("Static/web/inspect_view.js")],
             swiftSettings: optimised),
+        // The plugin worker process (`greenroom plugin-worker`): it blocks on its socket, as a process that
+        // does one thing at a time may; the host's side never does.
+        .target(
+            name: "GreenroomWorker",
+            dependencies: ["GreenroomHost", "GreenroomCore", "GreenroomJSON"],
+            swiftSettings: optimised),
         .target(
             name: "GreenroomUV",
             dependencies: ["GreenroomHost", "GreenroomWeb", "GreenroomRPC", "GreenroomJSON", "CLibUV", .product(name: "Logging", package: "swift-log")],
@@ -67,7 +76,7 @@ let package = Package(
         .executableTarget(
             name: "greenroom",
             dependencies: [
-                "GreenroomUV", "GreenroomHost", "GreenroomRPC", "GreenroomJSON", "CLibUV", "CJansson",
+                "GreenroomUV", "GreenroomHost", "GreenroomWorker", "GreenroomRPC", "GreenroomJSON", "CLibUV", "CJansson",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "Logging", package: "swift-log"),

@@ -40,8 +40,8 @@ public final class Host {
     /// Who receives which event (subscriptions, `scope: "all"` observers, broadcasts, held events).
     public private(set) lazy var events = EventRouter(host: self)
 
-    /// Sends lines through the lane when it is enabled (isolated plugins and a loop that can be handed
-    /// over); otherwise every line runs where it is read, with no check per line.
+    /// Sends lines through the lane when it is enabled (isolated plugins or scripted costs, and a loop
+    /// that drives the lane); otherwise every line runs where it is read, with no check per line.
     func updateLane() {
         processor.defers = lane.isEnabled ? { [unowned self] c, read in lane.takes(read, from: c) } : nil
     }
@@ -349,7 +349,12 @@ public final class Host {
         }
         events.forgetObservers()
         connections.removeAll()
+        for step in afterTeardown { step() }
     }
+
+    /// Run at the end of `teardownAll`, while the loop still serves waits (plugin workers stop here,
+    /// each given its grace to exit).
+    var afterTeardown: [() -> Void] = []
 }
 
 /// Host-wide counters for `host.stats`.

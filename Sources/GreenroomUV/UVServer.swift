@@ -44,10 +44,8 @@ public final class UVServer {
     private var idleActive = false
     private var shutdownPending = false
     private var shuttingDown = false
-    /// Hands the loop to another thread while a plugin hook waits (see `CallLane`).
-    private(set) var baton: LoopBaton!
-    /// Plugin workers that die between calls.
-    private(set) var hangUpWatcher: UVHangUpWatcher!
+    /// Plugin workers' sockets: hang-ups between calls, and the replies parked calls wait for.
+    private(set) var workerSockets: UVWorkerSockets!
     /// Timers, an idle pass or shutdown already wait in the lane.
     private var timersQueued = false
     private var idlePassQueued = false
@@ -78,10 +76,10 @@ public final class UVServer {
         host.timers.onChanged = { [unowned self] in self.rearmTimer() }
         host.onShutdownRequested = { [unowned self] in self.shutdownPending = true }
         try installHooks()
-        hangUpWatcher = UVHangUpWatcher(loop: loop)
-        host.hangUpWatcher = hangUpWatcher
-        baton = try LoopBaton(server: self)
-        host.lane.handoff = baton
+        workerSockets = UVWorkerSockets(loop: loop)
+        host.hangUpWatcher = workerSockets
+        host.lane.waits = workerSockets
+        host.lane.isDriven = true
         // Work queued from a callback runs before the loop blocks: this turn's poll does not block.
         host.lane.onQueued = { [unowned self] in uv_stop(self.loop) }
         host.lane.onItemDone = { [unowned self] in flushDirty() }
@@ -177,22 +175,23 @@ public final class UVServer {
         host.lane.enqueue(.task { [unowned self] in beginShutdown() })
     }
 
-    /// One turn of the loop, then the lane's queued work (outside uv_run: a call there may wait on a
-    /// worker with the loop handed to another thread). False once the loop has nothing left to run.
+    /// One turn of the loop, then the lane's work: queued items, or the parked item whose wait is over
+    /// (outside uv_run, so a call the lane carries on never runs inside a loop callback). False once the
+    /// loop has nothing left to run.
     func turn() -> Bool {
         let lane = host.lane
-        let alive = uv_run(loop, lane.hasRunnableWork ? UV_RUN_NOWAIT : UV_RUN_ONCE)
+        var alive = uv_run(loop, lane.hasRunnableWork ? UV_RUN_NOWAIT : UV_RUN_ONCE) != 0
         if lane.hasRunnableWork {
-            baton.laneThread = pthread_self()
             lane.drain()
-            baton.laneThread = 0
             flushDirty()
             if !shuttingDown {
                 updateIdle()
                 rearmTimer()
             }
+            // An item that parked again waits on a handle it just made (a timer, a worker's socket).
+            alive = uv_loop_alive(loop) != 0
         }
-        return alive != 0 || lane.hasRunnableWork
+        return alive || lane.hasRunnableWork
     }
 
     /// The idle handle keeps the loop turning (no blocking poll) only while runnable tasks exist and
@@ -405,9 +404,10 @@ public final class UVServer {
 
     /// Runs the loop until shutdown completes; then checks that every handle was closed.
     public func run() throws {
-        // The lane (and the hand-over it needs) is on only with plugins in worker processes, which are
-        // loaded before the loop runs; without them the loop runs as a plain uv_run.
-        if host.lane.isEnabled { baton.serve(holding: true) } else { uv_run(loop, UV_RUN_DEFAULT) }
+        // Turn by turn, the lane's work between turns.
+        while turn() {}
+        // No wait can be served from here on: a worker still running is killed, not waited for.
+        host.lane.waits = nil
         // Anything still open is a leak: counted (tests check there is none), closed, and run until the
         // close callbacks have freed it.
         var left: [String] = []
@@ -433,8 +433,7 @@ public final class UVServer {
         shuttingDown = true
         for listener in listeners { listener.close() }
         host.teardownAll()
-        baton.close()
-        hangUpWatcher.closeAll()
+        workerSockets.closeAll()
         // After the teardown's events: a WebSocket peer then gets its close frame (1001).
         for c in connections.values { c.hostConnection?.goingAway() }
         flushDirty()

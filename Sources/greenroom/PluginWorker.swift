@@ -1,6 +1,7 @@
 import ArgumentParser
 import Glibc
 import GreenroomHost
+import GreenroomWorker
 
 /// `greenroom plugin-worker`: one plugin's worker process, started by `serve` (not by hand).
 struct PluginWorker: ParsableCommand {

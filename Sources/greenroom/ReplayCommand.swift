@@ -1,6 +1,7 @@
 import ArgumentParser
 import Glibc
 import GreenroomHost
+import GreenroomWorker
 import GreenroomJSON
 import GreenroomUV
 
@@ -52,6 +53,8 @@ struct ReplayCommand: ParsableCommand {
         let config = try serve.hostConfig()
         var loadFailure: String?
         let received = TranscriptReplay.inProcess(t, config: config) { host in
+            // No loop here: a worker's replies are waited for where each call runs.
+            host.lane.waits = BlockingWaits()
             let supervisor = PluginSupervisor.install(on: host)
             for path in plugin {
                 do { try supervisor.load(path: path) } catch { loadFailure = "plugin \(path): \(error)" }

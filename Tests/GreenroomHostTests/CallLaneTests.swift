@@ -3,34 +3,41 @@ import GreenroomJSON
 import GreenroomRPC
 @testable import GreenroomHost
 
-/// A handoff that waits in place (the lane's ordering does not depend on threads).
-private final class InPlaceHandoff: LoopHandoff {
-    var waits = 0
-    var handOvers: Int { waits }
-    func waitingOffLoop<T>(_ wait: () -> T) -> T {
-        waits += 1
-        return wait()
+/// Waits a test serves by hand: each is held until the test calls it back, as the loop would when a
+/// worker's reply came.
+private final class HeldWaits: LoopWaits {
+    var held: [(Bool) -> Void] = []
+    var turns = 0
+    func whenReady(fd: Int32, writable: Bool, timeoutMs: Int?, _ done: @escaping (Bool) -> Void) { held.append(done) }
+    func after(ms: Int, _ done: @escaping () -> Void) { held.append { _ in done() } }
+    func runOnce() {
+        turns += 1
+        if !held.isEmpty { held.removeFirst()(true) }
     }
+    /// Calls back the oldest wait, as its reply's arrival would.
+    func serveOne() { held.removeFirst()(true) }
 }
 
-private func laneHost() -> (Host, InPlaceHandoff) {
+private func laneHost() -> (Host, HeldWaits) {
     let host = virtualHost()
-    let handoff = InPlaceHandoff()
-    host.lane.handoff = handoff
+    let waits = HeldWaits()
+    host.lane.waits = waits
+    host.lane.isDriven = true
     host.lane.hasIsolatedPlugins = true
-    return (host, handoff)
+    return (host, waits)
 }
 
 private func ids(_ lines: [JSONValue]) -> [JSONValue] { lines.compactMap { $0["id"] } }
 
 @Suite struct CallLaneTests {
-    @Test func theLaneIsOffWithoutIsolatedPluginsOrAHandoff() {
+    @Test func theLaneIsOffWithoutIsolatedPluginsOrALoopThatDrivesIt() {
         let host = virtualHost()
         #expect(!host.lane.isEnabled && host.processor.defers == nil)
         host.lane.hasIsolatedPlugins = true
         #expect(!host.lane.isEnabled && host.processor.defers == nil)
-        let handoff = InPlaceHandoff()
-        host.lane.handoff = handoff
+        host.lane.waits = HeldWaits()
+        #expect(!host.lane.isEnabled && host.processor.defers == nil)
+        host.lane.isDriven = true
         #expect(host.lane.isEnabled && host.processor.defers != nil)
     }
 
@@ -119,11 +126,35 @@ private func ids(_ lines: [JSONValue]) -> [JSONValue] { lines.compactMap { $0["i
         #expect(ids(c.readAll()) == [1])
     }
 
-    @Test func aWorkerWaitGoesOffTheLoopOnlyFromTheLanesItem() {
-        let (host, handoff) = laneHost()
-        #expect(host.lane.waitForWorker { 7 } == 7 && handoff.waits == 0)
-        host.lane.enqueue(.task { _ = host.lane.waitForWorker { 8 } })
+    @Test func anItemParksWhileItsWaitIsHeldAndQuickCallsRunMeanwhile() {
+        let (host, waits) = laneHost()
+        let c = MemoryClient(host), other = MemoryClient(host)
+        var steps: [String] = []
+        host.lane.enqueue(.task {
+            steps.append("before")
+            #expect(host.lane.waitReady(0, writable: false, timeoutMs: 1000))
+            steps.append("after")
+        })
+        _ = c.sendRaw(#"{"jsonrpc":"2.0","id":1,"method":"classes.define","params":{"name":"Behind"}}"#)
         host.lane.drain()
-        #expect(handoff.waits == 1 && host.lane.stats["handOvers"] == 1)
+        // Parked: the item stopped mid-way, on its own stack; the loop's stack came back here.
+        #expect(steps == ["before"] && host.lane.isRunning && !host.lane.hasRunnableWork)
+        #expect(host.lane.stats["parks"] == 1)
+        // Quick calls of any connection run meanwhile; the define waits behind the parked item.
+        #expect(ids(other.sendRaw(#"{"jsonrpc":"2.0","id":"p","method":"host.ping"}"#)) == ["p"])
+        #expect(c.readAll().isEmpty && host.classes["Behind"] == nil)
+        // The wait is over: the next drain carries the item on from where it stopped, then the define.
+        waits.serveOne()
+        #expect(host.lane.hasRunnableWork)
+        host.lane.drain()
+        #expect(steps == ["before", "after"] && !host.lane.isRunning)
+        #expect(ids(c.readAll()) == [1] && host.classes["Behind"] != nil)
+    }
+
+    @Test func aWaitOutsideTheLanesItemTurnsTheLoopUntilItIsServed() {
+        let (host, waits) = laneHost()
+        // At start-up (a worker's ready frame), before the loop runs: nothing to park, so the loop turns.
+        #expect(host.lane.waitReady(0, writable: false, timeoutMs: nil))
+        #expect(waits.turns == 1 && host.lane.stats["parks"] == 0)
     }
 }

@@ -359,12 +359,13 @@ export interface HostStats {
    */
   scriptedMemory: HostStatsScriptedMemory;
   /**
-   * The call lane: with plugins in worker processes, lines whose calls may run a container hook run one at a
-   * time outside the loop's callbacks, and while a hook waits on its worker the loop (on another thread)
-   * keeps serving the calls that never run hooks (`host.ping`, `host.auth`, `events.subscribe`,
-   * `events.unsubscribe`, `rpc.discover`, `clock.now` and the range stream: `range.didScroll`, the drag
-   * calls, `range.setViewport`, `range.setVisible`, `range.insertItems`, `range.deleteItems`,
-   * `range.batchFetchDone`, `range.state`). See docs/plugins.md.
+   * The call lane: with plugins in worker processes (or scripted classes that declare a hook cost), lines
+   * whose calls may run a container hook run one at a time, each on a stack of its own. While a hook waits on
+   * its worker (or spends its scripted cost) the call parks and the loop keeps serving the calls that never
+   * run hooks (`host.ping`, `host.auth`, `events.subscribe`, `events.unsubscribe`, `rpc.discover`,
+   * `clock.now` and the range stream: `range.didScroll`, the drag calls, `range.setViewport`,
+   * `range.setVisible`, `range.insertItems`, `range.deleteItems`, `range.batchFetchDone`, `range.state`). One
+   * thread runs all of it. See docs/plugins.md.
    */
   lane: HostStatsLane;
   /**
@@ -499,27 +500,31 @@ export interface HostStatsScriptedMemory {
 }
 
 /**
- * The call lane: with plugins in worker processes, lines whose calls may run a container hook run one at a
- * time outside the loop's callbacks, and while a hook waits on its worker the loop (on another thread) keeps
- * serving the calls that never run hooks (`host.ping`, `host.auth`, `events.subscribe`, `events.unsubscribe`,
- * `rpc.discover`, `clock.now` and the range stream: `range.didScroll`, the drag calls, `range.setViewport`,
- * `range.setVisible`, `range.insertItems`, `range.deleteItems`, `range.batchFetchDone`, `range.state`). See
- * docs/plugins.md.
+ * The call lane: with plugins in worker processes (or scripted classes that declare a hook cost), lines whose
+ * calls may run a container hook run one at a time, each on a stack of its own. While a hook waits on its
+ * worker (or spends its scripted cost) the call parks and the loop keeps serving the calls that never run
+ * hooks (`host.ping`, `host.auth`, `events.subscribe`, `events.unsubscribe`, `rpc.discover`, `clock.now` and
+ * the range stream: `range.didScroll`, the drag calls, `range.setViewport`, `range.setVisible`,
+ * `range.insertItems`, `range.deleteItems`, `range.batchFetchDone`, `range.state`). One thread runs all of
+ * it. See docs/plugins.md.
  */
 export interface HostStatsLane {
-  /** Whether lines go through the lane (a plugin runs in a worker process). */
+  /**
+   * Whether lines go through the lane (a plugin runs in a worker process, or a scripted class declares a
+   * cost).
+   */
   enabled: boolean;
   /** Work waiting in the lane now (lines, teardowns, timers, idle passes). */
   queued: number;
-  /** Whether an item runs now (a hook may be waiting on its worker). */
+  /** Whether an item runs now (it may be parked, waiting on a worker). */
   running: boolean;
   /** Lines that went through the lane since start. */
   deferredLines: number;
   /**
-   * Times a hook's reply was late (over 1 ms) and the loop was handed to another thread to serve the others
-   * meanwhile.
+   * Times an item parked since start: its hook's reply was not there yet (or its scripted cost was being
+   * spent), so it waited on its own stack while the loop served the others.
    */
-  handOvers: number;
+  parks: number;
 }
 
 /**

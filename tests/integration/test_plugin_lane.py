@@ -100,7 +100,7 @@ def test_quick_calls_answer_on_other_connections_while_a_hook_waits(lane_host, t
     gate.release()
     reply = slow.read_reply(rid)
     assert reply["result"]["output"]["calls"] >= 1, reply
-    assert lane_host.stats(other)["lane"]["handOvers"] >= 1
+    assert lane_host.stats(other)["lane"]["parks"] >= 1
 
 
 def test_calls_that_may_run_hooks_wait_their_turn_in_order(lane_host, tmp_short):
@@ -240,3 +240,24 @@ def test_a_wait_hook_without_a_fifo_fails_that_container_only(lane_host, tmp_sho
     c.ping()
     again = c.result("container.create", {"class": "Crashy"})["container"]
     assert c.result("container.configure", {"container": again, "data": {}})["output"]["calls"] >= 1
+
+
+def test_a_scripted_hook_cost_parks_its_call_and_pings_pass_it(start_host):
+    """A scripted hook's costMs is time its call takes, not time the host stops: while a 1.5 s `init`
+    is being spent, another connection's pings answer (their replies come first), and the slow call's
+    own connection keeps its order (its ping after the create answers after it)."""
+    host = start_host()
+    slow, other = host.connect(), host.connect()
+    slow.result("classes.define", {"name": "Heavy", "hooks": {"init": {"costMs": 1500}}})
+    rid = slow.request("container.create", {"class": "Heavy"})
+    after = slow.request("host.ping")
+    # The lane took the create: it is parked, spending its cost, while the other connection is served.
+    for _ in range(5):
+        other.ping()
+    assert not has_line(slow), "the create cannot have answered while the pings did"
+    lane = host.stats(other)["lane"]
+    assert lane["enabled"] and lane["running"], lane
+    created = slow.read_reply(rid)
+    assert created["result"]["container"].startswith("c-"), created
+    assert "result" in slow.read_reply(after)
+    assert host.stats(other)["lane"]["parks"] >= 1

@@ -3,7 +3,9 @@ import GreenroomJSON
 import GreenroomRPC
 import Glibc
 
-/// What a scripted hook does: burn `costMs` of real CPU, then return `output` (or fail).
+/// What a scripted hook does: take `costMs` of real time, then return `output` (or fail). The time is
+/// the main-thread work it stands for: its call (and whatever waits behind it in the call lane) takes
+/// that long, while the host goes on serving everyone else.
 public struct ScriptedHook: Sendable {
     public var costMs: Double = 0
     public var output: JSONValue?
@@ -20,6 +22,9 @@ public final class ScriptedClass: ContainerClass {
     public var isScripted: Bool { true }
     /// The optional hooks it lists (a scripted class asks for one by naming it in `hooks`).
     public let optionalHooks: Set<Hook>
+    /// How a hook's cost is spent: set by the host to park the call in the call lane; nil burns the CPU
+    /// where the hook runs.
+    var spend: ((Double) -> Void)?
 
     public init(name: String, hooks: [Hook: ScriptedHook], memoryBytes: Int) {
         self.name = name
@@ -87,7 +92,9 @@ final class ScriptedInstance: ContainerInstance {
 
     func run(_ hook: Hook, input: JSONObject) throws(HookFailure) -> JSONValue? {
         guard let h = cls.hooks[hook] else { return nil }
-        if h.costMs > 0 { burnCPU(ms: h.costMs) }
+        if h.costMs > 0 {
+            if let spend = cls.spend { spend(h.costMs) } else { burnCPU(ms: h.costMs) }
+        }
         if h.fail { throw HookFailure("\(cls.name).\(hook.rawValue) failed (scripted fail: true)", ["hook": .string(hook.rawValue)]) }
         return h.output
     }

@@ -19,6 +19,11 @@ extension Containers {
         r.register(ClassesDefine.self) { [unowned self] _, p throws(RPCError) in
             let cls = try ScriptedClass.define(p)
             try host.classes.register(cls)
+            if cls.hooks.values.contains(where: { $0.costMs > 0 }) {
+                // Its costs park in the call lane, so they never hold the loop (see `CallLane.spend`).
+                cls.spend = { [unowned self] ms in host.lane.spend(ms: ms) }
+                host.lane.hasCostlyScripts = true
+            }
             return ["name": .string(cls.name), "plugin": .null, "scripted": true,
                     "hooks": .array(Hook.allCases.filter { cls.hooks[$0] != nil }.map { .string($0.rawValue) }),
                     "memoryBytes": .int(cls.memoryBytes)]

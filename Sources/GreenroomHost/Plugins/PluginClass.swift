@@ -10,16 +10,16 @@ public final class PluginClass: ContainerClass {
     public var isScripted: Bool { false }
     /// The plugin's name, as `host.info` reports it.
     public let plugin: String
-    let table: greenroom_class
+    package let table: greenroom_class
     /// Depth limit for hooks' output JSON.
-    let maxOutputDepth: Int
+    package let maxOutputDepth: Int
     /// Most bytes one hook's output may have (`--plugin-output-limit`).
-    let maxOutputBytes: Int
+    package let maxOutputBytes: Int
 
     /// The optional hooks its table lists (`optional_hooks`).
     public let optionalHooks: Set<Hook>
 
-    init(name: String, plugin: String, table: greenroom_class, optionalHooks: Set<Hook> = [], maxOutputDepth: Int,
+    package init(name: String, plugin: String, table: greenroom_class, optionalHooks: Set<Hook> = [], maxOutputDepth: Int,
          maxOutputBytes: Int = .max) {
         self.name = name
         self.optionalHooks = optionalHooks
@@ -41,7 +41,7 @@ public final class PluginClass: ContainerClass {
         return PluginInstance(class: self, pointer: instance, containerID: containerID)
     }
 
-    func failureData(hook: String, containerID: String, status: Int32? = nil, reason: String = "failed") -> JSONObject {
+    package func failureData(hook: String, containerID: String, status: Int32? = nil, reason: String = "failed") -> JSONObject {
         var data: JSONObject = ["hook": .string(hook), "plugin": .string(plugin), "class": .string(name),
                                 "container": .string(containerID), "reason": .string(reason)]
         if let status { data["status"] = .int(Int(status)) }
@@ -50,23 +50,23 @@ public final class PluginClass: ContainerClass {
 }
 
 /// One container's plugin-side state: the pointer `create` returned.
-final class PluginInstance: ContainerInstance {
-    let cls: PluginClass
-    let containerID: String
+package final class PluginInstance: ContainerInstance {
+    package let cls: PluginClass
+    package let containerID: String
     private var pointer: UnsafeMutableRawPointer?
 
-    init(class cls: PluginClass, pointer: UnsafeMutableRawPointer, containerID: String) {
+    package init(class cls: PluginClass, pointer: UnsafeMutableRawPointer, containerID: String) {
         self.cls = cls
         self.pointer = pointer
         self.containerID = containerID
     }
 
-    func run(_ hook: Hook, input: JSONObject) throws(HookFailure) -> JSONValue? {
+    package func run(_ hook: Hook, input: JSONObject) throws(HookFailure) -> JSONValue? {
         try run(hook, inputJSON: JSONCodec.encode(.object(input)))
     }
 
     /// `run` with the input already encoded (a JSON object).
-    func run(_ hook: Hook, inputJSON: [UInt8]) throws(HookFailure) -> JSONValue? {
+    package func run(_ hook: Hook, inputJSON: [UInt8]) throws(HookFailure) -> JSONValue? {
         guard let pointer else {
             throw HookFailure("\(cls.name).\(hook.rawValue) ran after the instance was destroyed",
                               cls.failureData(hook: hook.rawValue, containerID: containerID))
@@ -102,13 +102,13 @@ final class PluginInstance: ContainerInstance {
         }
     }
 
-    var memoryBytes: Int {
+    package var memoryBytes: Int {
         guard let pointer else { return 0 }
         if let measure = cls.table.memory_bytes { return Int(clamping: measure(pointer)) }
         return Int(clamping: cls.table.instance_memory_bytes)
     }
 
-    func destroy() {
+    package func destroy() {
         guard let p = pointer else { return }
         pointer = nil
         cls.table.destroy!(p)
@@ -119,7 +119,7 @@ final class PluginInstance: ContainerInstance {
         destroy()
     }
 
-    static func describe(_ error: JSONDecodeError) -> String {
+    package static func describe(_ error: JSONDecodeError) -> String {
         switch error {
         case .syntax(let message, let line, let column, _): "\(message) at line \(line), column \(column)"
         case .tooDeep(let limit): "nested deeper than \(limit)"

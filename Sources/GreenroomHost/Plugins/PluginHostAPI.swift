@@ -5,7 +5,7 @@ import GreenroomCore
 public enum PluginLogLevel: String, Sendable {
     case debug, info, warning, error
 
-    init(_ level: greenroom_log_level) {
+    package init(_ level: greenroom_log_level) {
         switch level {
         case GREENROOM_LOG_DEBUG: self = .debug
         case GREENROOM_LOG_INFO: self = .info
@@ -20,35 +20,35 @@ public typealias PluginLogger = (_ plugin: String, _ level: PluginLogLevel, _ me
 
 /// What one loaded library's `greenroom_host *` points at. It lives as long as the process: the
 /// plugin keeps the pointer, and libraries are never unloaded.
-final class PluginHostContext {
-    let path: String
+package final class PluginHostContext {
+    package let path: String
     /// Weak: the host owns the classes that own this context.
     weak var host: Host?
-    let logger: PluginLogger
+    package let logger: PluginLogger
     /// The plugin's name: its file name until a class names the plugin.
-    var pluginName: String
-    var pluginVersion = ""
-    var namedByClass = false
+    package var pluginName: String
+    package var pluginVersion = ""
+    package var namedByClass = false
     /// `register_class` is accepted only while init runs.
-    var isInitializing = false
-    var registered: [greenroom_class] = []
-    var registeredNames: [String] = []
+    package var isInitializing = false
+    package var registered: [greenroom_class] = []
+    package var registeredNames: [String] = []
     /// Each registered class's `optional_hooks`.
-    var registeredOptionalHooks: [Set<Hook>] = []
+    package var registeredOptionalHooks: [Set<Hook>] = []
     /// The first problem `register_class` met; refuses the library whatever init returns.
-    var registrationError: PluginLoadError?
+    package var registrationError: PluginLoadError?
     /// The last error the plugin logged while init ran, for `initFailed`'s message.
-    var lastErrorDuringInit: String?
+    package var lastErrorDuringInit: String?
 
     /// Background work when the context has no host (a plugin worker process runs its own). Set once,
     /// when the worker starts and before any plugin runs; C callbacks (which cannot capture) read it.
-    nonisolated(unsafe) static var processScheduler: WorkScheduler?
+    package nonisolated(unsafe) static var processScheduler: WorkScheduler?
 
     /// The byte limit on one call's output (`set_output`); past it the call fails.
-    var outputLimit = Int.max
+    package var outputLimit = Int.max
 
     /// `host` is nil in a plugin worker process: `queue_work` then runs inline.
-    init(path: String, host: Host?, logger: @escaping PluginLogger) {
+    package init(path: String, host: Host?, logger: @escaping PluginLogger) {
         self.path = path
         self.host = host
         self.logger = logger
@@ -56,7 +56,7 @@ final class PluginHostContext {
     }
 
     /// `libCounterPlugin.so` -> `CounterPlugin`.
-    static func stem(of path: String) -> String {
+    package static func stem(of path: String) -> String {
         var name = Substring(path.split(separator: "/").last ?? Substring(path))
         if name.hasPrefix("lib") { name = name.dropFirst(3) }
         if let dot = name.firstRange(of: ".so") { name = name[..<dot.lowerBound] }
@@ -64,20 +64,20 @@ final class PluginHostContext {
     }
 
     /// The pointer handed to the plugin. Retained for good (see the type's comment).
-    func retainedPointer() -> OpaquePointer {
+    package func retainedPointer() -> OpaquePointer {
         OpaquePointer(Unmanaged.passRetained(self).toOpaque())
     }
 
-    static func from(_ pointer: OpaquePointer?) -> PluginHostContext? {
+    package static func from(_ pointer: OpaquePointer?) -> PluginHostContext? {
         guard let pointer else { return nil }
         return Unmanaged<PluginHostContext>.fromOpaque(UnsafeRawPointer(pointer)).takeUnretainedValue()
     }
 
     /// The size of a version-1 class table: fields are only ever appended after `instance_memory_bytes`.
-    static let classTableV1Size = MemoryLayout<greenroom_class>.offset(of: \.instance_memory_bytes)! + MemoryLayout<Int>.size
+    package static let classTableV1Size = MemoryLayout<greenroom_class>.offset(of: \.instance_memory_bytes)! + MemoryLayout<Int>.size
 
     /// Validates and copies one class table (`register_class`). Returns 0, or -1 after recording why.
-    func register(_ table: UnsafePointer<greenroom_class>) -> Int32 {
+    package func register(_ table: UnsafePointer<greenroom_class>) -> Int32 {
         func refuse(_ error: PluginLoadError) -> Int32 {
             if registrationError == nil { registrationError = error }
             logger(pluginName, .error, error.description)
@@ -145,17 +145,17 @@ final class PluginHostContext {
         return 0
     }
 
-    static func string(_ p: UnsafePointer<CChar>?) -> String? {
+    package static func string(_ p: UnsafePointer<CChar>?) -> String? {
         p.flatMap { String(validatingCString: $0) }
     }
 }
 
 /// The host API table every plugin receives. One table for the process; `greenroom_host *` tells
 /// plugins (and hosts) apart.
-enum PluginHostAPI {
+package enum PluginHostAPI {
     /// Built once, on first use, and never written again: plugins only read it (through the pointer they
     /// keep), so sharing it across threads is safe though its pointer type is not `Sendable`.
-    nonisolated(unsafe) static let table: UnsafePointer<greenroom_host_api> = {
+    package nonisolated(unsafe) static let table: UnsafePointer<greenroom_host_api> = {
         let t = UnsafeMutablePointer<greenroom_host_api>.allocate(capacity: 1)
         t.initialize(to: greenroom_host_api(
             abi_version: UInt32(GREENROOM_PLUGIN_ABI_VERSION),
@@ -206,22 +206,22 @@ enum PluginHostAPI {
 
 /// One create or hook call in progress: what the plugin set through `set_output` and `set_error`.
 /// Lives on the Swift side for the duration of the call; the plugin sees it as `greenroom_call *`.
-final class PluginCall {
-    var output: [UInt8]?
-    var error: String?
+package final class PluginCall {
+    package var output: [UInt8]?
+    package var error: String?
     /// Most bytes `set_output` may give.
-    var outputLimit = Int.max
+    package var outputLimit = Int.max
     /// The size of the last output refused for being over `outputLimit`.
-    var oversizedOutput: Int?
+    package var oversizedOutput: Int?
 
-    init(outputLimit: Int = .max) { self.outputLimit = outputLimit }
+    package init(outputLimit: Int = .max) { self.outputLimit = outputLimit }
 
     /// Runs `body` with this call as the plugin sees it.
-    func with<R>(_ body: (OpaquePointer) -> R) -> R {
+    package func with<R>(_ body: (OpaquePointer) -> R) -> R {
         withExtendedLifetime(self) { body(OpaquePointer(Unmanaged.passUnretained(self).toOpaque())) }
     }
 
-    static func from(_ pointer: OpaquePointer?) -> PluginCall? {
+    package static func from(_ pointer: OpaquePointer?) -> PluginCall? {
         guard let pointer else { return nil }
         return Unmanaged<PluginCall>.fromOpaque(UnsafeRawPointer(pointer)).takeUnretainedValue()
     }

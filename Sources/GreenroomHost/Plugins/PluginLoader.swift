@@ -17,7 +17,7 @@ public enum PluginLoader {
     }
 
     /// Opens the library at `path` and checks its ABI version; returns its init function.
-    static func open(path: String) throws(PluginLoadError) -> greenroom_plugin_init_fn {
+    package static func open(path: String) throws(PluginLoadError) -> greenroom_plugin_init_fn {
         var st = stat()
         guard stat(path, &st) == 0 else { throw .fileNotFound(path: path) }
         // Without a slash dlopen would search the library path instead of opening this file.
@@ -43,7 +43,7 @@ public enum PluginLoader {
 
     /// Runs a plugin's init and checks what it registered, without adding anything to a host (a plugin
     /// worker process has none). `host` only serves `queue_work`.
-    static func runInit(entry: greenroom_plugin_init_fn, path: String, host: Host?, log: @escaping PluginLogger)
+    package static func runInit(entry: greenroom_plugin_init_fn, path: String, host: Host?, log: @escaping PluginLogger)
         throws(PluginLoadError) -> PluginHostContext
     {
         let context = PluginHostContext(path: path, host: host, logger: log)
@@ -90,7 +90,7 @@ public enum PluginLoader {
     }
 
     /// Refuses a library one of whose class names the host already has.
-    static func checkNamesAreFree(_ names: [String], path: String, in host: Host) throws(PluginLoadError) {
+    package static func checkNamesAreFree(_ names: [String], path: String, in host: Host) throws(PluginLoadError) {
         for name in names {
             if let existing = host.classes[name] {
                 let owner = existing.pluginName.map { "plugin \($0)" }
@@ -109,7 +109,7 @@ public enum PluginLoader {
         dlerror().map { String(cString: $0) }
     }
 
-    static func realPath(_ path: String) -> String? {
+    package static func realPath(_ path: String) -> String? {
         guard let resolved = realpath(path, nil) else { return nil }
         defer { free(resolved) }
         return String(cString: resolved)

@@ -276,13 +276,13 @@ enum SchemaName: String, CaseIterable {
                 "usedBytes": .integer().minimum(0),
                 "budgetBytes": .integer().minimum(0),
             ], required: ["usedBytes", "budgetBytes"]),
-            "lane": .object("The call lane: with plugins in worker processes, lines whose calls may run a container hook run one at a time outside the loop's callbacks, and while a hook waits on its worker the loop (on another thread) keeps serving the calls that never run hooks (`host.ping`, `host.auth`, `events.subscribe`, `events.unsubscribe`, `rpc.discover`, `clock.now` and the range stream: `range.didScroll`, the drag calls, `range.setViewport`, `range.setVisible`, `range.insertItems`, `range.deleteItems`, `range.batchFetchDone`, `range.state`). See docs/plugins.md.", [
-                "enabled": .boolean("Whether lines go through the lane (a plugin runs in a worker process)."),
+            "lane": .object("The call lane: with plugins in worker processes (or scripted classes that declare a hook cost), lines whose calls may run a container hook run one at a time, each on a stack of its own. While a hook waits on its worker (or spends its scripted cost) the call parks and the loop keeps serving the calls that never run hooks (`host.ping`, `host.auth`, `events.subscribe`, `events.unsubscribe`, `rpc.discover`, `clock.now` and the range stream: `range.didScroll`, the drag calls, `range.setViewport`, `range.setVisible`, `range.insertItems`, `range.deleteItems`, `range.batchFetchDone`, `range.state`). One thread runs all of it. See docs/plugins.md.", [
+                "enabled": .boolean("Whether lines go through the lane (a plugin runs in a worker process, or a scripted class declares a cost)."),
                 "queued": .integer("Work waiting in the lane now (lines, teardowns, timers, idle passes).").minimum(0),
-                "running": .boolean("Whether an item runs now (a hook may be waiting on its worker)."),
+                "running": .boolean("Whether an item runs now (it may be parked, waiting on a worker)."),
                 "deferredLines": .integer("Lines that went through the lane since start.").minimum(0),
-                "handOvers": .integer("Times a hook's reply was late (over 1 ms) and the loop was handed to another thread to serve the others meanwhile.").minimum(0),
-            ], required: ["enabled", "queued", "running", "deferredLines", "handOvers"]),
+                "parks": .integer("Times an item parked since start: its hook's reply was not there yet (or its scripted cost was being spent), so it waited on its own stack while the loop served the others.").minimum(0),
+            ], required: ["enabled", "queued", "running", "deferredLines", "parks"]),
             "hookBatching": .object("Hook batching (`serve --hook-batching`, on by default): a call whose hooks run in a plugin's worker (a showRendered hit of such a class) is planned with every hook assumed to succeed, and the plan's hooks go to the worker in one message. When one failed, the plan is undone and the call runs again with the outcomes it learned, so replies and events are the same as one hook at a time. See docs/plugins.md.", [
                 "enabled": .boolean("Whether calls are planned (`--hook-batching on`)."),
                 "plans": .integer("Calls whose plan ran.").minimum(0),

@@ -104,7 +104,7 @@ final class IsolatedPlugin {
                                                                       "hook": .string(hook), "reason": "restarting"])
         }
         do {
-            return try worker.call(request, timeoutMs: config.hookTimeoutMs, lane: supervisor.host.lane)
+            return try worker.call(request, timeoutMs: config.hookTimeoutMs)
         } catch {
             throw failure(after: error, hook: hook, className: className, containerID: containerID)
         }
@@ -117,7 +117,7 @@ final class IsolatedPlugin {
     /// have had one hook at a time.
     func callBatch(_ batch: BatchRequest) -> (replies: [WireReader?], death: WorkerDeath?) {
         guard let worker, state == .running else { return ([], WorkerDeath(reason: "closed", detail: "the worker is not running")) }
-        return worker.callBatch(batch, timeoutMs: config.hookTimeoutMs, lane: supervisor.host.lane)
+        return worker.callBatch(batch, timeoutMs: config.hookTimeoutMs)
     }
 
     /// Tells the worker a batch follows (sent while the host plans it, so the worker's wake-up overlaps

@@ -21,6 +21,7 @@ public final class PluginSupervisor: HostDomain {
         let s = PluginSupervisor(host: host)
         host.add(s)
         host.classes.pluginStatus = { [unowned s] name in s.status(of: name) }
+        host.afterTeardown.append { [unowned s] in s.stopAll() }
         // Lost containers are torn down (and due restarts made) before any further request is handled,
         // so no request sees a container whose worker is gone.
         let previous = host.processor.gate
@@ -79,7 +80,7 @@ public final class PluginSupervisor: HostDomain {
 
     private func start(_ source: WorkerSource, path: String) throws(PluginLoadError) -> PluginInfo {
         let worker = try PluginWorkerProcess.start(source, config: host.config.plugins,
-                                                   maxDepth: host.config.limits.maxDepth)
+                                                   maxDepth: host.config.limits.maxDepth, lane: host.lane)
         do {
             try PluginLoader.checkNamesAreFree(worker.classNames, path: source.description, in: host)
             if let other = plugins.first(where: { $0.name == worker.plugin }) {

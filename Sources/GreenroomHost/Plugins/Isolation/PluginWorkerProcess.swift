@@ -58,8 +58,9 @@ public enum WorkerSource: Equatable, Sendable, CustomStringConvertible {
     }
 }
 
-/// One running worker process, seen from the host: its pid and its end of the socketpair. Calls are
-/// synchronous: the loop thread writes a request and waits for the reply under the hook deadline.
+/// One running worker process, seen from the host: its pid and its end of the socketpair. A call writes
+/// its request and parks in the call lane until the loop sees the reply (or the hook deadline passes):
+/// nothing waits on the loop's thread meanwhile.
 final class PluginWorkerProcess {
     let pid: pid_t
     private(set) var fd: Int32
@@ -81,7 +82,11 @@ final class PluginWorkerProcess {
     /// Workers with neither get one hook at a time.
     private let streamsBatches: Bool
 
-    private init(pid: pid_t, fd: Int32, ready: Ready, maxReplyBytes: Int, progress: BatchProgress?) {
+    /// Where calls park while the worker answers.
+    private let lane: CallLane
+
+    private init(pid: pid_t, fd: Int32, ready: Ready, maxReplyBytes: Int, progress: BatchProgress?, lane: CallLane) {
+        self.lane = lane
         self.optionalHooks = ready.optionalHooks
         self.progress = progress
         self.pid = pid
@@ -165,9 +170,9 @@ final class PluginWorkerProcess {
     /// Starts a worker for `source` (`greenroom plugin-worker` for a library, the command itself for a
     /// command, both through the same executable so that each dies with the host), says hello and waits
     /// for its ready frame. A worker that refuses, or says nothing sensible in time, is a start-up error.
-    /// A restart runs in the call lane (`lane`): the wait for the new worker's ready frame (a process start
-    /// and a library load) then happens off the loop.
-    static func start(_ source: WorkerSource, config: PluginConfig, maxDepth: Int, lane: CallLane? = nil)
+    /// The wait for the ready frame (a process start and a library load) parks in `lane`: at start-up the
+    /// loop turns meanwhile; a restart runs in the lane's item, and the loop serves everyone else.
+    static func start(_ source: WorkerSource, config: PluginConfig, maxDepth: Int, lane: CallLane)
         throws(PluginLoadError) -> PluginWorkerProcess
     {
         let label = source.description
@@ -226,13 +231,10 @@ final class PluginWorkerProcess {
             "hookTimeoutMs": .int(config.hookTimeoutMs),
         ]))
         let helloFrame = hello.finished()
-        let readReady = { () -> Result<WireReader, WireError> in
-            Result { () throws(WireError) in
-                try Wire.writeAll(host, helloFrame, deadline: deadline)
-                return try Wire.readFrame(host, maxBody: 1 << 20, deadline: deadline)
-            }
+        let ready = Result { () throws(WireError) in
+            try Wire.writeAll(host, helloFrame, deadline: deadline, wait: lane.wireWait)
+            return try Wire.readFrame(host, maxBody: 1 << 20, deadline: deadline, wait: lane.wireWait)
         }
-        let ready = if let lane { lane.waitForWorker(readReady) } else { readReady() }
         let refusal: String
         switch ready {
         case .success(let frame):
@@ -241,12 +243,12 @@ final class PluginWorkerProcess {
                 switch Ready.parse(frame.body) {
                 case .success(let declared):
                     return PluginWorkerProcess(pid: pid, fd: host, ready: declared, maxReplyBytes: maxReply,
-                                               progress: shared?.progress)
+                                               progress: shared?.progress, lane: lane)
                 case .failure(let r): refusal = r.why
                 }
             case .refused:
                 close(host)
-                _ = reap(pid, graceMs: 1000)
+                _ = reap(pid, graceMs: 1000, lane: lane)
                 throw .worker(path: label, message: String(decoding: frame.body, as: UTF8.self))
             default:
                 refusal = "its first frame was of kind 0x\(String(frame.kind, radix: 16)), not ready (docs/worker-protocol.md)"
@@ -259,51 +261,31 @@ final class PluginWorkerProcess {
             case .io(let e): refusal = "socket error \(e) while waiting for its ready frame"
             case .closed:
                 close(host)
-                let death = reap(pid, graceMs: 1000)
+                let death = reap(pid, graceMs: 1000, lane: lane)
                 throw .worker(path: label, message: "its worker ended before it was ready (\(death.detail))")
             }
         }
         close(host)
         kill(pid, SIGKILL)
-        _ = reap(pid, graceMs: 0)
+        _ = reap(pid, graceMs: 0, lane: lane)
         throw .worker(path: label, message: "its worker did not start: \(refusal)")
     }
 
     var isAlive: Bool { fd >= 0 }
 
-    /// One request and its reply at a time on the socket, whichever thread holds the loop.
-    private let exchanging: UnsafeMutablePointer<pthread_mutex_t> = {
-        let m = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-        pthread_mutex_init(m, nil)
-        return m
-    }()
-
-    deinit {
-        pthread_mutex_destroy(exchanging)
-        exchanging.deallocate()
-    }
-
-    /// How long a reply is waited for in place before the loop is handed over (`CallLane`): most hooks
-    /// answer well within it, and a hand-over costs two thread wake-ups.
-    static let inPlaceWaitMs: Int32 = 1
-    /// How long a reply is looked for awake before sleeping for it.
-    static let spinNanos: UInt64 = 100_000
-
-    /// Sends one request and waits for its reply, up to `timeoutMs`: in place for a moment, then (when
-    /// `lane` runs this call) with the loop handed over, so other clients are served meanwhile. Any
-    /// failure to get a reply ends the worker (killed if need be, then reaped) and says how it ended.
-    func call(_ request: [UInt8], timeoutMs: Int, lane: CallLane? = nil) throws(WorkerDeath) -> WireReader {
-        try exchange(request, timeoutMs: timeoutMs, lane: lane).get()
+    /// Sends one request and parks until its reply, up to `timeoutMs`. Any failure to get a reply ends the
+    /// worker (killed if need be, then reaped) and says how it ended. One call at a time runs on a worker:
+    /// calls that run hooks take turns in the call lane.
+    func call(_ request: [UInt8], timeoutMs: Int) throws(WorkerDeath) -> WireReader {
+        try exchange(request, timeoutMs: timeoutMs).get()
     }
 
     /// Sends `wake`: the worker wakes now and looks for the next request awake for a moment. Best effort:
     /// a full socket or a dead worker is found by the call that follows.
     func wake() {
         guard isAlive else { return }
-        pthread_mutex_lock(exchanging)
         let frame = WireWriter(.wake).finished()
         _ = frame.withUnsafeBytes { send(fd, $0.baseAddress!, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
-        pthread_mutex_unlock(exchanging)
     }
 
     /// Runs `frames` (hook requests) as one batch: the worker runs them in order and stops at the first
@@ -311,7 +293,7 @@ final class PluginWorkerProcess {
     /// reply, or nil for a hook that ran but whose reply went down with the worker. When the worker died
     /// (or ran past a hook's deadline and was killed) on the hook after those, `death` says how. Each hook
     /// has `timeoutMs` of its own, from when the worker starts it.
-    func callBatch(_ batch: BatchRequest, timeoutMs: Int, lane: CallLane? = nil) -> (replies: [WireReader?], death: WorkerDeath?) {
+    func callBatch(_ batch: BatchRequest, timeoutMs: Int) -> (replies: [WireReader?], death: WorkerDeath?) {
         let request = batch.frame()
         let count = batch.count
         let progress = self.progress
@@ -319,7 +301,7 @@ final class PluginWorkerProcess {
             // No shared page to tell which hook a crash was in: one hook at a time.
             var replies: [WireReader?] = []
             for k in 0..<count {
-                switch exchange(batch.hookFrame(k, in: request), timeoutMs: timeoutMs, lane: lane) {
+                switch exchange(batch.hookFrame(k, in: request), timeoutMs: timeoutMs) {
                 case .failure(let death): return (replies, death)
                 case .success(let r):
                     replies.append(r)
@@ -330,8 +312,7 @@ final class PluginWorkerProcess {
         }
         guard isAlive else { return ([], WorkerDeath(reason: "closed", detail: "the worker is not running")) }
         let timeout = UInt64(max(1, timeoutMs)) * 1_000_000
-        pthread_mutex_lock(exchanging)
-        let (fd, maxBody, lock) = (self.fd, maxReplyBytes, exchanging)
+        let (fd, maxBody, lane) = (self.fd, maxReplyBytes, self.lane)
         progress?.started = 0
         var incoming = FrameBuffer(maxBody: maxBody)
         var replies: [WireReader?] = []
@@ -365,27 +346,18 @@ final class PluginWorkerProcess {
                     since = now
                 }
                 guard now - since < timeout else { return .timeout }
-                // A short wait, then a look at the worker's progress again.
-                _ = Wire.readable(fd, withinMs: Int32(min(10, (since + timeout - now + 999_999) / 1_000_000)))
+                // Parked until the reply comes, or for a while (then the worker's progress is read again).
+                _ = lane.waitReady(fd, writable: false, timeoutMs: Int(min(10, (since + timeout - now + 999_999) / 1_000_000)))
             }
         }
         var failure: WireError?
         do {
             try Self.checkNothingPending(fd)
-            try Wire.writeAll(fd, request, deadline: Wire.nowNanos() + timeout)
-            if let lane, !Wire.readable(fd, spinningNanos: Self.spinNanos, thenWithinMs: Self.inPlaceWaitMs) {
-                // Late: the rest is waited for off the loop; the lock goes before the loop is taken back.
-                failure = lane.waitForWorker { () -> WireError? in
-                    defer { pthread_mutex_unlock(lock) }
-                    return readAll()
-                }
-                return finishBatch(replies, failure, progress: progress, timeoutMs: timeoutMs)
-            }
+            try Wire.writeAll(fd, request, deadline: Wire.nowNanos() + timeout, wait: lane.wireWait)
             failure = readAll()
         } catch {
             failure = error
         }
-        pthread_mutex_unlock(lock)
         return finishBatch(replies, failure, progress: progress, timeoutMs: timeoutMs)
     }
 
@@ -401,29 +373,16 @@ final class PluginWorkerProcess {
         return (all, death(after: failure, timeoutMs: timeoutMs))
     }
 
-    private func exchange(_ request: [UInt8], timeoutMs: Int, lane: CallLane?) -> Result<WireReader, WorkerDeath> {
+    private func exchange(_ request: [UInt8], timeoutMs: Int) -> Result<WireReader, WorkerDeath> {
         guard isAlive else { return .failure(WorkerDeath(reason: "closed", detail: "the worker is not running")) }
         let deadline = Wire.nowNanos() + UInt64(max(1, timeoutMs)) * 1_000_000
-        pthread_mutex_lock(exchanging)
-        let (fd, maxBody, lock) = (self.fd, maxReplyBytes, exchanging)
-        func reply() -> Result<WireReader, WireError> {
-            defer { pthread_mutex_unlock(lock) }
-            return Result { () throws(WireError) in
-                let frame = try Wire.readFrame(fd, maxBody: maxBody, deadline: deadline)
-                try Self.validate(frame)
-                return frame
-            }
-        }
-        let outcome: Result<WireReader, WireError>
-        do {
+        let (fd, maxBody, lane) = (self.fd, maxReplyBytes, self.lane)
+        let outcome = Result { () throws(WireError) -> WireReader in
             try Self.checkNothingPending(fd)
-            try Wire.writeAll(fd, request, deadline: deadline)
-            // A late reply is waited for off the loop. The lock goes before the loop is taken back, so a
-            // thread that holds the loop never waits for it behind a thread that waits for the loop.
-            if let lane, !Wire.readable(fd, spinningNanos: Self.spinNanos, thenWithinMs: Self.inPlaceWaitMs) { outcome = lane.waitForWorker(reply) } else { outcome = reply() }
-        } catch {
-            pthread_mutex_unlock(lock)
-            outcome = .failure(error)
+            try Wire.writeAll(fd, request, deadline: deadline, wait: lane.wireWait)
+            let frame = try Wire.readFrame(fd, maxBody: maxBody, deadline: deadline, wait: lane.wireWait)
+            try Self.validate(frame)
+            return frame
         }
         return outcome.mapError { death(after: $0, timeoutMs: timeoutMs) }
     }
@@ -483,7 +442,7 @@ final class PluginWorkerProcess {
         willClose = nil
         close(fd)
         fd = -1
-        _ = PluginWorkerProcess.reap(pid, graceMs: graceMs)
+        _ = PluginWorkerProcess.reap(pid, graceMs: graceMs, lane: lane)
     }
 
     /// Ends the worker after a failed call and reports how it ended.
@@ -495,7 +454,7 @@ final class PluginWorkerProcess {
             fd = -1
         }
         if killing { kill(pid, SIGKILL) }
-        var death = PluginWorkerProcess.reap(pid, graceMs: killing ? 0 : 1000)
+        var death = PluginWorkerProcess.reap(pid, graceMs: killing ? 0 : 1000, lane: lane)
         // A killed worker's status is our SIGKILL: the reason is what made us kill it.
         if killing {
             death.reason = reason
@@ -505,20 +464,27 @@ final class PluginWorkerProcess {
         return death
     }
 
-    /// Waits for `pid` to end (up to `graceMs`, then SIGKILL) and describes its status.
-    static func reap(_ pid: pid_t, graceMs: Int) -> WorkerDeath {
+    /// Waits for `pid` to end (up to `graceMs`, then SIGKILL) and describes its status. The grace is
+    /// waited out parked in `lane` (the loop serves everyone meanwhile), looking again at growing
+    /// intervals; with no loop left to serve the wait (after the host's loop ended), the worker is killed.
+    static func reap(_ pid: pid_t, graceMs: Int, lane: CallLane) -> WorkerDeath {
         var status: Int32 = 0
-        let deadline = Wire.nowNanos() + UInt64(graceMs) * 1_000_000
+        var waited = 0
+        var step = 1
         while true {
             let r = waitpid(pid, &status, WNOHANG)
             if r == pid { break }
             if r < 0 && errno != EINTR { return WorkerDeath(reason: "closed", detail: "already reaped") }
-            if Wire.nowNanos() >= deadline {
+            if r < 0 { continue }
+            if waited >= graceMs || !lane.canWait {
+                // Killed: it ends at once, so this wait is short.
                 kill(pid, SIGKILL)
                 while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
                 break
             }
-            usleep(1000)
+            lane.sleep(ms: step)
+            waited += step
+            step = min(step * 2, 50)
         }
         // WIFSIGNALED / WIFEXITED, by hand (the macros do not import).
         let signal = status & 0x7f

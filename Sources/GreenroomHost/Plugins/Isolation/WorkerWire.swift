@@ -17,40 +17,40 @@ import GreenroomJSON
 ///   destroy u64 instance                                     -> ok
 ///   wake    (no body): a batch follows soon; the worker looks for it awake for a moment (no reply)
 ///   failed  JSON {"message", "data"}: the plugin failed the call (the worker lives on)
-enum WorkerFrame: UInt8 {
+package enum WorkerFrame: UInt8 {
     case hello = 0x56, create = 0x43, hook = 0x48, batch = 0x42, wake = 0x57, destroy = 0x44, ok = 0x4F, failed = 0x46,
          ready = 0x52, refused = 0x45
 }
 
 /// The worker protocol's versions: the host offers `supported` in `hello`, the worker names the one it
 /// speaks in `ready`. A version changes only on an incompatible change; fields are only ever added.
-enum WorkerProtocol {
-    static let version = 1
-    static let supported: Set<Int> = [1]
+package enum WorkerProtocol {
+    package static let version = 1
+    package static let supported: Set<Int> = [1]
 }
 
 /// Builds one frame.
-struct WireWriter {
+package struct WireWriter {
     private(set) var bytes: [UInt8] = [0, 0, 0, 0]
 
-    init(_ kind: WorkerFrame) { bytes.append(kind.rawValue) }
+    package init(_ kind: WorkerFrame) { bytes.append(kind.rawValue) }
 
-    mutating func u16(_ v: Int) { for i in 0..<2 { bytes.append(UInt8(truncatingIfNeeded: v >> (8 * i))) } }
-    mutating func u32(_ v: Int) { for i in 0..<4 { bytes.append(UInt8(truncatingIfNeeded: v >> (8 * i))) } }
-    mutating func u64(_ v: UInt64) { for i in 0..<8 { bytes.append(UInt8(truncatingIfNeeded: v >> (8 * UInt64(i)))) } }
-    mutating func raw<S: Sequence<UInt8>>(_ s: S) { bytes.append(contentsOf: s) }
+    package mutating func u16(_ v: Int) { for i in 0..<2 { bytes.append(UInt8(truncatingIfNeeded: v >> (8 * i))) } }
+    package mutating func u32(_ v: Int) { for i in 0..<4 { bytes.append(UInt8(truncatingIfNeeded: v >> (8 * i))) } }
+    package mutating func u64(_ v: UInt64) { for i in 0..<8 { bytes.append(UInt8(truncatingIfNeeded: v >> (8 * UInt64(i)))) } }
+    package mutating func raw<S: Sequence<UInt8>>(_ s: S) { bytes.append(contentsOf: s) }
 
-    var count: Int { bytes.count }
+    package var count: Int { bytes.count }
 
-    mutating func reserve(_ n: Int) { bytes.reserveCapacity(n) }
+    package mutating func reserve(_ n: Int) { bytes.reserveCapacity(n) }
 
     /// Writes `v` over the four bytes at `offset` (a length known only once what follows is written).
-    mutating func setU32(_ v: Int, at offset: Int) {
+    package mutating func setU32(_ v: Int, at offset: Int) {
         for i in 0..<4 { bytes[offset + i] = UInt8(truncatingIfNeeded: v >> (8 * i)) }
     }
 
     /// A `hook` request after its kind: the instance, the hook's name and its input.
-    mutating func hookBody(_ hook: Hook, handle: UInt64, input: JSONObject, scratch: ByteBuffer = ByteBuffer(capacity: 256)) {
+    package mutating func hookBody(_ hook: Hook, handle: UInt64, input: JSONObject, scratch: ByteBuffer = ByteBuffer(capacity: 256)) {
         u64(handle)
         let name = hook.rawValue.utf8
         u16(name.count)
@@ -61,7 +61,7 @@ struct WireWriter {
     }
 
     /// The frame with its length filled in.
-    consuming func finished() -> [UInt8] {
+    package consuming func finished() -> [UInt8] {
         var b = bytes
         let n = b.count - 4
         for i in 0..<4 { b[i] = UInt8(truncatingIfNeeded: n >> (8 * i)) }
@@ -72,23 +72,23 @@ struct WireWriter {
 /// A `batch` frame written in place, hook by hook: a count, then each hook's request frame as it
 /// would be sent alone (its length first). One buffer for the whole batch: a `showRendered` hit sends
 /// a dozen hooks, and each copy or allocation here is on the hit's path.
-struct BatchRequest {
+package struct BatchRequest {
     private var w = WireWriter(.batch)
     /// Where each hook's frame starts.
     private(set) var starts: [Int] = []
     /// Reused for each hook's input (the codec writes into a buffer).
     private let scratch = ByteBuffer(capacity: 256)
 
-    init() {
+    package init() {
         w.reserve(1024)
         w.u32(0)
         starts.reserveCapacity(16)
     }
 
-    var count: Int { starts.count }
+    package var count: Int { starts.count }
 
     /// Adds the request that runs `hook` on the worker's instance `handle` with `input`.
-    mutating func add(_ hook: Hook, handle: UInt64, input: JSONObject) {
+    package mutating func add(_ hook: Hook, handle: UInt64, input: JSONObject) {
         let start = w.count
         starts.append(start)
         w.u32(0)
@@ -98,14 +98,14 @@ struct BatchRequest {
     }
 
     /// The `batch` frame.
-    func frame() -> [UInt8] {
+    package func frame() -> [UInt8] {
         var whole = w
         whole.setU32(starts.count, at: 5)
         return whole.finished()
     }
 
     /// Hook `k`'s frame alone (for a worker that must be sent one hook at a time).
-    func hookFrame(_ k: Int, in frame: [UInt8]) -> [UInt8] {
+    package func hookFrame(_ k: Int, in frame: [UInt8]) -> [UInt8] {
         Array(frame[starts[k]..<(k + 1 < starts.count ? starts[k + 1] : frame.count)])
     }
 }
@@ -115,26 +115,26 @@ extension Hook {
 
     /// The hook a request names, read from its UTF-8 bytes without making a string (a worker reads a
     /// dozen per `showRendered` hit).
-    static func named(_ bytes: ArraySlice<UInt8>) -> Hook? {
+    package static func named(_ bytes: ArraySlice<UInt8>) -> Hook? {
         for entry in wireNames where entry.name.count == bytes.count && entry.name.elementsEqual(bytes) { return entry.hook }
         return nil
     }
 }
 
 /// Reads one frame's body.
-struct WireReader {
-    let kind: UInt8
-    let body: [UInt8]
-    var at = 0
+package struct WireReader {
+    package let kind: UInt8
+    package let body: [UInt8]
+    package var at = 0
 
-    init(kind: UInt8, body: [UInt8]) {
+    package init(kind: UInt8, body: [UInt8]) {
         self.kind = kind
         self.body = body
     }
 
-    mutating func u16() -> Int? { int(2).map { Int($0) } }
-    mutating func u32() -> Int? { int(4).map { Int($0) } }
-    mutating func u64() -> UInt64? { int(8) }
+    package mutating func u16() -> Int? { int(2).map { Int($0) } }
+    package mutating func u32() -> Int? { int(4).map { Int($0) } }
+    package mutating func u64() -> UInt64? { int(8) }
 
     private mutating func int(_ n: Int) -> UInt64? {
         guard at + n <= body.count else { return nil }
@@ -144,26 +144,26 @@ struct WireReader {
         return v
     }
 
-    mutating func bytes(_ n: Int) -> ArraySlice<UInt8>? {
+    package mutating func bytes(_ n: Int) -> ArraySlice<UInt8>? {
         guard at + n <= body.count else { return nil }
         defer { at += n }
         return body[at..<(at + n)]
     }
 
-    var rest: ArraySlice<UInt8> { body[at...] }
+    package var rest: ArraySlice<UInt8> { body[at...] }
 }
 
 /// Frames read from a non-blocking socket in as few reads as there are bytes ready (a batch's replies
 /// arrive together).
-struct FrameBuffer {
-    let maxBody: Int
+package struct FrameBuffer {
+    package let maxBody: Int
     private var bytes: [UInt8] = []
     private var at = 0
 
-    init(maxBody: Int) { self.maxBody = maxBody }
+    package init(maxBody: Int) { self.maxBody = maxBody }
 
     /// The next whole frame in what was received, if any.
-    mutating func next() throws(WireError) -> WireReader? {
+    package mutating func next() throws(WireError) -> WireReader? {
         guard bytes.count - at >= 5 else { return nil }
         let length = Int(bytes[at]) | Int(bytes[at + 1]) << 8 | Int(bytes[at + 2]) << 16 | Int(bytes[at + 3]) << 24
         guard length >= 1 else { throw .violation("a frame of length 0 (it has no kind)") }
@@ -179,10 +179,10 @@ struct FrameBuffer {
     }
 
     /// Bytes received and not yet returned as a frame.
-    var pending: Int { bytes.count - at }
+    package var pending: Int { bytes.count - at }
 
     /// Reads what the socket has now: true when something came, false when nothing is ready.
-    mutating func receive(_ fd: Int32) throws(WireError) -> Bool {
+    package mutating func receive(_ fd: Int32) throws(WireError) -> Bool {
         while true {
             let n = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64 << 10) { chunk in
                 let n = recv(fd, chunk.baseAddress!, chunk.count, Int32(MSG_DONTWAIT))
@@ -201,7 +201,7 @@ struct FrameBuffer {
 }
 
 /// Why a read or write on the worker's socket did not complete.
-enum WireError: Error {
+package enum WireError: Error {
     /// The peer closed its end (or reset it): it exited or crashed.
     case closed
     /// The deadline passed first.
@@ -213,75 +213,50 @@ enum WireError: Error {
     case io(Int32)
 }
 
-/// Blocking, deadline-bound frame I/O on a non-blocking socket. `deadline` is monotonic nanoseconds
-/// (nil: wait for ever, the worker's side).
-enum Wire {
-    static func nowNanos() -> UInt64 {
+/// Waits until a socket is ready for reading (`writable`: writing), or throws `timeout` once `deadline`
+/// (monotonic nanoseconds; nil: none) passes. The host parks the call (`CallLane.waitReady`); the worker,
+/// which does nothing else meanwhile, blocks.
+package typealias WireWait = (_ fd: Int32, _ writable: Bool, _ deadline: UInt64?) throws(WireError) -> Void
+
+/// Deadline-bound frame I/O on a non-blocking socket, waiting where `wait` says. `deadline` is
+/// monotonic nanoseconds (nil: wait for ever, the worker's side).
+package enum Wire {
+    package static func nowNanos() -> UInt64 {
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)
         return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
     }
 
-    /// Waits until `fd` is ready for `events`, or throws `timeout`.
-    static func wait(_ fd: Int32, _ events: Int16, deadline: UInt64?) throws(WireError) {
-        while true {
-            var timeout: Int32 = -1
-            if let deadline {
-                let now = nowNanos()
-                guard now < deadline else { throw .timeout }
-                timeout = Int32(clamping: (deadline - now + 999_999) / 1_000_000)
-            }
-            var p = pollfd(fd: fd, events: events, revents: 0)
-            let n = poll(&p, 1, timeout)
-            if n > 0 { return }
-            if n < 0 && errno != EINTR { throw .io(errno) }
-        }
+    /// The milliseconds left until `deadline` (rounded up), or `timeout` when it passed.
+    package static func msLeft(until deadline: UInt64?) throws(WireError) -> Int? {
+        guard let deadline else { return nil }
+        let now = nowNanos()
+        guard now < deadline else { throw .timeout }
+        return Int((deadline - now + 999_999) / 1_000_000)
     }
 
-    /// Whether `fd` has bytes to read within `spinNanos` of looking without sleeping, then within `ms`
-    /// of sleeping in poll. A worker's reply usually comes within tens of microseconds; on a virtual
-    /// machine, being woken for it costs about as much, so the host looks for it awake first.
-    static func readable(_ fd: Int32, spinningNanos spin: UInt64, thenWithinMs ms: Int32) -> Bool {
-        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        let end = nowNanos() + spin
-        repeat {
-            if poll(&p, 1, 0) != 0 { return true }
-        } while nowNanos() < end
-        return readable(fd, withinMs: ms)
-    }
-
-    /// Whether `fd` has bytes to read within `ms` (a short, blocking look; errors count as readable,
-    /// so the read that follows reports them).
-    static func readable(_ fd: Int32, withinMs ms: Int32) -> Bool {
-        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        while true {
-            let n = poll(&p, 1, ms)
-            if n >= 0 || errno != EINTR { return n != 0 }
-        }
-    }
-
-    static func writeAll(_ fd: Int32, _ bytes: [UInt8], deadline: UInt64?) throws(WireError) {
+    package static func writeAll(_ fd: Int32, _ bytes: [UInt8], deadline: UInt64?, wait: WireWait) throws(WireError) {
         var done = 0
         while done < bytes.count {
-            let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + done, $0.count - done, Int32(MSG_NOSIGNAL)) }
+            let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + done, $0.count - done, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
             if n > 0 { done += n; continue }
             let e = errno
-            if n < 0 && (e == EAGAIN || e == EWOULDBLOCK) { try wait(fd, Int16(POLLOUT), deadline: deadline); continue }
+            if n < 0 && (e == EAGAIN || e == EWOULDBLOCK) { try wait(fd, true, deadline); continue }
             if n < 0 && e == EINTR { continue }
             if e == EPIPE || e == ECONNRESET { throw .closed }
             throw .io(e)
         }
     }
 
-    static func readExact(_ fd: Int32, _ count: Int, deadline: UInt64?) throws(WireError) -> [UInt8] {
+    package static func readExact(_ fd: Int32, _ count: Int, deadline: UInt64?, wait: WireWait) throws(WireError) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: count)
         var done = 0
         while done < count {
-            let n = out.withUnsafeMutableBytes { recv(fd, $0.baseAddress! + done, count - done, 0) }
+            let n = out.withUnsafeMutableBytes { recv(fd, $0.baseAddress! + done, count - done, Int32(MSG_DONTWAIT)) }
             if n > 0 { done += n; continue }
             if n == 0 { throw .closed }
             let e = errno
-            if e == EAGAIN || e == EWOULDBLOCK { try wait(fd, Int16(POLLIN), deadline: deadline); continue }
+            if e == EAGAIN || e == EWOULDBLOCK { try wait(fd, false, deadline); continue }
             if e == EINTR { continue }
             if e == ECONNRESET { throw .closed }
             throw .io(e)
@@ -290,12 +265,12 @@ enum Wire {
     }
 
     /// Reads one frame whose body is at most `maxBody` bytes.
-    static func readFrame(_ fd: Int32, maxBody: Int, deadline: UInt64?) throws(WireError) -> WireReader {
-        let header = try readExact(fd, 5, deadline: deadline)
+    package static func readFrame(_ fd: Int32, maxBody: Int, deadline: UInt64?, wait: WireWait) throws(WireError) -> WireReader {
+        let header = try readExact(fd, 5, deadline: deadline, wait: wait)
         let length = Int(header[0]) | Int(header[1]) << 8 | Int(header[2]) << 16 | Int(header[3]) << 24
         guard length >= 1 else { throw .violation("a frame of length 0 (it has no kind)") }
         guard length - 1 <= maxBody else { throw .tooLarge(length - 1) }
-        let body = try readExact(fd, length - 1, deadline: deadline)
+        let body = try readExact(fd, length - 1, deadline: deadline, wait: wait)
         return WireReader(kind: header[4], body: body)
     }
 }

@@ -686,26 +686,28 @@ class HostStatsHookBatching(TypedDict):
 
 
 class HostStatsLane(TypedDict):
-    """The call lane: with plugins in worker processes, lines whose calls may run a container hook run one at a
-    time outside the loop's callbacks, and while a hook waits on its worker the loop (on another thread) keeps
-    serving the calls that never run hooks (`host.ping`, `host.auth`, `events.subscribe`,
-    `events.unsubscribe`, `rpc.discover`, `clock.now` and the range stream: `range.didScroll`, the drag calls,
-    `range.setViewport`, `range.setVisible`, `range.insertItems`, `range.deleteItems`, `range.batchFetchDone`,
-    `range.state`). See docs/plugins.md.
+    """The call lane: with plugins in worker processes (or scripted classes that declare a hook cost), lines
+    whose calls may run a container hook run one at a time, each on a stack of its own. While a hook waits on
+    its worker (or spends its scripted cost) the call parks and the loop keeps serving the calls that never
+    run hooks (`host.ping`, `host.auth`, `events.subscribe`, `events.unsubscribe`, `rpc.discover`, `clock.now`
+    and the range stream: `range.didScroll`, the drag calls, `range.setViewport`, `range.setVisible`,
+    `range.insertItems`, `range.deleteItems`, `range.batchFetchDone`, `range.state`). One thread runs all of
+    it. See docs/plugins.md.
 
-    - ``enabled``: Whether lines go through the lane (a plugin runs in a worker process).
+    - ``enabled``: Whether lines go through the lane (a plugin runs in a worker process, or a scripted
+      class declares a cost).
     - ``queued``: Work waiting in the lane now (lines, teardowns, timers, idle passes).
-    - ``running``: Whether an item runs now (a hook may be waiting on its worker).
+    - ``running``: Whether an item runs now (it may be parked, waiting on a worker).
     - ``deferredLines``: Lines that went through the lane since start.
-    - ``handOvers``: Times a hook's reply was late (over 1 ms) and the loop was handed to another thread
-      to serve the others meanwhile.
+    - ``parks``: Times an item parked since start: its hook's reply was not there yet (or its scripted
+      cost was being spent), so it waited on its own stack while the loop served the others.
     """
 
     enabled: bool
     queued: int
     running: bool
     deferredLines: int
-    handOvers: int
+    parks: int
 
 
 class HostStatsPlugins(TypedDict):
@@ -817,12 +819,13 @@ class HostStats(TypedDict):
       `memoryBytes` times live instances, pooled or not (`--scripted-memory-budget-bytes`, default 1 GiB).
       Creating an instance past it (container.create, showRendered, a page child, a warm-up) is -32005
       with `data.limit: "scriptedMemoryBytes"`, `budget`, `used` and `asked`.
-    - ``lane``: The call lane: with plugins in worker processes, lines whose calls may run a container
-      hook run one at a time outside the loop's callbacks, and while a hook waits on its worker the loop
-      (on another thread) keeps serving the calls that never run hooks (`host.ping`, `host.auth`,
-      `events.subscribe`, `events.unsubscribe`, `rpc.discover`, `clock.now` and the range stream:
-      `range.didScroll`, the drag calls, `range.setViewport`, `range.setVisible`, `range.insertItems`,
-      `range.deleteItems`, `range.batchFetchDone`, `range.state`). See docs/plugins.md.
+    - ``lane``: The call lane: with plugins in worker processes (or scripted classes that declare a hook
+      cost), lines whose calls may run a container hook run one at a time, each on a stack of its own.
+      While a hook waits on its worker (or spends its scripted cost) the call parks and the loop keeps
+      serving the calls that never run hooks (`host.ping`, `host.auth`, `events.subscribe`,
+      `events.unsubscribe`, `rpc.discover`, `clock.now` and the range stream: `range.didScroll`, the drag
+      calls, `range.setViewport`, `range.setVisible`, `range.insertItems`, `range.deleteItems`,
+      `range.batchFetchDone`, `range.state`). One thread runs all of it. See docs/plugins.md.
     - ``hookBatching``: Hook batching (`serve --hook-batching`, on by default): a call whose hooks run in
       a plugin's worker (a showRendered hit of such a class) is planned with every hook assumed to
       succeed, and the plan's hooks go to the worker in one message. When one failed, the plan is undone

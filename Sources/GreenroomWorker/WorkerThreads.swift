@@ -1,4 +1,5 @@
 import Glibc
+import GreenroomHost
 
 /// `queue_work` in a plugin worker: each `work` runs on a thread of its own, and its `done` runs on the
 /// worker's main thread before the next request is handled (where the host would have run it on its

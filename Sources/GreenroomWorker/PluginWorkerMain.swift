@@ -1,6 +1,7 @@
 import Glibc
 import GreenroomCore
 import GreenroomJSON
+import GreenroomHost
 
 /// The plugin worker process (`greenroom plugin-worker`): loads one library exactly as the host would,
 /// then runs the calls its host sends over `fd`, one at a time, until the host closes its end. A
@@ -22,7 +23,7 @@ public enum PluginWorkerMain {
         if let refusal = readHello(fd) {
             var w = WireWriter(.refused)
             w.raw(refusal.utf8)
-            try? Wire.writeAll(fd, w.finished(), deadline: nil)
+            try? BlockingWire.writeAll(fd, w.finished())
             return 2
         }
 
@@ -42,7 +43,7 @@ public enum PluginWorkerMain {
         } catch {
             var w = WireWriter(.refused)
             w.raw(error.description.utf8)
-            try? Wire.writeAll(fd, w.finished(), deadline: nil)
+            try? BlockingWire.writeAll(fd, w.finished())
             return 2
         }
         var ready = WireWriter(.ready)
@@ -54,7 +55,7 @@ public enum PluginWorkerMain {
                 (key: $0.name, value: .array($0.optionalHooks.map(\.rawValue).sorted().map { .string($0) }))
             })),
         ]))
-        do { try Wire.writeAll(fd, ready.finished(), deadline: nil) } catch { return 1 }
+        do { try BlockingWire.writeAll(fd, ready.finished()) } catch { return 1 }
 
         let progress = progressFD.flatMap { fd in
             defer { close(fd) }
@@ -62,17 +63,17 @@ public enum PluginWorkerMain {
         }
         var calls = WorkerCalls(classes: classes, maxDepth: maxDepth)
         while true {
-            guard var frame = try? Wire.readFrame(fd, maxBody: Int(Int32.max), deadline: nil) else { return 0 }
+            guard var frame = try? BlockingWire.readFrame(fd, maxBody: Int(Int32.max)) else { return 0 }
             // Background work that finished while the worker waited completes first, as on the host's loop.
             threads.runFinished()
             if frame.kind == WorkerFrame.wake.rawValue {
                 // A batch follows while the host plans it: look for it awake, for up to 200 µs.
-                _ = Wire.readable(fd, spinningNanos: 200_000, thenWithinMs: 0)
+                _ = BlockingWire.readable(fd, spinningNanos: 200_000)
                 continue
             }
             guard frame.kind == WorkerFrame.batch.rawValue else {
                 guard let (reply, _) = calls.answer(&frame) else { return 3 }
-                do { try Wire.writeAll(fd, reply, deadline: nil) } catch { return 0 }
+                do { try BlockingWire.writeAll(fd, reply) } catch { return 0 }
                 continue
             }
             // A batch: the hooks run in order until one fails, and their replies go back in one message.
@@ -88,13 +89,13 @@ public enum PluginWorkerMain {
                 replies.append(contentsOf: reply)
                 if failed { break }
             }
-            do { try Wire.writeAll(fd, replies, deadline: nil) } catch { return 0 }
+            do { try BlockingWire.writeAll(fd, replies) } catch { return 0 }
         }
     }
 
     /// Reads the host's `hello`; nil when it offers this worker's protocol version, else why not.
     static func readHello(_ fd: Int32) -> String? {
-        guard let frame = try? Wire.readFrame(fd, maxBody: 1 << 20, deadline: nil) else { return "the host sent no hello" }
+        guard let frame = try? BlockingWire.readFrame(fd, maxBody: 1 << 20) else { return "the host sent no hello" }
         guard frame.kind == WorkerFrame.hello.rawValue else {
             return "the host's first frame is not hello (this worker speaks worker protocol version \(WorkerProtocol.version))"
         }
@@ -134,7 +135,7 @@ public enum PluginWorkerMain {
         // The host waits for a ready frame: tell it why there will be none (its hello is left unread).
         var w = WireWriter(.refused)
         w.raw("cannot run \(command[0]): \(why)".utf8)
-        try? Wire.writeAll(3, w.finished(), deadline: nil)
+        try? BlockingWire.writeAll(3, w.finished())
         return 127
     }
 

@@ -1,0 +1,61 @@
+import Glibc
+import GreenroomHost
+
+/// The worker's side of the wire blocks: a worker does one thing at a time, and while it waits for its
+/// host there is nothing else for it to do. (The host never blocks: its calls park in the call lane.)
+enum BlockingWire {
+    /// Waits until `fd` is ready for reading (`writable`: writing), or throws `timeout` once `deadline`
+    /// passes.
+    static func wait(_ fd: Int32, _ writable: Bool, _ deadline: UInt64?) throws(WireError) {
+        while true {
+            let timeout = Int32(clamping: try Wire.msLeft(until: deadline) ?? -1)
+            var p = pollfd(fd: fd, events: Int16(writable ? POLLOUT : POLLIN), revents: 0)
+            let n = poll(&p, 1, timeout)
+            if n > 0 { return }
+            if n < 0 && errno != EINTR { throw .io(errno) }
+        }
+    }
+
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws(WireError) {
+        try Wire.writeAll(fd, bytes, deadline: nil, wait: wait)
+    }
+
+    static func readFrame(_ fd: Int32, maxBody: Int) throws(WireError) -> WireReader {
+        try Wire.readFrame(fd, maxBody: maxBody, deadline: nil, wait: wait)
+    }
+
+    /// Whether `fd` has bytes to read within `spinNanos` of looking without sleeping. A host's batch
+    /// usually follows its `wake` within tens of microseconds; on a virtual machine, being woken for it
+    /// costs about as much, so the worker looks for it awake first.
+    static func readable(_ fd: Int32, spinningNanos spin: UInt64) -> Bool {
+        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        let end = Wire.nowNanos() + spin
+        repeat {
+            if poll(&p, 1, 0) != 0 { return true }
+        } while Wire.nowNanos() < end
+        return false
+    }
+}
+
+/// Waits served by blocking, for a host with no loop (`greenroom replay` in process: one client, whose
+/// calls run one after another). The lane stays off there, so every call runs where it is read.
+public final class BlockingWaits: LoopWaits {
+    public init() {}
+
+    public func whenReady(fd: Int32, writable: Bool, timeoutMs: Int?, _ done: @escaping (Bool) -> Void) {
+        var p = pollfd(fd: fd, events: Int16(writable ? POLLOUT : POLLIN), revents: 0)
+        while true {
+            let n = poll(&p, 1, Int32(clamping: timeoutMs ?? -1))
+            if n >= 0 || errno != EINTR { return done(n != 0) }
+        }
+    }
+
+    public func after(ms: Int, _ done: @escaping () -> Void) {
+        var ts = timespec(tv_sec: ms / 1000, tv_nsec: (ms % 1000) * 1_000_000)
+        var left = timespec()
+        while nanosleep(&ts, &left) != 0 && errno == EINTR { ts = left }
+        done()
+    }
+
+    public func runOnce() {}
+}
