@@ -352,6 +352,27 @@ public final class Host {
         for step in afterTeardown { step() }
     }
 
+    /// Everything the call being run has set on the host's shared parts (the processor's current call,
+    /// the events' causes and hold, the containers' hook mode, failures and journal). Calls in the lane
+    /// park part-way and others run meanwhile: each takes its own with it when it parks and puts it back
+    /// when it goes on, so no call sees another's.
+    struct CallContext {
+        fileprivate var processor = RPCProcessor<HostConnection>.CallState()
+        fileprivate var events = EventRouter.CallState()
+        fileprivate var containers = Containers.CallState()
+    }
+
+    func takeCallContext() -> CallContext {
+        CallContext(processor: processor.takeCallState(), events: events.takeCallState(),
+                    containers: containers.takeCallState())
+    }
+
+    func restoreCallContext(_ context: CallContext) {
+        processor.restoreCallState(context.processor)
+        events.restoreCallState(context.events)
+        containers.restoreCallState(context.containers)
+    }
+
     /// Run at the end of `teardownAll`, while the loop still serves waits (plugin workers stop here,
     /// each given its grace to exit).
     var afterTeardown: [() -> Void] = []

@@ -102,6 +102,36 @@ public final class RPCProcessor<Context> {
     /// True while a batch's entries run (their replies go out together, so none can be held back).
     public private(set) var isInBatch = false
 
+    /// The call being run, as a value: a host that interleaves calls (one parks while another runs) keeps
+    /// each one's own, taking it when the call parks and giving it back when it goes on.
+    public struct CallState {
+        fileprivate var call: (id: JSONValue?, method: String, context: Context)?
+        fileprivate var heldReply: ((RPCResult) -> Void)?
+        fileprivate var isInBatch = false
+        public init() {}
+    }
+
+    /// Takes the call being run's state, leaving none (between calls).
+    public func takeCallState() -> CallState {
+        defer {
+            currentCall = nil
+            heldReply = nil
+            isInBatch = false
+        }
+        var state = CallState()
+        state.call = currentCall
+        state.heldReply = heldReply
+        state.isInBatch = isInBatch
+        return state
+    }
+
+    /// Puts a call's state back (it goes on).
+    public func restoreCallState(_ state: CallState) {
+        currentCall = state.call
+        heldReply = state.heldReply
+        isInBatch = state.isInBatch
+    }
+
     /// Asks that the call being run be answered later: when it succeeds, its result is given to `receive`
     /// instead of written, and the caller writes the reply when it is due (a reply after an animation
     /// ends). A failure is answered at once, as always. False (nothing held) for a notification, which gets

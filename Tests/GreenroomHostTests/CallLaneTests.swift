@@ -157,4 +157,72 @@ private func ids(_ lines: [JSONValue]) -> [JSONValue] { lines.compactMap { $0["i
         #expect(host.lane.waitReady(0, writable: false, timeoutMs: nil))
         #expect(waits.turns == 1 && host.lane.stats["parks"] == 0)
     }
+
+    /// Two connections' creates of classes whose hooks cost time, and what waits behind them.
+    private func costlyHost() -> (Host, HeldWaits, MemoryClient, MemoryClient) {
+        let (host, waits) = laneHost()
+        let a = MemoryClient(host), b = MemoryClient(host)
+        for name in ["SlowA", "SlowB"] {
+            a.call("classes.define", ["name": .string(name), "hooks": ["init": ["costMs": 5]]])
+            host.lane.drain()  // the define went through the lane, once the first costly class made it run
+        }
+        _ = a.readAll()
+        #expect(host.classes["SlowB"] != nil && !host.lane.hasRunnableWork)
+        return (host, waits, a, b)
+    }
+
+    @Test func callsOnDifferentClassesOverlapWhileOneParks() {
+        let (host, waits, a, b) = costlyHost()
+        _ = a.sendRaw(#"{"jsonrpc":"2.0","id":1,"method":"container.create","params":{"class":"SlowA"}}"#)
+        _ = b.sendRaw(#"{"jsonrpc":"2.0","id":2,"method":"container.create","params":{"class":"SlowB"}}"#)
+        host.lane.drain()
+        // Both started: the second while the first was parked spending its cost.
+        #expect(waits.held.count == 2 && host.lane.stats["overlapped"] == 1)
+        // The second's wait ends first: it answers first.
+        waits.held.removeLast()(true)
+        host.lane.drain()
+        #expect(ids(b.readAll()) == [2] && a.readAll().isEmpty)
+        waits.serveOne()
+        host.lane.drain()
+        #expect(ids(a.readAll()) == [1] && !host.lane.isRunning)
+    }
+
+    @Test func callsOnTheSameClassAndCallsOnEverythingKeepTheirOrder() {
+        let (host, waits, a, b) = costlyHost()
+        let c = MemoryClient(host)
+        _ = a.sendRaw(#"{"jsonrpc":"2.0","id":1,"method":"container.create","params":{"class":"SlowA"}}"#)
+        _ = b.sendRaw(#"{"jsonrpc":"2.0","id":2,"method":"container.create","params":{"class":"SlowA"}}"#)
+        _ = c.sendRaw(#"{"jsonrpc":"2.0","id":3,"method":"container.create","params":{"class":"SlowB"}}"#)
+        host.lane.drain()
+        // Same class: the second waits for the first; the other class starts beside it.
+        #expect(waits.held.count == 2 && host.lane.stats["overlapped"] == 1)
+        // A call that depends on everything waits for both, and so does what comes after it.
+        let d = MemoryClient(host)
+        _ = d.sendRaw(#"{"jsonrpc":"2.0","id":4,"method":"classes.define","params":{"name":"Late"}}"#)
+        _ = d.sendRaw(#"{"jsonrpc":"2.0","id":5,"method":"host.ping"}"#)
+        var answered: [JSONValue] = []
+        while !waits.held.isEmpty {
+            waits.serveOne()
+            host.lane.drain()
+            answered += [a, b, c, d].flatMap { ids($0.readAll()) }
+        }
+        // The waits end oldest first: SlowA's first create, then SlowB's (started beside it), then SlowA's
+        // second (started once the first ended); the define only after all three, the ping after it.
+        #expect(answered == [1, 3, 2, 4, 5], "\(answered)")
+    }
+
+    @Test func aParkedCallKeepsItsOwnCallStateWhileAnotherRuns() {
+        let (host, waits, a, b) = costlyHost()
+        _ = a.sendRaw(#"{"jsonrpc":"2.0","id":"first","method":"container.create","params":{"class":"SlowA"}}"#)
+        _ = b.sendRaw(#"{"jsonrpc":"2.0","id":"second","method":"container.create","params":{"class":"SlowB"}}"#)
+        host.lane.drain()
+        // Between items the host is between calls: no call is current, no cause is set.
+        #expect(host.processor.currentCall == nil && host.events.currentCause == nil)
+        waits.serveOne()
+        host.lane.drain()
+        waits.serveOne()
+        host.lane.drain()
+        // Each reply went to its own caller, with its own id.
+        #expect(ids(a.readAll()) == ["first"] && ids(b.readAll()) == ["second"])
+    }
 }

@@ -360,12 +360,14 @@ export interface HostStats {
   scriptedMemory: HostStatsScriptedMemory;
   /**
    * The call lane: with plugins in worker processes (or scripted classes that declare a hook cost), lines
-   * whose calls may run a container hook run one at a time, each on a stack of its own. While a hook waits on
-   * its worker (or spends its scripted cost) the call parks and the loop keeps serving the calls that never
-   * run hooks (`host.ping`, `host.auth`, `events.subscribe`, `events.unsubscribe`, `rpc.discover`,
-   * `clock.now` and the range stream: `range.didScroll`, the drag calls, `range.setViewport`,
-   * `range.setVisible`, `range.insertItems`, `range.deleteItems`, `range.batchFetchDone`, `range.state`). One
-   * thread runs all of it. See docs/plugins.md.
+   * whose calls may run a container hook run in the lane, each on a stack of its own: calls that depend on
+   * each other (the same container or plugin, or anything for calls not described more narrowly) in the order
+   * they came, others side by side. While a hook waits on its worker (or spends its scripted cost) the call
+   * parks and the loop keeps serving the calls that never run hooks (`host.ping`, `host.auth`,
+   * `events.subscribe`, `events.unsubscribe`, `rpc.discover`, `clock.now` and the range stream:
+   * `range.didScroll`, the drag calls, `range.setViewport`, `range.setVisible`, `range.insertItems`,
+   * `range.deleteItems`, `range.batchFetchDone`, `range.state`). One thread runs all of it. See
+   * docs/plugins.md.
    */
   lane: HostStatsLane;
   /**
@@ -501,12 +503,13 @@ export interface HostStatsScriptedMemory {
 
 /**
  * The call lane: with plugins in worker processes (or scripted classes that declare a hook cost), lines whose
- * calls may run a container hook run one at a time, each on a stack of its own. While a hook waits on its
- * worker (or spends its scripted cost) the call parks and the loop keeps serving the calls that never run
- * hooks (`host.ping`, `host.auth`, `events.subscribe`, `events.unsubscribe`, `rpc.discover`, `clock.now` and
- * the range stream: `range.didScroll`, the drag calls, `range.setViewport`, `range.setVisible`,
- * `range.insertItems`, `range.deleteItems`, `range.batchFetchDone`, `range.state`). One thread runs all of
- * it. See docs/plugins.md.
+ * calls may run a container hook run in the lane, each on a stack of its own: calls that depend on each other
+ * (the same container or plugin, or anything for calls not described more narrowly) in the order they came,
+ * others side by side. While a hook waits on its worker (or spends its scripted cost) the call parks and the
+ * loop keeps serving the calls that never run hooks (`host.ping`, `host.auth`, `events.subscribe`,
+ * `events.unsubscribe`, `rpc.discover`, `clock.now` and the range stream: `range.didScroll`, the drag calls,
+ * `range.setViewport`, `range.setVisible`, `range.insertItems`, `range.deleteItems`, `range.batchFetchDone`,
+ * `range.state`). One thread runs all of it. See docs/plugins.md.
  */
 export interface HostStatsLane {
   /**
@@ -525,6 +528,11 @@ export interface HostStatsLane {
    * spent), so it waited on its own stack while the loop served the others.
    */
   parks: number;
+  /**
+   * Items that started while another was parked since start: a call that depends on nothing running (a call
+   * on another plugin's container) passes a slow hook.
+   */
+  overlapped: number;
 }
 
 /**

@@ -103,7 +103,9 @@ def test_quick_calls_answer_on_other_connections_while_a_hook_waits(lane_host, t
     assert lane_host.stats(other)["lane"]["parks"] >= 1
 
 
-def test_calls_that_may_run_hooks_wait_their_turn_in_order(lane_host, tmp_short):
+def test_a_call_on_another_class_passes_a_waiting_hook(lane_host, tmp_short):
+    """A create of a scripted class touches nothing the plugin's waiting call does: it runs, answers and
+    has its events while the hook waits (before, it waited its turn behind the hook)."""
     gate = Gate(tmp_short)
     observer = lane_host.connect()
     observer.result("events.subscribe", {"topics": ["lifecycle"], "scope": "all"})
@@ -112,14 +114,12 @@ def test_calls_that_may_run_hooks_wait_their_turn_in_order(lane_host, tmp_short)
     box = slow.result("container.create", {"class": "Crashy"})["container"]
     rid = slow.request("container.configure", {"container": box, "data": gate.data()})
     gate.wait_entered()
-    # This call may run hooks: it waits for the slow one, though its class is scripted.
-    created = other.request("container.create", {"class": "Quiet"})
-    lane_host.connect().ping()  # a quick call on a third connection is not held
+    quiet = other.result("container.create", {"class": "Quiet"})["container"]
+    lane_host.connect().ping()  # a quick call on a third connection is not held either
     gate.release()
     assert "result" in slow.read_reply(rid)
-    quiet = other.read_reply(created)["result"]["container"]
-    seen = tags(events_until(observer, lambda evs: (quiet, "init") in tags(evs)))
-    assert seen.index((box, "configure")) < min(i for i, t in enumerate(seen) if t[0] == quiet), seen
+    seen = tags(events_until(observer, lambda evs: (box, "configure") in tags(evs)))
+    assert seen.index((quiet, "init")) < seen.index((box, "configure")), seen
 
 
 def test_a_waiting_connections_later_lines_run_after_its_call_in_order(lane_host, tmp_short):
@@ -261,3 +261,35 @@ def test_a_scripted_hook_cost_parks_its_call_and_pings_pass_it(start_host):
     assert created["result"]["container"].startswith("c-"), created
     assert "result" in slow.read_reply(after)
     assert host.stats(other)["lane"]["parks"] >= 1
+
+
+@pytest.fixture
+def two_plugin_host(start_host):
+    return start_host("--plugin", lib("CrashyPlugin"), "--plugin", lib("CounterPlugin"), "--hook-timeout-ms", "20000")
+
+
+def test_calls_on_another_plugins_containers_pass_a_waiting_hook(two_plugin_host, tmp_short):
+    """A call depends on what it touches: while Crashy's hook waits in its worker, a create, a configure
+    and a release of a Counter container (another plugin's worker) run and answer; another call on the
+    waiting container's plugin, and a call that touches everything (classes.define), wait their turn."""
+    gate = Gate(tmp_short)
+    slow, other, third = two_plugin_host.connect(), two_plugin_host.connect(), two_plugin_host.connect()
+    box = slow.result("container.create", {"class": "Crashy"})["container"]
+    crashy2 = third.result("container.create", {"class": "Crashy"})["container"]
+    rid = slow.request("container.configure", {"container": box, "data": gate.data()})
+    gate.wait_entered()
+    counter = other.result("container.create", {"class": "Counter"})["container"]
+    assert "result" in other.call("container.configure", {"container": counter, "data": {}})
+    assert "result" in other.call("container.release", {"container": counter})
+    # The same plugin's other container, and a call on everything, wait behind the hook.
+    same = third.request("container.configure", {"container": crashy2, "data": {}})
+    fourth = two_plugin_host.connect()
+    define = fourth.request("classes.define", {"name": "AfterTheHook"})
+    other.ping()
+    assert not has_line(third) and not has_line(fourth)
+    gate.release()
+    assert "result" in slow.read_reply(rid)
+    assert "result" in third.read_reply(same)
+    assert "result" in fourth.read_reply(define)
+    # The create, the configure and the release each started while the hook's call was parked.
+    assert two_plugin_host.stats(other)["lane"]["overlapped"] >= 3

@@ -8,23 +8,54 @@
 /// Records made with a journal report their changes to it; records made without one never do.
 public final class RecordJournal {
     public private(set) var isRecording = false
-    /// Bumped by each `begin`: a record saved in this run carries it, so it is saved only once.
+    /// The current run's mark: a record saved in this run carries it, so it is saved only once.
     private var run = 0
+    /// Runs begun so far: each run's mark is new, even when runs interleave (`takeState`).
+    private var runs = 0
     private var saved: [Saved] = []
 
-    private enum Saved {
+    fileprivate enum Saved {
         case container(ContainerRecord, ContainerRecord.Saved)
         case stack(StackRecord, StackRecord.Saved)
     }
 
     public init() {}
 
+    /// One run's recording, as a value: a host that interleaves operations keeps each one's own.
+    public struct State {
+        fileprivate var isRecording = false
+        fileprivate var run = 0
+        fileprivate var saved: [Saved] = []
+        public init() {}
+    }
+
+    /// Takes the current run's recording, leaving the journal idle (its run count goes on).
+    public func takeState() -> State {
+        defer {
+            isRecording = false
+            saved = []
+        }
+        var state = State()
+        state.isRecording = isRecording
+        state.run = run
+        state.saved = saved
+        return state
+    }
+
+    /// Puts a run's recording back.
+    public func restoreState(_ state: State) {
+        isRecording = state.isRecording
+        run = state.run
+        saved = state.saved
+    }
+
     /// How many records the current run saved (for tests).
     public var savedCount: Int { saved.count }
 
     /// Starts recording (forgetting any earlier run).
     public func begin() {
-        run &+= 1
+        runs &+= 1
+        run = runs
         saved.removeAll(keepingCapacity: true)
         isRecording = true
     }

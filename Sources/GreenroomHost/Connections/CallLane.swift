@@ -26,18 +26,23 @@ public protocol HangUpWatcher: AnyObject {
     func stop(_ token: Int)
 }
 
-/// The work that may wait on a plugin worker (or a scripted hook's cost), run one item at a time, each
-/// on a stack of its own.
+/// The work that may wait on a plugin worker (or a scripted hook's cost), each item on a stack of its
+/// own.
 ///
 /// When isolated plugins are loaded (or a scripted class declares a cost), a line whose calls may run a
 /// container hook is not run where it is read: it waits here, its connection holding its later lines
-/// (replies stay in order), and runs when the lane is free. Its item runs on the lane's coroutine: when a
-/// hook must wait for a worker's reply, the item **parks** — its stack stays as it is, the loop goes on
+/// (replies stay in order), and runs when what it depends on is free. Its item runs on a coroutine: when
+/// a hook must wait for a worker's reply, the item **parks** — its stack stays as it is, the loop goes on
 /// serving the calls that never run a hook (quick methods: pings, auth, subscriptions, range streams) on
 /// every connection, and the loop's callback for the reply carries the item on. One thread runs all of
-/// it. Two items never overlap, so a call that runs hooks sees only those quick calls between its hooks
-/// — never another call's containers, pools or timers mid-change. Timers, idle passes, connection
-/// teardown and shutdown run here too, since they run hooks.
+/// it.
+///
+/// Items that depend on each other (`LaneDependency`) run one after the other, in the order they came;
+/// an item that depends on nothing running or waiting before it starts while the others are parked — a
+/// call on another plugin's container passes a slow hook. Timers, idle passes, connection teardown,
+/// shutdown and every call not described more narrowly depend on everything, so they never overlap
+/// another item. A parked item takes its call's state on the host's shared parts with it
+/// (`Host.CallContext`), so the item that runs meanwhile sees only its own.
 public final class CallLane {
     public enum Work {
         /// A connection's deferred line (`HostConnection.runDeferred`).
@@ -50,11 +55,32 @@ public final class CallLane {
         case idle(() -> Void)
     }
 
+    /// One piece of work, waiting or running.
+    private final class Item {
+        let work: Work
+        /// What it depends on (decided when it starts).
+        var dependency = LaneDependency.everything
+        /// Its stack, once it runs.
+        var coroutine: Coroutine?
+        /// Its call's state on the host's shared parts while it is parked.
+        var context = Host.CallContext()
+        /// It parked and its wait is over: `drain` carries it on.
+        var canContinue = false
+
+        init(_ work: Work) { self.work = work }
+    }
+
     unowned let host: Host
-    private var queue: [Work] = []
-    private var head = 0
-    /// An item is running (perhaps parked, waiting on a worker while the loop serves quick calls).
-    public private(set) var isRunning = false
+    /// Work waiting to start, in the order it came.
+    private var pending: [Item] = []
+    /// Work started and not finished (all parked, or the one whose code runs now), in the order it started.
+    private var running: [Item] = []
+    /// The item whose code runs now (nil on the loop's own stack).
+    private var current: Item?
+    /// Stacks of finished items, kept for the next ones.
+    private var spare: [Coroutine] = []
+    /// Whether an item runs (it may be parked, waiting on a worker while the loop serves quick calls).
+    public var isRunning: Bool { !running.isEmpty }
     /// Set by the server: what parked calls wait for (also set, with blocking waits, for a host with no
     /// loop: its calls then wait where they run).
     public var waits: LoopWaits? {
@@ -77,6 +103,9 @@ public final class CallLane {
     var hasCostlyScripts = false {
         didSet { host.updateLane() }
     }
+    /// Set by the plugin supervisor: true while a worker's end waits to be swept (every item then
+    /// depends on everything, so the sweep runs before any call that could see a lost container).
+    var mustSweep: () -> Bool = { false }
 
     init(host: Host) { self.host = host }
 
@@ -84,24 +113,22 @@ public final class CallLane {
     private var deferredLines = 0
     /// Times an item parked (for `host.stats`).
     private(set) var parks = 0
-
-    /// The stack items run on (made at the first item, kept for the host's life).
-    private var coroutine: Coroutine?
-    /// The running item parked and its wait is over: `drain` carries it on.
-    private var canContinue = false
+    /// Items that started while another was parked.
+    private var overlapped = 0
 
     /// For `host.stats`.
     var stats: JSONObject {
-        ["enabled": .bool(isEnabled), "queued": .int(queue.count - head + (idleWork == nil ? 0 : 1)), "running": .bool(isRunning),
-         "deferredLines": .int(deferredLines), "parks": .int(parks)]
+        ["enabled": .bool(isEnabled), "queued": .int(pending.count + (idleWork == nil ? 0 : 1)), "running": .bool(isRunning),
+         "deferredLines": .int(deferredLines), "parks": .int(parks), "overlapped": .int(overlapped)]
     }
 
     /// Whether lines that may run hooks go through the lane.
     public var isEnabled: Bool { (hasIsolatedPlugins || hasCostlyScripts) && isDriven && waits != nil }
 
-    /// There is something `drain` would do now: queued work and no item running, or a parked item
-    /// whose wait is over.
-    public var hasRunnableWork: Bool { isRunning ? canContinue : (head < queue.count || idleWork != nil) }
+    /// There is something `drain` would do now: a parked item whose wait is over, or work that can start.
+    public var hasRunnableWork: Bool {
+        running.contains(where: \.canContinue) || startable() != nil || (running.isEmpty && idleWork != nil)
+    }
     /// The idle pass waiting for the lane to be free of everything else.
     private var idleWork: (() -> Void)?
 
@@ -134,7 +161,7 @@ public final class CallLane {
     }
 
     public func enqueue(_ work: Work) {
-        if case .idle(let body) = work { idleWork = body } else { queue.append(work) }
+        if case .idle(let body) = work { idleWork = body } else { pending.append(Item(work)) }
         onQueued?()
     }
 
@@ -147,65 +174,107 @@ public final class CallLane {
         return true
     }
 
-    /// Runs queued work, one item at a time, until none is left or the running item parks (it goes on
-    /// at a later `drain`, once what it waits for has come). Called from the loop's own stack, between
-    /// loop turns; does nothing from inside an item.
+    // MARK: Running
+
+    /// What `work` depends on, decided as it starts.
+    private func dependency(of work: Work) -> LaneDependency {
+        guard case .line(let c) = work, !mustSweep(), let read = c.deferredRead else { return .everything }
+        return host.laneDependency(of: read, from: c)
+    }
+
+    /// The first waiting item that depends on nothing running or waiting before it.
+    private func startable() -> Int? {
+        if running.contains(where: { $0.dependency.isEverything }) { return nil }
+        for i in pending.indices {
+            let dependency = self.dependency(of: pending[i].work)
+            if dependency.isEverything && !running.isEmpty { return nil }
+            guard !running.contains(where: { $0.dependency.isDependency(of: dependency) }) else { continue }
+            guard !pending[..<i].contains(where: { self.dependency(of: $0.work).isDependency(of: dependency) }) else { continue }
+            return i
+        }
+        return nil
+    }
+
+    /// Carries on parked items whose wait is over and starts what can start, until nothing can; the items
+    /// still running are parked. Called from the loop's own stack, between loop turns; does nothing from
+    /// inside an item.
     public func drain() {
-        guard coroutine?.isRunning != true else { return }
+        guard current == nil else { return }
         while true {
-            if isRunning {
-                // The item parked: carry it on only when its wait is over.
-                guard canContinue, let co = coroutine else { return }
-                canContinue = false
-                if co.resume() { onItemDone?() }
+            if let item = running.first(where: \.canContinue) {
+                item.canContinue = false
+                step(item)
                 continue
             }
-            let work: Work
-            if head < queue.count {
-                work = queue[head]
-                head += 1
-                if head == queue.count {
-                    queue.removeAll(keepingCapacity: true)
-                    head = 0
-                }
-            } else if let idle = idleWork {
+            if let i = startable() {
+                let item = pending.remove(at: i)
+                item.dependency = dependency(of: item.work)
+                start(item)
+                continue
+            }
+            if running.isEmpty, let idle = idleWork {
                 idleWork = nil
-                work = .idle(idle)
-            } else {
-                break
-            }
-            isRunning = true
-            guard let co = coroutine ?? Coroutine() else {
-                // No stack for it: the item runs here, and its waits hold the loop.
-                run(work)
-                onItemDone?()
+                start(Item(.idle(idle)))
                 continue
             }
-            coroutine = co
-            co.start { [unowned self] in run(work) }
-            if co.resume() { onItemDone?() }
+            return
         }
     }
 
-    /// One item, on the lane's stack.
+    private func start(_ item: Item) {
+        if !running.isEmpty { overlapped += 1 }
+        running.append(item)
+        guard let co = spare.popLast() ?? Coroutine() else {
+            // No stack for it: the item runs here, and its waits hold the loop.
+            current = item
+            run(item.work)
+            current = nil
+            finish(item)
+            return
+        }
+        item.coroutine = co
+        co.start { [unowned self] in run(item.work) }
+        step(item)
+    }
+
+    /// Runs `item` from where it stopped until it parks or ends.
+    private func step(_ item: Item) {
+        guard let co = item.coroutine else { return }
+        host.restoreCallContext(item.context)
+        current = item
+        let ended = co.resume()
+        current = nil
+        item.context = host.takeCallContext()
+        if ended {
+            item.coroutine = nil
+            spare.append(co)
+            finish(item)
+        }
+    }
+
+    private func finish(_ item: Item) {
+        running.removeAll { $0 === item }
+        onItemDone?()
+    }
+
+    /// One item, on its own stack.
     private func run(_ work: Work) {
         switch work {
         case .line(let c):
             c.runDeferred()
-            isRunning = false
             // Its later lines run now; the next one that may run hooks queues again, behind the others.
             c.deferredLineDone()
         case .closed(let c, let reason):
             host.finishClosing(c, reason: reason)
-            isRunning = false
         case .task(let body), .idle(let body):
             body()
-            isRunning = false
         }
     }
 
-    /// Whether the code running now is the lane's item on its own stack (it can park).
-    var canPark: Bool { coroutine?.isRunning == true }
+    // MARK: Parking
+
+    /// Whether the code running now is a lane item on its own stack (it can park).
+    var canPark: Bool { current?.coroutine?.isRunning == true }
 
     /// Parks the running item until `register`'s callback is called (from the loop), then returns. From
     /// anywhere else — at start-up, before the loop runs — the loop is turned here until it is called.
@@ -213,15 +282,14 @@ public final class CallLane {
     func park(_ register: (_ wake: @escaping () -> Void) -> Void) {
         final class Flag { var isSet = false }
         let woken = Flag()
-        if canPark, let co = coroutine {
-            register { [weak self] in
+        if canPark, let item = current, let co = item.coroutine {
+            register { [weak self, weak item] in
                 woken.isSet = true
-                guard let self else { return }
-                canContinue = true
-                onQueued?()
+                item?.canContinue = true
+                self?.onQueued?()
             }
             guard !woken.isSet else {
-                canContinue = false
+                item.canContinue = false
                 return
             }
             parks += 1
@@ -234,7 +302,6 @@ public final class CallLane {
             waits.runOnce()
         }
     }
-
     /// Parks until `fd` is ready (`writable`: for writing, else for reading) or `timeoutMs` passes:
     /// false when the time passed first.
     func waitReady(_ fd: Int32, writable: Bool, timeoutMs: Int?) -> Bool {

@@ -56,6 +56,8 @@ public final class HostConnection {
     public private(set) var isWaiting = false
     /// The line that waits in the lane, read and validated.
     private var deferred: RPCProcessor<HostConnection>.ReadLine?
+    /// The line waiting in the lane, if any (what it depends on is read from it).
+    var deferredRead: RPCProcessor<HostConnection>.ReadLine? { deferred }
     /// Lines read but not run while paused, each as [Int32 length][bytes]; length -1 is an oversized line.
     private var held: [UInt8] = []
     private var heldStart = 0

@@ -66,6 +66,28 @@ public final class Containers: HostDomain {
     /// Whether hooks run as they come, are planned, or are replayed after a plan (HookPlanning.swift).
     var hookMode = HookMode.live
     var planStats = HookPlanStats()
+
+    /// What the call being run set here: how its hooks run, the failures it collects, its journal. A call
+    /// that parks takes it with it (`CallLane`), so another call run meanwhile has its own.
+    struct CallState {
+        fileprivate var hookMode = HookMode.live
+        fileprivate var callFailures: [JSONValue]?
+        fileprivate var journal = RecordJournal.State()
+    }
+
+    func takeCallState() -> CallState {
+        defer {
+            hookMode = .live
+            callFailures = nil
+        }
+        return CallState(hookMode: hookMode, callFailures: callFailures, journal: journal.takeState())
+    }
+
+    func restoreCallState(_ state: CallState) {
+        hookMode = state.hookMode
+        callFailures = state.callFailures
+        journal.restoreState(state.journal)
+    }
     lazy var stackOps = StackDriver(containers: self)
 
     public init(host: Host) {

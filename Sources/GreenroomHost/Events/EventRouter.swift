@@ -121,6 +121,26 @@ public final class EventRouter {
     }
 
     var isHolding: Bool { held != nil }
+
+    /// What the call being run set here: its causes and the events it holds back. A call that parks takes
+    /// it with it (`CallLane`), so another call run meanwhile has its own.
+    struct CallState {
+        fileprivate var causes: [EventCause] = []
+        fileprivate var held: [HeldEvent]?
+    }
+
+    func takeCallState() -> CallState {
+        defer {
+            causes = []
+            held = nil
+        }
+        return CallState(causes: causes, held: held)
+    }
+
+    func restoreCallState(_ state: CallState) {
+        causes = state.causes
+        held = state.held
+    }
     /// From now on `emit` keeps events back, until `takeHeld`.
     func hold() { held = [] }
     /// Stops holding events back; returns those held, in order.

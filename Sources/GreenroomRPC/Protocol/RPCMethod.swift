@@ -143,10 +143,10 @@ public struct ParamField<P>: @unchecked Sendable {
 
 extension RPCParams {
     /// The member names in positional order.
-    static var names: [String] { fields.map(\.name) }
+    public static var names: [String] { fields.map(\.name) }
 
     /// Decodes normalised params (an object; positional params already mapped onto the names).
-    static func decode(_ p: Params) throws(RPCError) -> Self {
+    public static func decode(_ p: Params) throws(RPCError) -> Self {
         var value = Self()
         for field in fields {
             guard let v = p.object[field.name] else {

@@ -189,6 +189,21 @@ struct Bench: ParsableCommand {
             table.add("ping while another plugin's hook runs 1 s", unit: "us",
                       values: ["p50": during.p50, "p99": during.p99, "max": during.max, "pings": Double(during.count)],
                       ratio: ("p99 ms", during.p99 / 1000), budget: .atMost(5))
+            // Calls that depend on nothing the slow call touches pass it (the lane's dependency rule).
+            let other = try PluginBench.otherPluginDuringLongHook(dir: dir, hookMs: 1000)
+            table.add("configure of another plugin's container while a hook runs 1 s", unit: "us",
+                      values: ["p50": other.p50, "p99": other.p99, "max": other.max, "calls": Double(other.count)],
+                      ratio: ("p99 ms", other.p99 / 1000), budget: .atMost(5))
+            let scripted = try PluginBench.pingsDuringScriptedCost(dir: dir, costMs: 2000)
+            table.add("ping while a scripted hook spends 2 s", unit: "us",
+                      values: ["p50": scripted.p50, "p99": scripted.p99, "max": scripted.max, "pings": Double(scripted.count)],
+                      ratio: ("p99 ms", scripted.p99 / 1000), budget: .atMost(5))
+            // What hook batching (and the record journal it needs to undo a plan) saves a hit in a worker.
+            let unbatched = try PluginBench.costs(isolation: "process", dir: dir, samples: samples / 4, hits: hits,
+                                                  extra: ["--hook-batching", "off"])
+            table.add("showRendered hit, plugin class, hook batching off", unit: "us",
+                      values: ["off": unbatched.hit, "on": isolated.hit],
+                      ratio: ("off / on", unbatched.hit / isolated.hit), budget: nil)
         }
         if wants("memory") {
             let perContainer = try pre.bytesPerPooledContainer(count: quick ? 1000 : 5000)

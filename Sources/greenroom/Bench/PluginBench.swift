@@ -23,10 +23,10 @@ struct PluginBench {
 
     /// Medians, in microseconds, of a ping, a `configure` hook round trip and a `showRendered` hit of a
     /// Crashy container, on a host started with `isolation`.
-    static func costs(isolation: String, dir: String, samples: Int, hits: Int) throws -> Costs {
-        let socket = "\(dir)/plugin-\(isolation).sock"
+    static func costs(isolation: String, dir: String, samples: Int, hits: Int, extra: [String] = []) throws -> Costs {
+        let socket = "\(dir)/plugin-\(isolation)\(extra.isEmpty ? "" : "-x").sock"
         let child = try ChildProcess(arguments: ["serve", "--socket", socket, "--plugin-isolation", isolation,
-                                                 "--plugin", crashyPath])
+                                                 "--plugin", crashyPath] + extra)
         defer { child.stop() }
         let client = try LineClient(unixPath: socket)
         let pre = PrerenderBench(client: client)
@@ -121,30 +121,63 @@ struct PluginBench {
 
     static func libraryPath(_ name: String) -> String { executableDirectory() + "/" + name }
 
-    /// A client's ping round trips (p50, p99, max in microseconds, and how many) while another client's
-    /// plugin hook sleeps `hookMs` in its worker.
-    static func pingsDuringLongHook(dir: String, hookMs: Int) throws -> (p50: Double, p99: Double, max: Double, count: Int) {
-        let socket = "\(dir)/plugin-long.sock"
-        let child = try ChildProcess(arguments: ["serve", "--socket", socket, "--plugin", crashyPath])
+    /// Round trips (p50, p99, max in microseconds, and how many) of `probe` on one client, for as long as
+    /// `slowRequest` (sent first, on another client, on a host started with `arguments`) takes `ms`.
+    static func roundTripsDuring(_ name: String, arguments: [String], dir: String, ms: Int,
+                                 prepare: (_ slow: LineClient, _ other: LineClient) throws -> (slowRequest: JSONValue, probe: (Int) throws -> Void))
+        throws -> (p50: Double, p99: Double, max: Double, count: Int)
+    {
+        let socket = "\(dir)/\(name).sock"
+        let child = try ChildProcess(arguments: ["serve", "--socket", socket] + arguments)
         defer { child.stop() }
         let slow = try LineClient(unixPath: socket)
         let other = try LineClient(unixPath: socket)
-        let box = try slow.call("container.create", ["class": "Crashy"])["container"]!
-        // The long hook's request goes out; its reply is read after the pings.
-        let request = JSONCodec.encode(["jsonrpc": "2.0", "id": 999_999, "method": "container.configure",
-                                        "params": ["container": box, "data": ["crash": "sleep", "ms": .int(hookMs)]]])
-        try slow.send(request + [0x0A])
+        let (request, probe) = try prepare(slow, other)
+        var req = request.objectValue ?? [:]
+        req["jsonrpc"] = "2.0"
+        req["id"] = 999_999
+        // The slow request goes out; its reply is read after the probes.
+        try slow.send(JSONCodec.encode(.object(req)) + [0x0A])
         var h = Histogram<UInt64>(highestTrackableValue: 60_000_000_000, numberOfSignificantValueDigits: .three)
-        let end = monotonicNanos() + UInt64(hookMs) * 1_000_000
+        let end = monotonicNanos() + UInt64(ms) * 1_000_000
         var id = 1
         while monotonicNanos() < end {
             let t0 = monotonicNanos()
-            _ = try other.roundTrip(id: id, method: "host.ping", params: nil)
+            try probe(id)
             h.record(monotonicNanos() - t0)
             id += 1
         }
         _ = try slow.readLine()
         return (Double(h.valueAtPercentile(50)) / 1000, Double(h.valueAtPercentile(99)) / 1000,
                 Double(h.max) / 1000, Int(h.totalCount))
+    }
+
+    /// A client's pings while another client's plugin hook sleeps `hookMs` in its worker.
+    static func pingsDuringLongHook(dir: String, hookMs: Int) throws -> (p50: Double, p99: Double, max: Double, count: Int) {
+        try roundTripsDuring("plugin-long", arguments: ["--plugin", crashyPath], dir: dir, ms: hookMs) { slow, other in
+            let box = try slow.call("container.create", ["class": "Crashy"])["container"]!
+            return (["method": "container.configure", "params": ["container": box, "data": ["crash": "sleep", "ms": .int(hookMs)]]],
+                    { id in _ = try other.roundTrip(id: id, method: "host.ping", params: nil) })
+        }
+    }
+
+    /// A `configure` of another plugin's container (Counter's) while Crashy's hook sleeps `hookMs`.
+    static func otherPluginDuringLongHook(dir: String, hookMs: Int) throws -> (p50: Double, p99: Double, max: Double, count: Int) {
+        try roundTripsDuring("plugin-other", arguments: ["--plugin", crashyPath, "--plugin", libraryPath("libCounterPlugin.so")],
+                             dir: dir, ms: hookMs) { slow, other in
+            let box = try slow.call("container.create", ["class": "Crashy"])["container"]!
+            let counter = try other.call("container.create", ["class": "Counter"])["container"]!
+            return (["method": "container.configure", "params": ["container": box, "data": ["crash": "sleep", "ms": .int(hookMs)]]],
+                    { id in _ = try other.roundTrip(id: id, method: "container.configure", params: ["container": counter, "data": [:]]) })
+        }
+    }
+
+    /// A client's pings while another client's scripted hook spends `costMs` (no plugin at all).
+    static func pingsDuringScriptedCost(dir: String, costMs: Int) throws -> (p50: Double, p99: Double, max: Double, count: Int) {
+        try roundTripsDuring("scripted-long", arguments: [], dir: dir, ms: costMs) { slow, other in
+            _ = try slow.call("classes.define", ["name": "Heavy", "hooks": ["init": ["costMs": .int(costMs)]]])
+            return (["method": "container.create", "params": ["class": "Heavy"]],
+                    { id in _ = try other.roundTrip(id: id, method: "host.ping", params: nil) })
+        }
     }
 }

@@ -22,6 +22,7 @@ public final class PluginSupervisor: HostDomain {
         host.add(s)
         host.classes.pluginStatus = { [unowned s] name in s.status(of: name) }
         host.afterTeardown.append { [unowned s] in s.stopAll() }
+        host.lane.mustSweep = { [unowned s] in s.needsSweep }
         // Lost containers are torn down (and due restarts made) before any further request is handled,
         // so no request sees a container whose worker is gone.
         let previous = host.processor.gate

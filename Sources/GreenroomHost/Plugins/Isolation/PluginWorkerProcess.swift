@@ -273,17 +273,34 @@ final class PluginWorkerProcess {
 
     var isAlive: Bool { fd >= 0 }
 
+    /// Whether a request is in flight (its caller parked on the reply).
+    private var isBusy = false
+    /// Callers parked until the request in flight is answered, in order.
+    private var queued: [() -> Void] = []
+
+    /// Runs `body` (one request and its reply, or one batch) with the socket to itself: the worker answers
+    /// one request at a time. The lane keeps calls on one plugin in order, so this waits only when some
+    /// other work (a teardown, a sweep) reaches the same worker while a call is parked on it.
+    private func exclusively<T>(_ body: () -> T) -> T {
+        while isBusy { lane.park { wake in queued.append(wake) } }
+        isBusy = true
+        defer {
+            isBusy = false
+            if !queued.isEmpty { queued.removeFirst()() }
+        }
+        return body()
+    }
+
     /// Sends one request and parks until its reply, up to `timeoutMs`. Any failure to get a reply ends the
-    /// worker (killed if need be, then reaped) and says how it ended. One call at a time runs on a worker:
-    /// calls that run hooks take turns in the call lane.
+    /// worker (killed if need be, then reaped) and says how it ended.
     func call(_ request: [UInt8], timeoutMs: Int) throws(WorkerDeath) -> WireReader {
-        try exchange(request, timeoutMs: timeoutMs).get()
+        try exclusively { exchange(request, timeoutMs: timeoutMs) }.get()
     }
 
     /// Sends `wake`: the worker wakes now and looks for the next request awake for a moment. Best effort:
     /// a full socket or a dead worker is found by the call that follows.
     func wake() {
-        guard isAlive else { return }
+        guard isAlive, !isBusy else { return }
         let frame = WireWriter(.wake).finished()
         _ = frame.withUnsafeBytes { send(fd, $0.baseAddress!, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
     }
@@ -294,6 +311,10 @@ final class PluginWorkerProcess {
     /// (or ran past a hook's deadline and was killed) on the hook after those, `death` says how. Each hook
     /// has `timeoutMs` of its own, from when the worker starts it.
     func callBatch(_ batch: BatchRequest, timeoutMs: Int) -> (replies: [WireReader?], death: WorkerDeath?) {
+        exclusively { sendBatch(batch, timeoutMs: timeoutMs) }
+    }
+
+    private func sendBatch(_ batch: BatchRequest, timeoutMs: Int) -> (replies: [WireReader?], death: WorkerDeath?) {
         let request = batch.frame()
         let count = batch.count
         let progress = self.progress

@@ -687,12 +687,14 @@ class HostStatsHookBatching(TypedDict):
 
 class HostStatsLane(TypedDict):
     """The call lane: with plugins in worker processes (or scripted classes that declare a hook cost), lines
-    whose calls may run a container hook run one at a time, each on a stack of its own. While a hook waits on
-    its worker (or spends its scripted cost) the call parks and the loop keeps serving the calls that never
-    run hooks (`host.ping`, `host.auth`, `events.subscribe`, `events.unsubscribe`, `rpc.discover`, `clock.now`
-    and the range stream: `range.didScroll`, the drag calls, `range.setViewport`, `range.setVisible`,
-    `range.insertItems`, `range.deleteItems`, `range.batchFetchDone`, `range.state`). One thread runs all of
-    it. See docs/plugins.md.
+    whose calls may run a container hook run in the lane, each on a stack of its own: calls that depend on
+    each other (the same container or plugin, or anything for calls not described more narrowly) in the order
+    they came, others side by side. While a hook waits on its worker (or spends its scripted cost) the call
+    parks and the loop keeps serving the calls that never run hooks (`host.ping`, `host.auth`,
+    `events.subscribe`, `events.unsubscribe`, `rpc.discover`, `clock.now` and the range stream:
+    `range.didScroll`, the drag calls, `range.setViewport`, `range.setVisible`, `range.insertItems`,
+    `range.deleteItems`, `range.batchFetchDone`, `range.state`). One thread runs all of it. See
+    docs/plugins.md.
 
     - ``enabled``: Whether lines go through the lane (a plugin runs in a worker process, or a scripted
       class declares a cost).
@@ -701,6 +703,8 @@ class HostStatsLane(TypedDict):
     - ``deferredLines``: Lines that went through the lane since start.
     - ``parks``: Times an item parked since start: its hook's reply was not there yet (or its scripted
       cost was being spent), so it waited on its own stack while the loop served the others.
+    - ``overlapped``: Items that started while another was parked since start: a call that depends on
+      nothing running (a call on another plugin's container) passes a slow hook.
     """
 
     enabled: bool
@@ -708,6 +712,7 @@ class HostStatsLane(TypedDict):
     running: bool
     deferredLines: int
     parks: int
+    overlapped: int
 
 
 class HostStatsPlugins(TypedDict):
@@ -820,12 +825,14 @@ class HostStats(TypedDict):
       Creating an instance past it (container.create, showRendered, a page child, a warm-up) is -32005
       with `data.limit: "scriptedMemoryBytes"`, `budget`, `used` and `asked`.
     - ``lane``: The call lane: with plugins in worker processes (or scripted classes that declare a hook
-      cost), lines whose calls may run a container hook run one at a time, each on a stack of its own.
-      While a hook waits on its worker (or spends its scripted cost) the call parks and the loop keeps
-      serving the calls that never run hooks (`host.ping`, `host.auth`, `events.subscribe`,
-      `events.unsubscribe`, `rpc.discover`, `clock.now` and the range stream: `range.didScroll`, the drag
-      calls, `range.setViewport`, `range.setVisible`, `range.insertItems`, `range.deleteItems`,
-      `range.batchFetchDone`, `range.state`). One thread runs all of it. See docs/plugins.md.
+      cost), lines whose calls may run a container hook run in the lane, each on a stack of its own: calls
+      that depend on each other (the same container or plugin, or anything for calls not described more
+      narrowly) in the order they came, others side by side. While a hook waits on its worker (or spends
+      its scripted cost) the call parks and the loop keeps serving the calls that never run hooks
+      (`host.ping`, `host.auth`, `events.subscribe`, `events.unsubscribe`, `rpc.discover`, `clock.now` and
+      the range stream: `range.didScroll`, the drag calls, `range.setViewport`, `range.setVisible`,
+      `range.insertItems`, `range.deleteItems`, `range.batchFetchDone`, `range.state`). One thread runs
+      all of it. See docs/plugins.md.
     - ``hookBatching``: Hook batching (`serve --hook-batching`, on by default): a call whose hooks run in
       a plugin's worker (a showRendered hit of such a class) is planned with every hook assumed to
       succeed, and the plan's hooks go to the worker in one message. When one failed, the plan is undone
