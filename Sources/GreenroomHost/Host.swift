@@ -40,11 +40,8 @@ public final class Host {
     /// Who receives which event (subscriptions, `scope: "all"` observers, broadcasts, held events).
     public private(set) lazy var events = EventRouter(host: self)
 
-    /// Sends lines through the lane when it is enabled (isolated plugins or scripted costs, and a loop
-    /// that drives the lane); otherwise every line runs where it is read, with no check per line.
-    func updateLane() {
-        processor.defers = lane.isEnabled ? { [unowned self] c, read in lane.takes(read, from: c) } : nil
-    }
+    /// The steps around every call, built once (`HostPipeline`).
+    private(set) var pipeline: HostPipeline!
 
     /// `realClock` reads monotonic milliseconds; it is ignored when the config asks for a virtual clock.
     public init(config: HostConfig, realClock: @escaping () -> Double = { 0 }) {
@@ -59,11 +56,6 @@ public final class Host {
         }
         dispatcher = TaskDispatcher(sliceMs: config.taskSliceMs)
         processor = RPCProcessor(registry: MethodRegistry(), limits: config.limits)
-        processor.gate = { (c: HostConnection, method: String) throws(RPCError) in
-            if !c.isAuthenticated && method != "host.auth" {
-                throw RPCError(.unauthorized, "Unauthorized: call host.auth with the host's token first", ["method": .string(method)])
-            }
-        }
         registerHostMethods(into: &processor.registry)
         containers = Containers(host: self)
         add(containers)
@@ -73,7 +65,8 @@ public final class Host {
         add(ranges)
         clientTasks = ClientTasks(host: self)
         add(clientTasks)
-        addVirtualClockNotes(to: &processor.registry)
+        pipeline = HostPipeline(host: self, virtualClock: virtualClock != nil)
+        processor.pipeline = pipeline
     }
 
     /// Range (prefetch) sessions.

@@ -30,6 +30,11 @@ public struct MethodSpec<Context> {
         self.run = { (c: Context, p: Params) throws(RPCError) -> RPCResult in .encoded(try handler(c, p)) }
     }
 
+    /// Runs the handler.
+    public func call(_ c: Context, _ p: Params) throws(RPCError) -> RPCResult {
+        try run(c, p)
+    }
+
     /// Runs the handler and returns its result as a value (encoded results are decoded back).
     public func handler(_ c: Context, _ p: Params) throws(RPCError) -> JSONValue {
         try run(c, p).value
@@ -107,20 +112,6 @@ public struct MethodRegistry<Context> {
         register(MethodSpec(M.name, params: M.Params.names, quick: M.isQuick, encoded: { (c: Context, p: Params) throws(RPCError) -> EncodedJSON in
             try handler(c, try M.Params.decode(p))
         }))
-    }
-
-    /// A handler around another method's: gets the call and the original spec to run.
-    public typealias Wrapper = (Context, Params, MethodSpec<Context>) throws(RPCError) -> JSONValue
-
-    /// Replaces a registered method's handler with `wrapper`, which receives the original spec to call
-    /// (for a concern that spans methods, such as the host's virtual-clock notes). Params, positional
-    /// order and unknown-member checks stay the original's. A method not registered is a programming error.
-    public mutating func wrap(_ method: any RPCMethod.Type, _ wrapper: @escaping Wrapper) {
-        let name = method.name
-        guard let original = methods[name] else { preconditionFailure("method \(name) is not registered") }
-        methods[name] = MethodSpec(name, params: original.params, quick: original.isQuick) { (c: Context, p: Params) throws(RPCError) -> JSONValue in
-            try wrapper(c, p, original)
-        }
     }
 
     public subscript(name: String) -> MethodSpec<Context>? { methods[name] }

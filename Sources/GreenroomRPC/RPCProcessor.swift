@@ -57,6 +57,21 @@ extension ByteBuffer {
     }
 }
 
+/// The steps around every handler, in the order a line meets them; the host builds its one pipeline in
+/// one place (`HostPipeline`).
+public protocol CallPipeline<Context>: AnyObject {
+    associatedtype Context
+    /// Whether the line is taken to run later (`RPCProcessor.dispatchNow`): a call that may wait on
+    /// another process waits its turn in the host's call lane.
+    func takes(_ read: RPCProcessor<Context>.ReadLine, from context: Context) -> Bool
+    /// Refuses a call before its method is looked up (a thrown error is the reply: an unauthenticated
+    /// TCP client's call, say).
+    func admit(_ context: Context, method: String) throws(RPCError)
+    /// Runs an admitted call whose params were checked: the method's handler (`spec.call`), and what
+    /// the host adds around it (the failures it caused, a virtual-clock note).
+    func run(_ spec: MethodSpec<Context>, _ context: Context, _ params: Params) throws(RPCError) -> RPCResult
+}
+
 /// Message-level limits.
 public struct RPCLimits: Sendable, Equatable {
     public var maxMessageBytes = 1 << 20
@@ -84,14 +99,9 @@ public final class RPCProcessor<Context> {
     public var registry: MethodRegistry<Context>
     public var limits: RPCLimits
     public var counters = RPCCounters()
-    /// Consulted before dispatch; a thrown error is the reply (e.g. unauthenticated TCP clients).
-    public var gate: ((Context, String) throws(RPCError) -> Void)?
-    /// Runs each call that passed the gate: it calls `run` (the method's handler) and may change the
-    /// answer (the host reports the hook failures a call caused in that call's reply).
-    public var around: ((Context, String, () throws(RPCError) -> RPCResult) throws(RPCError) -> RPCResult)?
-    /// Asked before a read line runs: true when it took the line to run later (`dispatchNow`), e.g. a
-    /// call that may wait on another process, run where the loop can be handed over meanwhile.
-    public var defers: ((Context, ReadLine) -> Bool)?
+    /// The steps every line and call goes through around its handler (`CallPipeline`); nil runs each
+    /// call's handler as it is (tests of the processor alone).
+    public var pipeline: (any CallPipeline<Context>)?
     /// The call being run (nil between calls): its id (nil for a notification), its method and the context
     /// it runs for. What a call causes (the host's events) names it.
     public private(set) var currentCall: (id: JSONValue?, method: String, context: Context)?
@@ -232,14 +242,14 @@ public final class RPCProcessor<Context> {
     }
 
     /// Runs a read line and writes its reply (or batch of replies) after the events it caused, unless
-    /// `defers` takes it.
+    /// the pipeline takes it to run later.
     @inline(__always)
     func dispatch(_ read: ReadLine, context: Context, out: OutboundBuffer) {
-        if let defers, defers(context, read) { return }
+        if let pipeline, pipeline.takes(read, from: context) { return }
         dispatchNow(read, context: context, out: out)
     }
 
-    /// Runs a read line now (one that `defers` took earlier).
+    /// Runs a read line now (one that the pipeline took earlier).
     public func dispatchNow(_ read: ReadLine, context: Context, out: OutboundBuffer) {
         switch read {
         case .failed(let error, let isBatch):
@@ -354,15 +364,15 @@ public final class RPCProcessor<Context> {
             }
             let result: Result<RPCResult, RPCError>
             do throws(RPCError) {
-                if let gate { try gate(context, method) }
+                if let pipeline { try pipeline.admit(context, method: method) }
                 guard let spec = registry[method] else {
                     throw RPCError(.methodNotFound, "Method not found: \(method)", ["method": .string(method)])
                 }
                 let p = try spec.normalise(params)
-                if let around {
-                    result = .success(try around(context, method) { () throws(RPCError) in try spec.run(context, p) })
+                if let pipeline {
+                    result = .success(try pipeline.run(spec, context, p))
                 } else {
-                    result = .success(try spec.run(context, p))
+                    result = .success(try spec.call(context, p))
                 }
             } catch {
                 result = .failure(error)

@@ -83,26 +83,18 @@ public final class CallLane {
     public var isRunning: Bool { !running.isEmpty }
     /// Set by the server: what parked calls wait for (also set, with blocking waits, for a host with no
     /// loop: its calls then wait where they run).
-    public var waits: LoopWaits? {
-        didSet { host.updateLane() }
-    }
+    public var waits: LoopWaits?
     /// Set by a server that runs the lane's items (`drain`) between its loop's turns.
-    public var isDriven = false {
-        didSet { host.updateLane() }
-    }
+    public var isDriven = false
     /// Called when work is queued or a parked item can go on (the server then runs the lane before it
     /// blocks for I/O again).
     public var onQueued: (() -> Void)?
     /// Called after each item (the server writes its replies and events before the next item runs).
     public var onItemDone: (() -> Void)?
     /// Set by the plugin supervisor when it loads a plugin in a worker process.
-    var hasIsolatedPlugins = false {
-        didSet { host.updateLane() }
-    }
+    var hasIsolatedPlugins = false
     /// Set by the class registry when a scripted class declares a hook cost (it then parks, not burns).
-    var hasCostlyScripts = false {
-        didSet { host.updateLane() }
-    }
+    var hasCostlyScripts = false
     /// Set by the plugin supervisor: true while a worker's end waits to be swept (every item then
     /// depends on everything, so the sweep runs before any call that could see a lost container).
     var mustSweep: () -> Bool = { false }

@@ -94,7 +94,6 @@ public final class Containers: HostDomain {
         self.host = host
         scriptedBudgetBytes = host.config.scriptedMemoryBudgetBytes
         try? host.classes.register(PlainClass(name: "Container"))
-        host.processor.around = { [unowned self] _, _, run throws(RPCError) in try reportingFailures(run) }
     }
 
     // MARK: Reporting failures in the reply of the call that caused them

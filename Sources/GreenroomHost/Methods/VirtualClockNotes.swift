@@ -18,24 +18,19 @@ extension Host {
         HostMemoryWarning.self, TasksAdd.self,
     ]
 
-    func addVirtualClockNotes(to registry: inout MethodRegistry<HostConnection>) {
-        guard virtualClock != nil else { return }
-        for name in Host.notedMethods {
-            registry.wrap(name) { c, p, spec throws(RPCError) -> JSONValue in
-                let host = c.host
-                let tasksBefore = host.dispatcher.pendingCount
-                let timersBefore = host.timers.scheduled
-                let result = try spec.handler(c, p)
-                guard case .object(var reply) = result,
-                      let note = host.virtualClockNote(newTasks: host.dispatcher.pendingCount - tasksBefore,
-                                                       // A reply held for the timer says nothing of it.
-                                                       scheduledTimers: host.timers.scheduled > timersBefore
-                                                           && !host.processor.isHoldingReply)
-                else { return result }
-                reply["note"] = .string(note)
-                return .object(reply)
-            }
-        }
+    /// Runs a call of one of `notedMethods` (`HostPipeline`) and adds its note to the result, when the call
+    /// left work waiting.
+    func withVirtualClockNote(_ run: () throws(RPCError) -> JSONValue) throws(RPCError) -> JSONValue {
+        let tasksBefore = dispatcher.pendingCount
+        let timersBefore = timers.scheduled
+        let result = try run()
+        guard case .object(var reply) = result,
+              let note = virtualClockNote(newTasks: dispatcher.pendingCount - tasksBefore,
+                                          // A reply held for the timer says nothing of it.
+                                          scheduledTimers: timers.scheduled > timersBefore && !processor.isHoldingReply)
+        else { return result }
+        reply["note"] = .string(note)
+        return .object(reply)
     }
 
     /// What a request left waiting for the script, in words; nil when nothing waits.

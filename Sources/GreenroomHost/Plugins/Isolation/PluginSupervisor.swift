@@ -6,7 +6,7 @@ import GreenroomRPC
 /// Native plugins as the host runs them: each isolated plugin in a worker process of its own, its
 /// crashes contained to its own containers, its workers restarted (with backoff and a per-minute
 /// limit), `plugins.restart`, the `host` events that report all this and the `host.stats` counters.
-public final class PluginSupervisor: HostDomain {
+public final class PluginSupervisor: HostDomain, WorkerSweeper {
     unowned let host: Host
     private(set) var plugins: [IsolatedPlugin] = []
     /// Plugins loaded in process (`--plugin-isolation none`), by name.
@@ -25,13 +25,7 @@ public final class PluginSupervisor: HostDomain {
         host.lane.mustSweep = { [unowned s] in s.needsSweep }
         // Lost containers are torn down (and due restarts made) before any further request is handled,
         // so no request sees a container whose worker is gone.
-        let previous = host.processor.gate
-        host.processor.gate = { [unowned s] c, method throws(RPCError) in
-            // A quick call (`MethodSpec.isQuick`) sees no container; with the lane on, it may run while
-            // the lane's item waits on a worker, so the sweep (which restarts workers) waits for the lane.
-            if s.needsSweep && !(s.host.lane.isEnabled && s.host.processor.registry.isQuick(method)) { s.sweep() }
-            try previous?(c, method)
-        }
+        host.pipeline.sweeper = s
         return s
     }
 
@@ -125,6 +119,13 @@ public final class PluginSupervisor: HostDomain {
     }
 
     // MARK: Crashes and restarts
+
+    /// Before a call (`HostPipeline`): the sweep, when a worker ended. A quick call (`MethodSpec.isQuick`)
+    /// sees no container; with the lane on it may run while lane items are parked, so the sweep (which
+    /// restarts workers) waits for a lane item, and every item depends on everything until it ran.
+    func sweepIfDue(before method: String) {
+        if needsSweep && !(host.lane.isEnabled && host.processor.registry.isQuick(method)) { sweep() }
+    }
 
     func emit(_ fields: JSONObject) {
         host.events.emit(HostTopic.self, owner: nil, broadcast: true, fields)

@@ -1,0 +1,52 @@
+import GreenroomJSON
+import GreenroomRPC
+
+/// Sweeps up after plugin workers that ended (their lost containers torn down, due restarts made)
+/// before a call could see them.
+protocol WorkerSweeper: AnyObject {
+    func sweepIfDue(before method: String)
+}
+
+/// The one path every line and call takes through the host, built here and nowhere else. In the order a
+/// line meets it:
+///
+/// 1. **The call lane** takes a line whose calls may run a container hook, while the lane is on
+///    (`CallLane.takes`): it runs later, when nothing it depends on runs, on a stack that can park.
+/// 2. **Admission**: a TCP connection authenticates first (`host.auth`); a plugin worker's end is swept
+///    before the next call that could see its lost containers (`WorkerSweeper`).
+/// 3. **The handler**, inside failure reporting: every hook failure the call caused goes into its reply
+///    (`Containers.reportingFailures`).
+/// 4. **Virtual-clock notes**: under the virtual clock, the replies of the methods that may leave work
+///    waiting say what waits and which call runs it (VirtualClockNotes.swift).
+final class HostPipeline: CallPipeline {
+    typealias Context = HostConnection
+
+    private unowned let host: Host
+    /// Set by the plugin supervisor when it is installed.
+    var sweeper: (any WorkerSweeper)?
+    /// The methods whose replies may carry a note, when the clock is virtual (else none).
+    private let noted: Set<String>
+
+    init(host: Host, virtualClock: Bool) {
+        self.host = host
+        noted = virtualClock ? Set(Host.notedMethods.map { $0.name }) : []
+    }
+
+    func takes(_ read: RPCProcessor<HostConnection>.ReadLine, from c: HostConnection) -> Bool {
+        host.lane.takes(read, from: c)
+    }
+
+    func admit(_ c: HostConnection, method: String) throws(RPCError) {
+        if !c.isAuthenticated && method != "host.auth" {
+            throw RPCError(.unauthorized, "Unauthorized: call host.auth with the host's token first", ["method": .string(method)])
+        }
+        sweeper?.sweepIfDue(before: method)
+    }
+
+    func run(_ spec: MethodSpec<HostConnection>, _ c: HostConnection, _ params: Params) throws(RPCError) -> RPCResult {
+        try host.containers.reportingFailures { () throws(RPCError) -> RPCResult in
+            guard !noted.isEmpty, noted.contains(spec.name) else { return try spec.call(c, params) }
+            return .value(try host.withVirtualClockNote { () throws(RPCError) in try spec.call(c, params).value })
+        }
+    }
+}
