@@ -7,7 +7,9 @@ import GreenroomWeb
 import Logging
 
 /// The libuv side of the host: its listeners' connections, write coalescing, the prepare/check/idle
-/// hooks that drive idle tasks and flushes, the real-clock timer, signals and graceful shutdown.
+/// hooks that drive idle tasks, flushes and the call lane, the real-clock timer, and graceful shutdown.
+/// The other handle roles have types of their own: `UVWatchdog` (slow readers, deadlines),
+/// `UVSignals`, `UVWorkerSockets` (plugin workers and parked calls), the listeners.
 public final class UVServer {
     public let host: Host
     let loop: UnsafeMutablePointer<uv_loop_t>
@@ -22,22 +24,18 @@ public final class UVServer {
     private var dirty: [UVConnection] = []
     /// Paused connections whose queue drained below the low-water mark: resumed after this pass's I/O.
     private var resumable: [UVConnection] = []
-    /// Connections the watchdog looks at: paused or past the outbound limit (slow-reader grace).
-    private var watched: [UVConnection] = []
-    private var watchdog: UnsafeMutablePointer<uv_timer_t>?
     let outboundLimit: Int
-    /// A peer whose queue is past the outbound limit, or that is paused by backpressure, and that
-    /// takes no bytes for this long is closed as a slow reader.
-    let slowReaderGraceMs: UInt64
     /// Unauthenticated connections are refused (-32006) when `host.auth` has not succeeded by then.
     let authTimeoutMs: UInt64
     /// How long a refused peer has to close its side after reading the refusal.
     let refusalDrainMs: UInt64 = 2000
+    /// Slow readers, authentication deadlines and refused peers' drains.
+    private(set) var watchdog: UVWatchdog!
     private var prepare: UnsafeMutablePointer<uv_prepare_t>!
     private var check: UnsafeMutablePointer<uv_check_t>!
     private var idle: UnsafeMutablePointer<uv_idle_t>!
     private var timer: UnsafeMutablePointer<uv_timer_t>!
-    private var signals: [UnsafeMutablePointer<uv_signal_t>] = []
+    private var signals: UVSignals?
     private var graceTimer: UnsafeMutablePointer<uv_timer_t>?
     /// How long shutdown waits for clients to read what is queued for them before closing anyway.
     public var shutdownGraceMs: UInt64 = 2000
@@ -64,7 +62,6 @@ public final class UVServer {
         self.listeners = listeners
         let config = host.config
         outboundLimit = config.maxOutboundBytes
-        slowReaderGraceMs = UInt64(max(1, config.slowReaderGraceMs))
         authTimeoutMs = UInt64(max(1, config.authTimeoutMs))
         JSONCodec.useArenaOnThisThread()
         loop = allocateZeroed(uv_loop_t.self)
@@ -76,6 +73,9 @@ public final class UVServer {
         host.timers.onChanged = { [unowned self] in self.rearmTimer() }
         host.onShutdownRequested = { [unowned self] in self.shutdownPending = true }
         try installHooks()
+        watchdog = UVWatchdog(loop: loop, host: host, outboundLimit: outboundLimit,
+                              slowReaderGraceMs: UInt64(max(1, config.slowReaderGraceMs)), authTimeoutMs: authTimeoutMs,
+                              refusalDrainMs: refusalDrainMs)
         workerSockets = UVWorkerSockets(loop: loop)
         host.hangUpWatcher = workerSockets
         host.lane.waits = workerSockets
@@ -112,16 +112,7 @@ public final class UVServer {
         try uvCheck(uv_timer_init(loop, timer), "uv_timer_init")
         uv_unref(asHandle(timer))
 
-        for sig in [SIGINT, SIGTERM] {
-            let s = allocateZeroed(uv_signal_t.self)
-            try uvCheck(uv_signal_init(loop, s), "uv_signal_init")
-            try uvCheck(uv_signal_start(s, { h, signum in
-                let server = UVServer.from(h)
-                server.host.shutdownSignalled(signum == SIGINT ? "SIGINT" : "SIGTERM")
-                server.requestShutdown()
-            }, sig), "uv_signal_start")
-            signals.append(s)
-        }
+        signals = try UVSignals(loop: loop)
         greenroom_ignore_sigpipe()
     }
 
@@ -246,69 +237,10 @@ public final class UVServer {
         }
     }
 
-    /// Puts a connection under the watchdog: the slow-reader clock (paused or past the outbound
-    /// limit), the authentication deadline, or a refused peer's drain deadline.
+    /// Puts a connection under the watchdog (`UVWatchdog.watch`).
     func watch(_ c: UVConnection) {
-        guard !c.isWatched, !c.isClosing else { return }
-        c.isWatched = true
-        c.lastProgress = uv_now(loop)
-        watched.append(c)
-        armWatchdog()
-    }
-
-    private var watchdogPeriod: UInt64 { max(5, min(slowReaderGraceMs, authTimeoutMs, refusalDrainMs) / 4) }
-
-    private func armWatchdog() {
         guard !shuttingDown else { return }
-        if watchdog == nil {
-            let t = allocateZeroed(uv_timer_t.self)
-            uvReport(uv_timer_init(loop, t), "uv_timer_init (the watchdog)")
-            uv_unref(asHandle(t))
-            watchdog = t
-        }
-        guard let t = watchdog, uv_is_active(asHandle(t)) == 0 else { return }
-        uvReport(uv_timer_start(t, { h in UVServer.from(h).watchdogTick() }, watchdogPeriod, watchdogPeriod), "uv_timer_start (the watchdog)")
-    }
-
-    /// Closes (counted) every watched connection that took no bytes for the grace period while still
-    /// paused or past the outbound limit; refuses those whose authentication deadline passed; closes
-    /// refused peers that did not close their side in time; forgets those that recovered.
-    private func watchdogTick() {
-        let now = uv_now(loop)
-        var keep: [UVConnection] = []
-        for c in watched {
-            guard !c.isClosing else { c.isWatched = false; continue }
-            if c.drainDeadline != 0 {
-                if now >= c.drainDeadline { c.isWatched = false; c.close(reason: "refused") } else { keep.append(c) }
-                continue
-            }
-            if c.authDeadline != 0, let hc = c.hostConnection {
-                if hc.isAuthenticated {
-                    c.authDeadline = 0
-                } else if now >= c.authDeadline {
-                    c.authDeadline = 0
-                    host.authDeadlinePassed(hc)
-                }
-            }
-            let stalled = (c.hostConnection?.isPaused ?? false) || c.queuedBytes > outboundLimit
-            // A large write completes only once the peer took all of it: a queue that shrank since the
-            // last tick is progress too (a peer reading a many-megabyte reply steadily is not slow).
-            let unsent = c.stream.pointee.write_queue_size
-            if unsent < c.lastUnsent { c.lastProgress = now }
-            c.lastUnsent = unsent
-            if !stalled {
-                if c.authDeadline != 0 { keep.append(c) } else { c.isWatched = false }
-            } else if now &- c.lastProgress >= slowReaderGraceMs {
-                c.isWatched = false
-                host.countSlowReaderClosed(c.hostConnection)
-                c.close(reason: "slow reader")
-            } else {
-                keep.append(c)
-            }
-        }
-        watched = keep
-        if watched.isEmpty, let t = watchdog { uvReport(uv_timer_stop(t), "uv_timer_stop (the watchdog)") }
-        flushDirty()
+        watchdog.watch(c)
     }
 
     func flushDirty() {
@@ -437,9 +369,7 @@ public final class UVServer {
         // After the teardown's events: a WebSocket peer then gets its close frame (1001).
         for c in connections.values { c.hostConnection?.goingAway() }
         flushDirty()
-        if let t = watchdog { closeAndFree(asHandle(t)); watchdog = nil }
-        for c in watched { c.isWatched = false }
-        watched.removeAll()
+        watchdog.close()
         for c in connections.values { c.shutdownAndClose() }
         if !connections.isEmpty {
             // A client that stopped reading must not keep the host alive: after the grace period,
@@ -454,8 +384,8 @@ public final class UVServer {
             uv_unref(asHandle(t))
             graceTimer = t
         }
-        for s in signals { closeAndFree(asHandle(s)) }
-        signals.removeAll()
+        signals?.close()
+        signals = nil
         for h in [asHandle(prepare!), asHandle(check!), asHandle(idle!), asHandle(timer!)] { closeAndFree(h) }
         idleActive = false
     }
