@@ -49,11 +49,14 @@ public final class HostConnection {
     /// never makes the host build more than one reply past the mark. See `Host.waterMarks(outboundLimit:)`.
     public let highWater: Int
     public let lowWater: Int
+    /// Its life: open, draining, refused or closed, and whether it is paused or waiting
+    /// (`ConnectionLife`, which says what to do about each input; `perform` does it).
+    private var life = ConnectionLife()
     /// Paused by backpressure: lines already read wait in `held` (in order) until `resume()`.
-    public private(set) var isPaused = false
+    public var isPaused: Bool { life.isPaused }
     /// A line of this connection waits in the host's call lane (`CallLane`): later lines wait in `held`
     /// (in order) and reading stops until it ran.
-    public private(set) var isWaiting = false
+    public var isWaiting: Bool { life.isWaiting }
     /// The line that waits in the lane, read and validated.
     private var deferred: RPCProcessor<HostConnection>.ReadLine?
     /// The line waiting in the lane, if any (what it depends on is read from it).
@@ -61,11 +64,6 @@ public final class HostConnection {
     /// Lines read but not run while paused, each as [Int32 length][bytes]; length -1 is an oversized line.
     private var held: [UInt8] = []
     private var heldStart = 0
-    /// The peer sent EOF: once nothing is held back, the connection is closed gracefully.
-    private var peerFinished = false
-    /// True when no further line may run: closed, paused, or finishing (after EOF or a refusal). One
-    /// load per line on the hot path.
-    private var halted = false
     /// Turns received bytes into whole messages and frames outbound ones (`out.framing`).
     let codec: MessageCodec
     /// Complete lines of the chunk being received (pointers into it; empty between chunks).
@@ -79,8 +77,9 @@ public final class HostConnection {
     public internal(set) var observesAll = false
     /// The last event sequence number sent; the next event carries seq + 1.
     public internal(set) var seq = 0
-    public internal(set) var isClosed = false {
-        didSet { halted = halted || isClosed }
+    public internal(set) var isClosed: Bool {
+        get { life.phase == .closed }
+        set { if newValue { life.closed() } }
     }
     /// True while a read's lines run (`receive`, held lines, the lane's line): a close that happens
     /// meanwhile (a write failed as backpressure flushed) waits for them to stop (`closeAfterRead`), so
@@ -93,7 +92,7 @@ public final class HostConnection {
     /// waits for the read to end.
     func closeAfterRead(reason: String) {
         closedDuringRead = closedDuringRead ?? reason
-        halted = true
+        life.transportLost()
         transport = nil
     }
 
@@ -134,7 +133,7 @@ public final class HostConnection {
     /// now because `out` grew past the high-water mark and the peer does not take it).
     @inline(__always)
     private func stopsReading() -> Bool {
-        if halted { return true }
+        if !life.linesMayRun { return true }
         guard out.count > highWater else { return false }
         return backpressure()
     }
@@ -142,21 +141,29 @@ public final class HostConnection {
     private func backpressure() -> Bool {
         guard let t = transport else { return false }
         t.flushNow(self)
-        if halted { return true }
+        if !life.linesMayRun { return true }
         guard t.supportsBackpressure, out.count + t.queuedBytes > highWater else { return false }
-        isPaused = true
-        halted = true
         host.countPause()
-        t.pauseReading(self)
+        perform(life.backpressure())
         return true
+    }
+
+    /// Carries out what `life` says to do about an input.
+    private func perform(_ actions: [ConnectionLife.Action]) {
+        for action in actions {
+            switch action {
+            case .pauseReading: if let t = transport, t.supportsBackpressure { t.pauseReading(self) }
+            case .resumeReading: transport?.resumeReading(self)
+            case .runHeld: readingLines(runHeldLines)
+            case .close: transport?.closeRequested(self)
+            }
+        }
     }
 
     /// The transport's queue drained below the low-water mark: runs the held lines (until the next
     /// pause), then reading resumes; after the peer's EOF, the connection closes once none is held.
     public func resume() {
-        guard isPaused, !isClosed, !refused else { return }
-        isPaused = false
-        runHeld()
+        perform(life.drained())
     }
 
     // MARK: Lines that wait in the call lane
@@ -164,9 +171,7 @@ public final class HostConnection {
     /// The lane took `read`: it runs later (`runDeferred`), and nothing after it runs before it.
     func deferLine(_ read: RPCProcessor<HostConnection>.ReadLine) {
         deferred = read
-        isWaiting = true
-        halted = true
-        if let t = transport, t.supportsBackpressure { t.pauseReading(self) }
+        perform(life.lineDeferred())
     }
 
     /// Runs the line that waited in the lane (its hooks may wait on a plugin worker off the loop).
@@ -182,9 +187,7 @@ public final class HostConnection {
     /// The waiting line ran: the held lines run (until one waits again or backpressure pauses), then
     /// reading resumes.
     func deferredLineDone() {
-        guard isWaiting else { return }
-        isWaiting = false
-        runHeld()
+        perform(life.deferredLineRan())
     }
 
     /// The connection closed while its line waited in the lane: no one is left to read the reply.
@@ -192,19 +195,13 @@ public final class HostConnection {
         deferred = nil
         held.removeAll()
         heldStart = 0
-        halted = true
-        refused = true
+        life.abandoned()
     }
 
     /// Runs the lines held while paused or waiting; then reading resumes, or after the peer's EOF the
     /// connection closes.
-    private func runHeld() {
-        guard !isPaused, !isWaiting, !isClosed, !refused else { return }
-        readingLines(runHeldLines)
-    }
-
     private func runHeldLines() {
-        halted = false
+        life.runningHeld()
         let processor = host.processor
         while heldStart < held.count, !stopsReading() {
             let length = held.withUnsafeBytes { Int($0.loadUnaligned(fromByteOffset: heldStart, as: Int32.self)) }
@@ -223,13 +220,7 @@ public final class HostConnection {
             heldStart = 0
         }
         if !out.isEmpty { transport?.outputReady(self) }
-        guard !isPaused, !isWaiting, !isClosed else { return }
-        if peerFinished {
-            halted = true
-            transport?.closeRequested(self)
-        } else {
-            transport?.resumeReading(self)
-        }
+        perform(life.heldLinesRan(allRan: held.isEmpty))
     }
 
     /// Wrong tokens given to `host.auth` so far.
@@ -256,13 +247,8 @@ public final class HostConnection {
     /// No further line runs (held ones included); what is queued is written, then the connection is
     /// closed gracefully.
     func closeAfterReplies() {
-        halted = true
-        refused = true
-        transport?.closeRequested(self)
+        perform(life.refuse())
     }
-
-    /// Refused (`refuse`, too many wrong tokens): never resumes.
-    private var refused = false
 
     /// Forgets a partial input line (counted in the host's input budget).
     private func dropInput() {
@@ -276,11 +262,7 @@ public final class HostConnection {
     /// The peer sent EOF: no more requests. Lines already read are still run (held ones on resume);
     /// then the transport is asked to close (after writing what is queued).
     public func finishInput() {
-        guard !isClosed, !peerFinished, !refused else { return }
-        peerFinished = true
-        if isPaused || isWaiting { return }
-        halted = true
-        transport?.closeRequested(self)
+        perform(life.peerFinished())
     }
 
     /// The reply to a line over the message limit (a smaller one before `host.auth`).
@@ -361,9 +343,7 @@ public final class HostConnection {
         if let closing {
             // The codec said its last word (a close frame, an HTTP response): write it, then close.
             host.countCodecClose(closing)
-            halted = true
-            refused = true
-            transport?.closeRequested(self)
+            perform(life.refuse())
         }
         // `out` may have been written mid-read (stopsReading): what matters is whether any is left.
         if !out.isEmpty { transport?.outputReady(self) }
