@@ -1,4 +1,5 @@
 import CLibUV
+import Glibc
 import GreenroomHost
 
 /// Plugin workers' sockets on the loop, with one uv_poll handle per socket: a hang-up between calls (a
@@ -135,26 +136,102 @@ final class UVWorkerSockets: HangUpWatcher, LoopWaits {
     }
 
     private final class Sleeper {
-        let done: () -> Void
+        var done: (() -> Void)?
         init(_ done: @escaping () -> Void) { self.done = done }
     }
 
-    func after(ms: Int, _ done: @escaping () -> Void) {
+    func after(ms: Int, _ done: @escaping () -> Void) -> () -> Void {
         let t = allocateZeroed(uv_timer_t.self)
         guard uvReport(uv_timer_init(loop, t), "uv_timer_init (a parked call's sleep)") else {
             UnsafeMutableRawPointer(t).deallocate()
-            return done()
+            done()
+            return {}
         }
-        t.pointee.data = Unmanaged.passRetained(Sleeper(done)).toOpaque()
+        let sleeper = Sleeper(done)
+        t.pointee.data = Unmanaged.passRetained(sleeper).toOpaque()
         uvReport(uv_timer_start(t, { t in
             guard let t else { return }
             let sleeper = Unmanaged<Sleeper>.fromOpaque(t.pointee.data!).takeRetainedValue()
             closeAndFree(asHandle(t))
-            sleeper.done()
+            let done = sleeper.done
+            sleeper.done = nil
+            done?()
         }, UInt64(max(0, ms)), 0), "uv_timer_start (a parked call's sleep)")
+        return {
+            // Cancelled before it fired: the timer goes (its retain of the sleeper with it).
+            guard sleeper.done != nil else { return }
+            sleeper.done = nil
+            Unmanaged<Sleeper>.fromOpaque(t.pointee.data!).release()
+            closeAndFree(asHandle(t))
+        }
+    }
+
+    // MARK: Child processes
+
+    var canSpawn: Bool { true }
+
+    func spawn(_ executable: String, _ arguments: [String], descriptors: [Int32]) -> Result<any SpawnedProcess, SpawnFailure> {
+        let child = UVChildProcess()
+        let process = allocateZeroed(uv_process_t.self)
+        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var stdio = [uv_stdio_container_t](repeating: uv_stdio_container_t(), count: 3 + descriptors.count)
+        for (i, fd) in ([0, 1, 2] + descriptors).enumerated() {
+            stdio[i].flags = UV_INHERIT_FD
+            stdio[i].data.fd = fd
+        }
+        let rc = executable.withCString { file in
+            argv.withUnsafeBufferPointer { args in
+                stdio.withUnsafeMutableBufferPointer { containers in
+                    var options = uv_process_options_t()
+                    options.exit_cb = { p, status, signal in
+                        guard let p else { return }
+                        let child = Unmanaged<UVChildProcess>.fromOpaque(p.pointee.data!).takeRetainedValue()
+                        closeAndFree(asHandle(p))
+                        child.ended(exitStatus: Int32(truncatingIfNeeded: status), signal: signal)
+                    }
+                    options.file = file
+                    options.args = UnsafeMutablePointer(mutating: args.baseAddress!)
+                    // A session (and process group) of its own: a terminal's ^C reaches the host, which
+                    // stops its workers after its graceful shutdown. libuv resets the child's signal
+                    // dispositions and mask to the defaults.
+                    options.flags = UInt32(UV_PROCESS_DETACHED.rawValue)
+                    options.stdio_count = Int32(containers.count)
+                    options.stdio = containers.baseAddress
+                    return uv_spawn(loop, process, &options)
+                }
+            }
+        }
+        guard rc == 0 else {
+            // A handle uv_spawn failed on is initialised: it is closed like any other.
+            closeAndFree(asHandle(process))
+            return .failure(SpawnFailure(message: String(cString: uv_strerror(rc))))
+        }
+        process.pointee.data = Unmanaged.passRetained(child).toOpaque()
+        child.pid = process.pointee.pid
+        return .success(child)
     }
 
     func runOnce() {
         uv_run(loop, UV_RUN_ONCE)
+    }
+}
+
+/// A worker process started with uv_spawn: libuv reaps it and reports how it ended.
+final class UVChildProcess: SpawnedProcess {
+    var pid: Int32 = 0
+    private(set) var ending: (exitStatus: Int32, signal: Int32)?
+    private var waiting: [() -> Void] = []
+
+    func whenEnded(_ ended: @escaping () -> Void) {
+        if ending != nil { return ended() }
+        waiting.append(ended)
+    }
+
+    func ended(exitStatus: Int32, signal: Int32) {
+        ending = (exitStatus, signal)
+        let ready = waiting
+        waiting.removeAll()
+        for call in ready { call() }
     }
 }

@@ -50,11 +50,13 @@ public final class BlockingWaits: LoopWaits {
         }
     }
 
-    public func after(ms: Int, _ done: @escaping () -> Void) {
+    @discardableResult
+    public func after(ms: Int, _ done: @escaping () -> Void) -> () -> Void {
         var ts = timespec(tv_sec: ms / 1000, tv_nsec: (ms % 1000) * 1_000_000)
         var left = timespec()
         while nanosleep(&ts, &left) != 0 && errno == EINTR { ts = left }
         done()
+        return {}
     }
 
     public func runOnce() {}

@@ -9,7 +9,10 @@ private final class HeldWaits: LoopWaits {
     var held: [(Bool) -> Void] = []
     var turns = 0
     func whenReady(fd: Int32, writable: Bool, timeoutMs: Int?, _ done: @escaping (Bool) -> Void) { held.append(done) }
-    func after(ms: Int, _ done: @escaping () -> Void) { held.append { _ in done() } }
+    func after(ms: Int, _ done: @escaping () -> Void) -> () -> Void {
+        held.append { _ in done() }
+        return {}
+    }
     func runOnce() {
         turns += 1
         if !held.isEmpty { held.removeFirst()(true) }

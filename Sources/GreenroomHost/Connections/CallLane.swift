@@ -10,11 +10,40 @@ public protocol LoopWaits: AnyObject {
     /// Calls `done(true)` once `fd` is readable (`writable`: writable) or its peer hung up, or
     /// `done(false)` when `timeoutMs` passes first (nil: no limit).
     func whenReady(fd: Int32, writable: Bool, timeoutMs: Int?, _ done: @escaping (Bool) -> Void)
-    /// Calls `done` after `ms` of real (monotonic) time.
-    func after(ms: Int, _ done: @escaping () -> Void)
+    /// Calls `done` after `ms` of real (monotonic) time, unless the returned cancel is called first.
+    @discardableResult
+    func after(ms: Int, _ done: @escaping () -> Void) -> () -> Void
     /// Runs one turn of the loop. Only outside the loop's callbacks: at start-up, a plugin worker's
     /// start is waited for this way, before the loop runs.
     func runOnce()
+    /// Whether `spawn` starts processes whose end the loop reports.
+    var canSpawn: Bool { get }
+    /// Starts `executable` with `arguments` (argv[0] is the executable); `descriptors` become its
+    /// descriptors 3, 4, ...; its standard streams are the host's; it gets a session of its own.
+    func spawn(_ executable: String, _ arguments: [String], descriptors: [Int32]) -> Result<any SpawnedProcess, SpawnFailure>
+}
+
+extension LoopWaits {
+    public var canSpawn: Bool { false }
+    public func spawn(_ executable: String, _ arguments: [String], descriptors: [Int32]) -> Result<any SpawnedProcess, SpawnFailure> {
+        .failure(SpawnFailure(message: "this host has no loop to start processes on"))
+    }
+}
+
+/// A child process started on the loop (`LoopWaits.spawn`): the loop reports its end, so it is waited
+/// for parked, never polled.
+public protocol SpawnedProcess: AnyObject {
+    var pid: Int32 { get }
+    /// How it ended (its exit status, or the signal that ended it: 0 when none), once it has.
+    var ending: (exitStatus: Int32, signal: Int32)? { get }
+    /// Calls `ended` once it has ended (at once when it already has).
+    func whenEnded(_ ended: @escaping () -> Void)
+}
+
+/// Why a process did not start.
+public struct SpawnFailure: Error {
+    public let message: String
+    public init(message: String) { self.message = message }
 }
 
 /// Tells the host when the far end of a descriptor hangs up (a plugin worker that died while no call
@@ -333,6 +362,6 @@ public final class CallLane {
     /// Parks for `ms` of real time (a scripted hook's cost, a worker's exit grace).
     func sleep(ms: Int) {
         guard let waits else { return }
-        park { wake in waits.after(ms: ms, wake) }
+        park { wake in _ = waits.after(ms: ms, wake) }
     }
 }

@@ -184,43 +184,39 @@ final class PluginWorkerProcess {
         _ = fcntl(host, F_SETFD, FD_CLOEXEC)
         _ = fcntl(host, F_SETFL, fcntl(host, F_GETFL) | O_NONBLOCK)
 
-        var attr = posix_spawnattr_t()
-        posix_spawnattr_init(&attr)
-        defer { posix_spawnattr_destroy(&attr) }
-        // Its own process group: a terminal's ^C reaches the host, which stops workers after its graceful
-        // shutdown. Default signal handling and an empty mask, whatever the loop thread had.
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        posix_spawnattr_setsigmask(&attr, &empty)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for s in [SIGPIPE, SIGINT, SIGTERM, SIGCHLD] { sigaddset(&defaults, s) }
-        posix_spawnattr_setsigdefault(&attr, &defaults)
-        posix_spawnattr_setpgroup(&attr, 0)
-        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
-
-        var args = [config.workerExecutable, "plugin-worker", "--fd", "\(child)", "--parent", "\(getpid())",
-                    "--max-output-bytes", "\(config.maxOutputBytes)", "--max-depth", "\(maxDepth)"]
         var shared: (progress: BatchProgress, fd: Int32)?
+        if case .library = source { shared = BatchProgress.create() }
+        var descriptors = [child]
+        if let shared { descriptors.append(shared.fd) }
+        // On the loop, the worker gets them as descriptors 3 and 4; spawned by hand, as they are.
+        let onLoop = lane.waits?.canSpawn == true
+        let seen = onLoop ? descriptors.indices.map { 3 + Int32($0) } : descriptors
+        var args = ["plugin-worker", "--fd", "\(seen[0])", "--parent", "\(getpid())",
+                    "--max-output-bytes", "\(config.maxOutputBytes)", "--max-depth", "\(maxDepth)"]
         switch source {
         case .library(let path):
-            shared = BatchProgress.create()
-            if let shared { args += ["--progress-fd", "\(shared.fd)"] }
+            if shared != nil { args += ["--progress-fd", "\(seen[1])"] }
             args.append(path)
         case .command(let argv):
             // The worker executable only sets the process up (dies with the host, its socket on fd 3) and
             // execs the command: the pid the host watches is the command's.
             args += ["--exec", "--"] + argv
         }
-        let argv: [UnsafeMutablePointer<CChar>?] = args.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        let rc = posix_spawn(&pid, config.workerExecutable, nil, &attr, argv, environ)
+        let started: Result<(pid: pid_t, process: (any SpawnedProcess)?), SpawnFailure>
+        if onLoop, let waits = lane.waits {
+            started = waits.spawn(config.workerExecutable, args, descriptors: descriptors).map { ($0.pid, $0) }
+        } else {
+            started = spawnByHand(config.workerExecutable, args).map { ($0, nil) }
+        }
         close(child)
         if let shared { close(shared.fd) }
-        guard rc == 0 else {
+        let pid: pid_t
+        let process: (any SpawnedProcess)?
+        switch started {
+        case .success(let s): (pid, process) = s
+        case .failure(let failure):
             close(host)
-            throw .worker(path: label, message: "cannot start its worker (\(config.workerExecutable)): \(String(cString: strerror(rc)))")
+            throw .worker(path: label, message: "cannot start its worker (\(config.workerExecutable)): \(failure.message)")
         }
         let maxReply = config.maxOutputBytes.multipliedReportingOverflow(by: 2).overflow ? Int.max : config.maxOutputBytes * 2 + (64 << 10)
         let deadline = Wire.nowNanos() + UInt64(max(1, config.startTimeoutMs)) * 1_000_000
@@ -242,13 +238,15 @@ final class PluginWorkerProcess {
             case .ready:
                 switch Ready.parse(frame.body) {
                 case .success(let declared):
-                    return PluginWorkerProcess(pid: pid, fd: host, ready: declared, maxReplyBytes: maxReply,
-                                               progress: shared?.progress, lane: lane)
+                    let w = PluginWorkerProcess(pid: pid, fd: host, ready: declared, maxReplyBytes: maxReply,
+                                                progress: shared?.progress, lane: lane)
+                    w.process = process
+                    return w
                 case .failure(let r): refusal = r.why
                 }
             case .refused:
                 close(host)
-                _ = reap(pid, graceMs: 1000, lane: lane)
+                _ = reap(pid, process, graceMs: 1000, lane: lane)
                 throw .worker(path: label, message: String(decoding: frame.body, as: UTF8.self))
             default:
                 refusal = "its first frame was of kind 0x\(String(frame.kind, radix: 16)), not ready (docs/worker-protocol.md)"
@@ -261,13 +259,13 @@ final class PluginWorkerProcess {
             case .io(let e): refusal = "socket error \(e) while waiting for its ready frame"
             case .closed:
                 close(host)
-                let death = reap(pid, graceMs: 1000, lane: lane)
+                let death = reap(pid, process, graceMs: 1000, lane: lane)
                 throw .worker(path: label, message: "its worker ended before it was ready (\(death.detail))")
             }
         }
         close(host)
         kill(pid, SIGKILL)
-        _ = reap(pid, graceMs: 0, lane: lane)
+        _ = reap(pid, process, graceMs: 0, lane: lane)
         throw .worker(path: label, message: "its worker did not start: \(refusal)")
     }
 
@@ -463,7 +461,7 @@ final class PluginWorkerProcess {
         willClose = nil
         close(fd)
         fd = -1
-        _ = PluginWorkerProcess.reap(pid, graceMs: graceMs, lane: lane)
+        _ = PluginWorkerProcess.reap(pid, process, graceMs: graceMs, lane: lane)
     }
 
     /// Ends the worker after a failed call and reports how it ended.
@@ -475,7 +473,7 @@ final class PluginWorkerProcess {
             fd = -1
         }
         if killing { kill(pid, SIGKILL) }
-        var death = PluginWorkerProcess.reap(pid, graceMs: killing ? 0 : 1000, lane: lane)
+        var death = PluginWorkerProcess.reap(pid, process, graceMs: killing ? 0 : 1000, lane: lane)
         // A killed worker's status is our SIGKILL: the reason is what made us kill it.
         if killing {
             death.reason = reason
@@ -485,10 +483,60 @@ final class PluginWorkerProcess {
         return death
     }
 
-    /// Waits for `pid` to end (up to `graceMs`, then SIGKILL) and describes its status. The grace is
-    /// waited out parked in `lane` (the loop serves everyone meanwhile), looking again at growing
-    /// intervals; with no loop left to serve the wait (after the host's loop ended), the worker is killed.
-    static func reap(_ pid: pid_t, graceMs: Int, lane: CallLane) -> WorkerDeath {
+    /// The process as the loop started it (nil when it was spawned by hand: a host with no loop).
+    private var process: (any SpawnedProcess)?
+
+    /// Starts `executable` with posix_spawn, for a host with no loop to start it on (`greenroom replay` in
+    /// process): its own process group, default signal handling and an empty mask.
+    private static func spawnByHand(_ executable: String, _ arguments: [String]) -> Result<pid_t, SpawnFailure> {
+        var attr = posix_spawnattr_t()
+        posix_spawnattr_init(&attr)
+        defer { posix_spawnattr_destroy(&attr) }
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigmask(&attr, &empty)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for s in [SIGPIPE, SIGINT, SIGTERM, SIGCHLD] { sigaddset(&defaults, s) }
+        posix_spawnattr_setsigdefault(&attr, &defaults)
+        posix_spawnattr_setpgroup(&attr, 0)
+        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
+        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, executable, nil, &attr, argv, environ)
+        return rc == 0 ? .success(pid) : .failure(SpawnFailure(message: String(cString: strerror(rc))))
+    }
+
+    /// Waits for the worker to end (up to `graceMs`, then SIGKILL) and describes how it ended. On the loop
+    /// (`process`), the wait parks until the loop reports the end; a host with no loop polls waitpid.
+    static func reap(_ pid: pid_t, _ process: (any SpawnedProcess)?, graceMs: Int, lane: CallLane) -> WorkerDeath {
+        // With no loop left (after it ended), the worker is killed and waited for by hand.
+        if let process, lane.canWait {
+            if process.ending == nil && graceMs > 0, let waits = lane.waits {
+                lane.park { wake in
+                    let cancel = waits.after(ms: graceMs, wake)
+                    process.whenEnded {
+                        cancel()
+                        wake()
+                    }
+                }
+            }
+            if process.ending == nil {
+                kill(pid, SIGKILL)
+                lane.park { wake in process.whenEnded(wake) }
+            }
+            guard let (code, signal) = process.ending else { return WorkerDeath(reason: "closed", detail: "already reaped") }
+            if signal != 0 {
+                return WorkerDeath(reason: "crashed", signal: signal, detail: "killed by \(WorkerDeath.signalName(signal))")
+            }
+            return WorkerDeath(reason: "exited", exitStatus: code, detail: "exited with status \(code)")
+        }
+        return reapByHand(pid, graceMs: graceMs, lane: lane)
+    }
+
+    /// `reap` for a worker spawned by hand.
+    private static func reapByHand(_ pid: pid_t, graceMs: Int, lane: CallLane) -> WorkerDeath {
         var status: Int32 = 0
         var waited = 0
         var step = 1
