@@ -65,7 +65,7 @@ public final class Host {
         add(ranges)
         clientTasks = ClientTasks(host: self)
         add(clientTasks)
-        pipeline = HostPipeline(host: self, virtualClock: virtualClock != nil)
+        pipeline = HostPipeline(host: self, lane: lane, containers: containers, virtualClock: virtualClock != nil)
         processor.pipeline = pipeline
     }
 

@@ -39,7 +39,9 @@ public final class HostConnection {
 
     public let id: String
     public let kind: Kind
-    public unowned let host: Host
+    /// `unowned(unsafe)`: read for every line (`host.processor`), and the host outlives its connections
+    /// (they are removed when they close, and all at its shutdown).
+    public unowned(unsafe) let host: Host
     public weak var transport: ConnectionTransport?
     public let out = OutboundBuffer()
     /// Backpressure's high-water mark: `out` past this many bytes mid-read is written before the next

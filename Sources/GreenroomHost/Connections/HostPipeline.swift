@@ -21,19 +21,25 @@ protocol WorkerSweeper: AnyObject {
 final class HostPipeline: CallPipeline {
     typealias Context = HostConnection
 
-    private unowned let host: Host
+    // Read on every line and call: `unowned(unsafe)` spares the atomic strong-retain an `unowned` read
+    // costs. The host owns the pipeline, the lane and the containers, and outlives them all.
+    private unowned(unsafe) let host: Host
+    private unowned(unsafe) let lane: CallLane
+    private unowned(unsafe) let containers: Containers
     /// Set by the plugin supervisor when it is installed.
     var sweeper: (any WorkerSweeper)?
     /// The methods whose replies may carry a note, when the clock is virtual (else none).
     private let noted: Set<String>
 
-    init(host: Host, virtualClock: Bool) {
+    init(host: Host, lane: CallLane, containers: Containers, virtualClock: Bool) {
         self.host = host
+        self.lane = lane
+        self.containers = containers
         noted = virtualClock ? Set(Host.notedMethods.map { $0.name }) : []
     }
 
     func takes(_ read: RPCProcessor<HostConnection>.ReadLine, from c: HostConnection) -> Bool {
-        host.lane.takes(read, from: c)
+        lane.isEnabled && lane.takes(read, from: c)
     }
 
     func admit(_ c: HostConnection, method: String) throws(RPCError) {
@@ -44,7 +50,7 @@ final class HostPipeline: CallPipeline {
     }
 
     func run(_ spec: MethodSpec<HostConnection>, _ c: HostConnection, _ params: Params) throws(RPCError) -> RPCResult {
-        try host.containers.reportingFailures { () throws(RPCError) -> RPCResult in
+        try containers.reportingFailures { () throws(RPCError) -> RPCResult in
             guard !noted.isEmpty, noted.contains(spec.name) else { return try spec.call(c, params) }
             return .value(try host.withVirtualClockNote { () throws(RPCError) in try spec.call(c, params).value })
         }
