@@ -68,8 +68,19 @@ public final class HostConnection {
     private var heldStart = 0
     /// Turns received bytes into whole messages and frames outbound ones (`out.framing`).
     let codec: MessageCodec
-    /// Complete lines of the chunk being received (pointers into it; empty between chunks).
-    private var run: [UnsafeRawBufferPointer] = []
+    /// One complete line of the chunk being received: in the chunk itself, or copied into `spill`.
+    private enum RunLine {
+        case chunk(UnsafeRawBufferPointer)
+        case spilled(offset: Int, count: Int)
+    }
+    /// Complete lines of the chunk being received, in order (empty between chunks).
+    private var run: [RunLine] = []
+    /// Lines that were not in the chunk (a WebSocket message in wslay's buffer, valid only until it reads
+    /// again; a line reassembled from earlier chunks), copied so that they join the run and are read
+    /// ahead with the rest.
+    private var spill: [UInt8] = []
+    /// The run's lines as pointers, reused from chunk to chunk.
+    private var runLines: [UnsafeRawBufferPointer] = []
     public internal(set) var isAuthenticated: Bool
     public internal(set) var subscriptions: Set<String> = [] {
         didSet { topicMask = EventRouter.mask(subscriptions) }
@@ -299,17 +310,27 @@ public final class HostConnection {
         let processor = host.processor
         func flush() {
             guard !run.isEmpty else { return }
-            // Lines run in order; `ran` counts those let through, so a pause keeps the rest.
-            var ran = 0
-            run.withUnsafeBufferPointer { lines in
-                processor.handle(lines: lines, context: self, out: out) {
-                    if stopsReading() { return true }
-                    ran += 1
-                    return false
+            spill.withUnsafeBytes { spilled in
+                runLines.removeAll(keepingCapacity: true)
+                for line in run {
+                    switch line {
+                    case .chunk(let p): runLines.append(p)
+                    case .spilled(let offset, let count): runLines.append(UnsafeRawBufferPointer(rebasing: spilled[offset..<offset + count]))
+                    }
                 }
+                // Lines run in order; `ran` counts those let through, so a pause keeps the rest.
+                var ran = 0
+                runLines.withUnsafeBufferPointer { lines in
+                    processor.handle(lines: lines, context: self, out: out) {
+                        if stopsReading() { return true }
+                        ran += 1
+                        return false
+                    }
+                }
+                if isPaused || isWaiting { for line in runLines[ran...] { hold(line) } }
             }
-            if isPaused || isWaiting { for line in run[ran...] { hold(line) } }
             run.removeAll(keepingCapacity: true)
+            spill.removeAll(keepingCapacity: true)
         }
         let buffered = codec.bufferedCount
         var closing: CodecClose?
@@ -321,10 +342,10 @@ public final class HostConnection {
             case .oversized where isPaused || isWaiting:
                 hold(nil)
             case .message(let line) where line.baseAddress! >= chunk && line.baseAddress! < chunk + bytes.count:
-                run.append(line)
+                run.append(.chunk(line))
             case .message(let line):
-                flush()
-                if !stopsReading() { processor.handle(line: line, context: self, out: out) } else if isPaused || isWaiting { hold(line) }
+                run.append(.spilled(offset: spill.count, count: line.count))
+                spill.append(contentsOf: line)
             case .oversized:
                 flush()
                 if !stopsReading() { oversized() } else if isPaused || isWaiting { hold(nil) }

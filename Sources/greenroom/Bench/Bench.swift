@@ -120,6 +120,10 @@ struct Bench: ParsableCommand {
             let floor = janssonParseRate(line: LoadGenerator.pingLine, count: pl)
             table.add("Jansson parse only, no I/O", unit: "msg/s", values: ["json_loadb": floor],
                       ratio: ("json_loadb / raw echo", floor / rate["raw echo"]!), budget: nil)
+            // What the whole host keeps of that ceiling: reading, parsing (ahead, on the second thread),
+            // dispatch, the reply and the writes, against the parse alone.
+            table.add("pipelined rate vs Jansson's parse alone", unit: "req/s", values: ["host": rate["host"]!, "json_loadb": floor],
+                      ratio: ("host / json_loadb", rate["host"]! / floor), budget: .atLeast(0.75))
         }
         // Prerender, page and range rows, against a real-clock host of their own.
         let child = try ChildProcess(arguments: ["serve", "--socket", "\(dir)/prerender.sock"])
