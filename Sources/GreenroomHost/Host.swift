@@ -59,11 +59,14 @@ public final class Host {
         registerHostMethods(into: &processor.registry)
         containers = Containers(host: self)
         add(containers)
-        pages = PageSessions(host: self)
+        pages = PageSessions(classes: classes, containers: containers, events: events, connections: connections,
+                             dispatcher: dispatcher, trackingChanged: { [unowned self] in updateTracking() })
         add(pages)
-        ranges = RangeSessions(host: self)
+        ranges = RangeSessions(classes: classes, containers: containers, events: events, pages: pages, clock: clock,
+                               timers: timers, trackingChanged: { [unowned self] in updateTracking() })
+        pages.ranges = ranges
         add(ranges)
-        clientTasks = ClientTasks(host: self)
+        clientTasks = ClientTasks(dispatcher: dispatcher, events: events)
         add(clientTasks)
         pipeline = HostPipeline(host: self, lane: lane, containers: containers, virtualClock: virtualClock != nil)
         processor.pipeline = pipeline

@@ -13,7 +13,7 @@ extension PageSessions {
         defer {
             if !preloading { schedulePreload(e) }
             // Range sessions nested in its pages follow their pages' appearance.
-            host.ranges.pageChanged(e.session.id)
+            ranges?.pageChanged(e.session.id)
         }
         var op = operation
         var input = PageOperation.Input.start
@@ -33,7 +33,7 @@ extension PageSessions {
                 pageEvent(e, kind, from: from, to: to, completed: completed)
                 input = .resumed
             case .trackingChanged:
-                host.updateTracking()
+                trackingChanged()
                 input = .resumed
             case .report(let failure):
                 tearDown(failure)
@@ -58,7 +58,7 @@ extension PageSessions {
     func schedulePreload(_ e: PageSessionEntry) {
         guard !e.isDestroying, sessions[e.session.id] === e, !e.session.neighboursToPreload.isEmpty else { return }
         let id = e.session.id
-        host.dispatcher.enqueue(key: "preload:\(id)", mode: .default, costKey: "preload") { [weak self, weak e] in
+        dispatcher.enqueue(key: "preload:\(id)", mode: .default, costKey: "preload") { [weak self, weak e] in
             guard let self, let e, sessions[id] === e, !e.isDestroying else { return }
             // No call waits for it: a neighbour that failed is torn down (its events say so), as `rpc` would.
             childCreateError = nil
@@ -80,7 +80,7 @@ extension PageSessions {
             c = queue.removeFirst()  // a queue: the longest parked goes first (MJianshu)
             e.reuseQueue[cls] = queue
             needsConfigure = true
-        } else if e.prerender, let conn = host.connection(id: e.owner) {
+        } else if e.prerender, let conn = connections[e.owner] {
             // Children from the prerender pool of their class at the page size; the pool refills after.
             let pool = containers.pools.poolForShow(className: cls, size: session.pageSize)
             let taken = containers.pools.take(from: pool, owner: conn)
@@ -99,7 +99,7 @@ extension PageSessions {
         if let c {
             child = c
         } else {
-            guard let klass = host.classes[cls] else { throw ContainerFailure(container: "\(session.id)[\(index)]", hook: .initialize) }
+            guard let klass = classes[cls] else { throw ContainerFailure(container: "\(session.id)[\(index)]", hook: .initialize) }
             do throws(RPCError) {
                 child = try containers.create(klass, owner: e.owner, data: data, parent: .page(session: session.id, index: index))
             } catch {
@@ -137,11 +137,11 @@ extension PageSessions {
     /// `willTransition {from, to}` / `didTransition {from, to, completed}`.
     private func pageEvent(_ e: PageSessionEntry, _ kind: PageTransitionEvent, from: Int, to: Int, completed: Bool?) {
         guard sessions[e.session.id] === e else { return }
-        let target = host.connection(id: e.owner)
-        guard host.events.wants(PageTopic.self, owner: target) else { return }
+        let target = connections[e.owner]
+        guard events.wants(PageTopic.self, owner: target) else { return }
         var f: JSONObject = ["session": .string(e.session.id), "kind": .string(kind.wireName), "from": .int(from), "to": .int(to)]
         if let completed { f["completed"] = .bool(completed) }
-        host.events.emit(PageTopic.self, owner: target, f)
+        events.emit(PageTopic.self, owner: target, f)
     }
 
     /// A child failed where no reply carries the error (an animation's end, a hide mid-gesture): it is

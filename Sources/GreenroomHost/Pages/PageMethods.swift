@@ -73,7 +73,7 @@ extension PageSessions {
             guard list == nil else { throw .invalidParams(path: "data", "with pages, give each page its data (pages[i].data)") }
             for (i, page) in pages.enumerated() {
                 guard case .string(let name)? = page["class"] else { throw .invalidParams(path: "pages[\(i)].class", "is required (a class name)") }
-                _ = try host.classes.require(name, path: "pages[\(i)].class")
+                _ = try self.classes.require(name, path: "pages[\(i)].class")
                 for key in page.keys where key != "class" && key != "data" {
                     throw .invalidParams(path: "pages[\(i)].\(key)", "unknown member (known: class, data)")
                 }
@@ -85,7 +85,7 @@ extension PageSessions {
             }
         } else {
             guard let name = className else { throw .invalidParams(path: "class", "is required") }
-            _ = try host.classes.require(name)
+            _ = try self.classes.require(name)
             guard let count = count ?? list?.count else {
                 throw .invalidParams(path: "count", "is required with class (or give data, one per page)")
             }
@@ -153,7 +153,7 @@ extension PageSessions {
                 let ownID = containers.nextContainerID
                 sessionByContainer[ownID] = e
                 let own: ContainerRecord
-                do throws(RPCError) { own = try containers.create(host.classes["PageViewController"]!, owner: conn.id, data: nil) } catch {
+                do throws(RPCError) { own = try containers.create(self.classes["PageViewController"]!, owner: conn.id, data: nil) } catch {
                     sessionByContainer[ownID] = nil
                     sessions[session.id] = nil
                     throw error
@@ -227,7 +227,7 @@ extension PageSessions {
             try refuseUnlessAtRest(e, "page.insertPages")
             let k = classes.count
             s.insertPages(at: p.at, count: k)
-            host.ranges.pagesMoved(s.id) { $0 >= p.at ? $0 + k : $0 }
+            ranges?.pagesMoved(s.id) { $0 >= p.at ? $0 + k : $0 }
             e.classes.insert(contentsOf: classes, at: p.at)
             var moved: [Int: JSONValue] = [:]
             for (i, d) in e.data { moved[i >= p.at ? i + k : i] = d }
@@ -254,7 +254,7 @@ extension PageSessions {
                 try run(s.show(neighbour, animated: false), in: e)
             }
             try run(s.removePages(at: p.at, count: p.count), in: e)
-            host.ranges.pagesMoved(s.id) { range.contains($0) ? nil : $0 >= range.upperBound ? $0 - p.count : $0 }
+            ranges?.pagesMoved(s.id) { range.contains($0) ? nil : $0 >= range.upperBound ? $0 - p.count : $0 }
             e.classes.removeSubrange(range)
             var moved: [Int: JSONValue] = [:]
             for (i, d) in e.data where !range.contains(i) { moved[i >= range.upperBound ? i - p.count : i] = d }

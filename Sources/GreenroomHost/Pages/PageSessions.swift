@@ -29,8 +29,16 @@ final class PageSessionEntry {
 /// Page sessions (docs/pages.md): binds Core's `PageSession` to containers, pools, events and methods;
 /// `PageDriver.swift` runs its operations.
 public final class PageSessions: HostDomain, ContainerPages {
-    unowned let host: Host
-    var containers: Containers { host.containers }
+    // What page sessions use of the host, given when they are made.
+    unowned let classes: ClassRegistry
+    unowned let containers: Containers
+    unowned let events: EventRouter
+    unowned let connections: ConnectionTable
+    let dispatcher: IdleTasks
+    /// A session started or stopped tracking (the host pauses default-mode idle tasks meanwhile).
+    let trackingChanged: () -> Void
+    /// The range sessions, whose nested sessions hang from pages (made after the page sessions).
+    weak var ranges: RangeSessions?
     var sessions: [String: PageSessionEntry] = [:]
     private var nextSession = 1
     /// Session containers (in stacks) by container id.
@@ -39,10 +47,16 @@ public final class PageSessions: HostDomain, ContainerPages {
     /// the call answers.
     var childCreateError: RPCError?
 
-    public init(host: Host) {
-        self.host = host
-        try? host.classes.register(PlainClass(name: "PageViewController"))
-        host.containers.pages = self
+    init(classes: ClassRegistry, containers: Containers, events: EventRouter, connections: ConnectionTable,
+         dispatcher: IdleTasks, trackingChanged: @escaping () -> Void) {
+        self.classes = classes
+        self.containers = containers
+        self.events = events
+        self.connections = connections
+        self.dispatcher = dispatcher
+        self.trackingChanged = trackingChanged
+        try? classes.register(PlainClass(name: "PageViewController"))
+        containers.pages = self
     }
 
     var anyTracking: Bool { sessions.values.contains { $0.session.isTracking } }
@@ -141,7 +155,7 @@ public final class PageSessions: HostDomain, ContainerPages {
 
     func destroy(_ e: PageSessionEntry) {
         e.isDestroying = true
-        host.dispatcher.cancel(key: "preload:\(e.session.id)")
+        dispatcher.cancel(key: "preload:\(e.session.id)")
         drive(e.session.destroy(), in: e)
         for (_, queue) in e.reuseQueue { for c in queue { releaseChild(c) } }
         e.reuseQueue = [:]
@@ -150,8 +164,8 @@ public final class PageSessions: HostDomain, ContainerPages {
             sessionByContainer[own.id] = nil
         }
         sessions[e.session.id] = nil
-        host.ranges.pageSessionEnded(e.session.id)
-        host.updateTracking()
+        ranges?.pageSessionEnded(e.session.id)
+        trackingChanged()
     }
 
     func makeSessionID() -> String {

@@ -65,7 +65,7 @@ extension RangeSessions {
     func cellClass(_ e: RangeEntry, _ f: Int) -> ContainerClass? {
         let section = e.session.path(f).section
         guard section < e.sectionInfo.count, let name = e.sectionInfo[section].reuseIdentifier else { return nil }
-        return host.classes[name]
+        return classes[name]
     }
 
     /// Applies one update to the cells: what stopped being visible disappears, what left the display range
@@ -75,7 +75,7 @@ extension RangeSessions {
                     rebind: [Int] = []) -> JSONValue? {
         guard let cells = e.cells else { return nil }
         let s = e.session
-        let containers = host.containers!
+        let containers = self.containers
         var boundJSON: [JSONValue] = [], unboundJSON: [JSONValue] = []
         for f in u.exitVisible {
             guard let c = cells.bound[f], !c.isFailed, !c.isDestroyed else { continue }
@@ -116,7 +116,7 @@ extension RangeSessions {
     private func bind(_ e: RangeEntry, _ f: Int) -> JSONValue? {
         guard let cells = e.cells, let cls = cellClass(e, f), let conn = e.connection else { return nil }
         let s = e.session
-        let containers = host.containers!
+        let containers = self.containers
         let size = rowSize(s, f)
         var source = "new"
         var c: ContainerRecord
@@ -176,7 +176,7 @@ extension RangeSessions {
     /// A cell leaves its item: brought to rest, then parked in its queue, or released past the limit.
     private func unbind(_ e: RangeEntry, _ c: ContainerRecord, path: JSONValue) -> JSONValue {
         guard let cells = e.cells else { return .null }
-        let containers = host.containers!
+        let containers = self.containers
         var queued = false
         if !c.isFailed, !c.isDestroyed {
             if containers.failure(performing: containers.lifecycle.disappear(c)) != nil {
@@ -195,7 +195,7 @@ extension RangeSessions {
 
     /// Detaches and deinits a cell (`willMoveToParent(null)`, `didMoveToParent(null)`, `deinit`).
     func releaseCell(_ e: RangeEntry, _ c: ContainerRecord) {
-        let containers = host.containers!
+        let containers = self.containers
         e.cells?.shown[c.id] = nil
         e.cells?.released += 1
         try? containers.perform(containers.lifecycle.willMove(c, toParent: nil))
@@ -210,7 +210,7 @@ extension RangeSessions {
             for (k, q) in cells.queues { cells.queues[k] = q.filter { $0 !== c } }
             cells.shown[c.id] = nil
         }
-        if !c.isDestroyed { _ = host.containers.fail(c) }
+        if !c.isDestroyed { _ = containers.fail(c) }
     }
 
     /// A cell failed elsewhere (`Containers.fail`): it leaves its session's books.

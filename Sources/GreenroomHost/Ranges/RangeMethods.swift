@@ -158,7 +158,7 @@ extension RangeSessions {
                 }
                 let limit = try c["reuseLimit"].map { v throws(RPCError) in try Int.decodeParam(v, path: "cells.reuseLimit") } ?? 8
                 guard limit >= 0, limit <= 1000 else { throw .invalidParams(path: "cells.reuseLimit", "must be between 0 and 1000") }
-                guard infos.contains(where: { $0.reuseIdentifier.map { host.classes[$0] != nil } ?? false }) else {
+                guard infos.contains(where: { $0.reuseIdentifier.map { classes[$0] != nil } ?? false }) else {
                     throw .invalidParams(path: "cells", "no section's reuseIdentifier names a class: cells need one")
                 }
                 cellOptions = RangeCells(reuseLimit: limit)
@@ -204,7 +204,7 @@ extension RangeSessions {
             e.session.willBeginDragging(velocity: v)
             // Where the drag starts: a layout, no motion yet (the velocity's, when sent).
             if let x { try mapped { () throws(RangeError) in try e.session.didScroll(to: x, velocity: v ?? 0) } }
-            host.updateTracking()
+            trackingChanged()
             refresh(e, checkBatch: false)
             return .object(summary(e))
         }
@@ -234,7 +234,7 @@ extension RangeSessions {
             }
             if let x { try mapped { () throws(RangeError) in try e.session.didScroll(to: x) } }
             let target = try mapped { () throws(RangeError) in try e.session.willEndDragging(velocity: v, target: t) }
-            host.updateTracking()
+            trackingChanged()
             // Judged at the target, toward it (Texture's scrollViewWillEndDragging).
             refresh(e, checkBatch: true, batchOffset: target)
             return ["session": .string(e.session.id), "targetOffset": .double(target)]
@@ -256,7 +256,7 @@ extension RangeSessions {
                 // always calls willEndDragging, where Texture judges).
                 if wasDragging { decided = e.session.batchDecision() }
             }
-            host.updateTracking()
+            trackingChanged()
             refresh(e, checkBatch: false, decided: decided)
             return .object(summary(e))
         }
@@ -401,7 +401,7 @@ extension RangeSessions {
                 guard let c = cells.bound[change.flat], !c.isDestroyed,
                       cells.shown[c.id].map({ $0.flat != change.flat || $0.version != cells.versions[change.flat] }) ?? true
                 else { continue }
-                let output = try host.containers.configure(c, data: change.data)
+                let output = try containers.configure(c, data: change.data)
                 cells.shown[c.id] = (change.flat, cells.versions[change.flat] ?? 0)
                 cells.configured += 1
                 rebound.append(["path": pathJSON(e.session, change.flat), "container": .string(c.id), "output": output])
@@ -470,7 +470,7 @@ extension RangeSessions {
         r.register(RangeDestroy.self) { [unowned self] conn, p throws(RPCError) in
             let e = try entry(p.session, owner: conn)
             end(e)
-            host.updateTracking()
+            trackingChanged()
             return ["session": .string(e.session.id), "destroyed": true]
         }
     }

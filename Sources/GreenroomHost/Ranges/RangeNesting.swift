@@ -42,7 +42,7 @@ extension RangeSessions {
             }
             guard let id = o["session"]?.stringValue else { throw .invalidParams(path: "page.session", "is required (a page session id)") }
             let index = try Int.decodeParam(o["index"] ?? .null, path: "page.index")
-            let count = try host.pages.pageCount(id, owner: conn, path: "page.session")
+            let count = try pages.pageCount(id, owner: conn, path: "page.session")
             guard index >= 0, index < count else { throw .invalidParams(path: "page.index", "\(index) is out of range (0..<\(count))") }
             return .page(session: id, index: index)
         }
@@ -70,7 +70,7 @@ extension RangeSessions {
             guard let p = sessions[id] else { return .away }
             return Self.rowState(p.session, child.parentRow)
         case .page(let id, let index)?:
-            switch host.pages.pageAppearance(id, index: index) {
+            switch pages.pageAppearance(id, index: index) {
             case .appeared?, .appearing?: return .visible
             case .some: return .preloaded
             case nil: return .away

@@ -62,7 +62,16 @@ struct RangeChangeNotes {
 
 /// Range (prefetch) sessions (docs/ranges.md): binds Core's `RangeSession` to methods and events.
 public final class RangeSessions: HostDomain {
-    unowned let host: Host
+    // What range sessions use of the host, given when they are made.
+    unowned let classes: ClassRegistry
+    unowned let containers: Containers
+    unowned let events: EventRouter
+    unowned let pages: PageSessions
+    private let clock: HostClock
+    let timers: HostTimers
+    /// A session started or stopped tracking (the host pauses default-mode idle tasks meanwhile).
+    let trackingChanged: () -> Void
+    var now: Double { clock.nowMs }
     var sessions: [String: RangeEntry] = [:] {
         didSet { last = nil }
     }
@@ -73,7 +82,16 @@ public final class RangeSessions: HostDomain {
     private var nextSession = 1
     private var nextBatch = 1
 
-    public init(host: Host) { self.host = host }
+    init(classes: ClassRegistry, containers: Containers, events: EventRouter, pages: PageSessions, clock: HostClock,
+         timers: HostTimers, trackingChanged: @escaping () -> Void) {
+        self.classes = classes
+        self.containers = containers
+        self.events = events
+        self.pages = pages
+        self.clock = clock
+        self.timers = timers
+        self.trackingChanged = trackingChanged
+    }
 
     var anyTracking: Bool { sessions.values.contains { $0.session.isTracking } }
     /// Whether any session has cells (its range calls run hooks).
@@ -137,7 +155,7 @@ public final class RangeSessions: HostDomain {
         let cellsJSON = e.cells == nil ? nil : applyCells(e, u, removedCells: notes.removedCells, rebind: notes.rebind)
         if let h = headersNow { e.headerState = h }
         if (!u.isEmpty || !notes.removed.isEmpty || !notes.moved.isEmpty || cellsJSON != nil || headersNow != nil),
-           host.events.wants(mask: Self.rangeTopic, owner: target) {
+           events.wants(mask: Self.rangeTopic, owner: target) {
             var f: JSONObject = [
                 "session": .string(s.id), "mode": .string(s.mode.rawValue), "direction": .string(s.direction.wireName),
                 "enter": ["preload": paths(s, u.enterPreload), "display": paths(s, u.enterDisplay), "visible": paths(s, u.enterVisible)],
@@ -156,15 +174,15 @@ public final class RangeSessions: HostDomain {
             if let cellsJSON { f["cells"] = cellsJSON }
             if let parent = parentJSON(e) { f["parent"] = parent }
             if let h = headersNow { f["headers"] = headersJSON(h) }
-            host.events.emit(RangeTopic.self, owner: target, f)
+            events.emit(RangeTopic.self, owner: target, f)
         }
         defer { if !e.nested.isEmpty && !u.isEmpty { parentRowsChanged(e, u) } }
-        if host.events.wants(mask: Self.prefetchTopic, owner: target) {
+        if events.wants(mask: Self.prefetchTopic, owner: target) {
             func prefetch(_ kind: String, _ list: [Int]) {
                 guard !list.isEmpty else { return }
                 var f: JSONObject = ["session": .string(s.id), "kind": .string(kind), "paths": paths(s, list)]
                 if let k = keys(s, list) { f["keys"] = k }
-                host.events.emit(PrefetchTopic.self, owner: target, f)
+                events.emit(PrefetchTopic.self, owner: target, f)
             }
             prefetch("prefetchItems", u.prefetch)
             prefetch("cancelPrefetching", u.cancelPrefetch)
@@ -173,7 +191,7 @@ public final class RangeSessions: HostDomain {
             let context = "b-\(nextBatch)"
             nextBatch += 1
             s.beginBatch(context: context, prepends: prepends)
-            host.events.emit(BatchTopic.self, owner: target, ["session": .string(s.id), "context": .string(context),
+            events.emit(BatchTopic.self, owner: target, ["session": .string(s.id), "context": .string(context),
                                                "kind": "willBeginBatchFetch", "prepend": .bool(s.batchPrepends)])
         }
     }
@@ -271,7 +289,7 @@ public final class RangeSessions: HostDomain {
 
     public func connectionClosed(_ connection: HostConnection) {
         for (_, e) in sessions.sorted(by: { $0.key < $1.key }) where e.owner == connection.id { end(e) }
-        host.updateTracking()
+        trackingChanged()
     }
 
     public func memoryWarning(level: String, caller: HostConnection?) -> JSONObject {
@@ -300,11 +318,11 @@ public final class RangeSessions: HostDomain {
     /// section that uses it), as default-mode idle tasks (they wait while any session tracks).
     func queueTemplates(_ e: RangeEntry, cause: HostConnection) -> Int {
         var queued = 0
-        let containers = host.containers!
+        let containers = self.containers
         let s = e.session
         var seen = Set<String>()
         for (section, info) in e.sectionInfo.enumerated() {
-            guard let id = info.reuseIdentifier, host.classes[id] != nil, !seen.contains(id) else { continue }
+            guard let id = info.reuseIdentifier, classes[id] != nil, !seen.contains(id) else { continue }
             let first = s.sectionStarts[section]
             guard first < s.sectionStarts[section + 1] else { continue }  // an empty section says no size
             seen.insert(id)

@@ -65,7 +65,7 @@ extension RangeSessions {
             items.reserveCapacity(s.visible.count)
             for f in s.visible.lo..<s.visible.hi { items.append((f, viewablePercent(s, f))) }
         }
-        let step = v.machine.observe(now: host.now, visible: items, isVisible: s.isVisible)
+        let step = v.machine.observe(now: now, visible: items, isVisible: s.isVisible)
         emitViewability(e, step.transitions)
         armViewabilityTimer(e, step.deadline)
     }
@@ -94,7 +94,7 @@ extension RangeSessions {
     /// sent: the session's owner ended it, or is gone.
     func endViewability(_ e: RangeEntry) {
         guard let v = e.viewability else { return }
-        if let t = v.timer { host.timers.cancel(t) }
+        if let t = v.timer { timers.cancel(t) }
         v.timer = nil
         v.deadline = nil
     }
@@ -112,19 +112,19 @@ extension RangeSessions {
     /// (`r-N viewability`) and what scheduled it.
     private func armViewabilityTimer(_ e: RangeEntry, _ deadline: Double?) {
         guard let v = e.viewability, v.deadline != deadline else { return }
-        if let t = v.timer { host.timers.cancel(t) }
+        if let t = v.timer { timers.cancel(t) }
         v.timer = nil
         v.deadline = deadline
         guard let deadline else { return }
-        let cause = EventCause.timer("\(e.session.id) viewability", scheduledBy: host.events.currentCause)
-        v.timer = host.timers.schedule(at: deadline) { [weak self, weak e] in
+        let cause = EventCause.timer("\(e.session.id) viewability", scheduledBy: events.currentCause)
+        v.timer = timers.schedule(at: deadline) { [weak self, weak e] in
             guard let self, let e, let v = e.viewability, self.sessions[e.session.id] === e else { return }
             v.timer = nil
             v.deadline = nil
             // Nothing moved since the last observation (a call would have observed again): what was
             // pending is where it was, and what falls due now becomes viewable.
-            host.events.withCause(cause) {
-                let step = v.machine.tick(now: self.host.now)
+            events.withCause(cause) {
+                let step = v.machine.tick(now: self.now)
                 self.emitViewability(e, step.transitions)
                 self.armViewabilityTimer(e, step.deadline)
             }
@@ -134,7 +134,7 @@ extension RangeSessions {
     /// One `viewable` event per transition, in order (`path`: for a deleted item, where it was).
     private func emitViewability(_ e: RangeEntry, _ transitions: [ViewabilityTransition], path: JSONValue? = nil) {
         guard !transitions.isEmpty, let v = e.viewability,
-              host.events.wants(mask: Self.viewableTopic, owner: e.connection) else { return }
+              events.wants(mask: Self.viewableTopic, owner: e.connection) else { return }
         let s = e.session
         for tr in transitions {
             var f: JSONObject = ["session": .string(s.id), "name": .string(v.machine.thresholds[tr.threshold].name)]
@@ -147,7 +147,7 @@ extension RangeSessions {
             }
             f["path"] = path ?? pathJSON(s, tr.flat)
             f["percent"] = .double(tr.percent)
-            host.events.emit(ViewableTopic.self, owner: e.connection, f)
+            events.emit(ViewableTopic.self, owner: e.connection, f)
         }
     }
 }

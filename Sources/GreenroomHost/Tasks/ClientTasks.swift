@@ -13,7 +13,9 @@ import GreenroomRPC
 /// may cancel it, its `task` events go to it (and `scope: "all"` observers), and it goes when the
 /// connection closes.
 public final class ClientTasks: HostDomain {
-    unowned let host: Host
+    /// The host's idle tasks, where client tasks queue; the events they report on.
+    private let dispatcher: IdleTasks
+    private unowned let events: EventRouter
 
     struct Entry {
         let owner: HostConnection
@@ -27,7 +29,10 @@ public final class ClientTasks: HostDomain {
     private var entries: [String: Entry] = [:]
     private(set) var ranParts = 0
 
-    init(host: Host) { self.host = host }
+    init(dispatcher: IdleTasks, events: EventRouter) {
+        self.dispatcher = dispatcher
+        self.events = events
+    }
 
     static func dispatcherKey(_ key: String) -> String { "task:" + key }
 
@@ -51,8 +56,8 @@ public final class ClientTasks: HostDomain {
                                ["path": "key", "key": .string(p.key)])
             }
             entries[p.key] = nil
-            host.dispatcher.cancel(key: Self.dispatcherKey(p.key))
-            host.events.emit(TaskTopic.self, owner: conn, ["kind": "cancelled", "key": .string(p.key),
+            dispatcher.cancel(key: Self.dispatcherKey(p.key))
+            events.emit(TaskTopic.self, owner: conn, ["kind": "cancelled", "key": .string(p.key),
                                                              "partsRun": .int(e.nextPart - 1), "parts": .int(e.parts)])
             return ["key": .string(p.key), "cancelled": true, "partsRun": .int(e.nextPart - 1)]
         }
@@ -61,7 +66,7 @@ public final class ClientTasks: HostDomain {
     /// Queues the entry's next part.
     private func enqueuePart(_ key: String) {
         guard let e = entries[key] else { return }
-        host.dispatcher.enqueue(key: Self.dispatcherKey(key), mode: e.mode, costKey: "task:\(key)") { [weak self] in
+        dispatcher.enqueue(key: Self.dispatcherKey(key), mode: e.mode, costKey: "task:\(key)") { [weak self] in
             self?.runPart(key)
         }
     }
@@ -72,7 +77,7 @@ public final class ClientTasks: HostDomain {
         ranParts += 1
         let part = e.nextPart
         let done = part == e.parts
-        host.events.emit(TaskTopic.self, owner: e.owner, ["kind": "ran", "key": .string(key), "mode": .string(e.mode.rawValue),
+        events.emit(TaskTopic.self, owner: e.owner, ["kind": "ran", "key": .string(key), "mode": .string(e.mode.rawValue),
                                                           "part": .int(part), "parts": .int(e.parts), "done": .bool(done)])
         if done {
             entries[key] = nil
@@ -92,13 +97,13 @@ public final class ClientTasks: HostDomain {
     public func connectionClosed(_ connection: HostConnection) {
         for (key, e) in entries where e.owner === connection {
             entries[key] = nil
-            host.dispatcher.cancel(key: Self.dispatcherKey(key))
+            dispatcher.cancel(key: Self.dispatcherKey(key))
         }
     }
 
     public func reset(caller: HostConnection) -> JSONObject {
         // Every connection's objects went first (connectionClosed); what is left is cleared too.
-        for key in entries.keys { host.dispatcher.cancel(key: Self.dispatcherKey(key)) }
+        for key in entries.keys { dispatcher.cancel(key: Self.dispatcherKey(key)) }
         entries = [:]
         return [:]
     }
