@@ -1,11 +1,12 @@
 import GreenroomJSON
 import GreenroomRPC
 
-/// What a parked call waits for, served by the loop: a worker's socket becoming ready, or time passing.
+/// What a parked call waits for, served by the loop: a worker's socket becoming ready, time passing, a
+/// worker process ending (the loop starts the workers, so it can tell).
 ///
-/// The server implements it with libuv (a poll handle on the worker's socket, a timer); each wait calls
-/// back exactly once, on the loop's own stack. The lane parks the call that asked and carries it on
-/// from that callback.
+/// The server implements it with libuv (a poll handle on the worker's socket, a timer, uv_spawn); each
+/// wait calls back exactly once, on the loop's own stack. The lane parks the call that asked and carries
+/// it on from that callback.
 public protocol LoopWaits: AnyObject {
     /// Calls `done(true)` once `fd` is readable (`writable`: writable) or its peer hung up, or
     /// `done(false)` when `timeoutMs` passes first (nil: no limit).
@@ -122,7 +123,7 @@ public final class CallLane {
     public var onItemDone: (() -> Void)?
     /// Set by the plugin supervisor when it loads a plugin in a worker process.
     var hasIsolatedPlugins = false
-    /// Set by the class registry when a scripted class declares a hook cost (it then parks, not burns).
+    /// Set when `classes.define` makes a class that declares a hook cost (the cost then parks, not burns).
     var hasCostlyScripts = false
     /// Set by the plugin supervisor: true while a worker's end waits to be swept (every item then
     /// depends on everything, so the sweep runs before any call that could see a lost container).
