@@ -712,16 +712,26 @@ def send(conn: Conn, method: str, params: Any) -> tuple[int, dict[str, Any]]:
     if isinstance(params, dict) and params.get("reply") == "afterAppear":
         # A reply held until the container appears: under the virtual clock an animated push ends on a
         # clock.advance, sent right behind it, as long as the longest duration the schema allows (a
-        # shorter one left a long push running, and its reply answered the next call); the two replies
-        # come in either order.
-        conn.next_id += 1
+        # shorter one left a long push running, and its reply answered the next call). A push that waits
+        # behind another transition of its stack ends on a later advance: the clock advances until the
+        # reply comes, each advance's reply read with what came before it (the held reply is written
+        # before the reply of the advance that released it).
         longest = DOC["components"]["schemas"]["DurationMs"]["maximum"]
-        conn.send_line(json.dumps({"jsonrpc": "2.0", "id": conn.next_id, "method": "clock.advance",
-                                   "params": {"ms": longest}}).encode())
-        replies = [conn.read_reply(), conn.read_reply()]
-        mine = [r for r in replies if isinstance(r, dict) and r.get("id") in (rid, None)]
-        assert mine, f"{method}: no reply to the request among {replies}"
-        return rid, mine[0]
+        replies: list[Any] = []
+        for _ in range(8):
+            conn.next_id += 1
+            advance = conn.next_id
+            conn.send_line(json.dumps({"jsonrpc": "2.0", "id": advance, "method": "clock.advance",
+                                       "params": {"ms": longest}}).encode())
+            while True:
+                r = conn.read_reply()
+                replies.append(r)
+                if isinstance(r, dict) and r.get("id") == advance:
+                    break
+            mine = [r for r in replies if isinstance(r, dict) and r.get("id") in (rid, None)]
+            if mine:
+                return rid, mine[0]
+        raise AssertionError(f"{method}: no reply to the request after 8 advances of {longest} ms among {replies}")
     reply = conn.read_reply()
     assert isinstance(reply, dict), f"{method}: a reply that is not an object: {reply}"
     return rid, reply
