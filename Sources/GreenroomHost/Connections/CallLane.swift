@@ -305,10 +305,12 @@ public final class CallLane {
         final class Flag { var isSet = false }
         let woken = Flag()
         if canPark, let item = current, let co = item.coroutine {
-            register { [weak self, weak item] in
+            // Not `weak self`: a weak reference would give the lane a side table, and every retain of it
+            // (one per line read) would take the slow path. The host owns the lane for its whole life.
+            register { [unowned(unsafe) self, weak item] in
                 woken.isSet = true
                 item?.canContinue = true
-                self?.onQueued?()
+                onQueued?()
             }
             guard !woken.isSet else {
                 item.canContinue = false

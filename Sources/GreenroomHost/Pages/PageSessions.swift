@@ -37,8 +37,10 @@ public final class PageSessions: HostDomain, ContainerPages {
     let dispatcher: IdleTasks
     /// A session started or stopped tracking (the host pauses default-mode idle tasks meanwhile).
     let trackingChanged: () -> Void
-    /// The range sessions, whose nested sessions hang from pages (made after the page sessions).
-    weak var ranges: RangeSessions?
+    /// The range sessions, whose nested sessions hang from pages (made after the page sessions). Not
+    /// `weak`: a weak reference gives its object a side table, and every retain of the range sessions
+    /// (each scroll call makes some) would then take the slow path. The host owns both.
+    unowned(unsafe) var ranges: RangeSessions?
     var sessions: [String: PageSessionEntry] = [:]
     private var nextSession = 1
     /// Session containers (in stacks) by container id.

@@ -62,11 +62,12 @@ struct RangeChangeNotes {
 
 /// Range (prefetch) sessions (docs/ranges.md): binds Core's `RangeSession` to methods and events.
 public final class RangeSessions: HostDomain {
-    // What range sessions use of the host, given when they are made.
-    unowned let classes: ClassRegistry
-    unowned let containers: Containers
-    unowned let events: EventRouter
-    unowned let pages: PageSessions
+    // What range sessions use of the host, given when they are made. The host owns them all and
+    // outlives the range sessions; `unowned(unsafe)` spares the scroll stream an atomic retain per read.
+    unowned(unsafe) let classes: ClassRegistry
+    unowned(unsafe) let containers: Containers
+    unowned(unsafe) let events: EventRouter
+    unowned(unsafe) let pages: PageSessions
     private let clock: HostClock
     let timers: HostTimers
     /// A session started or stopped tracking (the host pauses default-mode idle tasks meanwhile).
