@@ -125,9 +125,6 @@ public final class CallLane {
     var hasIsolatedPlugins = false
     /// Set when `classes.define` makes a class that declares a hook cost (the cost then parks, not burns).
     var hasCostlyScripts = false
-    /// Set by the plugin supervisor: true while a worker's end waits to be swept (every item then
-    /// depends on everything, so the sweep runs before any call that could see a lost container).
-    var mustSweep: () -> Bool = { false }
 
     init(host: Host) { self.host = host }
 
@@ -198,21 +195,27 @@ public final class CallLane {
 
     // MARK: Running
 
-    /// What `work` depends on, decided as it starts.
+    /// What `work` depends on, decided as it starts. While a worker's end waits to be swept, everything
+    /// does, so the sweep runs before any call that could see a lost container.
     private func dependency(of work: Work) -> LaneDependency {
-        guard case .line(let c) = work, !mustSweep(), let read = c.deferredRead else { return .everything }
+        guard case .line(let c) = work, host.pipeline.sweeper?.needsSweep != true, let read = c.deferredRead
+        else { return .everything }
         return host.laneDependency(of: read, from: c)
     }
 
-    /// The first waiting item that depends on nothing running or waiting before it.
-    private func startable() -> Int? {
+    /// The first waiting item that depends on nothing running or waiting before it, and what it depends
+    /// on (each waiting item is classified once per look, as far as the look goes).
+    private func startable() -> (index: Int, dependency: LaneDependency)? {
         if running.contains(where: { $0.dependency.isEverything }) { return nil }
+        var before: [LaneDependency] = []
         for i in pending.indices {
             let dependency = self.dependency(of: pending[i].work)
             if dependency.isEverything && !running.isEmpty { return nil }
-            guard !running.contains(where: { $0.dependency.isDependency(of: dependency) }) else { continue }
-            guard !pending[..<i].contains(where: { self.dependency(of: $0.work).isDependency(of: dependency) }) else { continue }
-            return i
+            if !running.contains(where: { $0.dependency.isDependency(of: dependency) }),
+               !before.contains(where: { $0.isDependency(of: dependency) }) {
+                return (i, dependency)
+            }
+            before.append(dependency)
         }
         return nil
     }
@@ -228,9 +231,9 @@ public final class CallLane {
                 step(item)
                 continue
             }
-            if let i = startable() {
-                let item = pending.remove(at: i)
-                item.dependency = dependency(of: item.work)
+            if let next = startable() {
+                let item = pending.remove(at: next.index)
+                item.dependency = next.dependency
                 start(item)
                 continue
             }

@@ -4,6 +4,8 @@ import GreenroomRPC
 /// Sweeps up after plugin workers that ended (their lost containers torn down, due restarts made)
 /// before a call could see them.
 protocol WorkerSweeper: AnyObject {
+    /// A worker ended and its sweep has not run yet.
+    var needsSweep: Bool { get }
     func sweepIfDue(before method: String)
 }
 

@@ -12,7 +12,7 @@ public final class PluginSupervisor: HostDomain, WorkerSweeper {
     /// Plugins loaded in process (`--plugin-isolation none`), by name.
     private var inProcess: Set<String> = []
     /// A worker ended: lost containers wait to be torn down and restarts to happen, before the next request.
-    private var needsSweep = false
+    private(set) var needsSweep = false
     private var timeouts = 0
 
     /// Adds the supervisor to `host`: its method, its stats, plugin status in `host.info` and `classes.list`.
@@ -22,7 +22,6 @@ public final class PluginSupervisor: HostDomain, WorkerSweeper {
         host.add(s)
         host.classes.pluginStatus = { [unowned s] name in s.status(of: name) }
         host.afterTeardown.append { [unowned s] in s.stopAll() }
-        host.lane.mustSweep = { [unowned s] in s.needsSweep }
         // Lost containers are torn down (and due restarts made) before any further request is handled,
         // so no request sees a container whose worker is gone.
         host.pipeline.sweeper = s
