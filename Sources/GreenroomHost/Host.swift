@@ -27,8 +27,6 @@ public final class Host {
     public let classes = ClassRegistry()
     /// Background work for plugins; set by the server (nil in tests: work then runs inline).
     public var workScheduler: WorkScheduler?
-    /// Reports plugin workers that die between calls; set by the server (nil in tests).
-    public var hangUpWatcher: HangUpWatcher?
     /// What the server listens on ("unix:/path", "tcp:127.0.0.1:7000"), for `host.info`.
     public var listenAddresses: [String] = []
 

@@ -76,8 +76,7 @@ public final class UVServer {
         watchdog = UVWatchdog(loop: loop, host: host, outboundLimit: outboundLimit,
                               slowReaderGraceMs: UInt64(max(1, config.slowReaderGraceMs)), authTimeoutMs: authTimeoutMs,
                               refusalDrainMs: refusalDrainMs)
-        workerSockets = UVWorkerSockets(loop: loop)
-        host.hangUpWatcher = workerSockets
+        workerSockets = UVWorkerSockets(loop: loop, readBuffer: readBuffer, readBufferSize: readBufferSize)
         host.lane.waits = workerSockets
         host.lane.isDriven = true
         // Work queued from a callback runs before the loop blocks: this turn's poll does not block.

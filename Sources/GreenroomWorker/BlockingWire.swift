@@ -42,16 +42,10 @@ enum BlockingWire {
 public final class BlockingWaits: LoopWaits {
     public init() {}
 
-    public func whenReady(fd: Int32, writable: Bool, timeoutMs: Int?, _ done: @escaping (Bool) -> Void) {
-        var p = pollfd(fd: fd, events: Int16(writable ? POLLOUT : POLLIN), revents: 0)
-        while true {
-            let n = poll(&p, 1, Int32(clamping: timeoutMs ?? -1))
-            if n >= 0 || errno != EINTR { return done(n != 0) }
-        }
-    }
+    package func link(fd: Int32) -> WorkerLink { BlockingLink(fd: fd) }
 
     @discardableResult
-    public func after(ms: Int, _ done: @escaping () -> Void) -> () -> Void {
+    package func after(ms: Int, _ done: @escaping () -> Void) -> () -> Void {
         var ts = timespec(tv_sec: ms / 1000, tv_nsec: (ms % 1000) * 1_000_000)
         var left = timespec()
         while nanosleep(&ts, &left) != 0 && errno == EINTR { ts = left }
@@ -59,5 +53,50 @@ public final class BlockingWaits: LoopWaits {
         return {}
     }
 
-    public func runOnce() {}
+    package func runOnce() {}
+}
+
+/// A worker's socket read and written where the call runs, blocking while it waits (`BlockingWaits`).
+final class BlockingLink: WorkerLink {
+    private(set) var fd: Int32
+    private var ended: WireError?
+
+    init(fd: Int32) { self.fd = fd }
+
+    func send(_ bytes: [UInt8]) {
+        guard fd >= 0, ended == nil else { return }
+        do throws(WireError) { try BlockingWire.writeAll(fd, bytes) } catch { ended = error }
+    }
+
+    func take(into buffer: inout FrameBuffer) throws(WireError) -> Bool {
+        if let ended { throw ended }
+        guard fd >= 0 else { throw .closed }
+        return try buffer.receive(fd)
+    }
+
+    func whenReceived(timeoutMs: Int?, _ done: @escaping (Bool) -> Void) {
+        guard fd >= 0, ended == nil else { return done(true) }
+        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        while true {
+            let n = poll(&p, 1, Int32(clamping: timeoutMs ?? -1))
+            if n >= 0 || errno != EINTR { return done(n != 0) }
+        }
+    }
+
+    /// No loop watches it: a worker that died between calls is found by the next call.
+    func watchHangUp(_ hungUp: @escaping () -> Void) {}
+    func stopWatching() {}
+
+    var hasHungUp: Bool {
+        guard fd >= 0 else { return true }
+        var byte: UInt8 = 0
+        let n = recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+        return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+    }
+
+    func close() {
+        guard fd >= 0 else { return }
+        Glibc.close(fd)
+        fd = -1
+    }
 }

@@ -8,7 +8,7 @@ import GreenroomRPC
 private final class HeldWaits: LoopWaits {
     var held: [(Bool) -> Void] = []
     var turns = 0
-    func whenReady(fd: Int32, writable: Bool, timeoutMs: Int?, _ done: @escaping (Bool) -> Void) { held.append(done) }
+    func link(fd: Int32) -> WorkerLink { HeldLink(self, fd: fd) }
     func after(ms: Int, _ done: @escaping () -> Void) -> () -> Void {
         held.append { _ in done() }
         return {}
@@ -19,6 +19,23 @@ private final class HeldWaits: LoopWaits {
     }
     /// Calls back the oldest wait, as its reply's arrival would.
     func serveOne() { held.removeFirst()(true) }
+}
+
+/// A worker's socket whose arrivals the test makes (`HeldWaits.serveOne`).
+private final class HeldLink: WorkerLink {
+    let waits: HeldWaits
+    let fd: Int32
+    init(_ waits: HeldWaits, fd: Int32) {
+        self.waits = waits
+        self.fd = fd
+    }
+    func send(_ bytes: [UInt8]) {}
+    func take(into buffer: inout FrameBuffer) throws(WireError) -> Bool { false }
+    func whenReceived(timeoutMs: Int?, _ done: @escaping (Bool) -> Void) { waits.held.append(done) }
+    func watchHangUp(_ hungUp: @escaping () -> Void) {}
+    func stopWatching() {}
+    var hasHungUp: Bool { false }
+    func close() {}
 }
 
 private func laneHost() -> (Host, HeldWaits) {
@@ -135,7 +152,7 @@ private func ids(_ lines: [JSONValue]) -> [JSONValue] { lines.compactMap { $0["i
         var steps: [String] = []
         host.lane.enqueue(.task {
             steps.append("before")
-            #expect(host.lane.waitReady(0, writable: false, timeoutMs: 1000))
+            #expect(host.lane.waitReceived(waits.link(fd: 0), timeoutMs: 1000))
             steps.append("after")
         })
         _ = c.sendRaw(#"{"jsonrpc":"2.0","id":1,"method":"classes.define","params":{"name":"Behind"}}"#)
@@ -157,7 +174,7 @@ private func ids(_ lines: [JSONValue]) -> [JSONValue] { lines.compactMap { $0["i
     @Test func aWaitOutsideTheLanesItemTurnsTheLoopUntilItIsServed() {
         let (host, waits) = laneHost()
         // At start-up (a worker's ready frame), before the loop runs: nothing to park, so the loop turns.
-        #expect(host.lane.waitReady(0, writable: false, timeoutMs: nil))
+        #expect(host.lane.waitReceived(waits.link(fd: 0), timeoutMs: nil))
         #expect(waits.turns == 1 && host.lane.stats["parks"] == 0)
     }
 

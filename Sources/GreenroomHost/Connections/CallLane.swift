@@ -1,16 +1,16 @@
 import GreenroomJSON
 import GreenroomRPC
 
-/// What a parked call waits for, served by the loop: a worker's socket becoming ready, time passing, a
-/// worker process ending (the loop starts the workers, so it can tell).
+/// What a parked call waits for, served by the loop: a worker's reply arriving, time passing, a worker
+/// process ending (the loop starts the workers, so it can tell).
 ///
-/// The server implements it with libuv (a poll handle on the worker's socket, a timer, uv_spawn); each
-/// wait calls back exactly once, on the loop's own stack. The lane parks the call that asked and carries
-/// it on from that callback.
-public protocol LoopWaits: AnyObject {
-    /// Calls `done(true)` once `fd` is readable (`writable`: writable) or its peer hung up, or
-    /// `done(false)` when `timeoutMs` passes first (nil: no limit).
-    func whenReady(fd: Int32, writable: Bool, timeoutMs: Int?, _ done: @escaping (Bool) -> Void)
+/// The server implements it with libuv (a pipe on the worker's socket, a timer, uv_spawn); each wait
+/// calls back exactly once, on the loop's own stack. The lane parks the call that asked and carries it
+/// on from that callback.
+package protocol LoopWaits: AnyObject {
+    /// The loop's link to a worker over the connected socket `fd` (non-blocking; the link owns it from
+    /// here and closes it).
+    func link(fd: Int32) -> WorkerLink
     /// Calls `done` after `ms` of real (monotonic) time, unless the returned cancel is called first.
     @discardableResult
     func after(ms: Int, _ done: @escaping () -> Void) -> () -> Void
@@ -25,8 +25,8 @@ public protocol LoopWaits: AnyObject {
 }
 
 extension LoopWaits {
-    public var canSpawn: Bool { false }
-    public func spawn(_ executable: String, _ arguments: [String], descriptors: [Int32]) -> Result<any SpawnedProcess, SpawnFailure> {
+    package var canSpawn: Bool { false }
+    package func spawn(_ executable: String, _ arguments: [String], descriptors: [Int32]) -> Result<any SpawnedProcess, SpawnFailure> {
         .failure(SpawnFailure(message: "this host has no loop to start processes on"))
     }
 }
@@ -45,15 +45,6 @@ public protocol SpawnedProcess: AnyObject {
 public struct SpawnFailure: Error {
     public let message: String
     public init(message: String) { self.message = message }
-}
-
-/// Tells the host when the far end of a descriptor hangs up (a plugin worker that died while no call
-/// was in flight), so the crash is reported and its containers torn down at once, not on the next call.
-public protocol HangUpWatcher: AnyObject {
-    /// Calls `hungUp` on the loop, once, when the peer of `fd` closes. Returns a token for `stop`.
-    func watchHangUp(fd: Int32, _ hungUp: @escaping () -> Void) -> Int
-    /// Stops watching (before the descriptor is closed).
-    func stop(_ token: Int)
 }
 
 /// The work that may wait on a plugin worker (or a scripted hook's cost), each item on a stack of its
@@ -113,7 +104,7 @@ public final class CallLane {
     public var isRunning: Bool { !running.isEmpty }
     /// Set by the server: what parked calls wait for (also set, with blocking waits, for a host with no
     /// loop: its calls then wait where they run).
-    public var waits: LoopWaits?
+    package var waits: LoopWaits?
     /// Set by a server that runs the lane's items (`drain`) between its loop's turns.
     public var isDriven = false
     /// Called when work is queued or a parked item can go on (the server then runs the lane before it
@@ -329,26 +320,17 @@ public final class CallLane {
             waits.runOnce()
         }
     }
-    /// Parks until `fd` is ready (`writable`: for writing, else for reading) or `timeoutMs` passes:
-    /// false when the time passed first.
-    func waitReady(_ fd: Int32, writable: Bool, timeoutMs: Int?) -> Bool {
-        guard let waits else { preconditionFailure("a worker wait with no loop to serve it") }
+    /// Parks until something arrives on `link` (or it ends) or `timeoutMs` passes: false when the time
+    /// passed first.
+    func waitReceived(_ link: WorkerLink, timeoutMs: Int?) -> Bool {
         var ready = false
         park { wake in
-            waits.whenReady(fd: fd, writable: writable, timeoutMs: timeoutMs) { r in
+            link.whenReceived(timeoutMs: timeoutMs) { r in
                 ready = r
                 wake()
             }
         }
         return ready
-    }
-
-    /// `waitReady` as the worker wire waits: until ready, or `timeout` once `deadline` passes.
-    func wireWait(_ fd: Int32, _ writable: Bool, _ deadline: UInt64?) throws(WireError) {
-        while true {
-            let left = try Wire.msLeft(until: deadline)
-            if waitReady(fd, writable: writable, timeoutMs: left) { return }
-        }
     }
 
     /// Whether a wait can be served: the loop is there (the server sets `waits`, and clears it once its

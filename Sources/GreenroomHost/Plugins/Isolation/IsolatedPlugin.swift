@@ -44,35 +44,23 @@ final class IsolatedPlugin {
         watch()
     }
 
-    /// The hang-up watch on the current worker's socket.
-    private var watchToken: Int?
-
     /// Watches the current worker's socket: a worker that dies between calls is noticed at once.
     private func watch() {
-        guard let worker, let watcher = supervisor.host.hangUpWatcher else { return }
+        guard let link = worker?.link else { return }
         let generation = self.generation
-        watchToken = watcher.watchHangUp(fd: worker.fd) { [weak self] in
+        link.watchHangUp { [weak self] in
             guard let self else { return }
             // Whatever happens to the worker runs hooks (teardown, restart): in the lane when it is on.
             let lane = supervisor.host.lane
             if lane.isEnabled { lane.enqueue(.task { [weak self] in self?.hungUp(generation: generation) }) } else { hungUp(generation: generation) }
         }
-        worker.willClose = { [weak self] in self?.unwatch() }
     }
 
-    private func unwatch() {
-        if let token = watchToken { supervisor.host.hangUpWatcher?.stop(token) }
-        watchToken = nil
-    }
+    private func unwatch() { worker?.link?.stopWatching() }
 
     /// The worker's socket hung up between calls: if that worker still is the current one, it died.
     private func hungUp(generation: Int) {
-        guard generation == self.generation, let worker, state == .running else { return }
-        guard worker.hasHungUp else {
-            unwatch()
-            watch()  // a false alarm: watch again
-            return
-        }
+        guard generation == self.generation, let worker, state == .running, worker.hasHungUp else { return }
         workerEnded(worker.end(killing: false, reason: "closed", detail: "its socket closed"))
     }
 

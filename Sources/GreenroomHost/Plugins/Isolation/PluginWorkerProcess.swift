@@ -58,12 +58,15 @@ public enum WorkerSource: Equatable, Sendable, CustomStringConvertible {
     }
 }
 
-/// One running worker process, seen from the host: its pid and its end of the socketpair. A call writes
-/// its request and parks in the call lane until the loop sees the reply (or the hook deadline passes):
-/// nothing waits on the loop's thread meanwhile.
+/// One running worker process, seen from the host: its pid and its end of the socketpair, as a link the
+/// loop reads. A call queues its request and parks in the call lane until the loop has read the reply
+/// (or the hook deadline passes): nothing waits on the loop's thread meanwhile.
 final class PluginWorkerProcess {
     let pid: pid_t
-    private(set) var fd: Int32
+    /// The socket (nil once closed).
+    private(set) var link: WorkerLink?
+    /// What the worker wrote and no frame was made of yet.
+    private var incoming: FrameBuffer
     let plugin: String
     let version: String
     let classNames: [String]
@@ -85,12 +88,14 @@ final class PluginWorkerProcess {
     /// Where calls park while the worker answers.
     private let lane: CallLane
 
-    private init(pid: pid_t, fd: Int32, ready: Ready, maxReplyBytes: Int, progress: BatchProgress?, lane: CallLane) {
+    private init(pid: pid_t, link: WorkerLink, incoming: FrameBuffer, ready: Ready, maxReplyBytes: Int,
+                 progress: BatchProgress?, lane: CallLane) {
         self.lane = lane
         self.optionalHooks = ready.optionalHooks
         self.progress = progress
         self.pid = pid
-        self.fd = fd
+        self.link = link
+        self.incoming = incoming
         self.plugin = ready.plugin
         self.version = ready.version
         self.classNames = ready.classes
@@ -202,8 +207,12 @@ final class PluginWorkerProcess {
             // execs the command: the pid the host watches is the command's.
             args += ["--exec", "--"] + argv
         }
+        guard let waits = lane.waits else {
+            for fd in [host, child] + (shared.map { [$0.fd] } ?? []) { close(fd) }
+            throw .worker(path: label, message: "cannot start its worker: the host's loop has ended")
+        }
         let started: Result<(pid: pid_t, process: (any SpawnedProcess)?), SpawnFailure>
-        if onLoop, let waits = lane.waits {
+        if onLoop {
             started = waits.spawn(config.workerExecutable, args, descriptors: descriptors).map { ($0.pid, $0) }
         } else {
             started = spawnByHand(config.workerExecutable, args).map { ($0, nil) }
@@ -218,6 +227,7 @@ final class PluginWorkerProcess {
             close(host)
             throw .worker(path: label, message: "cannot start its worker (\(config.workerExecutable)): \(failure.message)")
         }
+        let link = waits.link(fd: host)
         let maxReply = config.maxOutputBytes.multipliedReportingOverflow(by: 2).overflow ? Int.max : config.maxOutputBytes * 2 + (64 << 10)
         let deadline = Wire.nowNanos() + UInt64(max(1, config.startTimeoutMs)) * 1_000_000
         var hello = WireWriter(.hello)
@@ -227,9 +237,10 @@ final class PluginWorkerProcess {
             "hookTimeoutMs": .int(config.hookTimeoutMs),
         ]))
         let helloFrame = hello.finished()
+        var incoming = FrameBuffer(maxBody: 1 << 20)
         let ready = Result { () throws(WireError) in
-            try Wire.writeAll(host, helloFrame, deadline: deadline, wait: lane.wireWait)
-            return try Wire.readFrame(host, maxBody: 1 << 20, deadline: deadline, wait: lane.wireWait)
+            link.send(helloFrame)
+            return try readFrame(link, &incoming, deadline: deadline, lane: lane)
         }
         let refusal: String
         switch ready {
@@ -238,14 +249,15 @@ final class PluginWorkerProcess {
             case .ready:
                 switch Ready.parse(frame.body) {
                 case .success(let declared):
-                    let w = PluginWorkerProcess(pid: pid, fd: host, ready: declared, maxReplyBytes: maxReply,
-                                                progress: shared?.progress, lane: lane)
+                    incoming.maxBody = maxReply
+                    let w = PluginWorkerProcess(pid: pid, link: link, incoming: incoming, ready: declared,
+                                                maxReplyBytes: maxReply, progress: shared?.progress, lane: lane)
                     w.process = process
                     return w
                 case .failure(let r): refusal = r.why
                 }
             case .refused:
-                close(host)
+                link.close()
                 _ = reap(pid, process, graceMs: 1000, lane: lane)
                 throw .worker(path: label, message: String(decoding: frame.body, as: UTF8.self))
             default:
@@ -258,18 +270,18 @@ final class PluginWorkerProcess {
             case .violation(let why): refusal = "it broke the worker protocol: \(why)"
             case .io(let e): refusal = "socket error \(e) while waiting for its ready frame"
             case .closed:
-                close(host)
+                link.close()
                 let death = reap(pid, process, graceMs: 1000, lane: lane)
                 throw .worker(path: label, message: "its worker ended before it was ready (\(death.detail))")
             }
         }
-        close(host)
+        link.close()
         kill(pid, SIGKILL)
         _ = reap(pid, process, graceMs: 0, lane: lane)
         throw .worker(path: label, message: "its worker did not start: \(refusal)")
     }
 
-    var isAlive: Bool { fd >= 0 }
+    var isAlive: Bool { link != nil }
 
     /// Whether a request is in flight (its caller parked on the reply).
     private var isBusy = false
@@ -298,9 +310,8 @@ final class PluginWorkerProcess {
     /// Sends `wake`: the worker wakes now and looks for the next request awake for a moment. Best effort:
     /// a full socket or a dead worker is found by the call that follows.
     func wake() {
-        guard isAlive, !isBusy else { return }
-        let frame = WireWriter(.wake).finished()
-        _ = frame.withUnsafeBytes { send(fd, $0.baseAddress!, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+        guard let link, !isBusy else { return }
+        link.send(WireWriter(.wake).finished())
     }
 
     /// Runs `frames` (hook requests) as one batch: the worker runs them in order and stops at the first
@@ -329,11 +340,10 @@ final class PluginWorkerProcess {
             }
             return (replies, nil)
         }
-        guard isAlive else { return ([], WorkerDeath(reason: "closed", detail: "the worker is not running")) }
+        guard let link else { return ([], WorkerDeath(reason: "closed", detail: "the worker is not running")) }
         let timeout = UInt64(max(1, timeoutMs)) * 1_000_000
-        let (fd, maxBody, lane) = (self.fd, maxReplyBytes, self.lane)
+        let lane = self.lane
         progress?.started = 0
-        var incoming = FrameBuffer(maxBody: maxBody)
         var replies: [WireReader?] = []
         replies.reserveCapacity(count)
         /// Reads until every hook answered or one failed; the deadline runs from the start of the hook
@@ -352,7 +362,7 @@ final class PluginWorkerProcess {
                             return nil
                         }
                     }
-                    if try incoming.receive(fd) { continue }
+                    if try link.take(into: &incoming) { continue }
                 } catch {
                     return error
                 }
@@ -366,13 +376,13 @@ final class PluginWorkerProcess {
                 }
                 guard now - since < timeout else { return .timeout }
                 // Parked until the reply comes, or for a while (then the worker's progress is read again).
-                _ = lane.waitReady(fd, writable: false, timeoutMs: Int(min(10, (since + timeout - now + 999_999) / 1_000_000)))
+                _ = lane.waitReceived(link, timeoutMs: Int(min(10, (since + timeout - now + 999_999) / 1_000_000)))
             }
         }
         var failure: WireError?
         do {
-            try Self.checkNothingPending(fd)
-            try Wire.writeAll(fd, request, deadline: Wire.nowNanos() + timeout, wait: lane.wireWait)
+            try checkNothingPending(link)
+            link.send(request)
             failure = readAll()
         } catch {
             failure = error
@@ -393,13 +403,12 @@ final class PluginWorkerProcess {
     }
 
     private func exchange(_ request: [UInt8], timeoutMs: Int) -> Result<WireReader, WorkerDeath> {
-        guard isAlive else { return .failure(WorkerDeath(reason: "closed", detail: "the worker is not running")) }
+        guard let link else { return .failure(WorkerDeath(reason: "closed", detail: "the worker is not running")) }
         let deadline = Wire.nowNanos() + UInt64(max(1, timeoutMs)) * 1_000_000
-        let (fd, maxBody, lane) = (self.fd, maxReplyBytes, self.lane)
         let outcome = Result { () throws(WireError) -> WireReader in
-            try Self.checkNothingPending(fd)
-            try Wire.writeAll(fd, request, deadline: deadline, wait: lane.wireWait)
-            let frame = try Wire.readFrame(fd, maxBody: maxBody, deadline: deadline, wait: lane.wireWait)
+            try checkNothingPending(link)
+            link.send(request)
+            let frame = try Self.readFrame(link, &incoming, deadline: deadline, lane: lane)
             try Self.validate(frame)
             return frame
         }
@@ -423,11 +432,27 @@ final class PluginWorkerProcess {
         }
     }
 
+    /// The next frame from `link`, parked for as long as it takes to come, up to `deadline`.
+    private static func readFrame(_ link: WorkerLink, _ incoming: inout FrameBuffer, deadline: UInt64, lane: CallLane)
+        throws(WireError) -> WireReader
+    {
+        while true {
+            if let frame = try incoming.next() { return frame }
+            if try link.take(into: &incoming) { continue }
+            _ = lane.waitReceived(link, timeoutMs: try Wire.msLeft(until: deadline))
+        }
+    }
+
     /// Refuses bytes the worker wrote when no request was in flight: a worker speaks only when asked.
-    static func checkNothingPending(_ fd: Int32) throws(WireError) {
-        var peek = [UInt8](repeating: 0, count: 64)
-        let n = peek.withUnsafeMutableBytes { recv(fd, $0.baseAddress!, $0.count, Int32(MSG_PEEK | MSG_DONTWAIT)) }
-        if n > 0 { throw .violation("it wrote \(n == 64 ? "64 or more" : "\(n)") bytes no request asked for") }
+    /// What the loop read is looked at, then what the kernel holds and the loop has not read yet.
+    private func checkNothingPending(_ link: WorkerLink) throws(WireError) {
+        _ = try link.take(into: &incoming)
+        var n = incoming.pending
+        if n == 0 {
+            var peek = [UInt8](repeating: 0, count: 64)
+            n = max(0, peek.withUnsafeMutableBytes { recv(link.fd, $0.baseAddress!, $0.count, Int32(MSG_PEEK | MSG_DONTWAIT)) })
+        }
+        if n > 0 { throw .violation("it wrote \(n >= 64 ? "64 or more" : "\(n)") bytes no request asked for") }
     }
 
     /// Ends the worker after `error` and says how it ended.
@@ -441,37 +466,21 @@ final class PluginWorkerProcess {
         }
     }
 
-    /// Whether the worker's end of the socket is gone (it died): a peek, between calls, finds end of file
-    /// or a reset rather than nothing to read.
-    var hasHungUp: Bool {
-        guard fd >= 0 else { return true }
-        var byte: UInt8 = 0
-        let n = recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
-        if n == 0 { return true }
-        return n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR
-    }
-
-    /// Called before the socket is closed (whatever watches it must stop first).
-    var willClose: (() -> Void)?
+    /// Whether the worker's end of the socket is gone (it died).
+    var hasHungUp: Bool { link?.hasHungUp ?? true }
 
     /// Stops the worker: closes its socket (it exits on EOF), then kills it if it lingers.
     func stop(graceMs: Int = 1000) {
-        guard isAlive else { return }
-        willClose?()
-        willClose = nil
-        close(fd)
-        fd = -1
+        guard let link else { return }
+        link.close()
+        self.link = nil
         _ = PluginWorkerProcess.reap(pid, process, graceMs: graceMs, lane: lane)
     }
 
     /// Ends the worker after a failed call and reports how it ended.
     func end(killing: Bool, reason: String, detail: String) -> WorkerDeath {
-        if fd >= 0 {
-            willClose?()
-            willClose = nil
-            close(fd)
-            fd = -1
-        }
+        link?.close()
+        link = nil
         if killing { kill(pid, SIGKILL) }
         var death = PluginWorkerProcess.reap(pid, process, graceMs: killing ? 0 : 1000, lane: lane)
         // A killed worker's status is our SIGKILL: the reason is what made us kill it.

@@ -156,7 +156,7 @@ package struct WireReader {
 /// Frames read from a non-blocking socket in as few reads as there are bytes ready (a batch's replies
 /// arrive together).
 package struct FrameBuffer {
-    package let maxBody: Int
+    package var maxBody: Int
     private var bytes: [UInt8] = []
     private var at = 0
 
@@ -180,6 +180,17 @@ package struct FrameBuffer {
 
     /// Bytes received and not yet returned as a frame.
     package var pending: Int { bytes.count - at }
+
+    /// Adds what arrived (`more` is left empty: when nothing waits here, its storage is taken as it is).
+    package mutating func append(_ more: inout [UInt8]) {
+        if at == bytes.count {
+            swap(&bytes, &more)
+            at = 0
+        } else {
+            bytes.append(contentsOf: more)
+        }
+        more.removeAll(keepingCapacity: true)
+    }
 
     /// Reads what the socket has now: true when something came, false when nothing is ready.
     package mutating func receive(_ fd: Int32) throws(WireError) -> Bool {
@@ -214,8 +225,8 @@ package enum WireError: Error {
 }
 
 /// Waits until a socket is ready for reading (`writable`: writing), or throws `timeout` once `deadline`
-/// (monotonic nanoseconds; nil: none) passes. The host parks the call (`CallLane.waitReady`); the worker,
-/// which does nothing else meanwhile, blocks.
+/// (monotonic nanoseconds; nil: none) passes. The worker, which does nothing else meanwhile, blocks (the
+/// host reads through a `WorkerLink` instead).
 package typealias WireWait = (_ fd: Int32, _ writable: Bool, _ deadline: UInt64?) throws(WireError) -> Void
 
 /// Deadline-bound frame I/O on a non-blocking socket, waiting where `wait` says. `deadline` is
