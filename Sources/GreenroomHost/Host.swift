@@ -36,7 +36,7 @@ public final class Host {
     /// Where lines that may wait on a plugin worker run (see `CallLane`).
     public private(set) lazy var lane = CallLane(host: self)
     /// Who receives which event (subscriptions, `scope: "all"` observers, broadcasts, held events).
-    public private(set) lazy var events = EventRouter(host: self)
+    public private(set) lazy var events = EventRouter(connections: connections, clock: clock, processor: processor)
 
     /// The steps around every call, built once (`HostPipeline`).
     private(set) var pipeline: HostPipeline!

@@ -17,8 +17,11 @@ public final class EventRouter {
         return m
     }
 
-    /// The host's open connections (for broadcasts) and its clock (events carry `t`).
-    private unowned let host: Host
+    /// The host's open connections (for broadcasts), its clock (events carry `t`), and the calls being
+    /// run (an event's cause).
+    private let connections: ConnectionTable
+    private let clock: HostClock
+    private let processor: RPCProcessor<HostConnection>
     /// `scope: "all"` observers per topic: routing an event costs O(observers), not O(connections)
     /// (a thousand streaming connections must not each pay for the others).
     private var observers: [String: [HostConnection]] = [:]
@@ -35,7 +38,7 @@ public final class EventRouter {
     /// What an event emitted now is caused by: the innermost cause set, else the call being run.
     var currentCause: EventCause? {
         if let c = causes.last { return c }
-        guard let call = host.processor.currentCall else { return nil }
+        guard let call = processor.currentCall else { return nil }
         return .request(id: call.id, method: call.method, connection: call.context.id)
     }
 
@@ -46,7 +49,11 @@ public final class EventRouter {
         return try body()
     }
 
-    init(host: Host) { self.host = host }
+    init(connections: ConnectionTable, clock: HostClock, processor: RPCProcessor<HostConnection>) {
+        self.connections = connections
+        self.clock = clock
+        self.processor = processor
+    }
 
     /// Re-files a connection among the observers after its subscriptions or scope changed, or it closed.
     func refreshObserver(_ c: HostConnection) {
@@ -84,9 +91,9 @@ public final class EventRouter {
             held?.append(HeldEvent(topic: topic, owner: owner, broadcast: broadcast, fields: fields, cause: cause))
             return
         }
-        let t = host.now
+        let t = clock.nowMs
         if broadcast {
-            for c in host.connections where !c.isClosed && c.subscriptions.contains(topic) {
+            for c in connections where !c.isClosed && c.subscriptions.contains(topic) {
                 c.send(topic: topic, fields, now: t, cause: cause?.json(for: c.id) ?? .null)
                 sent += 1
             }
