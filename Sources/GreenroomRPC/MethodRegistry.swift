@@ -11,22 +11,17 @@ public struct MethodSpec<Context> {
     public let name: String
     /// Declared parameter names in positional order; nil accepts any object.
     public let params: [String]?
-    /// A quick method never runs a container hook and touches no container, stack, page, pool, timer or
-    /// task state: the host may run it while another call waits on a plugin worker (the call lane).
-    public let isQuick: Bool
     let run: (Context, Params) throws(RPCError) -> RPCResult
 
-    public init(_ name: String, params: [String]? = [], quick: Bool = false, _ handler: @escaping Handler) {
+    public init(_ name: String, params: [String]? = [], _ handler: @escaping Handler) {
         self.name = name
         self.params = params
-        self.isQuick = quick
         self.run = { (c: Context, p: Params) throws(RPCError) -> RPCResult in .value(try handler(c, p)) }
     }
 
-    public init(_ name: String, params: [String]? = [], quick: Bool = false, encoded handler: @escaping EncodedHandler) {
+    public init(_ name: String, params: [String]? = [], encoded handler: @escaping EncodedHandler) {
         self.name = name
         self.params = params
-        self.isQuick = quick
         self.run = { (c: Context, p: Params) throws(RPCError) -> RPCResult in .encoded(try handler(c, p)) }
     }
 
@@ -100,7 +95,7 @@ public struct MethodRegistry<Context> {
     /// Registers method `M` with its handler, which gets the decoded params.
     public mutating func register<M: RPCMethod>(_ method: M.Type,
                                                 _ handler: @escaping (Context, M.Params) throws(RPCError) -> JSONValue) {
-        register(MethodSpec(M.name, params: M.Params.names, quick: M.isQuick) { (c: Context, p: Params) throws(RPCError) -> JSONValue in
+        register(MethodSpec(M.name, params: M.Params.names) { (c: Context, p: Params) throws(RPCError) -> JSONValue in
             try handler(c, try M.Params.decode(p))
         })
     }
@@ -109,13 +104,11 @@ public struct MethodRegistry<Context> {
     /// is usually the same bytes).
     public mutating func register<M: RPCMethod>(_ method: M.Type,
                                                 encoded handler: @escaping (Context, M.Params) throws(RPCError) -> EncodedJSON) {
-        register(MethodSpec(M.name, params: M.Params.names, quick: M.isQuick, encoded: { (c: Context, p: Params) throws(RPCError) -> EncodedJSON in
+        register(MethodSpec(M.name, params: M.Params.names, encoded: { (c: Context, p: Params) throws(RPCError) -> EncodedJSON in
             try handler(c, try M.Params.decode(p))
         }))
     }
 
     public subscript(name: String) -> MethodSpec<Context>? { methods[name] }
-    /// Whether `name` is a registered quick method (`MethodSpec.isQuick`).
-    public func isQuick(_ name: String) -> Bool { methods[name]?.isQuick ?? false }
     public var names: [String] { methods.keys.sorted() }
 }

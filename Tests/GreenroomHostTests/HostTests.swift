@@ -327,17 +327,53 @@ final class LostPeerTransport: ConnectionTransport {
 }
 
 
-@Suite struct QuickMethodTests {
+@Suite struct LaneDependencyTests {
+    private func dependency(_ host: Host, _ method: String, _ params: JSONValue? = nil) -> LaneDependency {
+        host.laneDependency(method: method, params: params)
+    }
+
     /// The methods that may run while a call waits on a plugin worker, as docs/plugins.md lists them:
-    /// each says so where it is registered, and a new method is not quick unless it says so.
-    @Test func exactlyTheDocumentedMethodsAreQuick() {
-        let registry = virtualHost().processor.registry
-        #expect(Set(registry.names.filter(registry.isQuick)) == [
+    /// each method's type says so, and a new method touches everything unless its type says otherwise.
+    @Test func exactlyTheDocumentedMethodsTouchNothing() {
+        let host = virtualHost()
+        #expect(Set(host.processor.registry.names.filter { dependency(host, $0) == .none }) == [
             "host.ping", "host.auth", "events.subscribe", "events.unsubscribe", "rpc.discover", "clock.now",
             "range.didScroll", "range.willBeginDragging", "range.willEndDragging", "range.didEndDecelerating",
             "range.setViewport", "range.setVisible", "range.insertItems", "range.deleteItems",
             "range.batchFetchDone", "range.state", "tasks.add", "tasks.cancel",
         ])
-        #expect(!registry.isQuick("showRendered") && !registry.isQuick("no.such.method"))
+        #expect(dependency(host, "showRendered") == .everything && dependency(host, "no.such.method") == .everything)
+    }
+
+    /// A push touches its stack and the runners of what is in it; a show, its class's pool and runner.
+    @Test func stackCallsAndShowsTouchTheirStackAndClassesOnly() {
+        let host = Host(config: HostConfig())
+        let c = MemoryClient(host)
+        for name in ["Card", "Container"] { _ = c.call("classes.define", ["name": .string(name)]) }
+        let a = result(c.call("container.create", ["class": "Card"]))["container"]!
+        let s = result(c.call("stack.create", ["width": 320, "height": 480]))["stack"]!
+        _ = c.call("stack.push", ["stack": s, "container": a])
+        let b = result(c.call("container.create", ["class": "Container"]))["container"]!
+        let stack: Set<LaneScope> = [.stack(s.stringValue!), host.runnerScope(of: "Card")]
+        #expect(dependency(host, "stack.pop", ["stack": s]) == .only(stack))
+        #expect(dependency(host, "stack.push", ["stack": s, "container": b])
+            == .only(stack.union([.container(b.stringValue!), host.runnerScope(of: "Container")])))
+        #expect(dependency(host, "showRendered", ["class": "Container"]) == .only([host.runnerScope(of: "Container")]))
+        #expect(dependency(host, "showRendered", ["class": "Container", "stack": s]) == .only(stack.union([host.runnerScope(of: "Container")])))
+        // A push of a container another stack holds, a stack that is not there, params that do not decode.
+        #expect(dependency(host, "stack.push", ["stack": s, "container": a]) == .everything)
+        #expect(dependency(host, "stack.pop", ["stack": "s-404"]) == .everything)
+        #expect(dependency(host, "showRendered", ["class": 7]) == .everything)
+        // Calls on another class and stack do not depend on these; the same stack's do.
+        #expect(!dependency(host, "showRendered", ["class": "Container"]).isDependency(of: dependency(host, "stack.pop", ["stack": s])))
+        #expect(dependency(host, "showRendered", ["class": "Card"]).isDependency(of: dependency(host, "stack.pop", ["stack": s])))
+    }
+
+    /// Under the virtual clock, a call whose reply notes what it left waiting runs beside nothing.
+    @Test func notedCallsTouchEverythingUnderTheVirtualClock() {
+        let host = virtualHost()
+        _ = MemoryClient(host).call("classes.define", ["name": "Container"])
+        #expect(dependency(host, "showRendered", ["class": "Container"]) == .everything)
+        #expect(dependency(host, "container.create", ["class": "Container"]) == .only([host.runnerScope(of: "Container")]))
     }
 }

@@ -293,3 +293,29 @@ def test_calls_on_another_plugins_containers_pass_a_waiting_hook(two_plugin_host
     assert "result" in fourth.read_reply(define)
     # The create, the configure and the release each started while the hook's call was parked.
     assert two_plugin_host.stats(other)["lane"]["overlapped"] >= 3
+
+
+def test_shows_and_stack_calls_pass_a_waiting_hook_unless_their_stack_holds_its_plugin(two_plugin_host, tmp_short):
+    """A show touches its class's pool and the stack it pushes onto, with every class in that stack: while
+    Crashy's hook waits, a Counter show onto a stack of Counters, and a pop of it, run and answer; a show
+    onto a stack that holds a Crashy container waits its turn, since the push's hooks reach that one."""
+    gate = Gate(tmp_short)
+    slow, other, third = two_plugin_host.connect(), two_plugin_host.connect(), two_plugin_host.connect()
+    size = {"width": 320, "height": 480}
+    box = slow.result("container.create", {"class": "Crashy"})["container"]
+    counters = other.result("stack.create", size)["stack"]
+    other.result("stack.push", {"stack": counters, "container": other.result("container.create", {"class": "Counter"})["container"]})
+    mixed = third.result("stack.create", size)["stack"]
+    third.result("stack.push", {"stack": mixed, "container": third.result("container.create", {"class": "Crashy"})["container"]})
+    rid = slow.request("container.configure", {"container": box, "data": gate.data()})
+    gate.wait_entered()
+    shown = other.result("showRendered", {"class": "Counter", "stack": counters})
+    assert shown["class"] == "Counter"
+    assert other.result("stack.pop", {"stack": counters})["container"] == shown["container"]
+    behind = third.request("showRendered", {"class": "Counter", "stack": mixed})
+    other.ping()
+    assert not has_line(third)
+    gate.release()
+    assert "result" in slow.read_reply(rid)
+    assert third.read_reply(behind)["result"]["class"] == "Counter"
+    assert two_plugin_host.stats(other)["lane"]["overlapped"] >= 2

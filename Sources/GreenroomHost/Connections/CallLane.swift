@@ -54,7 +54,7 @@ public struct SpawnFailure: Error {
 /// container hook is not run where it is read: it waits here, its connection holding its later lines
 /// (replies stay in order), and runs when what it depends on is free. Its item runs on a coroutine: when
 /// a hook must wait for a worker's reply, the item **parks** — its stack stays as it is, the loop goes on
-/// serving the calls that never run a hook (quick methods: pings, auth, subscriptions, range streams) on
+/// serving the calls that never run a hook (`LaneDependency.none`: pings, auth, subscriptions, range streams) on
 /// every connection, and the loop's callback for the reply carries the item on. One thread runs all of
 /// it.
 ///
@@ -142,28 +142,9 @@ public final class CallLane {
     /// The idle pass waiting for the lane to be free of everything else.
     private var idleWork: (() -> Void)?
 
-    /// Whether running `read` here could run a hook: a line with a call that is not quick
-    /// (`MethodSpec.isQuick`, declared where each method is registered). A line that failed to parse
-    /// never does.
-    func mayRunHooks(_ read: RPCProcessor<HostConnection>.ReadLine) -> Bool {
-        let registry = host.processor.registry
-        func may(_ entry: RPCProcessor<HostConnection>.Incoming) -> Bool {
-            // A range call runs the hooks of its session's cells: not quick while any session has cells.
-            if case .request(let method, _, _) = entry {
-                return !registry.isQuick(method) || (method.hasPrefix("range.") && host.ranges?.hasCells == true)
-            }
-            return false
-        }
-        switch read {
-        case .single(let entry): return may(entry)
-        case .batch(let entries): return entries.contains(where: may)
-        case .failed: return false
-        }
-    }
-
     /// Asked for every line read while the lane is enabled: true when the line was taken to run later.
     func takes(_ read: RPCProcessor<HostConnection>.ReadLine, from c: HostConnection) -> Bool {
-        guard isEnabled, mayRunHooks(read) else { return false }
+        guard isEnabled, host.laneDependency(of: read) != .none else { return false }
         c.deferLine(read)
         deferredLines += 1
         enqueue(.line(c))
@@ -191,7 +172,7 @@ public final class CallLane {
     private func dependency(of work: Work) -> LaneDependency {
         guard case .line(let c) = work, host.pipeline.sweeper?.needsSweep != true, let read = c.deferredRead
         else { return .everything }
-        return host.laneDependency(of: read, from: c)
+        return host.laneDependency(of: read)
     }
 
     /// The first waiting item that depends on nothing running or waiting before it, and what it depends

@@ -1,14 +1,20 @@
 import GreenroomCore
+import GreenroomJSON
 import GreenroomRPC
 
-/// What a call lane item may touch, and so which items must keep their order. The rule is written down
-/// here, once, as sourcekit-lsp's `MessageHandlingDependencyTracker` writes down which LSP messages may
-/// overlap: each call is classified by its method's type and params; two items depend on each other
-/// when one touches everything or they share a scope. Items that depend on each other run in the order
-/// they came; an item that depends on nothing running may start while the others are parked.
+/// What a call may touch, and so where it runs and which calls it must keep its order with. The rule is
+/// written down here, once, as sourcekit-lsp's `MessageHandlingDependencyTracker` writes down which LSP
+/// messages may overlap: each method's type says what its calls touch (`HostMethod.dependency`), from
+/// their params and the host as it is when the call is classified.
+///
+/// - `none`: the call runs no container hook and touches no container, stack, page, pool, timer or task
+///   state. It runs where it is read, even while lane items are parked on a worker.
+/// - `only(scopes)`: it goes through the call lane and keeps its order with the items that share a scope.
+/// - `everything`: it goes through the lane and keeps its order with every item.
 enum LaneDependency: Equatable {
+    case none
     /// Anything: timers, idle passes, teardowns, shutdown, and every call not described more narrowly
-    /// (a push, a page, a pool, a reset, the virtual clock...).
+    /// (a page, a pool's settings, a reset, the virtual clock...).
     case everything
     /// Only what these scopes name.
     case only(Set<LaneScope>)
@@ -18,6 +24,7 @@ enum LaneDependency: Equatable {
     /// Whether an item with this dependency must keep its order with one with `other`.
     func isDependency(of other: LaneDependency) -> Bool {
         switch (self, other) {
+        case (.none, _), (_, .none): false
         case (.everything, _), (_, .everything): true
         case (.only(let a), .only(let b)): !a.isDisjoint(with: b)
         }
@@ -28,9 +35,22 @@ enum LaneDependency: Equatable {
 enum LaneScope: Hashable {
     /// A container, by id: calls on it keep their order.
     case container(String)
-    /// The code that runs a class's hooks: a plugin (its worker serves one request at a time, so calls
-    /// on any of its classes keep their order) or a scripted or built-in class.
+    /// A stack, by id: calls on it keep their order.
+    case stack(String)
+    /// The code that runs a class's hooks, and that class's pools: a plugin (its worker serves one request
+    /// at a time, so calls on any of its classes keep their order) or a scripted or built-in class.
     case runner(String)
+}
+
+/// A method of the host's protocol: its wire description (`RPCMethod`) and what its calls touch.
+protocol HostMethod: RPCMethod {
+    /// What a call touches. `params` decodes the call's params (nil when they do not decode: such a
+    /// call depends on everything, keeps its place and fails there as it would have).
+    static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency
+}
+
+extension HostMethod {
+    static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { .everything }
 }
 
 extension Host {
@@ -40,30 +60,161 @@ extension Host {
         return .runner("class:" + className)
     }
 
-    /// What a deferred line depends on. A call on one standalone container (not in a stack, page, range
-    /// or pool), and a call that makes one, touch that container and its class's runner only; anything
-    /// else — a batch, a call whose params do not decode, a container that is not there — depends on
-    /// everything (it then simply keeps its place, and fails there as it would have).
-    func laneDependency(of read: RPCProcessor<HostConnection>.ReadLine, from c: HostConnection) -> LaneDependency {
-        guard case .single(.request(let method, _, let raw)) = read, let spec = processor.registry[method],
-              let params = try? spec.normalise(raw) else { return .everything }
-        func standalone(_ id: String) -> LaneDependency {
-            guard let record = containers.containers[id], !record.isDestroyed, record.parent == .none else { return .everything }
-            return .only([.container(id), runnerScope(of: record.className)])
+    /// A container no stack, page, range or pool holds, and its class's runner; nil for anything else.
+    func standaloneScopes(_ id: String) -> Set<LaneScope>? {
+        guard let record = containers.containers[id], !record.isDestroyed, record.parent == .none else { return nil }
+        return [.container(id), runnerScope(of: record.className)]
+    }
+
+    /// A stack and the runners of every container in it (a transition's hooks reach all of them); nil when
+    /// it is not there or holds a page session's container (whose appearance reaches its pages).
+    func stackScopes(_ id: String) -> Set<LaneScope>? {
+        guard let s = containers.stacks[id], !s.isGreenRoom else { return nil }
+        var scopes: Set<LaneScope> = [.stack(id)]
+        for item in s.items {
+            guard pages.session(owning: item) == nil else { return nil }
+            scopes.insert(runnerScope(of: item.className))
         }
-        switch method {
-        case ContainerCreate.name:
-            guard let p = try? ContainerCreate.Params.decode(params), classes[p.className] != nil else { return .everything }
-            // The container it makes is new: no other item can name it yet.
-            return .only([runnerScope(of: p.className)])
-        case ContainerConfigure.name:
-            guard let p = try? ContainerConfigure.Params.decode(params) else { return .everything }
-            return standalone(p.container)
-        case ContainerRelease.name:
-            guard let p = try? ContainerRelease.Params.decode(params) else { return .everything }
-            return standalone(p.container)
-        default:
-            return .everything
+        return scopes
+    }
+
+    /// What a line read from a connection depends on: a batch, an unknown method and params that do not
+    /// normalise depend on everything.
+    func laneDependency(of read: RPCProcessor<HostConnection>.ReadLine) -> LaneDependency {
+        switch read {
+        case .single(.request(let method, _, let raw)): laneDependency(method: method, params: raw)
+        case .single(.invalid), .failed: .none
+        case .batch(let entries):
+            entries.allSatisfy {
+                if case .request(let method, _, let raw) = $0 { laneDependency(method: method, params: raw) == .none } else { true }
+            } ? .none : .everything
         }
+    }
+
+    /// What a call of `method` with `params` depends on (nil params: only what needs none is told apart).
+    func laneDependency(method: String, params raw: JSONValue?) -> LaneDependency {
+        guard let classify = Self.classifiers[method] else { return .everything }
+        // Under the virtual clock a noted method's reply says what the call left waiting, counted around
+        // it: nothing may run beside it.
+        if virtualClock != nil && Self.notedNames.contains(method) && classify.mayOverlap { return .everything }
+        return classify.run(self, raw)
+    }
+
+    private struct Classifier: Sendable {
+        let run: @Sendable (Host, JSONValue?) -> LaneDependency
+        let mayOverlap: Bool
+    }
+
+    private static let notedNames = Set(notedMethods.map { $0.name })
+
+    private static let classifiers: [String: Classifier] = {
+        func classifier<M: HostMethod>(_ m: M.Type) -> Classifier {
+            Classifier(run: { host, raw in
+                M.dependency(on: host) {
+                    guard let raw, let params = try? host.processor.registry[M.name]?.normalise(raw) else { return nil }
+                    return try? M.Params.decode(params)
+                }
+            }, mayOverlap: M.self != TasksAdd.self)
+        }
+        var all: [String: Classifier] = [:]
+        for m in ProtocolCatalog.methods { all[m.name] = classifier(m) }
+        return all
+    }()
+}
+
+// MARK: What each method touches (the others touch everything)
+
+extension RPCDiscover { static func dependency(on host: Host, _ params: () -> NoParams?) -> LaneDependency { .none } }
+extension HostPing { static func dependency(on host: Host, _ params: () -> NoParams?) -> LaneDependency { .none } }
+extension HostAuth { static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { .none } }
+extension EventsSubscribe { static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { .none } }
+extension EventsUnsubscribe { static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { .none } }
+extension ClockNow { static func dependency(on host: Host, _ params: () -> NoParams?) -> LaneDependency { .none } }
+extension TasksAdd { static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { .none } }
+extension TasksCancel { static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { .none } }
+
+/// A range stream call runs its session's cells' hooks: it waits its turn while any session has cells.
+private func rangeStream(_ host: Host) -> LaneDependency { host.ranges?.hasCells == true ? .everything : .none }
+extension RangeWillBeginDragging { static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { rangeStream(host) } }
+extension RangeDidScroll { static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { rangeStream(host) } }
+extension RangeWillEndDragging { static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { rangeStream(host) } }
+extension RangeDidEndDecelerating { static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { rangeStream(host) } }
+extension RangeSetVisible { static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { rangeStream(host) } }
+extension RangeSetViewport { static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { rangeStream(host) } }
+extension RangeInsertItems { static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { rangeStream(host) } }
+extension RangeDeleteItems { static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { rangeStream(host) } }
+extension RangeBatchFetchDone { static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { rangeStream(host) } }
+extension RangeState { static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { rangeStream(host) } }
+
+extension ContainerCreate {
+    /// The container it makes is new (no other call can name it yet): only its class's runner.
+    static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency {
+        guard let p = params(), host.classes[p.className] != nil else { return .everything }
+        return .only([host.runnerScope(of: p.className)])
+    }
+}
+
+extension ContainerConfigure {
+    static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency {
+        params().flatMap { host.standaloneScopes($0.container) }.map { .only($0) } ?? .everything
+    }
+}
+
+extension ContainerRelease {
+    static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency {
+        params().flatMap { host.standaloneScopes($0.container) }.map { .only($0) } ?? .everything
+    }
+}
+
+extension ShowRendered {
+    /// Its class's pool and runner (a hit, a miss's create, the configure), and the stack it pushes onto.
+    static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency {
+        guard let p = params(), host.classes[p.className] != nil else { return .everything }
+        var scopes: Set<LaneScope> = [host.runnerScope(of: p.className)]
+        if let id = p.stack {
+            guard let stack = host.stackScopes(id) else { return .everything }
+            scopes.formUnion(stack)
+        }
+        return .only(scopes)
+    }
+}
+
+extension StackCreate {
+    /// A new, empty stack: nothing another call could name yet.
+    static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { .only([]) }
+}
+
+extension StackPush {
+    static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency {
+        guard let p = params(), let stack = host.stackScopes(p.stack), let pushed = host.standaloneScopes(p.container)
+        else { return .everything }
+        return .only(stack.union(pushed))
+    }
+}
+
+/// A call on one stack's containers only.
+private func onStack(_ host: Host, _ id: String?) -> LaneDependency {
+    id.flatMap { host.stackScopes($0) }.map { .only($0) } ?? .everything
+}
+extension StackPop { static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { onStack(host, params()?.stack) } }
+extension StackPopToRoot { static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { onStack(host, params()?.stack) } }
+extension StackBeginInteractivePop { static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { onStack(host, params()?.stack) } }
+extension StackUpdateInteractivePop { static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { onStack(host, params()?.stack) } }
+extension StackFinishInteractivePop { static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { onStack(host, params()?.stack) } }
+extension StackCancelInteractivePop { static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { onStack(host, params()?.stack) } }
+extension StackSetHidden { static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { onStack(host, params()?.stack) } }
+extension StackResize { static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { onStack(host, params()?.stack) } }
+extension StackInfo { static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { onStack(host, params()?.stack) } }
+
+extension StackSetContainers {
+    /// The stack, and each container it gets: one already in it, or one no other parent holds.
+    static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency {
+        guard let p = params(), var scopes = host.stackScopes(p.stack) else { return .everything }
+        for id in p.containers {
+            if case .stack(p.stack)? = host.containers.containers[id]?.parent { continue }
+            guard let own = host.standaloneScopes(id) else { return .everything }
+            scopes.formUnion(own)
+        }
+        return .only(scopes)
     }
 }

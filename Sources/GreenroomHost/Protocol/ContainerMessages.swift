@@ -2,7 +2,7 @@ import GreenroomJSON
 import GreenroomRPC
 
 /// `classes.list`: Every container class the host knows.
-enum ClassesList: RPCMethod {
+enum ClassesList: HostMethod {
     static let name = "classes.list"
     static let summary = "Every container class the host knows."
     static let description = "Built-in, plugin and scripted classes, in registration order. Takes no params (any member is -32602). Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
@@ -14,7 +14,7 @@ enum ClassesList: RPCMethod {
 }
 
 /// `classes.define`: Defines a scripted class at run time.
-enum ClassesDefine: RPCMethod {
+enum ClassesDefine: HostMethod {
     static let name = "classes.define"
     static let summary = "Defines a scripted class at run time."
     static let description = "A class whose hooks burn `costMs` of real CPU and return `output` (or fail with `fail: true`), so that tests and prototypes need no compiled plugin. Each instance holds `memoryBytes` of real, touched memory, unmapped at `deinit`, so pools and purges move real bytes. A name already taken is -32003. An unknown hook is -32602 with `data.path` `hooks.<hook>`; a bad member of a hook `hooks.<hook>.<member>`. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
@@ -36,7 +36,7 @@ enum ClassesDefine: RPCMethod {
 }
 
 /// `plugins.restart`: Starts a plugin's worker again.
-enum PluginsRestart: RPCMethod {
+enum PluginsRestart: HostMethod {
     static let name = "plugins.restart"
     static let summary = "Starts a plugin's worker again."
     static let description = "Stops the plugin's worker if one runs (its containers are torn down as failed containers are, before the reply), starts a new one and clears its restart budget: the way back for a plugin marked failed after too many crashes. The reply is its status, as in `host.info`. An unknown plugin is -32602; a plugin loaded in process (`--plugin-isolation none`) is -32003. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
@@ -67,7 +67,7 @@ enum PluginsRestart: RPCMethod {
 }
 
 /// `classes.undefine`: Removes a scripted class.
-enum ClassesUndefine: RPCMethod {
+enum ClassesUndefine: HostMethod {
     static let name = "classes.undefine"
     static let summary = "Removes a scripted class."
     static let description = "Undoes `classes.define`, so a script sharing a host can leave it as it found it. Refused with -32003 (`data.containers` lists them, `data.pooled` counts the idle pooled ones, which `pool.purge {class}` releases) while any instance of the class lives; a built-in or plugin class is -32003 too (they last the host's life); an unknown name is -32001. The class's pools go with it. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
@@ -88,7 +88,7 @@ enum ClassesUndefine: RPCMethod {
 }
 
 /// `container.create`: Creates a container (fresh: its view is not loaded).
-enum ContainerCreate: RPCMethod {
+enum ContainerCreate: HostMethod {
     static let name = "container.create"
     static let summary = "Creates a container (fresh: its view is not loaded)."
     static let description = "Instantiates `class` and runs `init` with `data`. The view loads lazily, just before the container first appears. The container belongs to this connection. A failing `init` is -32004. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
@@ -108,7 +108,7 @@ enum ContainerCreate: RPCMethod {
 }
 
 /// `container.configure`: Binds business data to a container.
-enum ContainerConfigure: RPCMethod {
+enum ContainerConfigure: HostMethod {
     static let name = "container.configure"
     static let summary = "Binds business data to a container."
     static let description = "Runs `configure` with `data` (the prerendering article's `setUrl`: bind data after display, keep `viewDidLoad` for structure; docs/pools.md) and returns the hook's output. A failing hook is -32004: the container is torn down. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
@@ -131,7 +131,7 @@ enum ContainerConfigure: RPCMethod {
 }
 
 /// `container.info`: A container's state.
-enum ContainerInfo: RPCMethod {
+enum ContainerInfo: HostMethod {
     static let name = "container.info"
     static let summary = "A container's state."
     static let description = "State, appearance, whether the view is loaded, the last layout size, where it sits. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
@@ -149,7 +149,7 @@ enum ContainerInfo: RPCMethod {
 }
 
 /// `container.release`: Releases a container.
-enum ContainerRelease: RPCMethod {
+enum ContainerRelease: HostMethod {
     static let name = "container.release"
     static let summary = "Releases a container."
     static let description = "Takes it out of its stack (it disappears if on screen, the one below appears), then `deinit`. A page session's child, or a page session's own container (made by `page.create` with `stack`), is -32003 (destroy the session instead). A container in a stack whose interactive pop is in progress is -32003 (finish or cancel the gesture first). Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
@@ -170,7 +170,7 @@ enum ContainerRelease: RPCMethod {
 }
 
 /// `container.beginAppearanceTransition`: UIKit's beginAppearanceTransition, by hand.
-enum ContainerBeginAppearanceTransition: RPCMethod {
+enum ContainerBeginAppearanceTransition: HostMethod {
     static let name = "container.beginAppearanceTransition"
     static let summary = "UIKit's beginAppearanceTransition, by hand."
     static let description = "Makes the call `beginAppearance(appearing)` of the appearance table (docs/lifecycle.md) on a container with no parent, as a custom container view controller drives its child: appearing loads the view first (`loadView`, `viewDidLoad`), then `viewWillAppear` or `viewWillDisappear` runs per the table. A call the table calls unbalanced runs no hook: it emits `unbalancedAppearanceTransition` (with `call` and `state`) and is counted in `host.stats` `unbalancedTransitions`, exactly as one from the host's own flows would be — so lifecycle tests can provoke and observe one. The reply is the container's info after the call. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
@@ -192,7 +192,7 @@ enum ContainerBeginAppearanceTransition: RPCMethod {
 }
 
 /// `container.endAppearanceTransition`: UIKit's endAppearanceTransition, by hand.
-enum ContainerEndAppearanceTransition: RPCMethod {
+enum ContainerEndAppearanceTransition: HostMethod {
     static let name = "container.endAppearanceTransition"
     static let summary = "UIKit's endAppearanceTransition, by hand."
     static let description = "Makes the call `endAppearance` of the appearance table (docs/lifecycle.md) on a container with no parent: `viewDidAppear` from appearing, `viewDidDisappear` from disappearing; from any other state it is unbalanced (no hook, an `unbalancedAppearanceTransition` event, counted). The reply is the container's info after the call. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."

@@ -2,7 +2,7 @@ import GreenroomJSON
 import GreenroomRPC
 
 /// `rpc.discover`: The OpenRPC document.
-enum RPCDiscover: RPCMethod {
+enum RPCDiscover: HostMethod {
     static let name = "rpc.discover"
     static let summary = "The OpenRPC document."
     static let description = "Returns this document, embedded in the binary at build time from `rpc-schema/openrpc.json`. Takes no params (any member is -32602). Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
@@ -13,11 +13,10 @@ enum RPCDiscover: RPCMethod {
         "methods": .any().with("type", "array"),
     ], required: ["openrpc", "info", "methods"], additionalProperties: true))
     static let errors: [ErrorDoc] = [.invalidParams, .internalError, .unauthorized]
-    static let isQuick = true
 }
 
 /// `host.ping`: Liveness check.
-enum HostPing: RPCMethod {
+enum HostPing: HostMethod {
     static let name = "host.ping"
     static let summary = "Liveness check."
     static let description = "Answers `{\"pong\": true}`. Takes no params (any member is -32602). Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
@@ -26,11 +25,10 @@ enum HostPing: RPCMethod {
         "pong": .any().const(true),
     ], required: ["pong"]))
     static let errors: [ErrorDoc] = [.invalidParams, .unauthorized]
-    static let isQuick = true
 }
 
 /// `host.info`: Version, protocol, clock mode, classes, plugins, limits, methods and topics.
-enum HostInfo: RPCMethod {
+enum HostInfo: HostMethod {
     static let name = "host.info"
     static let summary = "Version, protocol, clock mode, classes, plugins, limits, methods and topics."
     static let description = "What the host is and what it offers. `methods` lists every registered method (sorted), `topics` every event topic. Takes no params (any member is -32602). Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
@@ -40,7 +38,7 @@ enum HostInfo: RPCMethod {
 }
 
 /// `host.stats`: Host-wide counters.
-enum HostStats: RPCMethod {
+enum HostStats: HostMethod {
     static let name = "host.stats"
     static let summary = "Host-wide counters."
     static let description = "Connections (open, accepted, closed, closed as slow readers, refused), request/notification/batch/error counts, events sent, memory warnings, the idle-task queue, timers and RSS. Components add their own members: containers by state, stacks, pools, unbalanced transitions, and live / tracking page and range sessions. Takes no params (any member is -32602). Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
@@ -50,7 +48,7 @@ enum HostStats: RPCMethod {
 }
 
 /// `host.memoryWarning`: Simulates a memory warning; returns what was purged.
-enum HostMemoryWarning: RPCMethod {
+enum HostMemoryWarning: HostMethod {
     static let name = "host.memoryWarning"
     static let summary = "Simulates a memory warning; returns what was purged."
     static let description = "Every component purges what it can, graded by `level` (docs/pools.md has the table): `critical` (the default: UIKit's one warning, which the prerendering article answers by emptying its cache) releases every idle pooled container, `warning` trims each pool to one idle container, its most recently warmed (the next hit); the released ones disappear (offscreen) and deinit, each pool sends a `pool` event `purged` (with `kept`), and pools refill only on demand (`pool.warm`, a miss) or after a cool-down (`--pool-cooldown-ms`, 5000 ms of host clock by default: then every eager pool refills to its depth, its warm-ups' events going to this caller). At both levels every other live container gets `didReceiveMemoryWarning {level}`; every page session releases each cached child that is neither its current page nor interaction-related (and every container parked in a reuse queue), and its live children get `didReceiveMemoryWarning`; every range session drops to `visibleOnly` (visible) or `lowMemory` (not visible) for its next range update, run at once (as Texture: after it a visible session that has been scrolled is `full` again at its next update; one never dragged keeps the mode until its first drag), each with a `range` event (and `cancelPrefetching`) for what left its ranges. `purged` merges what each component reports. Emits a `host` event `{kind: \"memoryWarning\", level}` to every `host` subscriber, before the reply. Under `--clock virtual` the cool-down ends only when `clock.advance` reaches it; the reply's `note` says so (docs/virtual-clock.md). Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds. A hook failing during it is not an error: the container is torn down and listed in `failed`."
@@ -81,7 +79,7 @@ enum HostMemoryWarning: RPCMethod {
 }
 
 /// `host.shutdown`: Graceful shutdown.
-enum HostShutdown: RPCMethod {
+enum HostShutdown: HostMethod {
     static let name = "host.shutdown"
     static let summary = "Graceful shutdown."
     static let description = "The reply is written, then the host stops accepting, finishes in-flight replies, tears every connection's containers down with lifecycle events, removes its socket and exits 0 (as on SIGINT/SIGTERM). Takes no params (any member is -32602). Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
@@ -93,7 +91,7 @@ enum HostShutdown: RPCMethod {
 }
 
 /// `host.reset`: Puts the host back as it started, for scripts that share one host.
-enum HostReset: RPCMethod {
+enum HostReset: HostMethod {
     static let name = "host.reset"
     static let summary = "Puts the host back as it started, for scripts that share one host."
     static let description = "Tears down every object of every connection with its lifecycle, exactly as when its owner disconnects (stacks' containers disappear then deinit, page and range sessions end, idle pooled containers are purged), then removes every pool and every scripted class and numbers new objects from 1 again (`c-1`, `s-1`, `p-1`, `r-1`, `b-1`). Connections stay open, with their subscriptions; the clock is not turned back. Every `host` subscriber gets a `reset` event. Allowed under `--clock virtual`; under the real clock only on a host started with `--allow-reset` (else -32007), since it destroys other connections' objects. Takes no params (any member is -32602). Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
@@ -114,7 +112,7 @@ enum HostReset: RPCMethod {
 }
 
 /// `host.auth`: Authenticates a TCP connection.
-enum HostAuth: RPCMethod {
+enum HostAuth: HostMethod {
     static let name = "host.auth"
     static let summary = "Authenticates a TCP connection."
     static let description = "TCP clients of a host started with `--token-file` call this first with the token; until then every other method answers -32006, and messages are limited to `limits.maxUnauthenticatedMessageBytes`. A wrong token is -32006 (`data.path: \"token\"`, `data.triesLeft`: wrong tokens still allowed); after `limits.maxAuthFailures` wrong tokens the connection is closed after that reply. Tokens are compared in constant time. On a Unix socket, or without a token, or once authenticated, it always succeeds."
@@ -123,7 +121,6 @@ enum HostAuth: RPCMethod {
         "authenticated": .any().const(true),
     ], required: ["authenticated"]))
     static let errors: [ErrorDoc] = [.invalidParams, .unauthorized]
-    static let isQuick = true
 
     struct Params: RPCParams {
         var token: String = ""
@@ -135,14 +132,13 @@ enum HostAuth: RPCMethod {
 }
 
 /// `events.subscribe`: Subscribes this connection to event topics.
-enum EventsSubscribe: RPCMethod {
+enum EventsSubscribe: HostMethod {
     static let name = "events.subscribe"
     static let summary = "Subscribes this connection to event topics."
     static let description = "Adds `topics` to the connection's subscriptions; `scope: \"all\"` also observes every other connection's objects (a monitor or test observer), `own` goes back to this connection's objects only; without `scope` it is unchanged. An unknown topic is -32602 with `data.path` `topics[i]`. Events are notifications whose `method` is the topic (see `x-notifications`). Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
     static let tags = ["events"]
     static let result = ResultSpec("subscription", .ref(.subscription))
     static let errors: [ErrorDoc] = [.invalidParams, .unauthorized]
-    static let isQuick = true
 
     struct Params: RPCParams {
         var topics: [String] = []
@@ -156,14 +152,13 @@ enum EventsSubscribe: RPCMethod {
 }
 
 /// `events.unsubscribe`: Unsubscribes this connection from event topics.
-enum EventsUnsubscribe: RPCMethod {
+enum EventsUnsubscribe: HostMethod {
     static let name = "events.unsubscribe"
     static let summary = "Unsubscribes this connection from event topics."
     static let description = "Removes `topics` from the connection's subscriptions (topics not subscribed are ignored; an unknown topic is -32602 with `data.path` `topics[i]`); the scope is unchanged. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
     static let tags = ["events"]
     static let result = ResultSpec("subscription", .ref(.subscription))
     static let errors: [ErrorDoc] = [.invalidParams, .unauthorized]
-    static let isQuick = true
 
     struct Params: RPCParams {
         var topics: [String] = []
@@ -175,7 +170,7 @@ enum EventsUnsubscribe: RPCMethod {
 }
 
 /// `clock.now`: The host clock.
-enum ClockNow: RPCMethod {
+enum ClockNow: HostMethod {
     static let name = "clock.now"
     static let summary = "The host clock."
     static let description = "The host clock in milliseconds, and its mode. Takes no params (any member is -32602). Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
@@ -185,11 +180,10 @@ enum ClockNow: RPCMethod {
         "mode": .ref(.clockMode),
     ], required: ["ms", "mode"]))
     static let errors: [ErrorDoc] = [.invalidParams, .unauthorized]
-    static let isQuick = true
 }
 
 /// `clock.advance`: Moves the virtual clock forward.
-enum ClockAdvance: RPCMethod {
+enum ClockAdvance: HostMethod {
     static let name = "clock.advance"
     static let summary = "Moves the virtual clock forward."
     static let description = "Virtual clock only (-32007 on a real clock): moves time forward by `ms`, running due timers and animations in time order, each at its own deadline (the end of a 300 ms animation, a memory warning's cool-down: see docs/virtual-clock.md). Returns the new time as `now`, and how many timers fired. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds. A hook failing during it is not an error: the container is torn down and listed in `failed`."
@@ -213,7 +207,7 @@ enum ClockAdvance: RPCMethod {
 
 /// `tasks.status`: The idle-task dispatcher's queue.
 /// `clock.settle`: Brings the host to rest on the virtual clock.
-enum ClockSettle: RPCMethod {
+enum ClockSettle: HostMethod {
     static let name = "clock.settle"
     static let summary = "Brings the host to rest: every pending timer, in order, and the idle tasks."
     static let description = "Virtual clock only (-32007 on a real clock). Runs the runnable idle tasks (pool warm-ups), then moves the clock to the next pending timer (an animation's end, a cool-down) and fires it, and again, until nothing is pending or the next timer is more than `maxMs` past the time the call started; in that case the clock stops at `maxMs` past it. One call instead of guessing how far to `clock.advance` and when to `tasks.drain`. Idle tasks in `default` mode that wait while a page or range session tracks (a drag left open, a deceleration not ended) are listed in `paused`, not run: settling cannot end a gesture the script began. Hooks that fail in what it runs tear their containers down and are listed in `failed`, as `clock.advance` lists them. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
@@ -244,7 +238,7 @@ enum ClockSettle: RPCMethod {
     }
 }
 
-enum TasksStatus: RPCMethod {
+enum TasksStatus: HostMethod {
     static let name = "tasks.status"
     static let summary = "The idle-task dispatcher's queue."
     static let description = "Queued idle tasks (warming, preloading) in FIFO order with their mode and running-average cost, and the dispatcher's counters. `automatic` says whether tasks run by themselves (real clock) or only on `tasks.drain` (virtual clock). Takes no params (any member is -32602). Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
@@ -254,12 +248,11 @@ enum TasksStatus: RPCMethod {
 }
 
 /// `tasks.add`: Queues an idle task of the client's.
-enum TasksAdd: RPCMethod {
+enum TasksAdd: HostMethod {
     static let name = "tasks.add"
     static let summary = "Queues an idle task: work on the loop thread, run between requests."
     static let description = "MDTable's `TaskDispatcher.add(key) { ... }` (docs/tasks.md): queues a task that burns `costMs` of real CPU on the loop thread when it runs, as a prototype's main-thread work would (building a cell, binding a row). Split into `parts`, it runs one part per idle pass (each part costs `costMs / parts`), as the table article splits a heavy cell into one small task per run-loop pass: each part, when it runs, queues the next behind what is queued. `default` tasks pause while a page or range session tracks (drags, decelerates, animates); `common` tasks run anyway. Keys are host-wide, as the seed's dispatcher is one per app: a key already queued (by any connection) is ignored (`queued: false`). Each part that runs sends a `task` event `ran` to this connection (and `scope: \"all\"` observers); the task is this connection's until its last part ran: `tasks.cancel` removes it, and closing the connection does too. On a real clock tasks run before the loop waits for I/O, within the dispatcher's time slice; under `--clock virtual` only on `tasks.drain` or `clock.settle`. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
     static let tags = ["tasks"]
-    static let isQuick = true
     static let result = ResultSpec("added", .object(nil, [
         "key": .string("The task's key, as given."),
         "queued": .boolean("False when a task with this key was already queued: this one was ignored."),
@@ -285,12 +278,11 @@ enum TasksAdd: RPCMethod {
 }
 
 /// `tasks.cancel`: Removes a queued task of the connection's.
-enum TasksCancel: RPCMethod {
+enum TasksCancel: HostMethod {
     static let name = "tasks.cancel"
     static let summary = "Removes a queued task of this connection's, with the parts it has not run."
     static let description = "Removes the task this connection queued with `tasks.add` under `key`, with every part not run yet, and sends a `task` event `cancelled`. A key that is not queued, or is another connection's, is -32002 (a task whose last part ran is no longer queued). Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
     static let tags = ["tasks"]
-    static let isQuick = true
     static let result = ResultSpec("cancelled", .object(nil, [
         "key": .string("The task's key."),
         "cancelled": .any().const(true),
@@ -308,7 +300,7 @@ enum TasksCancel: RPCMethod {
 }
 
 /// `tasks.drain`: Runs every runnable idle task now.
-enum TasksDrain: RPCMethod {
+enum TasksDrain: HostMethod {
     static let name = "tasks.drain"
     static let summary = "Runs every runnable idle task now."
     static let description = "For deterministic scripts: runs every runnable task (ignoring the time slice) until none is runnable. Tasks paused by a tracking session stay queued. Takes no params (any member is -32602). Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds. A hook failing during it is not an error: the container is torn down and listed in `failed`."

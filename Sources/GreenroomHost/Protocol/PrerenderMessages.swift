@@ -2,7 +2,7 @@ import GreenroomJSON
 import GreenroomRPC
 
 /// `showRendered`: Shows a prerendered container (ViewControllerPreRender's showRenderedViewController; docs/pools.md).
-enum ShowRendered: RPCMethod {
+enum ShowRendered: HostMethod {
     static let name = "showRendered"
     static let summary = "Shows a prerendered container (ViewControllerPreRender's showRenderedViewController; docs/pools.md)."
     static let description = "Takes a warm container of `class`: from its pool at the stack's size, else from the first of its pools (in the order they were made) that holds one, whatever its size (pushed to a stack of another size, it lays out there: `viewWillLayoutSubviews`/`viewDidLayoutSubviews` with the stack's size, no second load). With none anywhere it is a miss, counted by the pool at the stack's size (without `stack`: the class's first pool; made at the stack's size, or 375x667, when there is none). Hit: the warm container (the green room's top) leaves the green room (`willMoveToParent(null)`, `viewWillDisappear`, `viewDidDisappear`, `didMoveToParent(null)`, all `offscreen: true`; the idle container it uncovers, if any, appears again offscreen, `viewWillAppear`/`viewDidAppear`, as in any stack, so the next hit leaves from on screen too), becomes this connection's and is pushed to `stack` if given, in UINavigationController's order (see `stack.push`) with no `loadView`/`viewDidLoad`; `warm: true`. Miss: a fresh container (`init`), pushed to `stack` if given; `warm: false`. After either, a `lazy` pool schedules one warm-up (after a miss: for next time; after a hit: the replacement, as the prerendering article's library does; none past `depth`, none after a hit during a memory warning's cool-down) and an `eager` pool refills to its depth. `data`, when given, is then bound with `configure` (its output is the reply's `output`); with `present: \"onSuccess\"` it is bound first instead, in the green room (a miss loads there), and only a container whose `configure` succeeded is handed over and pushed. `reply: \"afterAppear\"` holds the reply until the container's `viewDidAppear`. Replacement warming runs after the reply is written, as idle tasks in `default` mode (with a virtual clock: on `tasks.drain`). A failing hook is -32004: that container is torn down. Under `--clock virtual` the warm-ups wait for `tasks.drain` (the pool stays cold until then) and an animated push ends only on `clock.advance`: the reply's `note` says which (docs/virtual-clock.md). A `stack` whose interactive pop is in progress is -32003, before anything is taken or made. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
@@ -41,7 +41,7 @@ enum ShowRendered: RPCMethod {
 }
 
 /// `pool.configure`: Configures the pool of a class at a size.
-enum PoolConfigure: RPCMethod {
+enum PoolConfigure: HostMethod {
     static let name = "pool.configure"
     static let summary = "Configures the pool of a class at a size."
     static let description = "Creates the pool if needed and sets its depth and policy. An `eager` pool queues warm-ups up to `depth` (idle tasks, after the reply); shrinking releases the surplus idle containers at once. `width` and `height` go together (default 375x667). Pools are host-wide. Under `--clock virtual` an eager pool's warm-ups wait for `tasks.drain`, and the reply's `note` says so (docs/virtual-clock.md). Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
@@ -69,7 +69,7 @@ enum PoolConfigure: RPCMethod {
 }
 
 /// `pool.warm`: Queues warm-ups.
-enum PoolWarm: RPCMethod {
+enum PoolWarm: HostMethod {
     static let name = "pool.warm"
     static let summary = "Queues warm-ups."
     static let description = "Queues `count` warm-ups (default: what the pool lacks to reach its depth, at least 1) as idle tasks in `default` mode; they run after the reply (with a virtual clock: on `tasks.drain`). Each creates a container and pushes it into the green room: `init`, `loadView`, `viewDidLoad`, layout, `viewWillAppear`, `viewDidAppear`, all `offscreen: true`; then a `pool` event `warmed`. Explicit demand: it works during a cool-down too. Under `--clock virtual` the reply's `note` says that the warm-ups wait for `tasks.drain` (docs/virtual-clock.md). Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
@@ -98,7 +98,7 @@ enum PoolWarm: RPCMethod {
 }
 
 /// `pool.status`: The prerender pools.
-enum PoolStatus: RPCMethod {
+enum PoolStatus: HostMethod {
     static let name = "pool.status"
     static let summary = "The prerender pools."
     static let description = "Every pool (or those of `class`), in creation order. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
@@ -118,7 +118,7 @@ enum PoolStatus: RPCMethod {
 }
 
 /// `pool.purge`: Releases idle pooled containers.
-enum PoolPurge: RPCMethod {
+enum PoolPurge: HostMethod {
     static let name = "pool.purge"
     static let summary = "Releases idle pooled containers."
     static let description = "Every idle container of every pool (or of `class`'s pools) disappears (offscreen) and deinits; its memory is really freed. One `pool` event `purged` per pool. Unlike a memory warning, no cool-down follows. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."

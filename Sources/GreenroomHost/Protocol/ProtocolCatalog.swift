@@ -4,7 +4,7 @@ import GreenroomRPC
 /// Every method, event and error of the protocol, in the document's order: the one list the OpenRPC
 /// document is generated from, and the host checks its registry against.
 enum ProtocolCatalog {
-    static let methods: [any RPCMethod.Type] = [
+    static let methods: [any HostMethod.Type] = [
         RPCDiscover.self,
         HostPing.self,
         HostInfo.self,

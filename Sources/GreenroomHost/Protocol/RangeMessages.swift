@@ -2,7 +2,7 @@ import GreenroomJSON
 import GreenroomRPC
 
 /// `range.create`: Creates a range (prefetch) session (Texture's ASRangeController).
-enum RangeCreate: RPCMethod {
+enum RangeCreate: HostMethod {
     static let name = "range.create"
     static let summary = "Creates a range (prefetch) session (Texture's ASRangeController)."
     static let description = "Items are stacked along `axis` (default `vertical`): `count` items of `itemLength` (default 44), the `lengths` list, or `sections` (each `{count?, itemLength?, lengths?, reuseIdentifier?}`); a session made from `count` / `lengths` has one section, 0. Items are addressed by index paths `[section, row]`. The viewport starts at offset 0 and covers `[offset, offset + L)`, `L` its length along the axis. The first update runs before the reply: a `range` event (everything that entered a range), `prefetchItems`, and a `batch` `willBeginBatchFetch` event when a batch should begin (content shorter than the viewport fetches even when not visible), whose context the reply's `batchInFlight` names. The rules follow Texture's range controller and batch fetching as of TextureGroup/Texture be0b74b4 (2025-05-22). Deliberate differences, each with its reason (docs/ranges.md has more): (1) one range update at the end of each call instead of on the next run-loop turn — a call is Greenroom's run-loop turn, so its effects come before its reply; (2) without `velocity` a drag's direction comes from offset deltas — many clients only have offsets; (3) an invisible session's viewport items act as its on-screen items — a hidden list should still preload what it will show first; (4) no re-update when scheduled displays finish — Greenroom renders nothing; (5) no batch-fetching delegate — the client decides what to do with a `batch` event; (6) one axis per session, no right-to-left, inverted or transformed lists — the wire carries one offset; (7) a direction even when the content cannot scroll along the axis — bounce settings are not modelled; (8) no application background/foreground — use `range.setVisible` and `host.memoryWarning`; (9) a drag ended by `range.didEndDecelerating` without `range.willEndDragging` is judged as a release at rest — UIKit always sends willEndDragging first; (10) every `range.didScroll` (and a `range.didEndDecelerating` with an offset) judges a batch when visible and not dragging, even at the offset the last call sent — UIKit sends scrollViewDidScroll: only when the offset moves, but a call is the client's word that the list scrolled (send offsets only when they move to avoid asking an exhausted backend at every frame); (11) `batch.prepend`, `lazy` and the threshold strategies are Greenroom's options, off by default — head-growing lists and seed 004's comparisons. The mode is `minimum` at the first update and becomes `full` at the first `range.willBeginDragging` (visible or not). Ranges are recomputed only when the items on the viewport, the mode or the visibility change, never for an offset alone. `templates: true` queues one warm-up (a `default`-mode idle task, paused while any session tracks) per section `reuseIdentifier` that names a class whose pool at the row's size is empty, at the size its rows have (the viewport's cross size by the length of the first row of the first section using it), as MDTable preloads cell templates, and adds `templatesQueued`. -32602 names the bad field: `count` (not 0 to 10000000, not `lengths`' length, or more than 10000000 items in all), `itemLength`, `lengths`, `lengths[i]`, `sections` (empty, or given with `count` / `lengths`), `sections[i]`, `sections[i].count`, `sections[i].itemLength`, `sections[i].lengths[j]`, `sections[i].reuseIdentifier`, `sections[i].keys` (not one per item, or keys in some sections only), `sections[i].keys[j]` (a duplicate, naming the other place), `sections[i].key`, `sections[i].<member>`, `keys`, `keys[j]`, `viewport`, `viewport.width`, `viewport.height`, `axis`, `tuning`, `tuning.<mode>`, `tuning.<mode>.<type>`, `tuning.<mode>.<type>.leading` / `.trailing` / `.<member>`, `batch`, `batch.leadingScreens`, `batch.prepend`, `batch.<member>`, `strategy`, `strategy.name`, `strategy.ratio`, `lazy`, `visible` (with `parent` or `page`), `templates`, `parent`, `parent.item` (not an item of that session), `parent.<member>`, `page` (with `parent`), `page.index` (out of range), `page.<member>`. -32002: `parent.session` / `page.session` (not one of this connection's sessions). Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
@@ -67,14 +67,13 @@ enum RangeCreate: RPCMethod {
 }
 
 /// `range.willBeginDragging`: The user touches the content (scrollViewWillBeginDragging).
-enum RangeWillBeginDragging: RPCMethod {
+enum RangeWillBeginDragging: HostMethod {
     static let name = "range.willBeginDragging"
     static let summary = "The user touches the content (scrollViewWillBeginDragging)."
     static let description = "The session starts tracking (phase `dragging`; `default` idle tasks pause, docs/tasks.md): the content counts as scrolled and the mode becomes `full` at the next update, whether or not the session is visible (Texture's `scrollViewWillBeginDragging:`); that update runs before the reply when the mode changed. `offset`, when given, is where the drag starts (no motion: the direction comes from `velocity` if sent, else from the next offsets). Batch fetching is not judged while dragging. Never out of order: a drag that begins while decelerating continues the motion. -32602: `offset` (out of range), `velocity` (not a finite number). Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
     static let tags = ["ranges"]
     static let result = ResultSpec("session", .ref(.rangeInfo))
     static let errors: [ErrorDoc] = [.invalidParams, .unknownObject, .unauthorized]
-    static let isQuick = true
 
     struct Params: RPCParams {
         var session: String = ""
@@ -90,14 +89,13 @@ enum RangeWillBeginDragging: RPCMethod {
 }
 
 /// `range.didScroll`: The offset changed (scrollViewDidScroll).
-enum RangeDidScroll: RPCMethod {
+enum RangeDidScroll: HostMethod {
     static let name = "range.didScroll"
     static let summary = "The offset changed (scrollViewDidScroll)."
     static let description = "The scroll direction is the motion's while dragging: the sign of `velocity` when sent, else the sign of the offset's change since the previous offset (a client sending only offsets); while decelerating it points toward the target of `range.willEndDragging`; at rest (a programmatic scroll) there is none and the ranges keep the direction they had. The ranges are recomputed only when the set of items on the viewport changed (a jitter within the same items changes nothing); with nothing on the viewport (overscroll) they stay as they were and only the items that left the screen lose `visible`. When the session is visible and not dragging (decelerating, or a programmatic scroll), batch fetching is judged at the new offset with that direction (none at rest, so a batch near the end is never refused for pointing at the head). Never out of order. The reply is the light `RangeStreamState`. -32602: `offset` (missing, or out of range), `velocity` (not a finite number). Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
     static let tags = ["ranges"]
     static let result = ResultSpec("state", .ref(.rangeStreamState))
     static let errors: [ErrorDoc] = [.invalidParams, .unknownObject, .unauthorized]
-    static let isQuick = true
 
     struct Params: RPCParams {
         var session: String = ""
@@ -113,7 +111,7 @@ enum RangeDidScroll: RPCMethod {
 }
 
 /// `range.willEndDragging`: The finger lifts (scrollViewWillEndDragging).
-enum RangeWillEndDragging: RPCMethod {
+enum RangeWillEndDragging: HostMethod {
     static let name = "range.willEndDragging"
     static let summary = "The finger lifts (scrollViewWillEndDragging)."
     static let description = "The session decelerates (phase `decelerating`) toward `targetOffset`, or, without it, the offset predicted from `velocity` (deceleration 0.998 per ms: offset + velocity * 0.998 / 0.002), clamped to `0...max(contentLength - L, 0)`; the reply gives it. From here until `range.didEndDecelerating` the scroll direction points from the offset toward that target (none when they are equal, e.g. a release with zero velocity), whatever the velocity's sign. Batch fetching is judged at the target offset with that direction (a snap target against the motion is judged toward the target). The ranges are not recomputed here unless `lazy: true`, when they mark only the target region until `range.didEndDecelerating`. `offset`, when given, is recorded first, as `range.didScroll` records it. Outside a drag it is -32003 (`data.call`, `data.phase`). -32602: `velocity` (missing, or not a finite number), `targetOffset`, `offset` (out of range). Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
@@ -123,7 +121,6 @@ enum RangeWillEndDragging: RPCMethod {
         "targetOffset": .number("Where the motion will stop, clamped to `0...max(contentLength - L, 0)`.").minimum(0),
     ], required: ["session", "targetOffset"]))
     static let errors: [ErrorDoc] = [.invalidParams, .unknownObject, .rangeStreamOutOfOrder, .unauthorized]
-    static let isQuick = true
 
     struct Params: RPCParams {
         var session: String = ""
@@ -141,14 +138,13 @@ enum RangeWillEndDragging: RPCMethod {
 }
 
 /// `range.didEndDecelerating`: The motion stops (scrollViewDidEndDecelerating).
-enum RangeDidEndDecelerating: RPCMethod {
+enum RangeDidEndDecelerating: HostMethod {
     static let name = "range.didEndDecelerating"
     static let summary = "The motion stops (scrollViewDidEndDecelerating)."
     static let description = "The session comes to rest (phase `idle`; tracking ends; the scroll direction is none from here); it also ends a drag that does not decelerate, judged then for a batch as a release at rest (UIKit always sends willEndDragging first). `offset`, when given, is the motion's last `range.didScroll` (judged for a batch toward the target when visible and not dragging, even at the offset the last call sent) before coming to rest. The ranges update if the items on the viewport changed. When idle it is -32003 (`data.call`, `data.phase`). -32602: `offset` (out of range). Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
     static let tags = ["ranges"]
     static let result = ResultSpec("session", .ref(.rangeInfo))
     static let errors: [ErrorDoc] = [.invalidParams, .unknownObject, .rangeStreamOutOfOrder, .unauthorized]
-    static let isQuick = true
 
     struct Params: RPCParams {
         var session: String = ""
@@ -162,14 +158,13 @@ enum RangeDidEndDecelerating: RPCMethod {
 }
 
 /// `range.setVisible`: The list goes on or off screen.
-enum RangeSetVisible: RPCMethod {
+enum RangeSetVisible: HostMethod {
     static let name = "range.setVisible"
     static let summary = "The list goes on or off screen."
     static let description = "A change of visibility recomputes the ranges at once (Texture's `didMoveToWindow`); setting the visibility it already has does nothing. An invisible session marks no item visible: the items on its viewport get preload and display (preload only in `lowMemory`), those in the display range preload only, those only in the preload range nothing. Its mode is not managed while invisible (it keeps the one it has); a session made visible again after a drag is `full` at once. Becoming visible judges batch fetching (unless dragging); an invisible session fetches a batch only for content shorter than the viewport. -32602: `visible`. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
     static let tags = ["ranges"]
     static let result = ResultSpec("session", .ref(.rangeInfo))
     static let errors: [ErrorDoc] = [.invalidParams, .unknownObject, .unauthorized]
-    static let isQuick = true
 
     struct Params: RPCParams {
         var session: String = ""
@@ -183,14 +178,13 @@ enum RangeSetVisible: RPCMethod {
 }
 
 /// `range.setViewport`: The viewport is resized.
-enum RangeSetViewport: RPCMethod {
+enum RangeSetViewport: HostMethod {
     static let name = "range.setViewport"
     static let summary = "The viewport is resized."
     static let description = "Give `viewport {width, height}`, or `width` and `height`. The new length along the axis is the new `L` for the ranges, the offset bounds and batch fetching; the ranges are recomputed if the items on the viewport changed. Batch fetching is not judged (as Texture: a bounds change is no scroll and no data change). -32602: `viewport.width`, `viewport.height`, or (without `viewport`) `width`, `height`. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
     static let tags = ["ranges"]
     static let result = ResultSpec("session", .ref(.rangeInfo))
     static let errors: [ErrorDoc] = [.invalidParams, .unknownObject, .unauthorized]
-    static let isQuick = true
 
     struct Params: RPCParams {
         var session: String = ""
@@ -208,14 +202,13 @@ enum RangeSetViewport: RPCMethod {
 }
 
 /// `range.insertItems`: Inserts items.
-enum RangeInsertItems: RPCMethod {
+enum RangeInsertItems: HostMethod {
     static let name = "range.insertItems"
     static let summary = "Inserts items."
     static let description = "The items go before `at` (`[section, row]`; row may be the section's count, to append). The offset does not move, so what follows the insertion point shifts. The ranges are recomputed when the items on the viewport changed (new items that land in a range then enter it, listed once in the `range` event); otherwise new items stay unmarked until the next update (as Texture). Batch fetching is judged unless dragging. -32602: `at` (not a `[section, row]`), `at[0]` (no such section), `at[1]` (row outside 0...count), `lengths` (missing or empty, or more than 10000000 items in all), `lengths[i]`, `keys` (missing in a keyed session, given in an unkeyed one, or not one per item), `keys[i]` (a key the session has, or given twice). Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
     static let tags = ["ranges"]
     static let result = ResultSpec("session", .ref(.rangeInfo))
     static let errors: [ErrorDoc] = [.invalidParams, .unknownObject, .unauthorized]
-    static let isQuick = true
 
     struct Params: RPCParams {
         var session: String = ""
@@ -239,14 +232,13 @@ enum RangeInsertItems: RPCMethod {
 }
 
 /// `range.deleteItems`: Deletes items.
-enum RangeDeleteItems: RPCMethod {
+enum RangeDeleteItems: HostMethod {
     static let name = "range.deleteItems"
     static let summary = "Deletes items."
     static let description = "`paths` address items before the deletion. The `range` event lists in `removed` those that were in a range (they do not `exit`); the ranges are recomputed when the items on the viewport changed (items that slide into a range then enter it). Batch fetching is judged unless dragging. -32602: `paths`, `paths[i]` (not an item), `paths` (an item listed twice). Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
     static let tags = ["ranges"]
     static let result = ResultSpec("session", .ref(.rangeInfo))
     static let errors: [ErrorDoc] = [.invalidParams, .unknownObject, .unauthorized]
-    static let isQuick = true
 
     struct Params: RPCParams {
         var session: String = ""
@@ -260,14 +252,13 @@ enum RangeDeleteItems: RPCMethod {
 }
 
 /// `range.batchFetchDone`: Ends the batch fetch in flight.
-enum RangeBatchFetchDone: RPCMethod {
+enum RangeBatchFetchDone: HostMethod {
     static let name = "range.batchFetchDone"
     static let summary = "Ends the batch fetch in flight."
     static let description = "`context` is the one the `batch` event (or `batchInFlight`) named. The `lengths` items are appended to the last section, or, when the batch prepends, put before the first item of section 0 with the offset moved by their total so that what is on screen stays (during a lazy fling the target offset moves with it, so the marked region stays on the rows the fling is heading for). With items, the ranges update if the items on the viewport changed and batch fetching is judged again unless dragging (another `batch` event may follow at once). Without items (an exhausted backend: nothing more to load) nothing is judged, so no batch follows: ask again with `range.insertItems` or a scroll when there is more. -32602: `context` (not the batch in flight), `lengths` (or more than 10000000 items in all; the batch stays in flight), `lengths[i]`. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
     static let tags = ["ranges"]
     static let result = ResultSpec("session", .ref(.rangeInfo))
     static let errors: [ErrorDoc] = [.invalidParams, .unknownObject, .unauthorized]
-    static let isQuick = true
 
     struct Params: RPCParams {
         var session: String = ""
@@ -285,7 +276,7 @@ enum RangeBatchFetchDone: RPCMethod {
 }
 
 /// `range.state`: A range session's ranges.
-enum RangeState: RPCMethod {
+enum RangeState: HostMethod {
     static let name = "range.state"
     static let summary = "A range session's ranges."
     static let description = "Without `paths`: the mode, the direction and the index paths in each range (`RangeRanges`). With `paths`: the state bits of each of those items (`RangeItems`). -32602: `paths`, `paths[i]` (not an item). Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
@@ -295,7 +286,6 @@ enum RangeState: RPCMethod {
         .ref(.rangeItems),
     ]))
     static let errors: [ErrorDoc] = [.invalidParams, .unknownObject, .unauthorized]
-    static let isQuick = true
 
     struct Params: RPCParams {
         var session: String = ""
@@ -309,7 +299,7 @@ enum RangeState: RPCMethod {
 }
 
 /// `range.setItemData`: Sets items' business data (sessions with cells).
-enum RangeSetItemData: RPCMethod {
+enum RangeSetItemData: HostMethod {
     static let name = "range.setItemData"
     static let summary = "Sets items' business data; a bound cell is re-bound with `configure`."
     static let description = "A session with `cells` (else -32003): each item's data (and its `version`; without one the version goes up by one: the row is dirty). A cell bound to the item is configured with it at once unless it already shows that item at that version (MDTable's `isDirty`); the reply lists the cells re-bound, with their `configure` output. A cell bound later is configured with the data then. Every item is checked before anything changes: -32602 names `items[i].path` (not an item), `items[i].data` (missing), `items[i].version`, `items[i].<member>`. A failing `configure` is -32004: that cell is torn down. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
@@ -341,7 +331,7 @@ enum RangeSetItemData: RPCMethod {
 }
 
 /// `range.destroy`: Destroys a range session.
-enum RangeDestroy: RPCMethod {
+enum RangeDestroy: HostMethod {
     static let name = "range.destroy"
     static let summary = "Destroys a range session."
     static let description = "No events; a batch in flight is forgotten. Sessions are also destroyed when their connection closes. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
@@ -362,7 +352,7 @@ enum RangeDestroy: RPCMethod {
 }
 
 /// `range.performBatchUpdates`: Applies many updates at once (UICollectionView's `performBatchUpdates`).
-enum RangePerformBatchUpdates: RPCMethod {
+enum RangePerformBatchUpdates: HostMethod {
     static let name = "range.performBatchUpdates"
     static let summary = "Applies many updates at once (UICollectionView's performBatchUpdates)."
     static let description = "Every update is checked first, and a refused batch changes nothing: -32602 names the first bad update and its member (`updates[i].paths[k]`, `updates[i].at`, `updates[i].from`, `updates[i].to`, `updates[i].lengths`, `updates[i].keys[k]`, `updates[i].sections[k]`, `updates[i].<member>`). UIKit's index rules: `deleteItems`, `reloadItems`, `setLengths`, `deleteSections` and the `from` of moves name items and sections as they are before the batch; `insertItems`, `insertSections` and the `to` of moves as they are after it. An item may be named by one of delete, move, reload or resize only (deleting a moved item, reloading a moved one, and the like are refused); items of a deleted section may not be named, nor moved out of a moved section; inserts and moves may not go into an inserted section (it brings its own items) or past the end of their section after the batch; at least one section stays. The whole batch is one update: one `range` event (deleted items that were in a range in `removed`, moved ones in `moved`; a moved item keeps its states, key, data and cell), one set of prefetch changes, and a batch fetch judged once unless dragging. Reloaded items keep their states; a bound cell is configured again (its data version goes up). Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
@@ -382,7 +372,7 @@ enum RangePerformBatchUpdates: RPCMethod {
 }
 
 /// `range.applySnapshot`: Gives a keyed session its new item order; the host computes the changes.
-enum RangeApplySnapshot: RPCMethod {
+enum RangeApplySnapshot: HostMethod {
     static let name = "range.applySnapshot"
     static let summary = "Gives a keyed session its new item order; the host computes the changes (a diffable data source)."
     static let description = "A keyed session only (else -32003). `sections` lists every section's keys in their new order (as many sections as the session has: sections change with `range.performBatchUpdates`). Keys the snapshot leaves out are deleted, new keys inserted (their `lengths` entries are required), and kept items that changed place are moved: the fewest moves, keeping the longest run of items already in order (a longest increasing subsequence). A kept item whose given length differs is resized. The changes are applied as one `range.performBatchUpdates`, with its events and its `applied` counts. -32602: `sections` (not one per section), `sections[i].keys[j]` (a duplicate), `sections[i].lengths` (not one per key), `sections[i].lengths[j]` (not a length). Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."

@@ -2,7 +2,7 @@ import GreenroomJSON
 import GreenroomRPC
 
 /// `stack.create`: Creates a stack: a window with a navigation stack.
-enum StackCreate: RPCMethod {
+enum StackCreate: HostMethod {
     static let name = "stack.create"
     static let summary = "Creates a stack: a window with a navigation stack."
     static let description = "Only the top container is on screen, and only while the window is shown: a hidden stack loads and shows nothing until `stack.setHidden false` (as the article on prerendering view controllers found of UIKit: rendering depends on the window being shown, not on being on screen; docs/pools.md). Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
@@ -24,7 +24,7 @@ enum StackCreate: RPCMethod {
 }
 
 /// `stack.push`: Pushes a container onto a stack.
-enum StackPush: RPCMethod {
+enum StackPush: HostMethod {
     static let name = "stack.push"
     static let summary = "Pushes a container onto a stack."
     static let description = "Pushes a container, as UINavigationController does: the container gets `willMoveToParent` and loads if needed (`loadView`, `viewDidLoad`); the old top gets `viewWillDisappear`; the new top `viewWillAppear`, then its layout (`viewWillLayoutSubviews`, `viewDidLayoutSubviews`) at the stack's size when that differs from its last; then the old top's `viewDidDisappear`, the new top's `viewDidAppear` and `didMoveToParent` (after `duration`, 300 ms of host clock by default, when `animated`). A transition still running on the stack completes first. Pushing a container already in this stack is -32003 (UIKit crashes); one in another stack is moved (it disappears there first). On a hidden stack only the containment hooks run. While an interactive pop is in progress on either stack it is -32003. A failing hook is -32004: that container is torn down. Under `--clock virtual` an animated push ends only on `clock.advance`; the reply's `note` says so (docs/virtual-clock.md). Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
@@ -51,7 +51,7 @@ enum StackPush: RPCMethod {
 }
 
 /// `stack.pop`: Pops the top container.
-enum StackPop: RPCMethod {
+enum StackPop: HostMethod {
     static let name = "stack.pop"
     static let summary = "Pops the top container."
     static let description = "Pops the top container, as UINavigationController does: the top gets `willMoveToParent(null)`; the one below loads if it never did; the top gets `viewWillDisappear`, the one below `viewWillAppear` and its layout if its size changed; then the top's `viewDidDisappear`, the one below's `viewDidAppear` and the top's `didMoveToParent(null)` (after `duration`, 300 ms by default, when `animated`). The popped container stays this connection's (release it, or push it again). An empty stack is -32003 and changes nothing (a pop still animating there keeps its time); so is a stack with an interactive pop in progress. Under `--clock virtual` an animated pop ends only on `clock.advance`; the reply's `note` says so (docs/virtual-clock.md). Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
@@ -77,7 +77,7 @@ enum StackPop: RPCMethod {
 }
 
 /// `stack.popToRoot`: Pops every container above the root (UINavigationController's popToRootViewController).
-enum StackPopToRoot: RPCMethod {
+enum StackPopToRoot: HostMethod {
     static let name = "stack.popToRoot"
     static let summary = "Pops every container above the root (UINavigationController's popToRootViewController)."
     static let description = "Every container above the root leaves: each gets `willMoveToParent(null)` first (top first), then only the old top and the root get appearance calls, as in a pop (the old top `viewWillDisappear`, the root loads if it never did and gets `viewWillAppear` and its layout; then the old top's `viewDidDisappear` and the root's `viewDidAppear`), and last each leaving container gets `didMoveToParent(null)` (top first); the ones passed over get no appearance call. With `animated` the end calls come after `duration` (300 ms by default). A stack holding one container or none pops nothing (`containers: []`). The popped containers stay this connection's. A stack with an interactive pop in progress is -32003. Under `--clock virtual` an animated pop ends only on `clock.advance`; the reply's `note` says so. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
@@ -103,7 +103,7 @@ enum StackPopToRoot: RPCMethod {
 }
 
 /// `stack.setContainers`: Replaces a stack's containers (UINavigationController's setViewControllers).
-enum StackSetContainers: RPCMethod {
+enum StackSetContainers: HostMethod {
     static let name = "stack.setContainers"
     static let summary = "Replaces a stack's containers (UINavigationController's setViewControllers)."
     static let description = "`containers` (bottom first) becomes the stack. Containers kept get no call at all, wherever they move in the list; newcomers join (`willMoveToParent` before the appearance calls, `didMoveToParent` after; one in another stack leaves it first, at once) and containers not in the list leave (`willMoveToParent(null)` before, `didMoveToParent(null)` after, top first). Only a top that changes gets appearance calls: the old top disappears (`viewWillDisappear` ... `viewDidDisappear`) and the new one appears (loading if needed, `viewWillAppear`, its layout, ... `viewDidAppear`), the did-calls after `duration` when `animated`; a new list with the same top gives none. An empty list empties the stack. A container named twice is -32602 naming both places; one that is not this connection's is -32002 (`data.path` names it); a page session's child, or a stack (this one or the newcomer's) with an interactive pop in progress, is -32003. On a hidden stack only the containment hooks run. Under `--clock virtual` an animated change ends only on `clock.advance`; the reply's `note` says so. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
@@ -131,7 +131,7 @@ enum StackSetContainers: RPCMethod {
 }
 
 /// `stack.beginInteractivePop`: Begins an interactive pop (the edge-swipe back gesture).
-enum StackBeginInteractivePop: RPCMethod {
+enum StackBeginInteractivePop: HostMethod {
     static let name = "stack.beginInteractivePop"
     static let summary = "Begins an interactive pop (the edge-swipe back gesture)."
     static let description = "A running transition completes first. The top gets `willMoveToParent(null)`; the one below loads if it never did; the top gets `viewWillDisappear` and the one below `viewWillAppear` and its layout (all `animated: true`). Both stay in the stack until `stack.finishInteractivePop` or `stack.cancelInteractivePop`; meanwhile every other call on the stack (and moving or releasing its containers) is -32003, `stack.info` shows `interactivePop`, and a connection that closes mid-gesture has it cancelled at once before its objects are torn down. A hidden stack, a stack of fewer than two containers, or one whose gesture is already in progress is -32003. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
@@ -151,7 +151,7 @@ enum StackBeginInteractivePop: RPCMethod {
 }
 
 /// `stack.updateInteractivePop`: Moves an interactive pop on: no lifecycle call.
-enum StackUpdateInteractivePop: RPCMethod {
+enum StackUpdateInteractivePop: HostMethod {
     static let name = "stack.updateInteractivePop"
     static let summary = "Moves an interactive pop on: no lifecycle call."
     static let description = "Records how far the gesture has gone (0 to 1): it decides how long the finish or the cancel takes. No hook runs. A stack with no gesture in progress is -32003; a progress outside 0...1 is -32602. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
@@ -173,7 +173,7 @@ enum StackUpdateInteractivePop: RPCMethod {
 }
 
 /// `stack.finishInteractivePop`: Completes an interactive pop.
-enum StackFinishInteractivePop: RPCMethod {
+enum StackFinishInteractivePop: HostMethod {
     static let name = "stack.finishInteractivePop"
     static let summary = "Completes an interactive pop."
     static let description = "The top is off the stack at once (the reply's `container`; it stays this connection's). After the rest of the transition, `duration * (1 - progress)` ms of host clock (at once when that is 0), the top gets `viewDidDisappear`, the one below `viewDidAppear`, and the top `didMoveToParent(null)`. A stack with no gesture in progress is -32003. Under `--clock virtual` the end comes only on `clock.advance`; the reply's `note` says so. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
@@ -197,7 +197,7 @@ enum StackFinishInteractivePop: RPCMethod {
 }
 
 /// `stack.cancelInteractivePop`: Calls an interactive pop off: the stack stays as it was.
-enum StackCancelInteractivePop: RPCMethod {
+enum StackCancelInteractivePop: HostMethod {
     static let name = "stack.cancelInteractivePop"
     static let summary = "Calls an interactive pop off: the stack stays as it was."
     static let description = "After the way back, `duration * progress` ms of host clock (at once when that is 0: UIKit runs a cancelled transition backwards from where the gesture was), UIKit's cancelled order runs: the one below gets `viewWillDisappear` and `viewDidDisappear`, then the top `viewWillAppear` and `viewDidAppear`, and the top `didMoveToParent` with the stack (it had `willMoveToParent(null)` at the begin). A stack with no gesture in progress is -32003. Under `--clock virtual` the end comes only on `clock.advance`; the reply's `note` says so. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
@@ -220,7 +220,7 @@ enum StackCancelInteractivePop: RPCMethod {
 }
 
 /// `stack.setHidden`: Shows or hides the window.
-enum StackSetHidden: RPCMethod {
+enum StackSetHidden: HostMethod {
     static let name = "stack.setHidden"
     static let summary = "Shows or hides the window."
     static let description = "Hiding: the top disappears. Showing: the top loads if needed, gets `viewWillAppear`, lays out at the stack's size and gets `viewDidAppear`. A running transition completes first. While an interactive pop is in progress on the stack (`stack.beginInteractivePop`) it is -32003 naming the gesture. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
@@ -240,7 +240,7 @@ enum StackSetHidden: RPCMethod {
 }
 
 /// `stack.resize`: Resizes the window.
-enum StackResize: RPCMethod {
+enum StackResize: HostMethod {
     static let name = "stack.resize"
     static let summary = "Resizes the window."
     static let description = "The top, when shown and loaded, lays out again (`viewWillLayoutSubviews` / `viewDidLayoutSubviews` with the size); the others when they next appear. While an interactive pop is in progress on the stack (`stack.beginInteractivePop`) it is -32003 naming the gesture. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
@@ -262,7 +262,7 @@ enum StackResize: RPCMethod {
 }
 
 /// `stack.info`: A stack's state.
-enum StackInfo: RPCMethod {
+enum StackInfo: HostMethod {
     static let name = "stack.info"
     static let summary = "A stack's state."
     static let description = "Size, visibility, containers (bottom first), top, animating. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
@@ -280,7 +280,7 @@ enum StackInfo: RPCMethod {
 }
 
 /// `stack.destroy`: Destroys a stack and its containers.
-enum StackDestroy: RPCMethod {
+enum StackDestroy: HostMethod {
     static let name = "stack.destroy"
     static let summary = "Destroys a stack and its containers."
     static let description = "A running transition completes; page sessions whose own container sits in the stack are destroyed (their children disappear and deinit first); then every container, top first, disappears if on screen and deinits. While an interactive pop is in progress on the stack (`stack.beginInteractivePop`) it is -32003 naming the gesture. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."

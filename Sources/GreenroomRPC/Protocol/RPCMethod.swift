@@ -1,7 +1,7 @@
 import GreenroomJSON
 
 /// One JSON-RPC method as a Swift type (sourcekit-lsp's `RequestType`): its wire name, its typed params,
-/// its result's schema, whether it is quick, and its documentation. The registry takes the type with its
+/// its result's schema and its documentation. The registry takes the type with its
 /// handler (`MethodRegistry.register(_:_:)`); the OpenRPC document is generated from the types
 /// (`OpenRPCGenerator`), and the clients from the document.
 ///
@@ -19,13 +19,6 @@ public protocol RPCMethod: Sendable {
     static var result: ResultSpec { get }
     /// The errors the method can answer.
     static var errors: [ErrorDoc] { get }
-    /// A quick method never runs a container hook and touches no container, stack, page, pool, timer or
-    /// task state: the host may run it while another call waits on a plugin worker.
-    static var isQuick: Bool { get }
-}
-
-extension RPCMethod {
-    public static var isQuick: Bool { false }
 }
 
 /// One error a method can answer, as the document shows it: a name for `components.errors` and an error

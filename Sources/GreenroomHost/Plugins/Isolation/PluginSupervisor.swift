@@ -119,11 +119,11 @@ public final class PluginSupervisor: HostDomain, WorkerSweeper {
 
     // MARK: Crashes and restarts
 
-    /// Before a call (`HostPipeline`): the sweep, when a worker ended. A quick call (`MethodSpec.isQuick`)
-    /// sees no container; with the lane on it may run while lane items are parked, so the sweep (which
+    /// Before a call (`HostPipeline`): the sweep, when a worker ended. A call that touches nothing
+    /// (`LaneDependency.none`) sees no container; with the lane on it may run while lane items are parked, so the sweep (which
     /// restarts workers) waits for a lane item, and every item depends on everything until it ran.
     func sweepIfDue(before method: String) {
-        if needsSweep && !(host.lane.isEnabled && host.processor.registry.isQuick(method)) { sweep() }
+        if needsSweep && !(host.lane.isEnabled && host.laneDependency(method: method, params: nil) == .none) { sweep() }
     }
 
     func emit(_ fields: JSONObject) {
