@@ -55,7 +55,8 @@ public final class Host {
         dispatcher = TaskDispatcher(sliceMs: config.taskSliceMs)
         processor = RPCProcessor(registry: MethodRegistry(), limits: config.limits)
         registerHostMethods(into: &processor.registry)
-        containers = Containers(host: self)
+        containers = Containers(config: config, classes: classes, events: events, timers: timers, clock: clock,
+                                connections: connections, processor: processor, lane: lane, dispatcher: dispatcher)
         add(containers)
         pages = PageSessions(classes: classes, containers: containers, events: events, connections: connections,
                              dispatcher: dispatcher, trackingChanged: { [unowned self] in updateTracking() })
@@ -63,6 +64,7 @@ public final class Host {
         ranges = RangeSessions(classes: classes, containers: containers, events: events, pages: pages, clock: clock,
                                timers: timers, trackingChanged: { [unowned self] in updateTracking() })
         pages.ranges = ranges
+        containers.ranges = ranges
         add(ranges)
         clientTasks = ClientTasks(dispatcher: dispatcher, events: events)
         add(clientTasks)

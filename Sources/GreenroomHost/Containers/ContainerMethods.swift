@@ -5,11 +5,11 @@ import GreenroomRPC
 extension Containers {
     func registerClassMethods(into r: inout MethodRegistry<HostConnection>) {
         r.register(ClassesList.self) { [unowned self] _, _ throws(RPCError) in
-            let list: [JSONValue] = host.classes.order.compactMap { name in
-                guard let c = host.classes[name] else { return nil }
+            let list: [JSONValue] = classes.order.compactMap { name in
+                guard let c = classes[name] else { return nil }
                 var entry: JSONObject = ["name": .string(name), "plugin": c.pluginName.map { .string($0) } ?? .null,
                                          "scripted": .bool(c.isScripted)]
-                if let plugin = c.pluginName, case .string(let state)? = host.classes.pluginStatus?(plugin)?["state"] {
+                if let plugin = c.pluginName, case .string(let state)? = classes.pluginStatus?(plugin)?["state"] {
                     entry["pluginState"] = .string(state)
                 }
                 return .object(entry)
@@ -18,11 +18,11 @@ extension Containers {
         }
         r.register(ClassesDefine.self) { [unowned self] _, p throws(RPCError) in
             let cls = try ScriptedClass.define(p)
-            try host.classes.register(cls)
+            try classes.register(cls)
             if cls.hooks.values.contains(where: { $0.costMs > 0 }) {
                 // Its costs park in the call lane, so they never hold the loop (see `CallLane.spend`).
-                cls.spend = { [unowned self] ms in host.lane.spend(ms: ms) }
-                host.lane.hasCostlyScripts = true
+                cls.spend = { [unowned self] ms in lane.spend(ms: ms) }
+                lane.hasCostlyScripts = true
             }
             return ["name": .string(cls.name), "plugin": .null, "scripted": true,
                     "hooks": .array(Hook.allCases.filter { cls.hooks[$0] != nil }.map { .string($0.rawValue) }),
@@ -30,7 +30,7 @@ extension Containers {
         }
         r.register(ClassesUndefine.self) { [unowned self] _, p throws(RPCError) in
             let name = p.name
-            _ = try host.classes.require(name, path: "name")
+            _ = try classes.require(name, path: "name")
             let live = liveInstances(of: name)
             guard live.isEmpty else {
                 let pooled = live.filter { if case .greenRoom = $0.parent { true } else { false } }.count
@@ -41,7 +41,7 @@ extension Containers {
                     ["class": .string(name), "path": "name", "containers": .array(live.map { .string($0.id) }),
                      "pooled": .int(pooled)])
             }
-            try host.classes.unregisterScripted(name)
+            try classes.unregisterScripted(name)
             pools.removePools(of: name)
             return ["name": .string(name), "undefined": true]
         }
@@ -71,7 +71,7 @@ extension Containers {
 
     func registerContainerMethods(into r: inout MethodRegistry<HostConnection>) {
         r.register(ContainerCreate.self) { [unowned self] conn, p throws(RPCError) in
-            let cls = try host.classes.require(p.className)
+            let cls = try classes.require(p.className)
             let c = try create(cls, owner: conn.id, data: p.data)
             return containerInfo(c)
         }
@@ -176,6 +176,22 @@ extension Containers {
         return ms
     }
 
+    /// `duration`, for a transition that runs now when `animated`: its end must be a time the clock can
+    /// reach. A virtual clock stops at 2^53 ms (past it, times are not exact), so an animation that would
+    /// end past it could never end; it is refused rather than left running for ever.
+    func duration(_ ms: Double?, animated: Bool) throws(RPCError) -> Double {
+        let d = try Self.duration(ms)
+        // Compared as what is left (exact), not as a sum (2^53 + 1 rounds to 2^53).
+        if animated, d > Self.latestTimeMs - now {
+            throw .invalidParams(path: "duration", "the transition would end at t=\(Host.formatMs(now + d)) ms, past 2^53 ms, "
+                                 + "which the clock never reaches (it must stay exact)")
+        }
+        return d
+    }
+
+    /// The latest time the clock can show exactly (2^53 ms).
+    static let latestTimeMs = 9.007199254740992e15
+
     /// Refuses (-32003) a call on a stack whose interactive pop is live: only its update, finish or
     /// cancel may touch it (UIKit ignores navigation calls during the gesture; a tool says why).
     func refuseDuringInteractivePop(_ s: StackRecord) throws(RPCError) {
@@ -224,7 +240,7 @@ extension Containers {
     /// which a hidden stack would hold until it is shown (its containers do not appear): both are refused.
     func refuseHeldReply(_ reply: String, onto s: StackRecord?) throws(RPCError) {
         guard reply == "afterAppear" else { return }
-        if host.processor.isInBatch {
+        if processor.isInBatch {
             throw .invalidParams(path: "reply", "afterAppear cannot be used in a batch (the batch's replies go out together); send the call on its own")
         }
         if let s, s.isHidden {
@@ -284,7 +300,7 @@ extension Containers {
         }
         r.register(StackPush.self) { [unowned self] conn, p throws(RPCError) in
             // Params first (-32602), then the objects (-32002) and their state (-32003).
-            let ms = try Self.duration(p.duration)
+            let ms = try duration(p.duration, animated: p.animated ?? false)
             let s = try stack(p.stack, owner: conn)
             try refuseHeldReply(p.reply, onto: s)
             let c = try container(p.container, owner: conn)
@@ -296,7 +312,7 @@ extension Containers {
             return p.reply == "afterAppear" ? replyAfterAppear(c, stackInfo(s)) : stackInfo(s)
         }
         r.register(StackPop.self) { [unowned self] conn, p throws(RPCError) in
-            let ms = try Self.duration(p.duration)
+            let ms = try duration(p.duration, animated: p.animated ?? false)
             let s = try stackAtRest(p.stack, owner: conn)
             let animated = p.animated ?? false
             var popped: ContainerRecord?
@@ -309,14 +325,14 @@ extension Containers {
             return ["container": .string(c.id), "stack": stackInfo(s)]
         }
         r.register(StackPopToRoot.self) { [unowned self] conn, p throws(RPCError) in
-            let ms = try Self.duration(p.duration)
+            let ms = try duration(p.duration, animated: p.animated ?? false)
             let s = try stackAtRest(p.stack, owner: conn)
             let animated = p.animated ?? false
             let popped = stackOps.popToRoot(s, animated: animated, durationMs: ms)
             return ["containers": .array(popped.map { .string($0.id) }), "stack": stackInfo(s)]
         }
         r.register(StackSetContainers.self) { [unowned self] conn, p throws(RPCError) in
-            let ms = try Self.duration(p.duration)
+            let ms = try duration(p.duration, animated: p.animated ?? false)
             let s = try stackAtRest(p.stack, owner: conn)
             let list = try containerList(p.containers, for: s, owner: conn)
             let animated = p.animated ?? false
@@ -345,7 +361,7 @@ extension Containers {
             return ["stack": stackInfo(s)]
         }
         r.register(StackFinishInteractivePop.self) { [unowned self] conn, p throws(RPCError) in
-            let ms = try Self.duration(p.duration)
+            let ms = try duration(p.duration, animated: true)
             let s = try stackInGesture(p.stack, owner: conn)
             guard let c = stackOps.finishInteractivePop(s, durationMs: ms) else {
                 throw .invalidState("Stack \(s.id) has no interactive pop in progress", ["stack": .string(s.id)])
@@ -353,7 +369,7 @@ extension Containers {
             return ["container": .string(c.id), "stack": stackInfo(s)]
         }
         r.register(StackCancelInteractivePop.self) { [unowned self] conn, p throws(RPCError) in
-            let ms = try Self.duration(p.duration)
+            let ms = try duration(p.duration, animated: true)
             let s = try stackInGesture(p.stack, owner: conn)
             stackOps.cancelInteractivePop(s, durationMs: ms)
             return ["stack": stackInfo(s)]

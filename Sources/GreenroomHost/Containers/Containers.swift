@@ -21,7 +21,19 @@ protocol ContainerPages: AnyObject {
 /// Containers and stacks: binds Core's lifecycle rules to class instances, events, connections and the
 /// idle-task dispatcher. Its prerender pools (`pools`) are a part of their own.
 public final class Containers: HostDomain {
-    unowned let host: Host
+    // What it works with, given by the host (which owns them all).
+    let config: HostConfig
+    let classes: ClassRegistry
+    let events: EventRouter
+    let timers: HostTimers
+    let clock: HostClock
+    let connections: ConnectionTable
+    let processor: RPCProcessor<HostConnection>
+    let lane: CallLane
+    let dispatcher: IdleTasks
+    /// Range sessions, told when a cell's hooks fail (set once they exist: they are made after this).
+    unowned(unsafe) var ranges: RangeSessions?
+    var now: Double { clock.nowMs }
     private(set) var containers: [String: ContainerRecord] = [:]
     private(set) var instances: [String: ContainerInstance] = [:]
     private(set) var stacks: [String: StackRecord] = [:]
@@ -90,10 +102,19 @@ public final class Containers: HostDomain {
     }
     lazy var stackOps = StackDriver(containers: self)
 
-    public init(host: Host) {
-        self.host = host
-        scriptedBudgetBytes = host.config.scriptedMemoryBudgetBytes
-        try? host.classes.register(PlainClass(name: "Container"))
+    init(config: HostConfig, classes: ClassRegistry, events: EventRouter, timers: HostTimers, clock: HostClock,
+         connections: ConnectionTable, processor: RPCProcessor<HostConnection>, lane: CallLane, dispatcher: IdleTasks) {
+        self.config = config
+        self.classes = classes
+        self.events = events
+        self.timers = timers
+        self.clock = clock
+        self.connections = connections
+        self.processor = processor
+        self.lane = lane
+        self.dispatcher = dispatcher
+        scriptedBudgetBytes = config.scriptedMemoryBudgetBytes
+        try? classes.register(PlainClass(name: "Container"))
     }
 
     // MARK: Reporting failures in the reply of the call that caused them
@@ -101,9 +122,9 @@ public final class Containers: HostDomain {
     /// A hook failed: kept for the container's -32004 and for the reply of the call being run.
     private func recordFailure(_ c: ContainerRecord, _ hook: Hook, _ error: HookFailure) {
         failures[c.id] = (hook, error)
-        host.config.logger.warning("hook failed; container torn down", metadata: [
+        config.logger.warning("hook failed; container torn down", metadata: [
             "container": "\(c.id)", "class": "\(c.className)", "hook": "\(hook.rawValue)",
-            "plugin": "\(host.classes[c.className]?.pluginName ?? "-")", "reason": "\(error.message)"])
+            "plugin": "\(classes[c.className]?.pluginName ?? "-")", "reason": "\(error.message)"])
         callFailures?.append(.object(mergingData(error.data, [
             "container": .string(c.id), "class": .string(c.className), "hook": .string(hook.rawValue),
             "message": .string(error.message),
@@ -230,7 +251,7 @@ public final class Containers: HostDomain {
         var fields = baseEvent(c, event: "unbalancedAppearanceTransition")
         fields["call"] = .string(call.wireName)
         fields["state"] = .string(state.rawValue)
-        host.events.emit(LifecycleTopic.self, owner: eventTarget(c), fields)
+        events.emit(LifecycleTopic.self, owner: eventTarget(c), fields)
     }
 
     /// Runs `action` after `ms` of host clock; the events it causes name the timer (`label`) and what
@@ -240,26 +261,26 @@ public final class Containers: HostDomain {
         guard !isPlanning else { spoilPlan(); return 0 }
         let token = nextToken
         nextToken += 1
-        let cause = EventCause.timer(label, scheduledBy: host.events.currentCause)
-        timerTokens[token] = host.timers.schedule(at: host.now + ms) { [weak self] in
+        let cause = EventCause.timer(label, scheduledBy: events.currentCause)
+        timerTokens[token] = timers.schedule(at: now + ms) { [weak self] in
             guard let self else { return }
             timerTokens[token] = nil
-            host.events.withCause(cause) { action() }
+            events.withCause(cause) { action() }
         }
         return token
     }
 
     public func cancel(_ token: Int) {
         guard !isPlanning else { return spoilPlan() }
-        if let id = timerTokens.removeValue(forKey: token) { host.timers.cancel(id) }
+        if let id = timerTokens.removeValue(forKey: token) { timers.cancel(id) }
     }
 
     // MARK: Events
 
     /// The connection that receives a container's events: its owner, or the one that caused its warm-up.
     func eventTarget(_ c: ContainerRecord) -> HostConnection? {
-        if let o = c.owner { return host.connection(id: o) }
-        if let cause = causes[c.id] { return host.connection(id: cause) }
+        if let o = c.owner { return connections[o] }
+        if let cause = causes[c.id] { return connections[cause] }
         return nil
     }
 
@@ -272,13 +293,13 @@ public final class Containers: HostDomain {
 
     private func emitLifecycle(_ hook: Hook, _ c: ContainerRecord, _ context: HookContext, failed: Bool) {
         let target = eventTarget(c)
-        guard host.events.wants(LifecycleTopic.self, owner: target) else { return }
+        guard events.wants(LifecycleTopic.self, owner: target) else { return }
         var f = baseEvent(c, event: hook.rawValue)
         if let a = context.animated { f["animated"] = .bool(a) }
         if let s = context.size { f["size"] = Self.sizeJSON(s) }
         if let p = context.parent { f["parent"] = p.map { .string($0) } ?? .null }
         if failed { f["failed"] = true }
-        host.events.emit(LifecycleTopic.self, owner: target, f)
+        events.emit(LifecycleTopic.self, owner: target, f)
     }
 
     static func sizeJSON(_ s: Size) -> JSONValue { ["width": .double(s.width), "height": .double(s.height)] }
@@ -334,11 +355,11 @@ public final class Containers: HostDomain {
     /// then gets `transitionMs`, the host-clock time from the request to the appearance (the prerendering
     /// article's completion). At once when it already appeared. The caller refused batches first.
     func replyAfterAppear(_ c: ContainerRecord, _ result: JSONValue) -> JSONValue {
-        guard c.state != .appeared, let call = host.processor.currentCall, let id = call.id else {
+        guard c.state != .appeared, let call = processor.currentCall, let id = call.id else {
             return Self.withTransitionMs(result, 0)
         }
-        let started = host.now
-        _ = host.processor.holdReply { [weak self] held in
+        let started = now
+        _ = processor.holdReply { [weak self] held in
             self?.appearReplies[c.id] = HeldAppearReply(connection: call.context, id: id, result: held.value,
                                                         startedAt: started)
         }
@@ -347,7 +368,7 @@ public final class Containers: HostDomain {
 
     private func releaseAppearReply(_ c: ContainerRecord) {
         guard let held = appearReplies.removeValue(forKey: c.id), let connection = held.connection else { return }
-        connection.writeHeldReply(id: held.id, .success(Self.withTransitionMs(held.result, host.now - held.startedAt)))
+        connection.writeHeldReply(id: held.id, .success(Self.withTransitionMs(held.result, now - held.startedAt)))
     }
 
     /// A held reply whose container went before it appeared: the caller gets the failure that took it.
@@ -421,7 +442,7 @@ public final class Containers: HostDomain {
             // Its session must never hold (or end calls on) a torn-down container.
             pages?.childFailed(c)
         case .cell:
-            host.ranges?.cellFailed(c)
+            ranges?.cellFailed(c)
         default: break
         }
         c.parent = parent
@@ -533,8 +554,8 @@ public final class Containers: HostDomain {
         let (pooled, _) = pools.purgePools(className: nil, reason: "reset", caller: caller, coolDown: false)
         let poolCount = pools.order.count
         pools.removePools(of: nil)
-        let scripted = host.classes.scriptedNames
-        for name in scripted { try? host.classes.unregisterScripted(name) }
+        let scripted = classes.scriptedNames
+        for name in scripted { try? classes.unregisterScripted(name) }
         // Ids start again from 1 only when nothing that had one is left.
         if containers.values.allSatisfy(\.isDestroyed) { nextContainer = 1 }
         if stacks.isEmpty { nextStack = 1 }
@@ -597,7 +618,7 @@ public final class Containers: HostDomain {
         ]
         stats["scriptedMemory"] = ["usedBytes": .int(scriptedBytes), "budgetBytes": .int(scriptedBudgetBytes)]
         stats["unbalancedTransitions"] = .int(unbalancedTransitions)
-        stats["hookBatching"] = planStats.json(enabled: host.config.plugins.batchesHooks)
+        stats["hookBatching"] = planStats.json(enabled: config.plugins.batchesHooks)
     }
 }
 

@@ -86,14 +86,14 @@ extension Containers {
     /// Runs `body` planned when some of its hooks go to `worker`'s process (nil: live). The worker is
     /// woken first, so that it is awake, not asleep, by the time the plan's hooks reach it.
     func planned(_ worker: IsolatedPlugin?, _ body: () throws(RPCError) -> Void) throws(RPCError) {
-        guard let worker, host.config.plugins.batchesHooks, case .live = hookMode, !host.events.isHolding else { return try body() }
+        guard let worker, config.plugins.batchesHooks, case .live = hookMode, !events.isHolding else { return try body() }
         worker.wake()
         journal.begin()
-        host.events.hold()
+        events.hold()
         hookMode = .planning(hooks: [], spoiled: false)
         var threw = false
         do { try body() } catch { threw = true }
-        let held = host.events.takeHeld()
+        let held = events.takeHeld()
         guard case .planning(let plan, let spoiled) = hookMode, !spoiled, !threw else {
             hookMode = .live
             journal.undo()
@@ -105,7 +105,7 @@ extension Containers {
         let outcomes = run(plan)
         if outcomes.count == plan.count && !outcomes.contains(where: \.failed) {
             journal.commit()
-            host.events.emit(held)
+            events.emit(held)
             return
         }
         journal.undo()
@@ -162,7 +162,7 @@ extension Containers {
         guard o.hook == hook, o.container === c else {
             // The operation took another path than its plan: cannot happen while the journal restores
             // every record the plan changed. Said loudly, and the rest runs live.
-            host.config.logger.error("a replayed operation left its plan", metadata: [
+            config.logger.error("a replayed operation left its plan", metadata: [
                 "planned": "\(o.container.id).\(o.hook.rawValue)", "now": "\(c.id).\(hook.rawValue)"])
             hookMode = .live
             return nil

@@ -8,7 +8,6 @@ import GreenroomRPC
 /// only for their green rooms, their bytes, and purges.
 public final class PrerenderPools {
     unowned let containers: Containers
-    var host: Host { containers.host }
     private(set) var byKey: [PoolKey: PoolRecord] = [:]
     /// Pool keys in the order the pools were made.
     private(set) var order: [PoolKey] = []
@@ -22,8 +21,8 @@ public final class PrerenderPools {
 
     init(containers: Containers) {
         self.containers = containers
-        budgetBytes = containers.host.config.poolBudgetBytes
-        coolDownMs = containers.host.config.poolCoolDownMs
+        budgetBytes = containers.config.poolBudgetBytes
+        coolDownMs = containers.config.poolCoolDownMs
     }
 
     /// The green room of the pool whose green room is `id`, if any.
@@ -68,12 +67,12 @@ public final class PrerenderPools {
     }
 
     func poolEvent(_ kind: String, _ p: PoolRecord, _ c: ContainerRecord?, to target: HostConnection?, _ extra: JSONObject = [:]) {
-        guard host.events.wants(PoolTopic.self, owner: target) else { return }
+        guard containers.events.wants(PoolTopic.self, owner: target) else { return }
         var f: JSONObject = ["kind": .string(kind), "class": .string(p.key.className),
                              "width": .double(p.key.size.width), "height": .double(p.key.size.height)]
         if let c { f["container"] = .string(c.id) }
         for m in extra.members { f[m.key] = m.value }
-        host.events.emit(PoolTopic.self, owner: target, f)
+        containers.events.emit(PoolTopic.self, owner: target, f)
     }
 
     /// Queues `count` warm-ups as idle tasks in `default` mode (paused while sessions track). They run
@@ -82,9 +81,9 @@ public final class PrerenderPools {
         var queued = 0
         for _ in 0..<count {
             p.warming += 1
-            let key = "warm:\(p.key):\(p.warmed + p.warming):\(host.dispatcher.totalRan)"
+            let key = "warm:\(p.key):\(p.warmed + p.warming):\(containers.dispatcher.totalRan)"
             let causeID = cause?.id
-            let ok = host.dispatcher.enqueue(key: key, mode: .default, costKey: "warm:\(p.key.className)") { [weak self, weak p] in
+            let ok = containers.dispatcher.enqueue(key: key, mode: .default, costKey: "warm:\(p.key.className)") { [weak self, weak p] in
                 guard let self, let p else { return }
                 p.warming -= 1
                 self.warmOne(p, cause: causeID)
@@ -108,8 +107,8 @@ public final class PrerenderPools {
     @discardableResult
     func cancelWarmups(_ p: PoolRecord) -> Int {
         var n = 0
-        for t in host.dispatcher.pendingTasks where t.key.hasPrefix("warm:\(p.key):") {
-            if host.dispatcher.cancel(key: t.key) { n += 1 }
+        for t in containers.dispatcher.pendingTasks where t.key.hasPrefix("warm:\(p.key):") {
+            if containers.dispatcher.cancel(key: t.key) { n += 1 }
         }
         p.warming = 0
         return n
@@ -118,8 +117,8 @@ public final class PrerenderPools {
     /// Warming = create + push into the green room: loadView, viewDidLoad, layout at the pool's size,
     /// viewWillAppear, viewDidAppear, all `offscreen: true`.
     func warmOne(_ p: PoolRecord, cause: String?) {
-        guard byKey[p.key] === p, let cls = host.classes[p.key.className] else { return }
-        let target = cause.flatMap { host.connection(id: $0) }
+        guard byKey[p.key] === p, let cls = containers.classes[p.key.className] else { return }
+        let target = cause.flatMap { containers.connections[$0] }
         let c: ContainerRecord
         do {
             c = try containers.create(cls, owner: nil, data: nil, offscreenIn: p.greenRoom.id, cause: cause)
@@ -143,7 +142,7 @@ public final class PrerenderPools {
             return
         }
         p.warmed += 1
-        warmedAt[c.id] = host.now
+        warmedAt[c.id] = containers.now
         poolEvent("warmed", p, c, to: target, ["idle": .int(p.idle.count)])
         enforceBudget(cause: target)
     }
@@ -201,9 +200,9 @@ public final class PrerenderPools {
     func refill(_ pool: PoolRecord, afterHit hit: Bool, cause: HostConnection) {
         let count: Int
         if pool.policy == .eager {
-            count = pool.refillCount(now: host.now)
+            count = pool.refillCount(now: containers.now)
         } else {
-            let waits = hit && pool.isCoolingDown(now: host.now)
+            let waits = hit && pool.isCoolingDown(now: containers.now)
             count = waits || pool.warming + pool.idle.count >= pool.depth ? 0 : 1
         }
         if count > 0 { _ = queueWarmups(pool, count: count, cause: cause) }
@@ -216,7 +215,7 @@ public final class PrerenderPools {
         var count = 0, bytes = 0
         for key in order where className == nil || key.className == className {
             guard let p = byKey[key] else { continue }
-            if coolDown { p.coolDownUntil = host.now + coolDownMs }
+            if coolDown { p.coolDownUntil = containers.now + coolDownMs }
             // Queued warm-ups of a purged pool are dropped too: refills come on demand or after the cool-down.
             cancelWarmups(p)
             if keep > 0 {
@@ -251,9 +250,9 @@ public final class PrerenderPools {
         let causeID = cause?.id
         _ = containers.schedule(afterMs: coolDownMs, label: "\(p.key) cool-down") { [weak self, weak p] in
             guard let self, let p, self.byKey[p.key] === p else { return }
-            let count = p.refillCount(now: self.host.now)
+            let count = p.refillCount(now: containers.now)
             guard count > 0 else { return }
-            _ = self.queueWarmups(p, count: count, cause: causeID.flatMap { self.host.connection(id: $0) })
+            _ = self.queueWarmups(p, count: count, cause: causeID.flatMap { containers.connections[$0] })
         }
     }
 
@@ -272,7 +271,7 @@ public final class PrerenderPools {
             "purged": .int(p.purged),
             "evicted": .int(p.evicted),
             "idleBytes": .int(p.idle.reduce(0) { $0 + containers.memoryBytes($1) }),
-            "coolingDown": .bool(p.isCoolingDown(now: host.now)),
+            "coolingDown": .bool(p.isCoolingDown(now: containers.now)),
         ]
     }
 
@@ -286,7 +285,7 @@ public final class PrerenderPools {
             guard let height else { throw .invalidParams(path: "height", "is required") }
             size = try Containers.size(width: width, height: height)
         }
-        _ = try host.classes.require(name)
+        _ = try containers.classes.require(name)
         return PoolKey(className: name, size: size)
     }
 
@@ -337,8 +336,8 @@ public final class PrerenderPools {
             if p.present == "onSuccess" && p.data == nil {
                 throw .invalidParams(path: "present", "onSuccess configures the container with data before presenting it: give data")
             }
-            let ms = try Containers.duration(p.duration)
-            let cls = try host.classes.require(p.className)
+            let ms = try containers.duration(p.duration, animated: p.animated ?? false)
+            let cls = try containers.classes.require(p.className)
             let target = try p.stack.map { id throws(RPCError) in try containers.stack(id, owner: conn) }
             let animated = p.animated ?? false
             if let target { try containers.refuseDuringInteractivePop(target) }
@@ -395,7 +394,7 @@ public final class PrerenderPools {
                 poolEvent("evicted", pool, c, to: conn, ["reason": "depth"])
                 destroyPooled(c, in: pool)
             }
-            let wanted = policy == .eager ? pool.refillCount(now: host.now) : min(queued, max(0, depth - pool.idle.count))
+            let wanted = policy == .eager ? pool.refillCount(now: containers.now) : min(queued, max(0, depth - pool.idle.count))
             _ = queueWarmups(pool, count: wanted, cause: conn)
             return poolStatus(pool)
         }
@@ -412,12 +411,12 @@ public final class PrerenderPools {
         }
         r.register(PoolStatus.self) { [unowned self] _, p throws(RPCError) in
             let name = p.className
-            if let name { _ = try host.classes.require(name) }
+            if let name { _ = try containers.classes.require(name) }
             return ["pools": .array(order.filter { name == nil || $0.className == name }.compactMap { byKey[$0].map(poolStatus) })]
         }
         r.register(PoolPurge.self) { [unowned self] conn, p throws(RPCError) in
             let name = p.className
-            if let name { _ = try host.classes.require(name) }
+            if let name { _ = try containers.classes.require(name) }
             let (count, bytes) = purgePools(className: name, reason: "purge", caller: conn, coolDown: false)
             return ["purged": .int(count), "bytes": .int(bytes)]
         }
