@@ -89,6 +89,24 @@ func errorOf(_ r: (events: [JSONValue], reply: JSONValue)) -> JSONValue? { r.rep
         #expect(lifecycleLog(ended.events) == ["c-1:viewDidAppear", "c-1:didMoveToParent"])
     }
 
+    /// The virtual clock stops at 2^53 ms: an animation that would end past it is refused, not left
+    /// running for ever; the same push without animation, which ends at once, goes through.
+    @Test func anAnimationThatWouldEndPastTheClocksLastExactTimeIsRefused() {
+        let c = client()
+        let s = result(c.call("stack.create", ["width": 100, "height": 200]))["stack"]!
+        let a = result(c.call("container.create", ["class": "Container"]))["container"]!
+        c.call("clock.advance", ["ms": .double(9.007199254740992e15 - 200)])
+        let refused = errorOf(c.call("stack.push", ["stack": s, "container": a, "animated": true]))
+        #expect(refused?["code"] == -32602 && refused?["data"]?["path"] == "duration")
+        #expect(result(c.call("stack.info", ["stack": s]))["containers"] == [])
+        #expect(errorOf(c.call("stack.push", ["stack": s, "container": a, "animated": true, "duration": 150])) == nil)
+        #expect(result(c.call("clock.advance", ["ms": 150]))["fired"] == 1)
+        let b = result(c.call("container.create", ["class": "Container"]))["container"]!
+        #expect(errorOf(c.call("stack.push", ["stack": s, "container": b])) == nil)
+        #expect(errorOf(c.call("stack.pop", ["stack": s, "animated": true, "duration": 51]))?["data"]?["path"] == "duration")
+        #expect(result(c.call("host.stats"))["unbalancedTransitions"] == 0)
+    }
+
     @Test func showRenderedLazyMissThenHit() {
         let c = client()
         c.call("classes.define", ["name": "Card", "hooks": ["viewDidLoad": ["costMs": 0]], "memoryBytes": 8192])

@@ -2590,7 +2590,8 @@ export interface StackPushParams {
   animated?: boolean;
   /**
    * How long the animated transition runs, in ms of host clock (default 300; 0 ends it at once, its calls
-   * still `animated: true`). Ignored when not animated.
+   * still `animated: true`). Ignored when not animated. A transition that would end past 2^53 ms on the
+   * clock, which never gets there, is refused (-32602).
    */
   duration?: DurationMs;
   /**
@@ -2610,7 +2611,8 @@ export interface StackPopParams {
   animated?: boolean;
   /**
    * How long the animated transition runs, in ms of host clock (default 300; 0 ends it at once, its calls
-   * still `animated: true`). Ignored when not animated.
+   * still `animated: true`). Ignored when not animated. A transition that would end past 2^53 ms on the
+   * clock, which never gets there, is refused (-32602).
    */
   duration?: DurationMs;
 }
@@ -2639,7 +2641,8 @@ export interface StackPopToRootParams {
   animated?: boolean;
   /**
    * How long the animated transition runs, in ms of host clock (default 300; 0 ends it at once, its calls
-   * still `animated: true`). Ignored when not animated.
+   * still `animated: true`). Ignored when not animated. A transition that would end past 2^53 ms on the
+   * clock, which never gets there, is refused (-32602).
    */
   duration?: DurationMs;
 }
@@ -2670,7 +2673,8 @@ export interface StackSetContainersParams {
   animated?: boolean;
   /**
    * How long the animated transition runs, in ms of host clock (default 300; 0 ends it at once, its calls
-   * still `animated: true`). Ignored when not animated.
+   * still `animated: true`). Ignored when not animated. A transition that would end past 2^53 ms on the
+   * clock, which never gets there, is refused (-32602).
    */
   duration?: DurationMs;
 }
@@ -2817,7 +2821,8 @@ export interface ShowRenderedParams {
   data?: unknown;
   /**
    * How long the animated transition runs, in ms of host clock (default 300; 0 ends it at once, its calls
-   * still `animated: true`). Ignored when not animated.
+   * still `animated: true`). Ignored when not animated. A transition that would end past 2^53 ms on the
+   * clock, which never gets there, is refused (-32602).
    */
   duration?: DurationMs;
   /**
@@ -2981,7 +2986,8 @@ export interface PageShowParams {
   animated?: boolean;
   /**
    * How long the animated transition runs, in ms of host clock (default 300; 0 ends it at once, its calls
-   * still `animated: true`). Ignored when not animated.
+   * still `animated: true`). Ignored when not animated. A transition that would end past 2^53 ms on the
+   * clock, which never gets there, is refused (-32602).
    */
   duration?: DurationMs;
 }

@@ -224,6 +224,10 @@ def test_apply_snapshot_makes_the_fewest_moves(vhost):
     assert again["applied"]["moved"] == 0 and again["applied"]["inserted"] == 0
     u = p("range.create", {"viewport": VP, "count": 3})["session"]
     assert p.error("range.applySnapshot", {"session": u, "sections": [{"keys": []}]})["code"] == -32003
+    # Params before state: an empty list is -32602 on any session, keyed or not.
+    for session in (s, u):
+        err = p.error("range.applySnapshot", {"session": session, "sections": []})
+        assert err["code"] == -32602 and err["data"]["path"] == "sections", err
 
 
 def test_cells_follow_their_items_through_a_batch(vhost):

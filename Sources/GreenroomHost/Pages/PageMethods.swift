@@ -173,7 +173,7 @@ extension PageSessions {
             return info(e)
         }
         r.register(PageShow.self) { [unowned self] conn, p throws(RPCError) in
-            let ms = try Containers.duration(p.duration)
+            let ms = try containers.duration(p.duration, animated: p.animated ?? true)
             try Self.checkPageIndex(p.index, "index")
             let e = try entry(p.session, owner: conn)
             let index = p.index

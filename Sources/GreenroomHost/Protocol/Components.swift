@@ -927,6 +927,6 @@ extension ParamField {
     /// The `duration` member of an animated transition.
     static func duration(_ keyPath: WritableKeyPath<P, Double?>) -> ParamField<P> {
         .optional("duration", keyPath, .ref(.durationMs),
-                  "How long the animated transition runs, in ms of host clock (default 300; 0 ends it at once, its calls still `animated: true`). Ignored when not animated.")
+                  "How long the animated transition runs, in ms of host clock (default 300; 0 ends it at once, its calls still `animated: true`). Ignored when not animated. A transition that would end past 2^53 ms on the clock, which never gets there, is refused (-32602).")
     }
 }

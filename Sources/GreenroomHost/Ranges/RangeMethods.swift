@@ -424,6 +424,8 @@ extension RangeSessions {
             return .object(try applyBatch(e, ops, data: data, sections: infos))
         }
         r.register(RangeApplySnapshot.self) { [unowned self] conn, p throws(RPCError) in
+            // Params first: an empty list is refused before the session is looked at.
+            guard !p.sections.isEmpty else { throw .invalidParams(path: "sections", "lists no section (a session has at least one)") }
             var given: [(keys: [String], lengths: [Double]?)] = []
             var seen: [String: String] = [:]
             for (i, sec) in p.sections.enumerated() {

@@ -308,7 +308,8 @@ class AsyncStack(StackHandle):
             animated: Animate the transition: the did-hooks run after `duration` ms of host clock (default
                 false). (Not sent when None.)
             duration: How long the animated transition runs, in ms of host clock (default 300; 0 ends it at
-                once, its calls still `animated: true`). Ignored when not animated. (Not sent when None.)
+                once, its calls still `animated: true`). Ignored when not animated. A transition that would end
+                past 2^53 ms on the clock, which never gets there, is refused (-32602). (Not sent when None.)
             reply: `now` (default), or `afterAppear`: the reply waits for the container's `viewDidAppear` (the
                 end of an animated push; under the virtual clock, the `clock.advance` that reaches it) and the
                 stack's info then has `transitionMs`; a container torn down before it appears answers with that
@@ -350,7 +351,8 @@ class AsyncStack(StackHandle):
             animated: Animate the transition: the did-hooks run after `duration` ms of host clock (default
                 false). (Not sent when None.)
             duration: How long the animated transition runs, in ms of host clock (default 300; 0 ends it at
-                once, its calls still `animated: true`). Ignored when not animated. (Not sent when None.)
+                once, its calls still `animated: true`). Ignored when not animated. A transition that would end
+                past 2^53 ms on the clock, which never gets there, is refused (-32602). (Not sent when None.)
 
         Returns:
             ``StackPopResult``
@@ -387,7 +389,8 @@ class AsyncStack(StackHandle):
             animated: Animate the transition: the did-hooks run after `duration` ms of host clock (default
                 false). (Not sent when None.)
             duration: How long the animated transition runs, in ms of host clock (default 300; 0 ends it at
-                once, its calls still `animated: true`). Ignored when not animated. (Not sent when None.)
+                once, its calls still `animated: true`). Ignored when not animated. A transition that would end
+                past 2^53 ms on the clock, which never gets there, is refused (-32602). (Not sent when None.)
 
         Returns:
             ``StackPopToRootResult``
@@ -429,7 +432,8 @@ class AsyncStack(StackHandle):
             animated: Animate the transition: the did-hooks run after `duration` ms of host clock (default
                 false). (Not sent when None.)
             duration: How long the animated transition runs, in ms of host clock (default 300; 0 ends it at
-                once, its calls still `animated: true`). Ignored when not animated. (Not sent when None.)
+                once, its calls still `animated: true`). Ignored when not animated. A transition that would end
+                past 2^53 ms on the clock, which never gets there, is refused (-32602). (Not sent when None.)
 
         Returns:
             ``StackSetContainersResult``
@@ -650,7 +654,8 @@ class AsyncPageSession(PageSessionHandle):
             index: The page to show.
             animated: Animate the transition (default true). (Not sent when None.)
             duration: How long the animated transition runs, in ms of host clock (default 300; 0 ends it at
-                once, its calls still `animated: true`). Ignored when not animated. (Not sent when None.)
+                once, its calls still `animated: true`). Ignored when not animated. A transition that would end
+                past 2^53 ms on the clock, which never gets there, is refused (-32602). (Not sent when None.)
 
         Returns:
             ``PageInfo``: A page session's state (`page.create`, `page.show`, `page.info`).
@@ -2131,7 +2136,8 @@ class AsyncStackMethods:
             animated: Animate the transition: the did-hooks run after `duration` ms of host clock (default
                 false). (Not sent when None.)
             duration: How long the animated transition runs, in ms of host clock (default 300; 0 ends it at
-                once, its calls still `animated: true`). Ignored when not animated. (Not sent when None.)
+                once, its calls still `animated: true`). Ignored when not animated. A transition that would end
+                past 2^53 ms on the clock, which never gets there, is refused (-32602). (Not sent when None.)
             reply: `now` (default), or `afterAppear`: the reply waits for the container's `viewDidAppear` (the
                 end of an animated push; under the virtual clock, the `clock.advance` that reaches it) and the
                 stack's info then has `transitionMs`; a container torn down before it appears answers with that
@@ -2180,7 +2186,8 @@ class AsyncStackMethods:
             animated: Animate the transition: the did-hooks run after `duration` ms of host clock (default
                 false). (Not sent when None.)
             duration: How long the animated transition runs, in ms of host clock (default 300; 0 ends it at
-                once, its calls still `animated: true`). Ignored when not animated. (Not sent when None.)
+                once, its calls still `animated: true`). Ignored when not animated. A transition that would end
+                past 2^53 ms on the clock, which never gets there, is refused (-32602). (Not sent when None.)
 
         Returns:
             ``StackPopResult``
@@ -2219,7 +2226,8 @@ class AsyncStackMethods:
             animated: Animate the transition: the did-hooks run after `duration` ms of host clock (default
                 false). (Not sent when None.)
             duration: How long the animated transition runs, in ms of host clock (default 300; 0 ends it at
-                once, its calls still `animated: true`). Ignored when not animated. (Not sent when None.)
+                once, its calls still `animated: true`). Ignored when not animated. A transition that would end
+                past 2^53 ms on the clock, which never gets there, is refused (-32602). (Not sent when None.)
 
         Returns:
             ``StackPopToRootResult``
@@ -2263,7 +2271,8 @@ class AsyncStackMethods:
             animated: Animate the transition: the did-hooks run after `duration` ms of host clock (default
                 false). (Not sent when None.)
             duration: How long the animated transition runs, in ms of host clock (default 300; 0 ends it at
-                once, its calls still `animated: true`). Ignored when not animated. (Not sent when None.)
+                once, its calls still `animated: true`). Ignored when not animated. A transition that would end
+                past 2^53 ms on the clock, which never gets there, is refused (-32602). (Not sent when None.)
 
         Returns:
             ``StackSetContainersResult``
@@ -2750,7 +2759,8 @@ class AsyncPageMethods:
             index: The page to show.
             animated: Animate the transition (default true). (Not sent when None.)
             duration: How long the animated transition runs, in ms of host clock (default 300; 0 ends it at
-                once, its calls still `animated: true`). Ignored when not animated. (Not sent when None.)
+                once, its calls still `animated: true`). Ignored when not animated. A transition that would end
+                past 2^53 ms on the clock, which never gets there, is refused (-32602). (Not sent when None.)
 
         Returns:
             ``PageInfo``: A page session's state (`page.create`, `page.show`, `page.info`).
@@ -3873,7 +3883,8 @@ class AsyncMethods:
             data: Business data for `configure`: after the push, or (with `present: "onSuccess"`) before it,
                 offscreen. (Not sent when None.)
             duration: How long the animated transition runs, in ms of host clock (default 300; 0 ends it at
-                once, its calls still `animated: true`). Ignored when not animated. (Not sent when None.)
+                once, its calls still `animated: true`). Ignored when not animated. A transition that would end
+                past 2^53 ms on the clock, which never gets there, is refused (-32602). (Not sent when None.)
             present: `now` (default): the container is pushed, then configured with `data`. `onSuccess` (the
                 prerendering article's passive pop-up): it is configured with `data` in the green room, offscreen,
                 first, and presented only if that succeeded; otherwise nothing reaches the stack and the reply is

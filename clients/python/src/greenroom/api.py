@@ -3520,7 +3520,8 @@ class Stack(StackHandle):
             animated: Animate the transition: the did-hooks run after `duration` ms of host clock (default
                 false). (Not sent when None.)
             duration: How long the animated transition runs, in ms of host clock (default 300; 0 ends it at
-                once, its calls still `animated: true`). Ignored when not animated. (Not sent when None.)
+                once, its calls still `animated: true`). Ignored when not animated. A transition that would end
+                past 2^53 ms on the clock, which never gets there, is refused (-32602). (Not sent when None.)
             reply: `now` (default), or `afterAppear`: the reply waits for the container's `viewDidAppear` (the
                 end of an animated push; under the virtual clock, the `clock.advance` that reaches it) and the
                 stack's info then has `transitionMs`; a container torn down before it appears answers with that
@@ -3562,7 +3563,8 @@ class Stack(StackHandle):
             animated: Animate the transition: the did-hooks run after `duration` ms of host clock (default
                 false). (Not sent when None.)
             duration: How long the animated transition runs, in ms of host clock (default 300; 0 ends it at
-                once, its calls still `animated: true`). Ignored when not animated. (Not sent when None.)
+                once, its calls still `animated: true`). Ignored when not animated. A transition that would end
+                past 2^53 ms on the clock, which never gets there, is refused (-32602). (Not sent when None.)
 
         Returns:
             ``StackPopResult``
@@ -3594,7 +3596,8 @@ class Stack(StackHandle):
             animated: Animate the transition: the did-hooks run after `duration` ms of host clock (default
                 false). (Not sent when None.)
             duration: How long the animated transition runs, in ms of host clock (default 300; 0 ends it at
-                once, its calls still `animated: true`). Ignored when not animated. (Not sent when None.)
+                once, its calls still `animated: true`). Ignored when not animated. A transition that would end
+                past 2^53 ms on the clock, which never gets there, is refused (-32602). (Not sent when None.)
 
         Returns:
             ``StackPopToRootResult``
@@ -3636,7 +3639,8 @@ class Stack(StackHandle):
             animated: Animate the transition: the did-hooks run after `duration` ms of host clock (default
                 false). (Not sent when None.)
             duration: How long the animated transition runs, in ms of host clock (default 300; 0 ends it at
-                once, its calls still `animated: true`). Ignored when not animated. (Not sent when None.)
+                once, its calls still `animated: true`). Ignored when not animated. A transition that would end
+                past 2^53 ms on the clock, which never gets there, is refused (-32602). (Not sent when None.)
 
         Returns:
             ``StackSetContainersResult``
@@ -3849,7 +3853,8 @@ class PageSession(PageSessionHandle):
             index: The page to show.
             animated: Animate the transition (default true). (Not sent when None.)
             duration: How long the animated transition runs, in ms of host clock (default 300; 0 ends it at
-                once, its calls still `animated: true`). Ignored when not animated. (Not sent when None.)
+                once, its calls still `animated: true`). Ignored when not animated. A transition that would end
+                past 2^53 ms on the clock, which never gets there, is refused (-32602). (Not sent when None.)
 
         Returns:
             ``PageInfo``: A page session's state (`page.create`, `page.show`, `page.info`).
@@ -5320,7 +5325,8 @@ class StackMethods:
             animated: Animate the transition: the did-hooks run after `duration` ms of host clock (default
                 false). (Not sent when None.)
             duration: How long the animated transition runs, in ms of host clock (default 300; 0 ends it at
-                once, its calls still `animated: true`). Ignored when not animated. (Not sent when None.)
+                once, its calls still `animated: true`). Ignored when not animated. A transition that would end
+                past 2^53 ms on the clock, which never gets there, is refused (-32602). (Not sent when None.)
             reply: `now` (default), or `afterAppear`: the reply waits for the container's `viewDidAppear` (the
                 end of an animated push; under the virtual clock, the `clock.advance` that reaches it) and the
                 stack's info then has `transitionMs`; a container torn down before it appears answers with that
@@ -5369,7 +5375,8 @@ class StackMethods:
             animated: Animate the transition: the did-hooks run after `duration` ms of host clock (default
                 false). (Not sent when None.)
             duration: How long the animated transition runs, in ms of host clock (default 300; 0 ends it at
-                once, its calls still `animated: true`). Ignored when not animated. (Not sent when None.)
+                once, its calls still `animated: true`). Ignored when not animated. A transition that would end
+                past 2^53 ms on the clock, which never gets there, is refused (-32602). (Not sent when None.)
 
         Returns:
             ``StackPopResult``
@@ -5408,7 +5415,8 @@ class StackMethods:
             animated: Animate the transition: the did-hooks run after `duration` ms of host clock (default
                 false). (Not sent when None.)
             duration: How long the animated transition runs, in ms of host clock (default 300; 0 ends it at
-                once, its calls still `animated: true`). Ignored when not animated. (Not sent when None.)
+                once, its calls still `animated: true`). Ignored when not animated. A transition that would end
+                past 2^53 ms on the clock, which never gets there, is refused (-32602). (Not sent when None.)
 
         Returns:
             ``StackPopToRootResult``
@@ -5452,7 +5460,8 @@ class StackMethods:
             animated: Animate the transition: the did-hooks run after `duration` ms of host clock (default
                 false). (Not sent when None.)
             duration: How long the animated transition runs, in ms of host clock (default 300; 0 ends it at
-                once, its calls still `animated: true`). Ignored when not animated. (Not sent when None.)
+                once, its calls still `animated: true`). Ignored when not animated. A transition that would end
+                past 2^53 ms on the clock, which never gets there, is refused (-32602). (Not sent when None.)
 
         Returns:
             ``StackSetContainersResult``
@@ -5932,7 +5941,8 @@ class PageMethods:
             index: The page to show.
             animated: Animate the transition (default true). (Not sent when None.)
             duration: How long the animated transition runs, in ms of host clock (default 300; 0 ends it at
-                once, its calls still `animated: true`). Ignored when not animated. (Not sent when None.)
+                once, its calls still `animated: true`). Ignored when not animated. A transition that would end
+                past 2^53 ms on the clock, which never gets there, is refused (-32602). (Not sent when None.)
 
         Returns:
             ``PageInfo``: A page session's state (`page.create`, `page.show`, `page.info`).
@@ -7047,7 +7057,8 @@ class Methods:
             data: Business data for `configure`: after the push, or (with `present: "onSuccess"`) before it,
                 offscreen. (Not sent when None.)
             duration: How long the animated transition runs, in ms of host clock (default 300; 0 ends it at
-                once, its calls still `animated: true`). Ignored when not animated. (Not sent when None.)
+                once, its calls still `animated: true`). Ignored when not animated. A transition that would end
+                past 2^53 ms on the clock, which never gets there, is refused (-32602). (Not sent when None.)
             present: `now` (default): the container is pushed, then configured with `data`. `onSuccess` (the
                 prerendering article's passive pop-up): it is configured with `data` in the green room, offscreen,
                 first, and presented only if that succeeded; otherwise nothing reaches the stack and the reply is
