@@ -71,7 +71,7 @@ public enum PluginLoader {
     {
         let context = try runInit(entry: entry, path: path, host: host, log: log)
         // Check every name before adding any, so a refused library leaves the registry as it was.
-        try checkNamesAreFree(context.registeredNames, path: path, in: host)
+        try checkNamesAreFree(context.registeredNames, path: path, in: host.classes)
         let maxDepth = host.config.limits.maxDepth
         for (i, (name, table)) in zip(context.registeredNames, context.registered).enumerated() {
             let cls = PluginClass(name: name, plugin: context.pluginName, table: table,
@@ -90,9 +90,9 @@ public enum PluginLoader {
     }
 
     /// Refuses a library one of whose class names the host already has.
-    package static func checkNamesAreFree(_ names: [String], path: String, in host: Host) throws(PluginLoadError) {
+    package static func checkNamesAreFree(_ names: [String], path: String, in classes: ClassRegistry) throws(PluginLoadError) {
         for name in names {
-            if let existing = host.classes[name] {
+            if let existing = classes[name] {
                 let owner = existing.pluginName.map { "plugin \($0)" }
                     ?? (existing.isScripted ? "a scripted class" : "a built-in class")
                 throw .duplicateClass(path: path, name: name, owner: owner)

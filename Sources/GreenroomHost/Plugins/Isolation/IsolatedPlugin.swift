@@ -51,7 +51,7 @@ final class IsolatedPlugin {
         link.watchHangUp { [weak self] in
             guard let self else { return }
             // Whatever happens to the worker runs hooks (teardown, restart): in the lane when it is on.
-            let lane = supervisor.host.lane
+            let lane = supervisor.lane
             if lane.isEnabled { lane.enqueue(.task { [weak self] in self?.hungUp(generation: generation) }) } else { hungUp(generation: generation) }
         }
     }
@@ -64,7 +64,7 @@ final class IsolatedPlugin {
         workerEnded(worker.end(killing: false, reason: "closed", detail: "its socket closed"))
     }
 
-    var config: PluginConfig { supervisor.host.config.plugins }
+    var config: PluginConfig { supervisor.config.plugins }
 
     /// Makes sure a worker runs (restarting one whose backoff passed), or says why it cannot.
     func ensureRunning(className: String) throws(HookFailure) {
@@ -167,8 +167,8 @@ final class IsolatedPlugin {
             generation += 1
         }
         do {
-            let w = try PluginWorkerProcess.start(source, config: config, maxDepth: supervisor.host.config.limits.maxDepth,
-                                                  lane: supervisor.host.lane)
+            let w = try PluginWorkerProcess.start(source, config: config, maxDepth: supervisor.config.limits.maxDepth,
+                                                  lane: supervisor.lane)
             guard w.classNames == classNames, w.plugin == name else {
                 w.stop()
                 let why = w.plugin == name
@@ -298,7 +298,7 @@ final class IsolatedInstance: ContainerInstance {
                                "outputBytes": .int(reply.rest.count), "limitBytes": .int(limit)])
         }
         do {
-            return try JSONCodec.decode(Array(reply.rest), maxDepth: plugin.supervisor.host.config.limits.maxDepth + 2)
+            return try JSONCodec.decode(Array(reply.rest), maxDepth: plugin.supervisor.config.limits.maxDepth + 2)
         } catch {
             throw HookFailure("\(cls.name).\(hook.rawValue) returned output the host cannot read",
                               ["plugin": .string(plugin.name), "class": .string(cls.name), "hook": .string(hook.rawValue),

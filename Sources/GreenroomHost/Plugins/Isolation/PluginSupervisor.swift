@@ -7,7 +7,20 @@ import GreenroomRPC
 /// crashes contained to its own containers, its workers restarted (with backoff and a per-minute
 /// limit), `plugins.restart`, the `host` events that report all this and the `host.stats` counters.
 public final class PluginSupervisor: HostDomain, WorkerSweeper {
-    unowned let host: Host
+    // What it works with, given by the host (`install`), which owns them all.
+    let config: HostConfig
+    let classes: ClassRegistry
+    let events: EventRouter
+    let timers: HostTimers
+    let clock: HostClock
+    let lane: CallLane
+    let containers: Containers
+    /// Time moves only when a client says so: no timer may stand in for a request.
+    let hasVirtualClock: Bool
+    /// Loads a library in the host's own process (`--plugin-isolation none`).
+    private let loadInProcess: (String) throws(PluginLoadError) -> PluginInfo
+    /// Whether a call of the method touches nothing (`LaneDependency.none`).
+    private let touchesNothing: (String) -> Bool
     private(set) var plugins: [IsolatedPlugin] = []
     /// Plugins loaded in process (`--plugin-isolation none`), by name.
     private var inProcess: Set<String> = []
@@ -18,7 +31,11 @@ public final class PluginSupervisor: HostDomain, WorkerSweeper {
     /// Adds the supervisor to `host`: its method, its stats, plugin status in `host.info` and `classes.list`.
     @discardableResult
     public static func install(on host: Host) -> PluginSupervisor {
-        let s = PluginSupervisor(host: host)
+        let s = PluginSupervisor(
+            config: host.config, classes: host.classes, events: host.events, timers: host.timers, clock: host.clock,
+            lane: host.lane, containers: host.containers, hasVirtualClock: host.virtualClock != nil,
+            loadInProcess: { [unowned host] path throws(PluginLoadError) in try PluginLoader.load(path: path, into: host) },
+            touchesNothing: { [unowned host] method in host.laneDependency(method: method, params: nil) == .none })
         host.add(s)
         host.classes.pluginStatus = { [unowned s] name in s.status(of: name) }
         host.afterTeardown.append { [unowned s] in s.stopAll() }
@@ -28,13 +45,26 @@ public final class PluginSupervisor: HostDomain, WorkerSweeper {
         return s
     }
 
-    init(host: Host) { self.host = host }
+    init(config: HostConfig, classes: ClassRegistry, events: EventRouter, timers: HostTimers, clock: HostClock,
+         lane: CallLane, containers: Containers, hasVirtualClock: Bool,
+         loadInProcess: @escaping (String) throws(PluginLoadError) -> PluginInfo, touchesNothing: @escaping (String) -> Bool) {
+        self.config = config
+        self.classes = classes
+        self.events = events
+        self.timers = timers
+        self.clock = clock
+        self.lane = lane
+        self.containers = containers
+        self.hasVirtualClock = hasVirtualClock
+        self.loadInProcess = loadInProcess
+        self.touchesNothing = touchesNothing
+    }
 
     /// Loads `path` as the config says: in a worker process (the default) or in process.
     @discardableResult
     public func load(path: String) throws(PluginLoadError) -> PluginInfo {
-        if host.config.plugins.isolation == .none {
-            let info = try PluginLoader.load(path: path, into: host)
+        if config.plugins.isolation == .none {
+            let info = try loadInProcess(path)
             inProcess.insert(info.name)
             return info
         }
@@ -73,10 +103,10 @@ public final class PluginSupervisor: HostDomain, WorkerSweeper {
     }
 
     private func start(_ source: WorkerSource, path: String) throws(PluginLoadError) -> PluginInfo {
-        let worker = try PluginWorkerProcess.start(source, config: host.config.plugins,
-                                                   maxDepth: host.config.limits.maxDepth, lane: host.lane)
+        let worker = try PluginWorkerProcess.start(source, config: config.plugins,
+                                                   maxDepth: config.limits.maxDepth, lane: lane)
         do {
-            try PluginLoader.checkNamesAreFree(worker.classNames, path: source.description, in: host)
+            try PluginLoader.checkNamesAreFree(worker.classNames, path: source.description, in: classes)
             if let other = plugins.first(where: { $0.name == worker.plugin }) {
                 throw PluginLoadError.worker(path: source.description,
                     message: "a plugin named \(worker.plugin) is already loaded (from \(other.source)); plugin names are unique")
@@ -94,13 +124,13 @@ public final class PluginSupervisor: HostDomain, WorkerSweeper {
         }
         let plugin = IsolatedPlugin(source: source, worker: worker, supervisor: self)
         for (i, name) in worker.classNames.enumerated() {
-            try? host.classes.register(IsolatedPluginClass(name: name, index: i, plugin: plugin,
+            try? classes.register(IsolatedPluginClass(name: name, index: i, plugin: plugin,
                                                            optionalHooks: worker.optionalHooks[name] ?? []))
         }
         plugins.append(plugin)
-        host.lane.hasIsolatedPlugins = true
+        lane.hasIsolatedPlugins = true
         let info = PluginInfo(name: plugin.name, path: path, version: plugin.version, classes: plugin.classNames)
-        host.classes.addPlugin(info)
+        classes.addPlugin(info)
         PluginLoader.logToStandardError(plugin: plugin.name, level: .info,
             message: "loaded \(source) in worker \(worker.pid) (version \(plugin.version.isEmpty ? "unknown" : plugin.version)): "
                 + plugin.classNames.joined(separator: ", "))
@@ -123,19 +153,19 @@ public final class PluginSupervisor: HostDomain, WorkerSweeper {
     /// (`LaneDependency.none`) sees no container; with the lane on it may run while lane items are parked, so the sweep (which
     /// restarts workers) waits for a lane item, and every item depends on everything until it ran.
     func sweepIfDue(before method: String) {
-        if needsSweep && !(host.lane.isEnabled && host.laneDependency(method: method, params: nil) == .none) { sweep() }
+        if needsSweep && !(lane.isEnabled && touchesNothing(method)) { sweep() }
     }
 
     func emit(_ fields: JSONObject) {
-        host.events.emit(HostTopic.self, owner: nil, broadcast: true, fields)
+        events.emit(HostTopic.self, owner: nil, broadcast: true, fields)
     }
 
     func workerEnded(_ plugin: IsolatedPlugin, death: WorkerDeath, event: JSONObject) {
         if death.reason == "timeout" { timeouts += 1 }
-        host.events.withCause(.plugin(plugin.name)) { emit(event) }
+        events.withCause(.plugin(plugin.name)) { emit(event) }
         needsSweep = true
         // With a real clock, the sweep also runs as soon as the loop turns, even if no request follows.
-        if host.virtualClock == nil { host.timers.schedule(at: host.now) { [weak self] in self?.sweep() } }
+        if !hasVirtualClock { timers.schedule(at: clock.nowMs) { [weak self] in self?.sweep() } }
     }
 
     func restarted(_ plugin: IsolatedPlugin, reason: String) {
@@ -147,11 +177,11 @@ public final class PluginSupervisor: HostDomain, WorkerSweeper {
     /// its stack or page balanced) and restarts workers whose backoff passed.
     func sweep() {
         needsSweep = false
-        let system = host.containers!
+        let system = containers
         for (id, instance) in system.instances.sorted(by: { $0.key < $1.key }) {
             guard let lost = instance as? IsolatedInstance, lost.isLost,
                   let c = system.containers[id], !c.isDestroyed, !c.isFailed else { continue }
-            host.events.withCause(.plugin(lost.cls.plugin.name)) {
+            events.withCause(.plugin(lost.cls.plugin.name)) {
                 system.failOutOfBand(c, hook: .deinitialize, HookFailure(
                     "The worker of plugin \(lost.cls.plugin.name) ended; container \(id) was lost with it",
                     ["plugin": .string(lost.cls.plugin.name), "class": .string(lost.cls.name), "reason": "workerEnded"]))
@@ -161,9 +191,9 @@ public final class PluginSupervisor: HostDomain, WorkerSweeper {
         for p in plugins {
             if case .restarting(let notBefore) = p.state {
                 if now >= notBefore {
-                    host.events.withCause(.plugin(p.name)) { p.restart(reason: "crash") }
-                } else if host.virtualClock == nil {
-                    host.timers.schedule(at: host.now + (notBefore - now)) { [weak self] in self?.sweep() }
+                    events.withCause(.plugin(p.name)) { p.restart(reason: "crash") }
+                } else if !hasVirtualClock {
+                    timers.schedule(at: clock.nowMs + (notBefore - now)) { [weak self] in self?.sweep() }
                 }
             }
         }
@@ -191,7 +221,7 @@ public final class PluginSupervisor: HostDomain, WorkerSweeper {
             // Tearing down the old worker's containers is what was asked, not a failure of this call:
             // like the host-wide calls, it lists them in its result (`failed`).
             var result = mergingData(["plugin": .string(name)], plugin.status)
-            host.containers.takeCallFailures(into: &result)
+            containers.takeCallFailures(into: &result)
             return .object(result)
         }
     }
