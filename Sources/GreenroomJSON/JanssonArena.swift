@@ -8,33 +8,43 @@ import Glibc
 /// arena when the outermost scope ends. Allocations on any other thread, outside a scope, or past the
 /// arena's end go to malloc, and `free` tells them apart by address.
 ///
-/// The state is a statically initialised global (no lazy-initialisation check per allocation) that
-/// each owner thread mutates alone: `base`, `end` and `owner` are written once in `adopt`, before
-/// any other thread can allocate through Jansson; `next` and `depth` only by the owner.
+/// The two threads allocate at once, on two cores: what each writes per allocation (its cursor) sits
+/// on cache lines of its own, apart from the other's and from what both read (owners and bounds,
+/// written once in `adopt`, before any other thread can allocate through Jansson). Sharing one line,
+/// each bump would take the line from the other core.
 enum JanssonArena {
-    struct Slot {
+    /// An arena's fixed part: read by both threads, written once.
+    struct Arena {
+        var owner: pthread_t = 0
         var base: UnsafeMutableRawPointer? = nil
         var end: UnsafeMutableRawPointer? = nil
-        var next: UnsafeMutableRawPointer? = nil
-        var depth = 0
-        var owner: pthread_t = 0
+        /// Its moving part, on lines of its own.
+        var cursor: UnsafeMutablePointer<Cursor>? = nil
+    }
+
+    /// What the owner thread writes: the next free byte and the scope depth.
+    struct Cursor {
+        var next: UnsafeMutableRawPointer?
+        var depth: Int
     }
 
     /// Which arena a thread adopts.
     enum Role: Int { case loop = 0, parser = 1 }
 
     static let size = 1 << 20
+    /// A cursor's allocation: two cache lines (adjacent-line prefetch pairs them), aligned.
+    private static let cursorBytes = 128
 
-    /// Two arenas, each touched only by the thread that owns it (`mine()` checks `pthread_self`), so the
-    /// shared storage is never raced although Swift cannot prove it.
-    nonisolated(unsafe) static var slots: (Slot, Slot) = (Slot(), Slot())
+    /// Two arenas, each allocated from only by the thread that owns it (`mine()` checks `pthread_self`),
+    /// so the shared storage is never raced although Swift cannot prove it.
+    nonisolated(unsafe) static var arenas: (Arena, Arena) = (Arena(), Arena())
 
     /// The arena owned by the calling thread, if any.
     @inline(__always)
-    static func mine() -> UnsafeMutablePointer<Slot>? {
+    static func mine() -> UnsafeMutablePointer<Arena>? {
         let me = pthread_self()
-        return withUnsafeMutablePointer(to: &slots) { p in
-            let s = UnsafeMutableRawPointer(p).assumingMemoryBound(to: Slot.self)
+        return withUnsafeMutablePointer(to: &arenas) { p in
+            let s = UnsafeMutableRawPointer(p).assumingMemoryBound(to: Arena.self)
             if s[0].owner == me { return s }
             if s[1].owner == me { return s + 1 }
             return nil
@@ -47,19 +57,22 @@ enum JanssonArena {
     /// Gives an arena to `thread`. Call on the loop thread before `thread` makes Jansson values (for
     /// the parser: before its first job is posted).
     static func adopt(_ role: Role, thread: pthread_t) {
-        withUnsafeMutablePointer(to: &slots) { p in
-            let s = UnsafeMutableRawPointer(p).assumingMemoryBound(to: Slot.self) + role.rawValue
+        withUnsafeMutablePointer(to: &arenas) { p in
+            let s = UnsafeMutableRawPointer(p).assumingMemoryBound(to: Arena.self) + role.rawValue
             guard s.pointee.owner == 0 else { return }
             let b = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
-            s.pointee = Slot(base: b, end: b + size, next: b, depth: 0, owner: thread)
+            let c = UnsafeMutableRawPointer.allocate(byteCount: cursorBytes, alignment: cursorBytes)
+                .bindMemory(to: Cursor.self, capacity: 1)
+            c.initialize(to: Cursor(next: b, depth: 0))
+            s.pointee = Arena(owner: thread, base: b, end: b + size, cursor: c)
         }
         guard !installed else { return }
         installed = true
         json_set_alloc_funcs({ n in
-            if let s = JanssonArena.mine(), s.pointee.depth > 0, let p = s.pointee.next {
+            if let a = JanssonArena.mine(), let c = a.pointee.cursor, c.pointee.depth > 0, let p = c.pointee.next {
                 let aligned = (n + 15) & ~15
-                if p + aligned <= s.pointee.end! {
-                    s.pointee.next = p + aligned
+                if p + aligned <= a.pointee.end! {
+                    c.pointee.next = p + aligned
                     return p
                 }
             }
@@ -74,8 +87,8 @@ enum JanssonArena {
     /// True for memory inside either arena (freed by the reset, not by `free`).
     @inline(__always)
     static func owns(_ p: UnsafeMutableRawPointer) -> Bool {
-        withUnsafeMutablePointer(to: &slots) { q in
-            let s = UnsafeMutableRawPointer(q).assumingMemoryBound(to: Slot.self)
+        withUnsafeMutablePointer(to: &arenas) { q in
+            let s = UnsafeMutableRawPointer(q).assumingMemoryBound(to: Arena.self)
             for i in 0..<2 {
                 if let b = s[i].base, p >= b && p < s[i].end! { return true }
             }
@@ -87,11 +100,11 @@ enum JanssonArena {
     /// outermost scope ends. Every Jansson value made inside must be released inside.
     @inline(__always)
     static func scope<R>(_ body: () throws -> R) rethrows -> R {
-        guard let s = mine() else { return try body() }
-        s.pointee.depth += 1
+        guard let a = mine(), let c = a.pointee.cursor else { return try body() }
+        c.pointee.depth += 1
         defer {
-            s.pointee.depth -= 1
-            if s.pointee.depth == 0 { s.pointee.next = s.pointee.base }
+            c.pointee.depth -= 1
+            if c.pointee.depth == 0 { c.pointee.next = a.pointee.base }
         }
         return try body()
     }
