@@ -369,6 +369,26 @@ final class LostPeerTransport: ConnectionTransport {
         #expect(dependency(host, "showRendered", ["class": "Card"]).isDependency(of: dependency(host, "stack.pop", ["stack": s])))
     }
 
+    /// A page session's calls touch it and its pages' classes; one in a stack touches everything.
+    @Test func pageCallsTouchTheirSessionAndItsClassesOnly() {
+        let host = Host(config: HostConfig())
+        let c = MemoryClient(host)
+        for name in ["Card", "Photo"] { _ = c.call("classes.define", ["name": .string(name)]) }
+        let alone = result(c.call("page.create", ["class": "Card", "count": 3, "width": 320, "height": 480]))["session"]!
+        #expect(dependency(host, "page.show", ["session": alone, "index": 1])
+            == .only([.page(alone.stringValue!), host.runnerScope(of: "Card")]))
+        #expect(dependency(host, "page.insertPages", ["session": alone, "at": 0, "pages": [["class": "Photo"]]])
+            == .only([.page(alone.stringValue!), host.runnerScope(of: "Card"), host.runnerScope(of: "Photo")]))
+        #expect(dependency(host, "page.create", ["class": "Photo", "count": 2, "width": 320, "height": 480])
+            == .only([host.runnerScope(of: "Photo")]))
+        let s = result(c.call("stack.create", ["width": 320, "height": 480]))["stack"]!
+        let inStack = result(c.call("page.create", ["class": "Card", "count": 3, "width": 320, "height": 480, "stack": s]))["session"]!
+        #expect(dependency(host, "page.show", ["session": inStack, "index": 1]) == .everything)
+        #expect(dependency(host, "page.create", ["class": "Card", "count": 1, "width": 320, "height": 480, "stack": s]) == .everything)
+        #expect(dependency(host, "page.show", ["session": "p-404", "index": 1]) == .everything)
+        #expect(dependency(host, "page.insertPages", ["session": alone, "at": 0, "pages": [["class": "Nope"]]]) == .everything)
+    }
+
     /// Under the virtual clock, a call whose reply notes what it left waiting runs beside nothing.
     @Test func notedCallsTouchEverythingUnderTheVirtualClock() {
         let host = virtualHost()

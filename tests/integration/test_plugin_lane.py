@@ -319,3 +319,26 @@ def test_shows_and_stack_calls_pass_a_waiting_hook_unless_their_stack_holds_its_
     assert "result" in slow.read_reply(rid)
     assert third.read_reply(behind)["result"]["class"] == "Counter"
     assert two_plugin_host.stats(other)["lane"]["overlapped"] >= 2
+
+
+def test_a_page_session_of_another_plugin_passes_a_waiting_hook(two_plugin_host, tmp_short):
+    """A page session's calls touch the session and its pages' classes: while Crashy's hook waits, a
+    page session of Counters is created, scrolled to its next page and shown, and answers; a call on a
+    page session of Crashy pages waits its turn."""
+    gate = Gate(tmp_short)
+    slow, other, third = two_plugin_host.connect(), two_plugin_host.connect(), two_plugin_host.connect()
+    size = {"width": 320, "height": 480}
+    box = slow.result("container.create", {"class": "Crashy"})["container"]
+    crashy_pages = third.result("page.create", {"class": "Crashy", "count": 3, **size})["session"]
+    rid = slow.request("container.configure", {"container": box, "data": gate.data()})
+    gate.wait_entered()
+    counters = other.result("page.create", {"class": "Counter", "count": 3, **size})["session"]
+    assert other.result("page.show", {"session": counters, "index": 1, "animated": False})["index"] == 1
+    assert other.result("page.info", {"session": counters})["index"] == 1
+    behind = third.request("page.show", {"session": crashy_pages, "index": 1, "animated": False})
+    other.ping()
+    assert not has_line(third)
+    gate.release()
+    assert "result" in slow.read_reply(rid)
+    assert third.read_reply(behind)["result"]["index"] == 1
+    assert two_plugin_host.stats(other)["lane"]["overlapped"] >= 3

@@ -37,6 +37,8 @@ enum LaneScope: Hashable {
     case container(String)
     /// A stack, by id: calls on it keep their order.
     case stack(String)
+    /// A page session, by id: calls on it keep their order.
+    case page(String)
     /// The code that runs a class's hooks, and that class's pools: a plugin (its worker serves one request
     /// at a time, so calls on any of its classes keep their order) or a scripted or built-in class.
     case runner(String)
@@ -74,6 +76,31 @@ extension Host {
         for item in s.items {
             guard pages.session(owning: item) == nil else { return nil }
             scopes.insert(runnerScope(of: item.className))
+        }
+        return scopes
+    }
+
+    /// A page session and the runners of every class its pages use; nil when it is not there, when its
+    /// own container sits in a stack (a push over it reaches its pages), or when range sessions are
+    /// nested in its pages (a page change binds and releases their cells).
+    func pageScopes(_ id: String) -> Set<LaneScope>? {
+        guard let e = pages.sessions[id], e.ownContainer == nil, ranges?.pageChildren[id]?.isEmpty ?? true else { return nil }
+        var scopes: Set<LaneScope> = [.page(id)]
+        for name in Set(e.classes) { scopes.insert(runnerScope(of: name)) }
+        return scopes
+    }
+
+    /// The runners of the classes a `class` or `pages` param names; nil when one is not a class.
+    func pageClassScopes(_ className: String?, _ specs: [JSONObject]?) -> Set<LaneScope>? {
+        var names: [String] = className.map { [$0] } ?? []
+        for spec in specs ?? [] {
+            guard case .string(let name)? = spec["class"] else { return nil }
+            names.append(name)
+        }
+        var scopes: Set<LaneScope> = []
+        for name in Set(names) {
+            guard classes[name] != nil else { return nil }
+            scopes.insert(runnerScope(of: name))
         }
         return scopes
     }
@@ -215,6 +242,39 @@ extension StackSetContainers {
             guard let own = host.standaloneScopes(id) else { return .everything }
             scopes.formUnion(own)
         }
+        return .only(scopes)
+    }
+}
+
+/// A call on one page session's pages only.
+private func onPage(_ host: Host, _ id: String?) -> LaneDependency {
+    id.flatMap { host.pageScopes($0) }.map { .only($0) } ?? .everything
+}
+extension PageShow { static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { onPage(host, params()?.session) } }
+extension PageWillBeginDragging { static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { onPage(host, params()?.session) } }
+extension PageDidScroll { static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { onPage(host, params()?.session) } }
+extension PageWillEndDragging { static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { onPage(host, params()?.session) } }
+extension PageDidEndDragging { static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { onPage(host, params()?.session) } }
+extension PageDidEndDecelerating { static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { onPage(host, params()?.session) } }
+extension PageInfo { static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { onPage(host, params()?.session) } }
+extension PageRemovePages { static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { onPage(host, params()?.session) } }
+extension PageReloadPage { static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { onPage(host, params()?.session) } }
+extension PageDestroy { static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { onPage(host, params()?.session) } }
+
+extension PageInsertPages {
+    /// The session, and the runners of the classes its new pages use.
+    static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency {
+        guard let p = params(), let page = host.pageScopes(p.session),
+              let added = host.pageClassScopes(p.className, p.pages) else { return .everything }
+        return .only(page.union(added))
+    }
+}
+
+extension PageCreate {
+    /// A new session (no other call can name it yet): the runners of its pages' classes. One placed in
+    /// a stack touches everything (its own container is pushed there).
+    static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency {
+        guard let p = params(), p.stack == nil, let scopes = host.pageClassScopes(p.className, p.pages) else { return .everything }
         return .only(scopes)
     }
 }
