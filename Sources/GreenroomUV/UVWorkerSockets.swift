@@ -39,7 +39,31 @@ final class UVWorkerSockets: LoopWaits {
 
     private final class Sleeper {
         var done: (() -> Void)?
-        init(_ done: @escaping () -> Void) { self.done = done }
+        /// When it is due (uv_hrtime nanoseconds).
+        let due: UInt64
+        init(_ done: @escaping () -> Void, due: UInt64) {
+            self.done = done
+            self.due = due
+        }
+    }
+
+    /// The loop's timers count whole milliseconds of a clock read when the turn began, so one may fire a
+    /// little early: a sleep's timer is started again until its real time has passed (a scripted cost
+    /// of 20 ms takes at least 20 ms).
+    private static let fired: uv_timer_cb = { t in
+        guard let t else { return }
+        let sleeper = Unmanaged<Sleeper>.fromOpaque(t.pointee.data!).takeUnretainedValue()
+        let now = uv_hrtime()
+        if now < sleeper.due {
+            uvReport(uv_timer_start(t, UVWorkerSockets.fired, (sleeper.due - now + 999_999) / 1_000_000, 0),
+                     "uv_timer_start (a parked call's sleep)")
+            return
+        }
+        Unmanaged<Sleeper>.fromOpaque(t.pointee.data!).release()
+        closeAndFree(asHandle(t))
+        let done = sleeper.done
+        sleeper.done = nil
+        done?()
     }
 
     func after(ms: Int, _ done: @escaping () -> Void) -> () -> Void {
@@ -49,16 +73,11 @@ final class UVWorkerSockets: LoopWaits {
             done()
             return {}
         }
-        let sleeper = Sleeper(done)
+        let wait = UInt64(max(0, ms))
+        let sleeper = Sleeper(done, due: uv_hrtime() + wait * 1_000_000)
         t.pointee.data = Unmanaged.passRetained(sleeper).toOpaque()
-        uvReport(uv_timer_start(t, { t in
-            guard let t else { return }
-            let sleeper = Unmanaged<Sleeper>.fromOpaque(t.pointee.data!).takeRetainedValue()
-            closeAndFree(asHandle(t))
-            let done = sleeper.done
-            sleeper.done = nil
-            done?()
-        }, UInt64(max(0, ms)), 0), "uv_timer_start (a parked call's sleep)")
+        uv_update_time(loop)
+        uvReport(uv_timer_start(t, Self.fired, wait, 0), "uv_timer_start (a parked call's sleep)")
         return {
             // Cancelled before it fired: the timer goes (its retain of the sleeper with it).
             guard sleeper.done != nil else { return }
