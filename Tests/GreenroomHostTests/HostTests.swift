@@ -389,6 +389,24 @@ final class LostPeerTransport: ConnectionTransport {
         #expect(dependency(host, "page.insertPages", ["session": alone, "at": 0, "pages": [["class": "Nope"]]]) == .everything)
     }
 
+    /// A range stream call touches nothing until a session has cells; then a session with cells touches
+    /// itself and its cells' classes, one without touches nothing, a nested one everything.
+    @Test func rangeCallsTouchTheirSessionsCellsOnly() {
+        let host = Host(config: HostConfig())
+        let c = MemoryClient(host)
+        _ = c.call("classes.define", ["name": "Row"])
+        let vp: JSONValue = ["width": 375, "height": 667]
+        let plain = result(c.call("range.create", ["viewport": vp, "count": 100]))["session"]!
+        #expect(dependency(host, "range.didScroll", ["session": plain, "offset": 10]) == .none)
+        let cells = result(c.call("range.create", ["viewport": vp, "cells": ["reuseLimit": 4],
+                                                   "sections": [["count": 100, "itemLength": 100, "reuseIdentifier": "Row"]]]))["session"]!
+        #expect(dependency(host, "range.didScroll", ["session": cells, "offset": 10])
+            == .only([.range(cells.stringValue!), host.runnerScope(of: "Row")]))
+        #expect(dependency(host, "range.didScroll", ["session": plain, "offset": 10]) == .none)
+        #expect(dependency(host, "range.didScroll", ["session": "r-404", "offset": 10]) == .everything)
+        #expect(dependency(host, "range.didScroll") == .everything)  // no params: which session cannot be told
+    }
+
     /// Under the virtual clock, a call whose reply notes what it left waiting runs beside nothing.
     @Test func notedCallsTouchEverythingUnderTheVirtualClock() {
         let host = virtualHost()

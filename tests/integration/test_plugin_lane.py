@@ -342,3 +342,32 @@ def test_a_page_session_of_another_plugin_passes_a_waiting_hook(two_plugin_host,
     assert "result" in slow.read_reply(rid)
     assert third.read_reply(behind)["result"]["index"] == 1
     assert two_plugin_host.stats(other)["lane"]["overlapped"] >= 3
+
+
+def test_a_range_stream_with_another_plugins_cells_passes_a_waiting_hook(two_plugin_host, tmp_short):
+    """A range call touches its session and its cells' classes: while Crashy's hook waits, a session whose
+    cells are Counters scrolls (its new rows bound in the Counter worker) and answers; one whose cells
+    are Crashy waits its turn."""
+    gate = Gate(tmp_short)
+    slow, other, third = two_plugin_host.connect(), two_plugin_host.connect(), two_plugin_host.connect()
+    vp = {"width": 375, "height": 667}
+
+    def cells_of(conn, cls):
+        return conn.result("range.create", {"viewport": vp, "cells": {"reuseLimit": 4},
+                                            "sections": [{"count": 200, "itemLength": 100, "reuseIdentifier": cls}]})["session"]
+
+    box = slow.result("container.create", {"class": "Crashy"})["container"]
+    counters, crashies = cells_of(other, "Counter"), cells_of(third, "Crashy")
+    rid = slow.request("container.configure", {"container": box, "data": gate.data()})
+    gate.wait_entered()
+    other.result("range.willBeginDragging", {"session": counters})
+    other.result("range.didScroll", {"session": counters, "offset": 3000})
+    bound = other.result("range.state", {"session": counters})["cells"]["bound"]
+    assert bound and all(b["path"][1] >= 20 for b in bound), bound
+    behind = third.request("range.didScroll", {"session": crashies, "offset": 3000})
+    other.ping()
+    assert not has_line(third)
+    gate.release()
+    assert "result" in slow.read_reply(rid)
+    assert "result" in third.read_reply(behind)
+    assert two_plugin_host.stats(other)["lane"]["overlapped"] >= 3

@@ -270,6 +270,9 @@ public final class CallLane {
 
     // MARK: Parking
 
+    /// Whether the code running now is a lane item's.
+    var isInItem: Bool { current != nil }
+
     /// Whether the code running now is a lane item on its own stack (it can park).
     var canPark: Bool { current?.coroutine?.isRunning == true }
 

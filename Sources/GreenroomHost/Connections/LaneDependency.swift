@@ -39,6 +39,8 @@ enum LaneScope: Hashable {
     case stack(String)
     /// A page session, by id: calls on it keep their order.
     case page(String)
+    /// A range session, by id: calls on it keep their order.
+    case range(String)
     /// The code that runs a class's hooks, and that class's pools: a plugin (its worker serves one request
     /// at a time, so calls on any of its classes keep their order) or a scripted or built-in class.
     case runner(String)
@@ -160,18 +162,29 @@ extension ClockNow { static func dependency(on host: Host, _ params: () -> NoPar
 extension TasksAdd { static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { .none } }
 extension TasksCancel { static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { .none } }
 
-/// A range stream call runs its session's cells' hooks: it waits its turn while any session has cells.
-private func rangeStream(_ host: Host) -> LaneDependency { host.ranges?.hasCells == true ? .everything : .none }
-extension RangeWillBeginDragging { static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { rangeStream(host) } }
-extension RangeDidScroll { static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { rangeStream(host) } }
-extension RangeWillEndDragging { static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { rangeStream(host) } }
-extension RangeDidEndDecelerating { static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { rangeStream(host) } }
-extension RangeSetVisible { static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { rangeStream(host) } }
-extension RangeSetViewport { static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { rangeStream(host) } }
-extension RangeInsertItems { static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { rangeStream(host) } }
-extension RangeDeleteItems { static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { rangeStream(host) } }
-extension RangeBatchFetchDone { static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { rangeStream(host) } }
-extension RangeState { static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { rangeStream(host) } }
+/// A range stream call runs the hooks of its session's cells, and of nothing else. While no session has
+/// cells it touches nothing. Otherwise: a session with no cells, neither nested in another nor holding
+/// nested ones, touches nothing either; one with cells, the session and its cells' classes' code; a
+/// nested one (a page or row change of the parent binds and releases the children's cells) touches
+/// everything.
+private func rangeStream(_ host: Host, _ session: () -> String?) -> LaneDependency {
+    guard let ranges = host.ranges, ranges.hasCells else { return .none }
+    guard let id = session(), let e = ranges.sessions[id], e.parent == nil, e.nested.isEmpty else { return .everything }
+    guard e.cells != nil else { return .none }
+    var scopes: Set<LaneScope> = [.range(id)]
+    for info in e.sectionInfo { if let name = info.reuseIdentifier { scopes.insert(host.runnerScope(of: name)) } }
+    return .only(scopes)
+}
+extension RangeWillBeginDragging { static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { rangeStream(host) { params()?.session } } }
+extension RangeDidScroll { static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { rangeStream(host) { params()?.session } } }
+extension RangeWillEndDragging { static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { rangeStream(host) { params()?.session } } }
+extension RangeDidEndDecelerating { static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { rangeStream(host) { params()?.session } } }
+extension RangeSetVisible { static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { rangeStream(host) { params()?.session } } }
+extension RangeSetViewport { static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { rangeStream(host) { params()?.session } } }
+extension RangeInsertItems { static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { rangeStream(host) { params()?.session } } }
+extension RangeDeleteItems { static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { rangeStream(host) { params()?.session } } }
+extension RangeBatchFetchDone { static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { rangeStream(host) { params()?.session } } }
+extension RangeState { static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { rangeStream(host) { params()?.session } } }
 
 extension ContainerCreate {
     /// The container it makes is new (no other call can name it yet): only its class's runner.

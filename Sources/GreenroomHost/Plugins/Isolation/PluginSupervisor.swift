@@ -19,8 +19,6 @@ public final class PluginSupervisor: HostDomain, WorkerSweeper {
     let hasVirtualClock: Bool
     /// Loads a library in the host's own process (`--plugin-isolation none`).
     private let loadInProcess: (String) throws(PluginLoadError) -> PluginInfo
-    /// Whether a call of the method touches nothing (`LaneDependency.none`).
-    private let touchesNothing: (String) -> Bool
     private(set) var plugins: [IsolatedPlugin] = []
     /// Plugins loaded in process (`--plugin-isolation none`), by name.
     private var inProcess: Set<String> = []
@@ -34,8 +32,7 @@ public final class PluginSupervisor: HostDomain, WorkerSweeper {
         let s = PluginSupervisor(
             config: host.config, classes: host.classes, events: host.events, timers: host.timers, clock: host.clock,
             lane: host.lane, containers: host.containers, hasVirtualClock: host.virtualClock != nil,
-            loadInProcess: { [unowned host] path throws(PluginLoadError) in try PluginLoader.load(path: path, into: host) },
-            touchesNothing: { [unowned host] method in host.laneDependency(method: method, params: nil) == .none })
+            loadInProcess: { [unowned host] path throws(PluginLoadError) in try PluginLoader.load(path: path, into: host) })
         host.add(s)
         host.classes.pluginStatus = { [unowned s] name in s.status(of: name) }
         host.afterTeardown.append { [unowned s] in s.stopAll() }
@@ -47,7 +44,7 @@ public final class PluginSupervisor: HostDomain, WorkerSweeper {
 
     init(config: HostConfig, classes: ClassRegistry, events: EventRouter, timers: HostTimers, clock: HostClock,
          lane: CallLane, containers: Containers, hasVirtualClock: Bool,
-         loadInProcess: @escaping (String) throws(PluginLoadError) -> PluginInfo, touchesNothing: @escaping (String) -> Bool) {
+         loadInProcess: @escaping (String) throws(PluginLoadError) -> PluginInfo) {
         self.config = config
         self.classes = classes
         self.events = events
@@ -57,7 +54,6 @@ public final class PluginSupervisor: HostDomain, WorkerSweeper {
         self.containers = containers
         self.hasVirtualClock = hasVirtualClock
         self.loadInProcess = loadInProcess
-        self.touchesNothing = touchesNothing
     }
 
     /// Loads `path` as the config says: in a worker process (the default) or in process.
@@ -149,11 +145,12 @@ public final class PluginSupervisor: HostDomain, WorkerSweeper {
 
     // MARK: Crashes and restarts
 
-    /// Before a call (`HostPipeline`): the sweep, when a worker ended. A call that touches nothing
-    /// (`LaneDependency.none`) sees no container; with the lane on it may run while lane items are parked, so the sweep (which
-    /// restarts workers) waits for a lane item, and every item depends on everything until it ran.
+    /// Before a call (`HostPipeline`): the sweep, when a worker ended. With the lane on, a call that runs
+    /// where it is read (it touches nothing: `LaneDependency.none`) may run while lane items are parked,
+    /// so the sweep (which restarts workers) waits for a call in a lane item; until it ran, every item
+    /// depends on everything, so it runs alone.
     func sweepIfDue(before method: String) {
-        if needsSweep && !(lane.isEnabled && touchesNothing(method)) { sweep() }
+        if needsSweep && !(lane.isEnabled && !lane.isInItem) { sweep() }
     }
 
     func emit(_ fields: JSONObject) {
