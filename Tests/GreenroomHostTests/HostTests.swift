@@ -405,6 +405,8 @@ final class LostPeerTransport: ConnectionTransport {
         #expect(dependency(host, "range.didScroll", ["session": plain, "offset": 10]) == .none)
         #expect(dependency(host, "range.didScroll", ["session": "r-404", "offset": 10]) == .everything)
         #expect(dependency(host, "range.didScroll") == .everything)  // no params: which session cannot be told
+        _ = c.call("range.destroy", ["session": cells])
+        #expect(host.ranges.hasCells == false && dependency(host, "range.didScroll") == .none)
     }
 
     /// Under the virtual clock, a call whose reply notes what it left waiting runs beside nothing.

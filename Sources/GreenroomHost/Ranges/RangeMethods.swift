@@ -188,6 +188,7 @@ extension RangeSessions {
             }
             e.viewability = viewability.map(RangeViewability.init)
             sessions[session.id] = e
+            if e.cells != nil { sessionsWithCells += 1 }
             if let parent {
                 attach(e, to: parent, item: try? Self.indexPath(p.parent?["item"], path: "parent.item"))
                 setNested(e, nestedState(e), announce: false)

@@ -173,6 +173,7 @@ extension RangeSessions {
         releaseAllCells(e)
         endViewability(e)
         sessions[e.session.id] = nil
+        if e.cells != nil { sessionsWithCells -= 1 }
         switch e.parent {
         case .row(let id)?:
             if let p = sessions[id], let children = p.nested[e.parentRow] {

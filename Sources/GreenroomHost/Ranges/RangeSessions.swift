@@ -95,8 +95,10 @@ public final class RangeSessions: HostDomain {
     }
 
     var anyTracking: Bool { sessions.values.contains { $0.session.isTracking } }
-    /// Whether any session has cells (its range calls run hooks).
-    var hasCells: Bool { sessions.values.contains { $0.cells != nil } }
+    /// Whether any session has cells (its range calls run hooks). Asked of every range call while plugins
+    /// run in workers: a count, not a walk of the sessions.
+    var hasCells: Bool { sessionsWithCells > 0 }
+    var sessionsWithCells = 0
 
     /// The connection's range session `id` (-32002 naming `session` otherwise); the last one looked up is
     /// kept, as a scroll stream names the same session call after call.
