@@ -73,9 +73,11 @@ public final class UVServer {
         host.timers.onChanged = { [unowned self] in self.rearmTimer() }
         host.onShutdownRequested = { [unowned self] in self.shutdownPending = true }
         try installHooks()
-        watchdog = UVWatchdog(loop: loop, host: host, outboundLimit: outboundLimit,
+        watchdog = UVWatchdog(loop: loop, outboundLimit: outboundLimit,
                               slowReaderGraceMs: UInt64(max(1, config.slowReaderGraceMs)), authTimeoutMs: authTimeoutMs,
-                              refusalDrainMs: refusalDrainMs)
+                              refusalDrainMs: refusalDrainMs,
+                              authDeadlinePassed: { [unowned host] c in host.authDeadlinePassed(c) },
+                              slowReaderClosed: { [unowned host] c in host.countSlowReaderClosed(c) })
         workerSockets = UVWorkerSockets(loop: loop, readBuffer: readBuffer, readBufferSize: readBufferSize)
         host.lane.waits = workerSockets
         host.lane.isDriven = true

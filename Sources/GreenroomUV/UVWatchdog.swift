@@ -6,7 +6,10 @@ import GreenroomHost
 /// -32006), and refused peers that do not close their side in time (closed).
 final class UVWatchdog {
     private let loop: UnsafeMutablePointer<uv_loop_t>
-    private unowned let host: Host
+    /// What the host does about a connection the watchdog gives up on: refuses one whose
+    /// authentication deadline passed (-32006), counts a slow reader it closes.
+    private let authDeadlinePassed: (HostConnection) -> Void
+    private let slowReaderClosed: (HostConnection?) -> Void
     private let outboundLimit: Int
     /// A peer whose queue is past the outbound limit, or that is paused by backpressure, and that
     /// takes no bytes for this long is closed as a slow reader.
@@ -16,10 +19,12 @@ final class UVWatchdog {
     private var timer: UnsafeMutablePointer<uv_timer_t>?
     private var closed = false
 
-    init(loop: UnsafeMutablePointer<uv_loop_t>, host: Host, outboundLimit: Int, slowReaderGraceMs: UInt64,
-         authTimeoutMs: UInt64, refusalDrainMs: UInt64) {
+    init(loop: UnsafeMutablePointer<uv_loop_t>, outboundLimit: Int, slowReaderGraceMs: UInt64,
+         authTimeoutMs: UInt64, refusalDrainMs: UInt64,
+         authDeadlinePassed: @escaping (HostConnection) -> Void, slowReaderClosed: @escaping (HostConnection?) -> Void) {
         self.loop = loop
-        self.host = host
+        self.authDeadlinePassed = authDeadlinePassed
+        self.slowReaderClosed = slowReaderClosed
         self.outboundLimit = outboundLimit
         self.slowReaderGraceMs = slowReaderGraceMs
         period = max(5, min(slowReaderGraceMs, authTimeoutMs, refusalDrainMs) / 4)
@@ -63,7 +68,7 @@ final class UVWatchdog {
                     c.authDeadline = 0
                 } else if now >= c.authDeadline {
                     c.authDeadline = 0
-                    host.authDeadlinePassed(hc)
+                    authDeadlinePassed(hc)
                 }
             }
             let stalled = (c.hostConnection?.isPaused ?? false) || c.queuedBytes > outboundLimit
@@ -76,7 +81,7 @@ final class UVWatchdog {
                 if c.authDeadline != 0 { keep.append(c) } else { c.isWatched = false }
             } else if now &- c.lastProgress >= slowReaderGraceMs {
                 c.isWatched = false
-                host.countSlowReaderClosed(c.hostConnection)
+                slowReaderClosed(c.hostConnection)
                 c.close(reason: "slow reader")
             } else {
                 keep.append(c)
