@@ -14,6 +14,10 @@ public final class VirtualClock: HostClock {
 
     public init(startMs: Double = 0) { nowMs = startMs }
 
+    /// The latest time it can show exactly: 2^53 ms (past it a double no longer holds every millisecond).
+    /// It never moves past it, and nothing may be due after it.
+    public static let latestExactMs = 9.007199254740992e15
+
     /// Moves time forward to `ms`; time never goes back.
     public func set(_ ms: Double) {
         if ms > nowMs { nowMs = ms }

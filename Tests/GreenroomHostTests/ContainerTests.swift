@@ -95,7 +95,7 @@ func errorOf(_ r: (events: [JSONValue], reply: JSONValue)) -> JSONValue? { r.rep
         let c = client()
         let s = result(c.call("stack.create", ["width": 100, "height": 200]))["stack"]!
         let a = result(c.call("container.create", ["class": "Container"]))["container"]!
-        c.call("clock.advance", ["ms": .double(9.007199254740992e15 - 200)])
+        c.call("clock.advance", ["ms": .double(VirtualClock.latestExactMs - 200)])
         let refused = errorOf(c.call("stack.push", ["stack": s, "container": a, "animated": true]))
         #expect(refused?["code"] == -32602 && refused?["data"]?["path"] == "duration")
         #expect(result(c.call("stack.info", ["stack": s]))["containers"] == [])

@@ -167,30 +167,22 @@ extension Containers {
     /// The longest `duration` a call may ask for: ten minutes of host clock.
     static let maxDurationMs: Double = 600_000
 
-    /// A call's `duration` (ms of host clock, for an animated transition; the default when absent).
-    static func duration(_ ms: Double?) throws(RPCError) -> Double {
-        guard let ms else { return StackDriver.defaultDurationMs }
-        guard ms >= 0, ms <= maxDurationMs else {
-            throw .invalidParams(path: "duration", "must be between 0 and \(Int(maxDurationMs)) ms")
-        }
-        return ms
-    }
-
-    /// `duration`, for a transition that runs now when `animated`: its end must be a time the clock can
-    /// reach. A virtual clock stops at 2^53 ms (past it, times are not exact), so an animation that would
-    /// end past it could never end; it is refused rather than left running for ever.
+    /// A call's `duration` (ms of host clock, for an animated transition; the default when absent). When
+    /// the transition runs now (`animated`), its end must be a time the clock can reach: a virtual clock
+    /// stops at 2^53 ms, so an animation that would end past it could never end, and is refused rather
+    /// than left running for ever.
     func duration(_ ms: Double?, animated: Bool) throws(RPCError) -> Double {
-        let d = try Self.duration(ms)
+        let d = ms ?? StackDriver.defaultDurationMs
+        guard d >= 0, d <= Self.maxDurationMs else {
+            throw .invalidParams(path: "duration", "must be between 0 and \(Int(Self.maxDurationMs)) ms")
+        }
         // Compared as what is left (exact), not as a sum (2^53 + 1 rounds to 2^53).
-        if animated, d > Self.latestTimeMs - now {
+        if animated, d > VirtualClock.latestExactMs - now {
             throw .invalidParams(path: "duration", "the transition would end at t=\(Host.formatMs(now + d)) ms, past 2^53 ms, "
                                  + "which the clock never reaches (it must stay exact)")
         }
         return d
     }
-
-    /// The latest time the clock can show exactly (2^53 ms).
-    static let latestTimeMs = 9.007199254740992e15
 
     /// Refuses (-32003) a call on a stack whose interactive pop is live: only its update, finish or
     /// cancel may touch it (UIKit ignores navigation calls during the gesture; a tool says why).

@@ -13,7 +13,7 @@ extension Host {
                 throw RPCError(.virtualClockOnly, "clock.advance needs a host started with --clock virtual",
                                ["method": "clock.advance", "clock": "real"])
             }
-            guard (c.host.now + ms).isFinite, c.host.now + ms <= 9.007199254740992e15 else {
+            guard (c.host.now + ms).isFinite, c.host.now + ms <= VirtualClock.latestExactMs else {
                 throw .invalidParams(path: "ms", "would move the clock past 2^53 ms (it must stay exact)")
             }
             let fired = c.host.timers.advanceVirtualClock(by: ms)
@@ -24,7 +24,7 @@ extension Host {
             return .object(reply)
         }
         r.register(ClockSettle.self) { c, p throws(RPCError) in
-            guard p.maxMs >= 0, p.maxMs <= 9.007199254740992e15 else {
+            guard p.maxMs >= 0, p.maxMs <= VirtualClock.latestExactMs else {
                 throw .invalidParams(path: "maxMs", "must be between 0 and 2^53 ms (the clock must stay exact)")
             }
             guard c.host.virtualClock != nil else {

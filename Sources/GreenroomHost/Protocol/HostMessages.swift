@@ -232,7 +232,7 @@ enum ClockSettle: HostMethod {
         var maxMs: Double = 60_000
 
         static let fields: [ParamField<Params>] = [
-            .optional("maxMs", \.maxMs, .number().minimum(0).maximum(9.007199254740992e15).default(60000),
+            .optional("maxMs", \.maxMs, .number().minimum(0).maximum(.double(VirtualClock.latestExactMs)).default(60000),
                       "How far the clock may move at most, in ms (default 60000)."),
         ]
     }
