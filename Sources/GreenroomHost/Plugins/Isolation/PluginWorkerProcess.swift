@@ -65,15 +65,14 @@ final class PluginWorkerProcess {
     let pid: pid_t
     /// The socket (nil once closed).
     private(set) var link: WorkerLink?
-    /// What the worker wrote and no frame was made of yet.
+    /// What the worker wrote and no frame was made of yet. Its `maxBody` is the largest reply accepted (the
+    /// worker enforces the output limit; more is a protocol error).
     private var incoming: FrameBuffer
     let plugin: String
     let version: String
     let classNames: [String]
     /// The optional hooks each class asked for (by name; classes that asked for none are absent).
     let optionalHooks: [String: Set<Hook>]
-    /// The largest reply body accepted (the worker enforces the output limit; more is a protocol error).
-    let maxReplyBytes: Int
     /// The worker protocol version it speaks (its `ready` frame).
     let protocolVersion: Int
 
@@ -88,8 +87,8 @@ final class PluginWorkerProcess {
     /// Where calls park while the worker answers.
     private let lane: CallLane
 
-    private init(pid: pid_t, link: WorkerLink, incoming: FrameBuffer, ready: Ready, maxReplyBytes: Int,
-                 progress: BatchProgress?, lane: CallLane) {
+    private init(pid: pid_t, link: WorkerLink, incoming: FrameBuffer, ready: Ready, progress: BatchProgress?,
+                 lane: CallLane) {
         self.lane = lane
         self.optionalHooks = ready.optionalHooks
         self.progress = progress
@@ -101,7 +100,6 @@ final class PluginWorkerProcess {
         self.classNames = ready.classes
         self.protocolVersion = ready.protocolVersion
         self.streamsBatches = progress == nil && ready.batches
-        self.maxReplyBytes = maxReplyBytes
     }
 
     /// What a worker's `ready` frame declares.
@@ -251,7 +249,7 @@ final class PluginWorkerProcess {
                 case .success(let declared):
                     incoming.maxBody = maxReply
                     let w = PluginWorkerProcess(pid: pid, link: link, incoming: incoming, ready: declared,
-                                                maxReplyBytes: maxReply, progress: shared?.progress, lane: lane)
+                                                progress: shared?.progress, lane: lane)
                     w.process = process
                     return w
                 case .failure(let r): refusal = r.why
@@ -449,8 +447,9 @@ final class PluginWorkerProcess {
         _ = try link.take(into: &incoming)
         var n = incoming.pending
         if n == 0 {
-            var peek = [UInt8](repeating: 0, count: 64)
-            n = max(0, peek.withUnsafeMutableBytes { recv(link.fd, $0.baseAddress!, $0.count, Int32(MSG_PEEK | MSG_DONTWAIT)) })
+            n = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { peek in
+                max(0, recv(link.fd, peek.baseAddress!, peek.count, Int32(MSG_PEEK | MSG_DONTWAIT)))
+            }
         }
         if n > 0 { throw .violation("it wrote \(n >= 64 ? "64 or more" : "\(n)") bytes no request asked for") }
     }
