@@ -123,29 +123,25 @@ extension Host {
     /// What a call of `method` with `params` depends on (nil params: only what needs none is told apart).
     func laneDependency(method: String, params raw: JSONValue?) -> LaneDependency {
         guard let classify = Self.classifiers[method] else { return .everything }
+        let dependency = classify(self, raw)
         // Under the virtual clock a noted method's reply says what the call left waiting, counted around
-        // it: nothing may run beside it.
-        if virtualClock != nil && Self.notedNames.contains(method) && classify.mayOverlap { return .everything }
-        return classify.run(self, raw)
-    }
-
-    private struct Classifier: Sendable {
-        let run: @Sendable (Host, JSONValue?) -> LaneDependency
-        let mayOverlap: Bool
+        // it: nothing may run beside it while it is parked. (A call that touches nothing never parks.)
+        if dependency != .none, virtualClock != nil, Self.notedNames.contains(method) { return .everything }
+        return dependency
     }
 
     private static let notedNames = Set(notedMethods.map { $0.name })
 
-    private static let classifiers: [String: Classifier] = {
-        func classifier<M: HostMethod>(_ m: M.Type) -> Classifier {
-            Classifier(run: { host, raw in
+    private static let classifiers: [String: @Sendable (Host, JSONValue?) -> LaneDependency] = {
+        func classifier<M: HostMethod>(_ m: M.Type) -> @Sendable (Host, JSONValue?) -> LaneDependency {
+            { host, raw in
                 M.dependency(on: host) {
                     guard let raw, let params = try? host.processor.registry[M.name]?.normalise(raw) else { return nil }
                     return try? M.Params.decode(params)
                 }
-            }, mayOverlap: M.self != TasksAdd.self)
+            }
         }
-        var all: [String: Classifier] = [:]
+        var all: [String: @Sendable (Host, JSONValue?) -> LaneDependency] = [:]
         for m in ProtocolCatalog.methods { all[m.name] = classifier(m) }
         return all
     }()
