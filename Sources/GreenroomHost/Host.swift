@@ -356,17 +356,19 @@ public final class Host {
         fileprivate var processor = RPCProcessor<HostConnection>.CallState()
         fileprivate var events = EventRouter.CallState()
         fileprivate var containers = Containers.CallState()
+        fileprivate var journal = RecordJournal.State()
     }
 
     func takeCallContext() -> CallContext {
         CallContext(processor: processor.takeCallState(), events: events.takeCallState(),
-                    containers: containers.takeCallState())
+                    containers: containers.takeCallState(), journal: containers.journal.takeState())
     }
 
     func restoreCallContext(_ context: CallContext) {
         processor.restoreCallState(context.processor)
         events.restoreCallState(context.events)
         containers.restoreCallState(context.containers)
+        containers.journal.restoreState(context.journal)
     }
 
     /// Run at the end of `teardownAll`, while the loop still serves waits (plugin workers stop here,

@@ -102,53 +102,44 @@ public final class RPCProcessor<Context> {
     /// The steps every line and call goes through around its handler (`CallPipeline`); nil runs each
     /// call's handler as it is (tests of the processor alone).
     public var pipeline: (any CallPipeline<Context>)?
-    /// The call being run (nil between calls): its id (nil for a notification), its method and the context
-    /// it runs for. What a call causes (the host's events) names it.
-    public private(set) var currentCall: (id: JSONValue?, method: String, context: Context)?
-    /// Set by a handler that answers later (`holdReply`): the call's result goes to it instead of out.
-    private var heldReply: ((RPCResult) -> Void)?
-    /// True when the call being run asked for its reply to be held (`holdReply`).
-    public var isHoldingReply: Bool { heldReply != nil }
-    /// True while a batch's entries run (their replies go out together, so none can be held back).
-    public private(set) var isInBatch = false
-
     /// The call being run, as a value: a host that interleaves calls (one parks while another runs) keeps
     /// each one's own, taking it when the call parks and giving it back when it goes on.
     public struct CallState {
+        /// Its id (nil for a notification), its method and the context it runs for.
         fileprivate var call: (id: JSONValue?, method: String, context: Context)?
+        /// Set by a handler that answers later (`holdReply`): the call's result goes to it instead of out.
         fileprivate var heldReply: ((RPCResult) -> Void)?
+        /// True while a batch's entries run (their replies go out together, so none can be held back).
         fileprivate var isInBatch = false
         public init() {}
     }
 
+    /// The state of the call being run (empty between calls).
+    private var running = CallState()
+
+    /// The call being run (nil between calls). What a call causes (the host's events) names it.
+    public var currentCall: (id: JSONValue?, method: String, context: Context)? { running.call }
+    /// True when the call being run asked for its reply to be held (`holdReply`).
+    public var isHoldingReply: Bool { running.heldReply != nil }
+    /// True while a batch's entries run.
+    public var isInBatch: Bool { running.isInBatch }
+
     /// Takes the call being run's state, leaving none (between calls).
     public func takeCallState() -> CallState {
-        defer {
-            currentCall = nil
-            heldReply = nil
-            isInBatch = false
-        }
-        var state = CallState()
-        state.call = currentCall
-        state.heldReply = heldReply
-        state.isInBatch = isInBatch
-        return state
+        defer { running = CallState() }
+        return running
     }
 
     /// Puts a call's state back (it goes on).
-    public func restoreCallState(_ state: CallState) {
-        currentCall = state.call
-        heldReply = state.heldReply
-        isInBatch = state.isInBatch
-    }
+    public func restoreCallState(_ state: CallState) { running = state }
 
     /// Asks that the call being run be answered later: when it succeeds, its result is given to `receive`
     /// instead of written, and the caller writes the reply when it is due (a reply after an animation
     /// ends). A failure is answered at once, as always. False (nothing held) for a notification, which gets
     /// no reply, and for a batch entry, whose reply goes out with the batch's.
     public func holdReply(_ receive: @escaping (RPCResult) -> Void) -> Bool {
-        guard let call = currentCall, call.id != nil, !isInBatch else { return false }
-        heldReply = receive
+        guard let call = running.call, call.id != nil, !running.isInBatch else { return false }
+        running.heldReply = receive
         return true
     }
 
@@ -264,8 +255,8 @@ public final class RPCProcessor<Context> {
             }
         case .batch(let entries):
             counters.batches += 1
-            isInBatch = true
-            defer { isInBatch = false }
+            running.isInBatch = true
+            defer { running.isInBatch = false }
             // Events caused by entries go straight to `out`; the replies are gathered and written
             // after them as one array.
             let replies = ByteBuffer(capacity: 256 * entries.count)
@@ -357,10 +348,10 @@ public final class RPCProcessor<Context> {
             return .error(id: id, error)
         case .request(let method, let id, let params):
             if id == nil { counters.notifications += 1 } else { counters.requests += 1 }
-            currentCall = (id, method, context)
+            running.call = (id, method, context)
             defer {
-                currentCall = nil
-                heldReply = nil
+                running.call = nil
+                running.heldReply = nil
             }
             let result: Result<RPCResult, RPCError>
             do throws(RPCError) {
@@ -384,7 +375,7 @@ public final class RPCProcessor<Context> {
             }
             switch result {
             case .success(let value):
-                if let held = heldReply {
+                if let held = running.heldReply {
                     held(value)
                     return nil
                 }

@@ -7,12 +7,11 @@
 /// back and the operation runs again, this time learning each hook's outcome as it goes.
 /// Records made with a journal report their changes to it; records made without one never do.
 public final class RecordJournal {
-    public private(set) var isRecording = false
-    /// The current run's mark: a record saved in this run carries it, so it is saved only once.
-    private var run = 0
+    public var isRecording: Bool { state.isRecording }
     /// Runs begun so far: each run's mark is new, even when runs interleave (`takeState`).
     private var runs = 0
-    private var saved: [Saved] = []
+    /// The current run's recording.
+    private var state = State()
 
     fileprivate enum Saved {
         case container(ContainerRecord, ContainerRecord.Saved)
@@ -24,6 +23,7 @@ public final class RecordJournal {
     /// One run's recording, as a value: a host that interleaves operations keeps each one's own.
     public struct State {
         fileprivate var isRecording = false
+        /// The run's mark: a record saved in this run carries it, so it is saved only once.
         fileprivate var run = 0
         fileprivate var saved: [Saved] = []
         public init() {}
@@ -31,62 +31,51 @@ public final class RecordJournal {
 
     /// Takes the current run's recording, leaving the journal idle (its run count goes on).
     public func takeState() -> State {
-        defer {
-            isRecording = false
-            saved = []
-        }
-        var state = State()
-        state.isRecording = isRecording
-        state.run = run
-        state.saved = saved
+        defer { state = State() }
         return state
     }
 
     /// Puts a run's recording back.
-    public func restoreState(_ state: State) {
-        isRecording = state.isRecording
-        run = state.run
-        saved = state.saved
-    }
+    public func restoreState(_ state: State) { self.state = state }
 
     /// How many records the current run saved (for tests).
-    public var savedCount: Int { saved.count }
+    public var savedCount: Int { state.saved.count }
 
     /// Starts recording (forgetting any earlier run).
     public func begin() {
         runs &+= 1
-        run = runs
-        saved.removeAll(keepingCapacity: true)
-        isRecording = true
+        state.run = runs
+        state.saved.removeAll(keepingCapacity: true)
+        state.isRecording = true
     }
 
     /// Keeps the changes: stops recording and forgets the saved states.
     public func commit() {
-        isRecording = false
-        saved.removeAll(keepingCapacity: true)
+        state.isRecording = false
+        state.saved.removeAll(keepingCapacity: true)
     }
 
     /// Puts every record changed since `begin` back as it was, and stops recording.
     public func undo() {
-        isRecording = false
-        for entry in saved.reversed() {
+        state.isRecording = false
+        for entry in state.saved.reversed() {
             switch entry {
             case .container(let c, let s): c.restore(s)
             case .stack(let st, let s): st.restore(s)
             }
         }
-        saved.removeAll(keepingCapacity: true)
+        state.saved.removeAll(keepingCapacity: true)
     }
 
     func willChange(_ c: ContainerRecord) {
-        guard isRecording, c.journalRun != run else { return }
-        c.journalRun = run
-        saved.append(.container(c, c.saved))
+        guard state.isRecording, c.journalRun != state.run else { return }
+        c.journalRun = state.run
+        state.saved.append(.container(c, c.saved))
     }
 
     func willChange(_ s: StackRecord) {
-        guard isRecording, s.journalRun != run else { return }
-        s.journalRun = run
-        saved.append(.stack(s, s.saved))
+        guard state.isRecording, s.journalRun != state.run else { return }
+        s.journalRun = state.run
+        state.saved.append(.stack(s, s.saved))
     }
 }

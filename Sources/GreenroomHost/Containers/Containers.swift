@@ -45,9 +45,6 @@ public final class Containers: HostDomain {
     var causes: [String: String] = [:]
     /// The last hook failure per container, for the -32004 reply.
     private var failures: [String: (hook: Hook, failure: HookFailure)] = [:]
-    /// Every hook that failed during the call being run, in order (nil outside a call: a timer on the
-    /// real clock or an idle pass has no reply to carry its failures; their events say `failed`).
-    private var callFailures: [JSONValue]?
     public private(set) var unbalancedTransitions = 0
     /// The page sessions, for the containers that are their pages or their own (set by `PageSessions`).
     weak var pages: (any ContainerPages)?
@@ -75,31 +72,26 @@ public final class Containers: HostDomain {
     public let lifecycle = Lifecycle()
     /// Saves records' changes while an operation is planned (`planned`), to undo them if a hook failed.
     let journal = RecordJournal()
-    /// Whether hooks run as they come, are planned, or are replayed after a plan (HookPlanning.swift).
-    var hookMode = HookMode.live
     var planStats = HookPlanStats()
 
-    /// What the call being run set here: how its hooks run, the failures it collects, its journal. A call
-    /// that parks takes it with it (`CallLane`), so another call run meanwhile has its own.
+    /// What the call being run set here: how its hooks run and the failures it collects (its journal
+    /// has a state of its own). A call that parks takes it with it (`CallLane`), so another call run
+    /// meanwhile has its own.
     struct CallState {
-        fileprivate var hookMode = HookMode.live
-        fileprivate var callFailures: [JSONValue]?
-        fileprivate var journal = RecordJournal.State()
+        /// Whether hooks run as they come, are planned, or are replayed after a plan (HookPlanning.swift).
+        var hookMode = HookMode.live
+        /// Every hook that failed during the call being run, in order (nil outside a call: a timer on the
+        /// real clock or an idle pass has no reply to carry its failures; their events say `failed`).
+        var callFailures: [JSONValue]?
     }
+    var running = CallState()
 
     func takeCallState() -> CallState {
-        defer {
-            hookMode = .live
-            callFailures = nil
-        }
-        return CallState(hookMode: hookMode, callFailures: callFailures, journal: journal.takeState())
+        defer { running = CallState() }
+        return running
     }
 
-    func restoreCallState(_ state: CallState) {
-        hookMode = state.hookMode
-        callFailures = state.callFailures
-        journal.restoreState(state.journal)
-    }
+    func restoreCallState(_ state: CallState) { running = state }
     lazy var stackOps = StackDriver(containers: self)
 
     init(config: HostConfig, classes: ClassRegistry, events: EventRouter, timers: HostTimers, clock: HostClock,
@@ -125,7 +117,7 @@ public final class Containers: HostDomain {
         config.logger.warning("hook failed; container torn down", metadata: [
             "container": "\(c.id)", "class": "\(c.className)", "hook": "\(hook.rawValue)",
             "plugin": "\(classes[c.className]?.pluginName ?? "-")", "reason": "\(error.message)"])
-        callFailures?.append(.object(mergingData(error.data, [
+        running.callFailures?.append(.object(mergingData(error.data, [
             "container": .string(c.id), "class": .string(c.className), "hook": .string(hook.rawValue),
             "message": .string(error.message),
         ])))
@@ -137,11 +129,11 @@ public final class Containers: HostDomain {
     /// error in `data.error`. Host-wide calls take the failures into their result instead
     /// (`takeCallFailures`).
     func reportingFailures(_ run: () throws(RPCError) -> RPCResult) throws(RPCError) -> RPCResult {
-        callFailures = []
-        defer { callFailures = nil }
+        running.callFailures = []
+        defer { running.callFailures = nil }
         let outcome: Result<RPCResult, RPCError>
         do { outcome = .success(try run()) } catch { outcome = .failure(error) }
-        guard let failed = callFailures, let first = failed.first?.objectValue else { return try outcome.get() }
+        guard let failed = running.callFailures, let first = failed.first?.objectValue else { return try outcome.get() }
         let names = failed.compactMap { $0["container"]?.stringValue }.joined(separator: ", ")
         switch outcome {
         case .failure(var e) where e.code == .pluginFailed:
@@ -176,8 +168,8 @@ public final class Containers: HostDomain {
     /// host-wide calls (a memory warning, the virtual clock, idle tasks), which reach other connections'
     /// containers too and still completed.
     func takeCallFailures(into result: inout JSONObject) {
-        guard let failed = callFailures, !failed.isEmpty else { return }
-        callFailures = []
+        guard let failed = running.callFailures, !failed.isEmpty else { return }
+        running.callFailures = []
         result["failed"] = .array(failed)
     }
 

@@ -86,21 +86,21 @@ extension Containers {
     /// Runs `body` planned when some of its hooks go to `worker`'s process (nil: live). The worker is
     /// woken first, so that it is awake, not asleep, by the time the plan's hooks reach it.
     func planned(_ worker: IsolatedPlugin?, _ body: () throws(RPCError) -> Void) throws(RPCError) {
-        guard let worker, config.plugins.batchesHooks, case .live = hookMode, !events.isHolding else { return try body() }
+        guard let worker, config.plugins.batchesHooks, case .live = running.hookMode, !events.isHolding else { return try body() }
         worker.wake()
         journal.begin()
         events.hold()
-        hookMode = .planning(hooks: [], spoiled: false)
+        running.hookMode = .planning(hooks: [], spoiled: false)
         var threw = false
         do { try body() } catch { threw = true }
         let held = events.takeHeld()
-        guard case .planning(let plan, let spoiled) = hookMode, !spoiled, !threw else {
-            hookMode = .live
+        guard case .planning(let plan, let spoiled) = running.hookMode, !spoiled, !threw else {
+            running.hookMode = .live
             journal.undo()
             planStats.spoiled += 1
             return try body()
         }
-        hookMode = .live
+        running.hookMode = .live
         planStats.plans += 1
         let outcomes = run(plan)
         if outcomes.count == plan.count && !outcomes.contains(where: \.failed) {
@@ -110,13 +110,13 @@ extension Containers {
         }
         journal.undo()
         planStats.replays += 1
-        hookMode = .replaying(outcomes: outcomes, next: 0)
+        running.hookMode = .replaying(outcomes: outcomes, next: 0)
         defer {
             // A replay always reaches the failure; should it not, the worker's end is still reported.
-            if case .replaying(let outcomes, let next) = hookMode {
+            if case .replaying(let outcomes, let next) = running.hookMode {
                 for o in outcomes[next...] { if case .workerDied = o.ending { _ = o.result() } }
             }
-            hookMode = .live
+            running.hookMode = .live
         }
         try body()
     }
@@ -131,40 +131,40 @@ extension Containers {
     /// What planning does with a hook an action asks for: listed, assumed to succeed. Returns false when
     /// the hook cannot be planned (the plan is spoiled and the operation will run live).
     func plan(_ hook: Hook, on c: ContainerRecord, input: JSONObject) -> Bool {
-        guard case .planning(var hooks, let spoiled) = hookMode, !spoiled else { return false }
+        guard case .planning(var hooks, let spoiled) = running.hookMode, !spoiled else { return false }
         // A container's end changes the host's books (its instance goes), and a page session's own container
         // makes its pages follow: neither is held back.
         guard hook != .deinitialize, pages?.session(owning: c) == nil, let instance = instances[c.id] else {
-            hookMode = .planning(hooks: hooks, spoiled: true)
+            running.hookMode = .planning(hooks: hooks, spoiled: true)
             return false
         }
-        hookMode = .planning(hooks: [], spoiled: false)  // hooks uniquely referenced while appending
+        running.hookMode = .planning(hooks: [], spoiled: false)  // hooks uniquely referenced while appending
         hooks.append(PlannedHook(hook: hook, container: c, instance: instance, input: input))
-        hookMode = .planning(hooks: hooks, spoiled: false)
+        running.hookMode = .planning(hooks: hooks, spoiled: false)
         return true
     }
 
     /// Something a plan cannot hold back happened: the operation runs live.
     func spoilPlan() {
-        if case .planning(let hooks, _) = hookMode { hookMode = .planning(hooks: hooks, spoiled: true) }
+        if case .planning(let hooks, _) = running.hookMode { running.hookMode = .planning(hooks: hooks, spoiled: true) }
     }
 
     var isPlanning: Bool {
-        if case .planning = hookMode { return true }
+        if case .planning = running.hookMode { return true }
         return false
     }
 
     /// The outcome of `hook` when it is known from a plan that ran (replaying), else nil.
     func knownOutcome(_ hook: Hook, on c: ContainerRecord) -> Result<JSONValue?, HookFailure>? {
-        guard case .replaying(let outcomes, let next) = hookMode, next < outcomes.count else { return nil }
+        guard case .replaying(let outcomes, let next) = running.hookMode, next < outcomes.count else { return nil }
         let o = outcomes[next]
-        hookMode = .replaying(outcomes: outcomes, next: next + 1)
+        running.hookMode = .replaying(outcomes: outcomes, next: next + 1)
         guard o.hook == hook, o.container === c else {
             // The operation took another path than its plan: cannot happen while the journal restores
             // every record the plan changed. Said loudly, and the rest runs live.
             config.logger.error("a replayed operation left its plan", metadata: [
                 "planned": "\(o.container.id).\(o.hook.rawValue)", "now": "\(c.id).\(hook.rawValue)"])
-            hookMode = .live
+            running.hookMode = .live
             return nil
         }
         return o.result()

@@ -27,25 +27,22 @@ public final class EventRouter {
     private var observers: [String: [HostConnection]] = [:]
     /// Topics some `scope: "all"` observer listens to, as bits of `topics`.
     private var observedMask: UInt16 = 0
-    /// Events held back instead of sent (nil: they are sent).
-    private var held: [HeldEvent]?
     /// Events written to connections since start (`host.stats.eventsSent`).
     public private(set) var sent = 0
-    /// Causes set by what runs outside a request (a timer, an idle task, a closing connection), innermost
-    /// last; they win over the call being run.
-    private var causes: [EventCause] = []
+    /// What the work being run set here (`CallState`).
+    private var running = CallState()
 
     /// What an event emitted now is caused by: the innermost cause set, else the call being run.
     var currentCause: EventCause? {
-        if let c = causes.last { return c }
+        if let c = running.causes.last { return c }
         guard let call = processor.currentCall else { return nil }
         return .request(id: call.id, method: call.method, connection: call.context.id)
     }
 
     /// Runs `body` with events caused by `cause`.
     func withCause<T>(_ cause: EventCause, _ body: () throws -> T) rethrows -> T {
-        causes.append(cause)
-        defer { causes.removeLast() }
+        running.causes.append(cause)
+        defer { running.causes.removeLast() }
         return try body()
     }
 
@@ -87,8 +84,8 @@ public final class EventRouter {
     private func emit(_ topic: String, owner: HostConnection?, broadcast: Bool = false, _ fields: JSONObject,
                       cause: EventCause? = nil) {
         let cause = cause ?? currentCause
-        if held != nil {
-            held?.append(HeldEvent(topic: topic, owner: owner, broadcast: broadcast, fields: fields, cause: cause))
+        if running.held != nil {
+            running.held?.append(HeldEvent(topic: topic, owner: owner, broadcast: broadcast, fields: fields, cause: cause))
             return
         }
         let t = clock.nowMs
@@ -127,33 +124,30 @@ public final class EventRouter {
         let cause: EventCause?
     }
 
-    var isHolding: Bool { held != nil }
+    var isHolding: Bool { running.held != nil }
 
-    /// What the call being run set here: its causes and the events it holds back. A call that parks takes
+    /// What the call being run set here: its running.causes and the events it holds back. A call that parks takes
     /// it with it (`CallLane`), so another call run meanwhile has its own.
     struct CallState {
+        /// Causes set by what runs outside a request (a timer, an idle task, a closing connection),
+        /// innermost last; they win over the call being run.
         fileprivate var causes: [EventCause] = []
+        /// Events held back instead of sent (nil: they are sent).
         fileprivate var held: [HeldEvent]?
     }
 
     func takeCallState() -> CallState {
-        defer {
-            causes = []
-            held = nil
-        }
-        return CallState(causes: causes, held: held)
+        defer { running = CallState() }
+        return running
     }
 
-    func restoreCallState(_ state: CallState) {
-        causes = state.causes
-        held = state.held
-    }
+    func restoreCallState(_ state: CallState) { running = state }
     /// From now on `emit` keeps events back, until `takeHeld`.
-    func hold() { held = [] }
+    func hold() { running.held = [] }
     /// Stops holding events back; returns those held, in order.
     func takeHeld() -> [HeldEvent] {
-        defer { held = nil }
-        return held ?? []
+        defer { running.held = nil }
+        return running.held ?? []
     }
     /// Sends events that were held back, in order.
     func emit(_ events: [HeldEvent]) {
