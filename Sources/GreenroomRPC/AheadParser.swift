@@ -8,14 +8,23 @@ import Synchronization
 /// from one atomic counter; the loop thread reads a line itself when no one has claimed it yet, and
 /// otherwise waits for the parser's output. Replies are written in request order whoever parsed them.
 ///
-/// The parser thread sleeps on a condition variable between bursts (no busy wait when idle). Its
-/// Jansson values live in its own arena (`JSONCodec.useParserArena`), and its outputs are Swift
-/// values, so no Jansson value crosses threads.
+/// Between jobs the parser thread first watches the job word for up to `watchNanos`, then sleeps on a
+/// condition variable. A client that pipelines sends its next burst as soon as it has the replies, so
+/// the next job usually comes within that window: watching for it spares a futex wake and a context
+/// switch per burst, which on a 2-core machine raised the pipelined rate by about a fifth (see
+/// docs/performance.md). The watch is adaptive, so an idle host does not pay for it: after a wait
+/// that outlasted the window the thread goes straight to sleep, and it watches again only once a
+/// job has come within the window after the one before. Its Jansson values live in its own arena
+/// (`JSONCodec.useParserArena`), and its outputs are Swift values, so no Jansson value crosses
+/// threads.
 public final class AheadParser<Output> {
     public typealias Read = (UnsafeRawBufferPointer) -> Output
 
     /// The most lines one job holds; longer bursts run as several jobs.
     public static var maxJob: Int { 1024 }
+
+    /// How long the parser thread watches for the next job after one ends before it sleeps, by default.
+    public static var watchNanos: UInt64 { 100_000 }
 
     final class Slot {
         /// The generation of the job whose output `output` holds.
@@ -24,6 +33,8 @@ public final class AheadParser<Output> {
     }
 
     private let read: Read
+    private let window: UInt64
+    private let now: @Sendable () -> UInt64
     private let slots: [Slot]
     private let lines: UnsafeMutablePointer<UnsafeRawBufferPointer>
     /// generation << 32 | count << 16 | next: the job and the next unclaimed line, in one word so a
@@ -33,16 +44,26 @@ public final class AheadParser<Output> {
     private var mutex = pthread_mutex_t()
     private var cond = pthread_cond_t()
     /// Guarded by `mutex`.
-    private var posted: UInt64 = 0
     private var stopping = false
+    /// Set with `stopping`, for the watch (which does not take the mutex).
+    private let stopRequested = AtomicWord()
     private var thread: pthread_t = 0
     /// Lines the parser thread read, for tests and stats.
     private let readAhead = AtomicWord()
     public var linesReadAhead: Int { Int(readAhead.value.load(ordering: .relaxed)) }
+    /// How many times the parser thread began to watch for a job, and to sleep for one (for tests).
+    private let watchCount = AtomicWord(), sleepCount = AtomicWord()
+    public var watches: Int { Int(watchCount.value.load(ordering: .acquiring)) }
+    public var sleeps: Int { Int(sleepCount.value.load(ordering: .acquiring)) }
 
-    /// Starts the parser thread. `read` must be safe to call on any thread.
-    public init(read: @escaping Read) {
+    /// Starts the parser thread. `read` must be safe to call on any thread. `window` is how long the
+    /// thread watches for the next job after one ends, by `now` (monotonic nanoseconds; tests pass
+    /// their own).
+    public init(window: UInt64 = AheadParser.watchNanos, now: @escaping @Sendable () -> UInt64 = AheadParser.monotonicNanos,
+                read: @escaping Read) {
         self.read = read
+        self.window = window
+        self.now = now
         slots = (0..<Self.maxJob).map { _ in Slot() }
         lines = .allocate(capacity: Self.maxJob)
         pthread_mutex_init(&mutex, nil)
@@ -72,6 +93,7 @@ public final class AheadParser<Output> {
     /// Stops and joins the parser thread.
     public func stop() {
         guard thread != 0 else { return }
+        stopRequested.value.store(1, ordering: .releasing)
         pthread_mutex_lock(&mutex)
         stopping = true
         pthread_cond_signal(&cond)
@@ -94,8 +116,9 @@ public final class AheadParser<Output> {
         lines.update(from: input.baseAddress!, count: count)
         let head = gen << 32 | UInt64(count) << 16
         word.value.store(head, ordering: .releasing)
+        // The parser checks the word under the mutex before it sleeps, so this wakes it either way
+        // (and costs no system call while it is watching instead).
         pthread_mutex_lock(&mutex)
-        posted = gen
         pthread_cond_signal(&cond)
         pthread_mutex_unlock(&mutex)
         // Dispatch in order; while the next line is still being read by the parser thread, read the
@@ -126,18 +149,29 @@ public final class AheadParser<Output> {
         }
     }
 
-    /// The parser thread: waits for a job, claims lines until none is left, sleeps again.
+    /// The parser thread: waits for a job (watching, then sleeping), claims lines until none is left.
     private func work() {
         var seen: UInt64 = 0
+        var watches = true
+        var ended: UInt64 = 0
         while true {
-            pthread_mutex_lock(&mutex)
-            while posted == seen && !stopping { pthread_cond_wait(&cond, &mutex) }
-            if stopping {
+            if watches, let gen = watchForJob(after: seen, since: ended) {
+                seen = gen
+            } else {
+                sleepCount.value.add(1, ordering: .releasing)
+                pthread_mutex_lock(&mutex)
+                while word.value.load(ordering: .acquiring) >> 32 == seen && !stopping {
+                    pthread_cond_wait(&cond, &mutex)
+                }
+                if stopping {
+                    pthread_mutex_unlock(&mutex)
+                    return
+                }
+                seen = word.value.load(ordering: .acquiring) >> 32
                 pthread_mutex_unlock(&mutex)
-                return
+                // Watch next time only if this job came within the window after the last.
+                watches = now() &- ended <= window
             }
-            seen = posted
-            pthread_mutex_unlock(&mutex)
             var read = 0
             while let i = claim(seen) {
                 let output = self.read(lines[i])
@@ -147,7 +181,27 @@ public final class AheadParser<Output> {
                 read += 1
             }
             readAhead.value.add(UInt64(read), ordering: .relaxed)
+            ended = now()
         }
+    }
+
+    /// Watches the job word until a job newer than `seen` is posted (its generation) or the window
+    /// has passed since `since` (nil).
+    private func watchForJob(after seen: UInt64, since: UInt64) -> UInt64? {
+        watchCount.value.add(1, ordering: .releasing)
+        var polls = 0
+        while true {
+            let gen = word.value.load(ordering: .acquiring) >> 32
+            if gen != seen { return gen }
+            polls += 1
+            if polls & 63 == 0 && (now() &- since > window || stopRequested.value.load(ordering: .acquiring) != 0) { return nil }
+        }
+    }
+
+    @Sendable public static func monotonicNanos() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
     }
 
     /// Claims the next unread line of job `gen`, or nil when it has none left (or is over).

@@ -1,3 +1,5 @@
+import Glibc
+import Synchronization
 import Testing
 import GreenroomJSON
 @testable import GreenroomRPC
@@ -117,5 +119,67 @@ private func run(_ p: RPCProcessor<OrderContext>, _ lines: [String], closeAt: In
         p.stopReadingAhead()
         #expect(p.ahead == nil)
         #expect(run(p, lines).out == before.out)
+    }
+
+    /// Between jobs the thread watches for the next one for a window, then sleeps; after a gap longer
+    /// than the window it sleeps at once, and it watches again once a job comes within the window.
+    /// The clock is the test's, so every step waits for the thread's own counters, not for time.
+    @Test func theParserWatchesOnlyWhileJobsComeBackToBack() {
+        let clock = FakeNanos()
+        let window: UInt64 = 1_000_000
+        let parser = AheadParser<Int>(window: window, now: { clock.value }) { $0.count }
+        defer { parser.stop() }
+        let text = Array("abc".utf8)
+        func job() {
+            text.withUnsafeBytes { line in
+                let lines = [UnsafeRawBufferPointer](repeating: line, count: 64)
+                var got = 0
+                lines.withUnsafeBufferPointer { parser.run($0) { got += $0 } }
+                #expect(got == 64 * 3)
+            }
+        }
+        // Started at 0, it watches: the window has not passed.
+        waitUntil { parser.watches == 1 }
+        #expect(parser.sleeps == 0)
+        clock.value = 10 * window
+        waitUntil { parser.sleeps == 1 }
+        // A job after a long gap: afterwards it sleeps at once, without watching.
+        job()
+        waitUntil { parser.sleeps == 2 }
+        #expect(parser.watches == 1)
+        // A job within the window after the last: afterwards it watches again...
+        clock.value += window / 2
+        job()
+        waitUntil { parser.watches == 2 }
+        // ...and takes the next job while watching, with no sleep in between.
+        job()
+        waitUntil { parser.watches == 3 }
+        #expect(parser.sleeps == 2)
+        // Once the window passes with no job, it sleeps.
+        clock.value += 10 * window
+        waitUntil { parser.sleeps == 3 }
+        #expect(parser.watches == 3)
+    }
+}
+
+/// A clock the test sets; read from the parser thread.
+private final class FakeNanos: Sendable {
+    private let word = Atomic<UInt64>(0)
+    var value: UInt64 {
+        get { word.load(ordering: .acquiring) }
+        set { word.store(newValue, ordering: .releasing) }
+    }
+}
+
+/// Waits for another thread to bring `condition` about (an event, not a span of time); fails after 30 s.
+private func waitUntil(_ condition: () -> Bool, sourceLocation: SourceLocation = #_sourceLocation) {
+    var waited = 0
+    while !condition() {
+        if waited > 30_000 {
+            Issue.record("condition not reached in 30 s", sourceLocation: sourceLocation)
+            return
+        }
+        usleep(1000)
+        waited += 1
     }
 }
