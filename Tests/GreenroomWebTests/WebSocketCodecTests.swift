@@ -163,6 +163,43 @@ private func expectSameForEveryCut(_ stream: [UInt8], config: WebSocketConfig = 
         }
     }
 
+    /// Whole ASCII text frames are read without wslay, everything else by wslay: both kinds, mixed,
+    /// come out in order whatever the cuts. Non-ASCII bytes sit in the 8-byte words and in the tail.
+    @Test func quickAndWslayFramesMixInOrder() {
+        let long = String(repeating: "0123456789abcdef", count: 13) + "xyz"  // 211 bytes: a 16-bit length
+        let messages = [#"{"a":1}"#, long, #""é""#, #"["é",2,3,4,5,6,7,8]"#, #"[1,2,3,4,5,6,7,"é"]"#, "[]"]
+        var stream = upgrade()
+        for (i, m) in messages.enumerated() {
+            stream += ClientFrame.text(m)
+            if i == 2 { stream += ClientFrame.frame(ClientFrame.ping, Array("p".utf8)) }
+        }
+        expectSameForEveryCut(stream, framesInAnyOrder: true) { r in
+            #expect(r.events == ["opened auth=true"] + messages.map { "message \($0)" })
+            #expect(r.frames.filter { $0.opcode == 1 }.map { String(decoding: $0.payload, as: UTF8.self) } == messages.map { "echo:\($0)" })
+            #expect(r.frames.contains(ServerFrame(fin: true, opcode: 0xA, payload: Array("p".utf8))))
+        }
+    }
+
+    /// A message over 64 KiB goes to wslay, between quick ones, cut in its header, its payload or not at all.
+    @Test func aMessageOver64KiBIsReadByWslayBetweenQuickOnes() {
+        let big = "[" + String(repeating: "1,", count: 40_000) + "1]"
+        let stream = upgrade() + ClientFrame.text("[1]") + ClientFrame.text(big) + ClientFrame.text("[2]")
+        let start = upgrade().count + ClientFrame.text("[1]").count
+        for cut in [nil, start + 1, start + 5, start + 12, start + 40_000, stream.count - 2] {
+            let chunks = cut.map { [Array(stream[..<$0]), Array(stream[$0...])] } ?? [stream]
+            let r = run(chunks)
+            #expect(r.events == ["opened auth=true", "message [1]", "message \(big)", "message [2]"], "cut at \(String(describing: cut))")
+        }
+    }
+
+    @Test func aNewTextMessageInsideAFragmentedOneIsAProtocolError() {
+        let stream = upgrade() + ClientFrame.text("[1,", fin: false) + ClientFrame.text("[2]")
+        expectSameForEveryCut(stream) { r in
+            #expect(r.events == ["opened auth=true", "closing webSocket(code: 1002, byPeer: false)"])
+            #expect(r.frames.last?.closeCode == 1002)
+        }
+    }
+
     @Test func invalidUTF8ClosesWith1007() {
         expectSameForEveryCut(upgrade() + ClientFrame.frame(ClientFrame.text, [0x22, 0xC3, 0x28, 0x22])) { r in
             #expect(r.events.last == "closing webSocket(code: 1007, byPeer: false)")
