@@ -30,6 +30,7 @@ release: deps
 # Needs no Python.
 run: deps
 	$(SWIFT) build -c release --product greenroom
+	$(SWIFT) build -c release --product greenroom-host
 	.build/release/greenroom serve $(ARGS)
 
 test: deps-test build test-swift test-js test-python test-fuzz
@@ -89,7 +90,8 @@ screenshots: deps-test build
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" GREENROOM_BIN=$(CURDIR)/$(BIN) GREENROOM_SCREENSHOTS=$(CURDIR)/docs/img \
 	    $(VENV)/bin/python -m pytest -q tests/integration/test_web_pages.py
 
-# Installs like a daemon: the host and greenroomctl in bin/ (greenroomctl's WebSocket helper, wsbridge.py, in
+# Installs like a daemon: the host (greenroom, and greenroom-host, which `greenroom serve` runs the host in)
+# and greenroomctl in bin/ (greenroomctl's WebSocket helper, wsbridge.py, in
 # lib/greenroom/), the example plugins in lib/greenroom/plugins/,
 # the plugin header in include/, bash/zsh/fish completions and man pages (argument-parser's generators).
 install: $(CONFIG) install-files
@@ -100,7 +102,7 @@ install-files:
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/greenroom/plugins $(DESTDIR)$(PREFIX)/include \
 	    $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
 	    $(DESTDIR)$(PREFIX)/share/zsh/site-functions $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
-	install -m 755 .build/$(CONFIG)/greenroom clients/shell/greenroomctl $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 .build/$(CONFIG)/greenroom .build/$(CONFIG)/greenroom-host clients/shell/greenroomctl $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 .build/$(CONFIG)/libArticlePlugin.so .build/$(CONFIG)/libCounterPlugin.so .build/$(CONFIG)/libCrashyPlugin.so \
 	    $(DESTDIR)$(PREFIX)/lib/greenroom/plugins/
 	install -m 644 Sources/CGreenroomPlugin/include/greenroom_plugin.h $(DESTDIR)$(PREFIX)/include/

@@ -13,6 +13,7 @@ let package = Package(
     name: "greenroom",
     products: [
         .executable(name: "greenroom", targets: ["greenroom"]),
+        .executable(name: "greenroom-host", targets: ["greenroom-host"]),
         .library(name: "GreenroomCore", targets: ["GreenroomCore"]),
         // Native plugins (docs/plugins.md): the C ABI, the Swift helpers, and example plugins as shared libraries.
         .library(name: "GreenroomPluginKit", targets: ["GreenroomPluginKit"]),
@@ -73,10 +74,18 @@ let package = Package(
             name: "GreenroomUV",
             dependencies: ["GreenroomHost", "GreenroomWeb", "GreenroomRPC", "GreenroomJSON", "CLibUV", .product(name: "Logging", package: "swift-log")],
             swiftSettings: optimised),
+        // What `serve` runs: the host behind its listeners, from options given as plain values; and
+        // `greenroom-host`, the small executable `serve` hands them to (no argument parser, so no
+        // Foundation in the host's process).
+        .target(
+            name: "GreenroomServe",
+            dependencies: ["GreenroomUV", "GreenroomHost", "GreenroomJSON", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: optimised),
+        .executableTarget(name: "greenroom-host", dependencies: ["GreenroomServe"], swiftSettings: optimised),
         .executableTarget(
             name: "greenroom",
             dependencies: [
-                "GreenroomUV", "GreenroomHost", "GreenroomWorker", "GreenroomRPC", "GreenroomJSON", "CLibUV", "CJansson",
+                "GreenroomServe", "GreenroomUV", "GreenroomHost", "GreenroomWorker", "GreenroomRPC", "GreenroomJSON", "CLibUV", "CJansson",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -85,7 +94,7 @@ let package = Package(
         // build makes a replayer of saved inputs.
         .executableTarget(name: "GreenroomFuzz", dependencies: ["GreenroomHost", "GreenroomRPC", "GreenroomJSON"]),
         .testTarget(name: "GreenroomCoreTests", dependencies: ["GreenroomCore"]),
-        .testTarget(name: "GreenroomToolTests", dependencies: ["greenroom"]),
+        .testTarget(name: "GreenroomToolTests", dependencies: ["greenroom", "GreenroomServe", "GreenroomJSON"]),
         .testTarget(name: "GreenroomJSONTests", dependencies: ["GreenroomJSON"]),
         .testTarget(name: "GreenroomRPCTests", dependencies: ["GreenroomRPC", "GreenroomJSON"]),
         .testTarget(name: "GreenroomUVTests", dependencies: ["GreenroomUV", "GreenroomHost"]),

@@ -2,6 +2,7 @@ import ArgumentParser
 import Glibc
 import GreenroomHost
 import GreenroomJSON
+import GreenroomServe
 import GreenroomUV
 
 struct Call: ParsableCommand {

@@ -3,6 +3,7 @@ import Glibc
 import GreenroomHost
 import GreenroomWorker
 import GreenroomJSON
+import GreenroomServe
 import GreenroomUV
 
 /// `greenroom replay FILE`: a transcript as a golden test (docs/transcripts.md). Exit status 0 when every
@@ -48,9 +49,11 @@ struct ReplayCommand: ParsableCommand {
     }
 
     private func replayInProcess(_ t: Transcript) throws -> [JSONValue] {
-        var serve = try Serve.parse(["--clock", "virtual"] + plugin.flatMap { ["--plugin", $0] })
-        serve.plugins = plugin
-        let config = try serve.hostConfig()
+        var options = ServeOptions()
+        options.clock = "virtual"
+        options.plugins = plugin
+        let config: HostConfig
+        do { config = try options.hostConfig() } catch { throw refuse(error.message) }
         var loadFailure: String?
         let received = TranscriptReplay.inProcess(t, config: config) { host in
             // No loop here: a worker's replies are waited for where each call runs.
@@ -193,38 +196,4 @@ extension String {
     fileprivate var trimmingBrackets: String {
         hasPrefix("[") && hasSuffix("]") ? String(dropFirst().dropLast()) : self
     }
-}
-
-/// One connection's transcript file (`serve --record DIR`): buffered, flushed after each reply (so a
-/// request's group is on disk once it is answered) and when the connection goes.
-final class TranscriptFile: TranscriptSink {
-    private let file: UnsafeMutablePointer<FILE>?
-
-    init?(path: String) {
-        file = fopen(path, "wb")
-        if file == nil {
-            writeStandardError("greenroom: cannot record to \(path): \(String(cString: strerror(errno)))\n")
-            return nil
-        }
-    }
-
-    func write(line: String) {
-        guard let file else { return }
-        var bytes = Array(line.utf8)
-        bytes.append(0x0A)
-        fwrite(bytes, 1, bytes.count, file)
-    }
-
-    func write(prefix: StaticString, body: UnsafeRawBufferPointer, suffix: StaticString) {
-        guard let file, let base = body.baseAddress else { return }
-        fwrite(prefix.utf8Start, 1, prefix.utf8CodeUnitCount, file)
-        fwrite(base, 1, body.count, file)
-        fwrite(suffix.utf8Start, 1, suffix.utf8CodeUnitCount, file)
-        fputc(0x0A, file)
-        // A reply (an id right after "jsonrpc", or a batch's array) ends what a request caused: on disk
-        // once it is answered.
-        if body.count > 19 && (body[0] == 0x5B || (body[18] == 0x69 && body[19] == 0x64)) { fflush(file) }
-    }
-
-    deinit { if let file { fclose(file) } }
 }

@@ -242,6 +242,11 @@ class HostFactory:
         copy = os.path.join(tmpdir, "greenroom")
         shutil.copy2(path, copy)
         os.chmod(copy, 0o755)
+        # The executable `serve` runs the host in, when it is built beside the binary.
+        host = os.path.join(os.path.dirname(path), "greenroom-host")
+        if os.path.exists(host):
+            shutil.copy2(host, os.path.join(tmpdir, "greenroom-host"))
+            os.chmod(os.path.join(tmpdir, "greenroom-host"), 0o755)
         return copy
 
     def fail(self, *args, env=None, auto_socket=True, user=None, timeout=START_TIMEOUT) -> HostStartError:

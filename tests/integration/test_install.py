@@ -29,7 +29,7 @@ def installed(greenroom_bin, tmp_path_factory):
 
 def test_install_puts_each_file_where_a_user_expects_it(installed):
     expected = [
-        "bin/greenroom", "bin/greenroomctl",
+        "bin/greenroom", "bin/greenroom-host", "bin/greenroomctl",
         "lib/greenroom/plugins/libArticlePlugin.so", "lib/greenroom/plugins/libCounterPlugin.so",
         "lib/greenroom/plugins/libCrashyPlugin.so", "lib/greenroom/wsbridge.py",
         "include/greenroom_plugin.h",
@@ -39,7 +39,7 @@ def test_install_puts_each_file_where_a_user_expects_it(installed):
     ]
     missing = [p for p in expected if not (installed / p).is_file()]
     assert not missing, missing
-    for exe in ("bin/greenroom", "bin/greenroomctl"):
+    for exe in ("bin/greenroom", "bin/greenroom-host", "bin/greenroomctl"):
         assert os.access(installed / exe, os.X_OK), exe
     # Test fixtures and bench internals are not installed.
     assert not list(installed.glob("lib/greenroom/plugins/*BadABI*"))
@@ -63,6 +63,8 @@ def test_installed_host_runs_and_loads_an_installed_plugin(installed):
         host = factory.start("--clock", "virtual", "--plugin", str(plugin))
         classes = {c["name"]: c for c in host.call("classes.list")["result"]["classes"]}
         assert classes["Counter"]["plugin"] == "counter", classes
+        # The installed serve runs the host in the installed greenroom-host.
+        assert os.readlink(f"/proc/{host.process.pid}/exe") == str(installed / "bin/greenroom-host")
     finally:
         factory.teardown()
 

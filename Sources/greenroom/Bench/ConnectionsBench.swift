@@ -1,5 +1,6 @@
 import Glibc
 import GreenroomJSON
+import GreenroomServe
 import Histogram
 
 /// The connections row: many connections, each with a range session, each streaming
@@ -119,13 +120,4 @@ func isError(_ line: ArraySlice<UInt8>) -> Bool {
         i += 1
     }
     return false
-}
-
-/// Lets this process open as many descriptors as the hard limit allows.
-func raiseFileLimit() {
-    var rl = rlimit()
-    if getrlimit(Int32(RLIMIT_NOFILE.rawValue), &rl) == 0 && rl.rlim_cur < rl.rlim_max {
-        rl.rlim_cur = rl.rlim_max
-        _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &rl)
-    }
 }

@@ -1,4 +1,5 @@
 import Glibc
+import GreenroomServe
 
 /// The unauthenticated-TCP row: a well-behaved Unix client's ping round trips on a host that also listens
 /// on TCP with a token, first alone, then while 1,000 TCP connections sit idle without authenticating
