@@ -34,7 +34,7 @@ public final class Host {
     public var onShutdownRequested: (() -> Void)?
 
     /// Where lines that may wait on a plugin worker run (see `CallLane`).
-    public private(set) lazy var lane = CallLane(host: self)
+    public private(set) lazy var lane = CallLane(owner: self)
     /// Who receives which event (subscriptions, `scope: "all"` observers, broadcasts, held events).
     public private(set) lazy var events = EventRouter(connections: connections, clock: clock, processor: processor)
 
@@ -68,7 +68,9 @@ public final class Host {
         add(ranges)
         clientTasks = ClientTasks(dispatcher: dispatcher, events: events)
         add(clientTasks)
-        pipeline = HostPipeline(host: self, lane: lane, containers: containers, virtualClock: virtualClock != nil)
+        pipeline = HostPipeline(lane: lane, containers: containers, virtualClock: virtualClock != nil) { [unowned self] run throws(RPCError) in
+            try withVirtualClockNote(run)
+        }
         processor.pipeline = pipeline
     }
 
@@ -105,8 +107,8 @@ public final class Host {
     public func openConnection(kind: HostConnection.Kind, transport: ConnectionTransport?, peer: String? = nil,
                                codec: MessageCodec? = nil) -> HostConnection {
         let needsAuth = kind.needsToken && config.token != nil
-        let c = HostConnection(id: connections.nextID(), kind: kind, host: self, authenticated: !needsAuth,
-                               codec: codec ?? LineCodec(maxMessageBytes: config.limits.maxMessageBytes))
+        let c = HostConnection(id: connections.nextID(), kind: kind, owner: self, processor: processor, config: config,
+                               authenticated: !needsAuth, codec: codec ?? LineCodec(maxMessageBytes: config.limits.maxMessageBytes))
         c.transport = transport
         connections.add(c)
         stats.accepted += 1
@@ -197,6 +199,8 @@ public final class Host {
     }
 
     func countAuthFailuresClosed() { stats.closedAuthFailures += 1 }
+
+    func connectionAuthenticated() { connections.unauthenticated -= 1 }
 
     /// Counts a connection paused by backpressure.
     public func countPause() { stats.pauses += 1 }
@@ -397,4 +401,9 @@ public struct HostCounters: Sendable {
     /// HTTP answers on the listeners: "200" for a static file, else the refused rule ("origin", "host",
     /// "token", "path", "notHTTP" for HTTP on `tcp:`...).
     public var httpAnswers: [String: Int] = [:]
+}
+
+/// The host is what its connections belong to, and what its call lane orders calls for.
+extension Host: ConnectionOwner, LaneOwner {
+    var workerSweepIsDue: Bool { pipeline.sweeper?.needsSweep == true }
 }

@@ -265,13 +265,15 @@ func virtualHost(_ edit: (inout HostConfig) -> Void = { _ in }) -> Host {
 /// A transport whose peer reads nothing: asked to write early, it closes the connection as the libuv one
 /// does past its outbound limit.
 final class StalledTransport: ConnectionTransport {
+    unowned let host: Host
     var flushes = 0
+    init(host: Host) { self.host = host }
     func outputReady(_ connection: HostConnection) {}
     func closeRequested(_ connection: HostConnection) {}
     func flushNow(_ connection: HostConnection) {
         flushes += 1
         connection.out.removeAll()
-        connection.host.connectionClosed(connection, reason: "outbound limit exceeded")
+        host.connectionClosed(connection, reason: "outbound limit exceeded")
     }
 }
 
@@ -280,7 +282,7 @@ final class StalledTransport: ConnectionTransport {
     /// builds the replies to the rest of the lines it received at once.
     @Test func linesAfterTheOutboundLimitIsPassedAreNotRun() {
         let host = virtualHost { $0.maxOutboundBytes = 4096 }
-        let transport = StalledTransport()
+        let transport = StalledTransport(host: host)
         let c = host.openConnection(kind: .unix, transport: transport)
         var burst = ""
         for i in 0..<200 { burst += "{\"jsonrpc\":\"2.0\",\"id\":\(i),\"method\":\"host.info\"}\n" }

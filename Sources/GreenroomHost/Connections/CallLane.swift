@@ -47,6 +47,19 @@ public struct SpawnFailure: Error {
     public init(message: String) { self.message = message }
 }
 
+/// What the call lane asks of the host it orders calls for (the host is the one implementation).
+protocol LaneOwner: AnyObject {
+    /// What a read line's calls touch, as the host is now.
+    func laneDependency(of read: RPCProcessor<HostConnection>.ReadLine) -> LaneDependency
+    /// A plugin worker ended and its sweep has not run yet (a call must not start before it).
+    var workerSweepIsDue: Bool { get }
+    /// The state of the call being run on the host's shared parts, taken (a call parks) or put back.
+    func takeCallContext() -> Host.CallContext
+    func restoreCallContext(_ context: Host.CallContext)
+    /// A connection whose line waited in the lane closed meanwhile: it is torn down now.
+    func finishClosing(_ c: HostConnection, reason: String)
+}
+
 /// The work that may wait on a plugin worker (or a scripted hook's cost), each item on a stack of its
 /// own.
 ///
@@ -91,7 +104,8 @@ public final class CallLane {
         init(_ work: Work) { self.work = work }
     }
 
-    unowned let host: Host
+    /// The host it orders calls for, as what the lane asks of it.
+    unowned let owner: any LaneOwner
     /// Work waiting to start, in the order it came.
     private var pending: [Item] = []
     /// Work started and not finished (all parked, or the one whose code runs now), in the order it started.
@@ -117,7 +131,7 @@ public final class CallLane {
     /// Set when `classes.define` makes a class that declares a hook cost (the cost then parks, not burns).
     var hasCostlyScripts = false
 
-    init(host: Host) { self.host = host }
+    init(owner: any LaneOwner) { self.owner = owner }
 
     /// Lines taken since start.
     private var deferredLines = 0
@@ -144,7 +158,7 @@ public final class CallLane {
 
     /// Asked for every line read while the lane is enabled: true when the line was taken to run later.
     func takes(_ read: RPCProcessor<HostConnection>.ReadLine, from c: HostConnection) -> Bool {
-        guard isEnabled, host.laneDependency(of: read) != .none else { return false }
+        guard isEnabled, owner.laneDependency(of: read) != .none else { return false }
         c.deferLine(read)
         deferredLines += 1
         enqueue(.line(c))
@@ -170,9 +184,9 @@ public final class CallLane {
     /// What `work` depends on, decided as it starts. While a worker's end waits to be swept, everything
     /// does, so the sweep runs before any call that could see a lost container.
     private func dependency(of work: Work) -> LaneDependency {
-        guard case .line(let c) = work, host.pipeline.sweeper?.needsSweep != true, let read = c.deferredRead
+        guard case .line(let c) = work, !owner.workerSweepIsDue, let read = c.deferredRead
         else { return .everything }
-        return host.laneDependency(of: read)
+        return owner.laneDependency(of: read)
     }
 
     /// The first waiting item that depends on nothing running or waiting before it, and what it depends
@@ -237,11 +251,11 @@ public final class CallLane {
     /// Runs `item` from where it stopped until it parks or ends.
     private func step(_ item: Item) {
         guard let co = item.coroutine else { return }
-        host.restoreCallContext(item.context)
+        owner.restoreCallContext(item.context)
         current = item
         let ended = co.resume()
         current = nil
-        item.context = host.takeCallContext()
+        item.context = owner.takeCallContext()
         if ended {
             item.coroutine = nil
             spare.append(co)
@@ -262,7 +276,7 @@ public final class CallLane {
             // Its later lines run now; the next one that may run hooks queues again, behind the others.
             c.deferredLineDone()
         case .closed(let c, let reason):
-            host.finishClosing(c, reason: reason)
+            owner.finishClosing(c, reason: reason)
         case .task(let body), .idle(let body):
             body()
         }

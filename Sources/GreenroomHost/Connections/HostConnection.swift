@@ -28,6 +28,23 @@ extension ConnectionTransport {
     public func resumeReading(_ connection: HostConnection) {}
 }
 
+/// What a connection asks of the host it belongs to: the acts that change host-wide state (the host
+/// is the one implementation; tests of a connection can give their own).
+protocol ConnectionOwner: AnyObject {
+    /// The connection is closed: its objects are torn down and it leaves the table.
+    func finishClosing(_ c: HostConnection, reason: String)
+    /// Backpressure paused it.
+    func countPause()
+    /// Its WebSocket upgrade was accepted.
+    func countUpgrade()
+    /// Its codec ended it (a WebSocket close code, an HTTP answer).
+    func countCodecClose(_ why: CodecClose)
+    /// Its partial input grew or shrank by `delta` bytes (the host-wide budget).
+    func inputBuffered(_ delta: Int)
+    /// It authenticated: one fewer unauthenticated connection.
+    func connectionAuthenticated()
+}
+
 /// One client connection as the host sees it: its framing state, outbound buffer, subscriptions and
 /// event sequence. Objects it creates belong to it and die with it.
 public final class HostConnection {
@@ -39,9 +56,13 @@ public final class HostConnection {
 
     public let id: String
     public let kind: Kind
-    /// `unowned(unsafe)`: read for every line (`host.processor`), and the host outlives its connections
-    /// (they are removed when they close, and all at its shutdown).
-    public unowned(unsafe) let host: Host
+    /// The host it belongs to, as the acts it asks of it. `unowned(unsafe)`: the host outlives its
+    /// connections (they are removed when they close, and all at its shutdown).
+    private unowned(unsafe) let owner: any ConnectionOwner
+    /// Runs its lines (the host's one processor).
+    private let processor: RPCProcessor<HostConnection>
+    /// The message limit once authenticated, and before.
+    private let maxMessageBytes: Int, maxUnauthenticatedMessageBytes: Int
     public weak var transport: ConnectionTransport?
     public let out = OutboundBuffer()
     /// Backpressure's high-water mark: `out` past this many bytes mid-read is written before the next
@@ -117,7 +138,7 @@ public final class HostConnection {
         isReadingLines = false
         if let reason = closedDuringRead {
             closedDuringRead = nil
-            host.finishClosing(self, reason: reason)
+            owner.finishClosing(self, reason: reason)
         }
     }
 
@@ -125,21 +146,24 @@ public final class HostConnection {
     /// to close: what is written after that (its objects' teardown) no client reads.
     private(set) var recording: ConnectionRecording?
 
-    init(id: String, kind: Kind, host: Host, authenticated: Bool, codec: MessageCodec) {
+    init(id: String, kind: Kind, owner: any ConnectionOwner, processor: RPCProcessor<HostConnection>, config: HostConfig,
+         authenticated: Bool, codec: MessageCodec) {
         self.id = id
         self.kind = kind
-        self.host = host
+        self.owner = owner
+        self.processor = processor
+        maxMessageBytes = config.limits.maxMessageBytes
+        maxUnauthenticatedMessageBytes = min(config.limits.maxMessageBytes, config.maxUnauthenticatedMessageBytes)
         self.isAuthenticated = authenticated
         self.codec = codec
-        codec.maxMessageBytes = authenticated ? host.config.limits.maxMessageBytes
-            : min(host.config.limits.maxMessageBytes, host.config.maxUnauthenticatedMessageBytes)
+        codec.maxMessageBytes = authenticated ? maxMessageBytes : maxUnauthenticatedMessageBytes
         out.framing = codec
-        if let sink = host.config.transcriptSink?(id) {
-            let r = ConnectionRecording(sink: sink, framing: codec, clock: host.config.clockMode.rawValue, connection: id)
+        if let sink = config.transcriptSink?(id) {
+            let r = ConnectionRecording(sink: sink, framing: codec, clock: config.clockMode.rawValue, connection: id)
             recording = r
             out.framing = r
         }
-        (self.highWater, self.lowWater) = Host.waterMarks(outboundLimit: host.config.maxOutboundBytes)
+        (self.highWater, self.lowWater) = Host.waterMarks(outboundLimit: config.maxOutboundBytes)
     }
 
     /// Asked before each line of a read is run: true once no further line may run (closed, or paused
@@ -156,7 +180,7 @@ public final class HostConnection {
         t.flushNow(self)
         if !life.linesMayRun { return true }
         guard t.supportsBackpressure, out.count + t.queuedBytes > highWater else { return false }
-        host.countPause()
+        owner.countPause()
         perform(life.backpressure())
         return true
     }
@@ -192,7 +216,7 @@ public final class HostConnection {
         guard let read = deferred else { return }
         deferred = nil
         readingLines {
-            if !isClosed { host.processor.dispatchNow(read, context: self, out: out) }
+            if !isClosed { processor.dispatchNow(read, context: self, out: out) }
             if !out.isEmpty { transport?.outputReady(self) }
         }
     }
@@ -215,7 +239,6 @@ public final class HostConnection {
     /// connection closes.
     private func runHeldLines() {
         life.runningHeld()
-        let processor = host.processor
         while heldStart < held.count, !stopsReading() {
             let length = held.withUnsafeBytes { Int($0.loadUnaligned(fromByteOffset: heldStart, as: Int32.self)) }
             heldStart += 4
@@ -244,7 +267,7 @@ public final class HostConnection {
     func authenticated() {
         guard !isAuthenticated else { return }
         isAuthenticated = true
-        host.connections.unauthenticated -= 1
+        owner.connectionAuthenticated()
         limitGrows = true
     }
 
@@ -265,7 +288,7 @@ public final class HostConnection {
 
     /// Forgets a partial input line (counted in the host's input budget).
     private func dropInput() {
-        host.connections.bufferedInputBytes -= codec.bufferedCount
+        owner.inputBuffered(-codec.bufferedCount)
         codec.discardInput()
     }
 
@@ -280,10 +303,10 @@ public final class HostConnection {
 
     /// The reply to a line over the message limit (a smaller one before `host.auth`).
     private func oversized() {
-        if isAuthenticated { host.processor.handleOversized(out: out); return }
+        if isAuthenticated { processor.handleOversized(out: out); return }
         // Not `codec.maxMessageBytes`: this runs inside the codec's receive (exclusive access).
-        let max = min(host.config.limits.maxMessageBytes, host.config.maxUnauthenticatedMessageBytes)
-        host.processor.counters.errors += 1
+        let max = maxUnauthenticatedMessageBytes
+        processor.counters.errors += 1
         out.writeErrorMessage(id: .null, RPCError(.invalidRequest,
             "Invalid request: message longer than \(max) bytes before host.auth",
             kind: "messageTooLarge", ["limit": "unauthenticatedMessageBytes", "max": .int(max)]))
@@ -307,7 +330,6 @@ public final class HostConnection {
 
     private func receiveLines(_ bytes: UnsafeRawBufferPointer) {
         guard let chunk = bytes.baseAddress else { return }
-        let processor = host.processor
         func flush() {
             guard !run.isEmpty else { return }
             spill.withUnsafeBytes { spilled in
@@ -350,7 +372,7 @@ public final class HostConnection {
                 flush()
                 if !stopsReading() { oversized() } else if isPaused || isWaiting { hold(nil) }
             case .opened(let withToken):
-                host.countUpgrade()
+                owner.countUpgrade()
                 if withToken { authenticated() }
             case .closing(let why):
                 flush()
@@ -360,12 +382,12 @@ public final class HostConnection {
         flush()
         if limitGrows {
             limitGrows = false
-            codec.maxMessageBytes = host.config.limits.maxMessageBytes
+            codec.maxMessageBytes = maxMessageBytes
         }
-        if codec.bufferedCount != buffered { host.inputBuffered(codec.bufferedCount - buffered) }
+        if codec.bufferedCount != buffered { owner.inputBuffered(codec.bufferedCount - buffered) }
         if let closing {
             // The codec said its last word (a close frame, an HTTP response): write it, then close.
-            host.countCodecClose(closing)
+            owner.countCodecClose(closing)
             perform(life.refuse())
         }
         // `out` may have been written mid-read (stopsReading): what matters is whether any is left.
@@ -380,7 +402,7 @@ public final class HostConnection {
     /// what is queued (the teardown's events included).
     public func goingAway() {
         guard let why = codec.goingAway(out: out) else { return }
-        host.countCodecClose(why)
+        owner.countCodecClose(why)
         transport?.outputReady(self)
     }
 

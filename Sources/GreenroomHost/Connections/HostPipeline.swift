@@ -25,18 +25,20 @@ final class HostPipeline: CallPipeline {
 
     // Read on every line and call: `unowned(unsafe)` spares the atomic strong-retain an `unowned` read
     // costs. The host owns the pipeline, the lane and the containers, and outlives them all.
-    private unowned(unsafe) let host: Host
     private unowned(unsafe) let lane: CallLane
     private unowned(unsafe) let containers: Containers
     /// Set by the plugin supervisor when it is installed.
     var sweeper: (any WorkerSweeper)?
     /// The methods whose replies may carry a note, when the clock is virtual (else none).
     private let noted: Set<String>
+    /// Runs a noted call and adds its note to the reply (`Host.withVirtualClockNote`).
+    private let withNote: (() throws(RPCError) -> JSONValue) throws(RPCError) -> JSONValue
 
-    init(host: Host, lane: CallLane, containers: Containers, virtualClock: Bool) {
-        self.host = host
+    init(lane: CallLane, containers: Containers, virtualClock: Bool,
+         withNote: @escaping (() throws(RPCError) -> JSONValue) throws(RPCError) -> JSONValue) {
         self.lane = lane
         self.containers = containers
+        self.withNote = withNote
         noted = virtualClock ? Set(Host.notedMethods.map { $0.name }) : []
     }
 
@@ -54,7 +56,7 @@ final class HostPipeline: CallPipeline {
     func run(_ spec: MethodSpec<HostConnection>, _ c: HostConnection, _ params: Params) throws(RPCError) -> RPCResult {
         try containers.reportingFailures { () throws(RPCError) -> RPCResult in
             guard !noted.isEmpty, noted.contains(spec.name) else { return try spec.call(c, params) }
-            return .value(try host.withVirtualClockNote { () throws(RPCError) in try spec.call(c, params).value })
+            return .value(try withNote { () throws(RPCError) in try spec.call(c, params).value })
         }
     }
 }

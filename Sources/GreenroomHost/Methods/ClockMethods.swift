@@ -3,36 +3,36 @@ import GreenroomRPC
 
 extension Host {
     func registerClockMethods(into r: inout MethodRegistry<HostConnection>) {
-        r.register(ClockNow.self) { c, _ throws(RPCError) in
-            ["ms": .double(c.host.now), "mode": .string(c.host.config.clockMode.rawValue)]
+        r.register(ClockNow.self) { [unowned self] c, _ throws(RPCError) in
+            ["ms": .double(self.now), "mode": .string(self.config.clockMode.rawValue)]
         }
-        r.register(ClockAdvance.self) { c, p throws(RPCError) in
+        r.register(ClockAdvance.self) { [unowned self] c, p throws(RPCError) in
             let ms = p.ms
             guard ms >= 0 else { throw .invalidParams(path: "ms", "must be >= 0 (time never goes back)") }
-            guard c.host.virtualClock != nil else {
+            guard self.virtualClock != nil else {
                 throw RPCError(.virtualClockOnly, "clock.advance needs a host started with --clock virtual",
                                ["method": "clock.advance", "clock": "real"])
             }
-            guard (c.host.now + ms).isFinite, c.host.now + ms <= VirtualClock.latestExactMs else {
+            guard (self.now + ms).isFinite, self.now + ms <= VirtualClock.latestExactMs else {
                 throw .invalidParams(path: "ms", "would move the clock past 2^53 ms (it must stay exact)")
             }
-            let fired = c.host.timers.advanceVirtualClock(by: ms)
+            let fired = self.timers.advanceVirtualClock(by: ms)
             // `now` names the new time; `ms` (the same value) stays for clients written before `now`
             // existed, though beside the `ms` param (a duration) it read like the time advanced.
-            var reply: JSONObject = ["now": .double(c.host.now), "ms": .double(c.host.now), "fired": .int(fired)]
-            c.host.containers.takeCallFailures(into: &reply)
+            var reply: JSONObject = ["now": .double(self.now), "ms": .double(self.now), "fired": .int(fired)]
+            self.containers.takeCallFailures(into: &reply)
             return .object(reply)
         }
-        r.register(ClockSettle.self) { c, p throws(RPCError) in
+        r.register(ClockSettle.self) { [unowned self] c, p throws(RPCError) in
             guard p.maxMs >= 0, p.maxMs <= VirtualClock.latestExactMs else {
                 throw .invalidParams(path: "maxMs", "must be between 0 and 2^53 ms (the clock must stay exact)")
             }
-            guard c.host.virtualClock != nil else {
+            guard self.virtualClock != nil else {
                 throw RPCError(.virtualClockOnly, "clock.settle needs a host started with --clock virtual",
                                ["method": "clock.settle", "clock": "real"])
             }
-            var reply = c.host.settle(maxMs: p.maxMs)
-            c.host.containers.takeCallFailures(into: &reply)
+            var reply = self.settle(maxMs: p.maxMs)
+            self.containers.takeCallFailures(into: &reply)
             return .object(reply)
         }
     }
@@ -66,14 +66,14 @@ extension Host {
     }
 
     func registerTaskMethods(into r: inout MethodRegistry<HostConnection>) {
-        r.register(TasksStatus.self) { c, _ throws(RPCError) in
-            let d = c.host.dispatcher
+        r.register(TasksStatus.self) { [unowned self] c, _ throws(RPCError) in
+            let d = self.dispatcher
             return [
                 "pending": .int(d.pendingCount),
                 "runnable": .int(d.runnableCount),
                 "paused": .bool(d.isTracking),
                 // With a virtual clock, idle tasks run only when a script calls tasks.drain.
-                "automatic": .bool(c.host.virtualClock == nil),
+                "automatic": .bool(self.virtualClock == nil),
                 "sliceMs": .double(d.sliceMs),
                 "ran": .int(d.totalRan),
                 "passes": .int(d.passes),
@@ -83,15 +83,15 @@ extension Host {
                         "mode": .string(t.mode.rawValue),
                         "avgCostMs": d.averageCostMs[t.costKey].map { .double($0) } ?? .null,
                     ]
-                    if let client = c.host.clientTasks.describe(dispatcherKey: t.key) { info["client"] = .object(client) }
+                    if let client = self.clientTasks.describe(dispatcherKey: t.key) { info["client"] = .object(client) }
                     return .object(info)
                 }),
             ]
         }
-        r.register(TasksDrain.self) { c, _ throws(RPCError) in
-            let ran = c.host.drainIdleTasks()
-            var reply: JSONObject = ["ran": .int(ran), "pending": .int(c.host.dispatcher.pendingCount)]
-            c.host.containers.takeCallFailures(into: &reply)
+        r.register(TasksDrain.self) { [unowned self] c, _ throws(RPCError) in
+            let ran = self.drainIdleTasks()
+            var reply: JSONObject = ["ran": .int(ran), "pending": .int(self.dispatcher.pendingCount)]
+            self.containers.takeCallFailures(into: &reply)
             return .object(reply)
         }
     }

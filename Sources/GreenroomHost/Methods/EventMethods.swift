@@ -3,18 +3,18 @@ import GreenroomRPC
 
 extension Host {
     func registerEventMethods(into r: inout MethodRegistry<HostConnection>) {
-        r.register(EventsSubscribe.self) { c, p throws(RPCError) in
+        r.register(EventsSubscribe.self) { [unowned self] c, p throws(RPCError) in
             let topics = try Host.validTopics(p.topics)
             let scope = p.scope
             c.subscriptions.formUnion(topics)
             if let scope { c.observesAll = scope == "all" }
-            c.host.events.refreshObserver(c)
+            self.events.refreshObserver(c)
             return c.subscriptionReply()
         }
-        r.register(EventsUnsubscribe.self) { c, p throws(RPCError) in
+        r.register(EventsUnsubscribe.self) { [unowned self] c, p throws(RPCError) in
             let topics = try Host.validTopics(p.topics)
             c.subscriptions.subtract(topics)
-            c.host.events.refreshObserver(c)
+            self.events.refreshObserver(c)
             return c.subscriptionReply()
         }
     }

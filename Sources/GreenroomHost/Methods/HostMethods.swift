@@ -10,33 +10,33 @@ extension Host {
         // A constant result, encoded once by Jansson: liveness checks cost only the request's parse.
         let pong = EncodedJSON(["pong": true])
         r.register(HostPing.self, encoded: { _, _ throws(RPCError) in pong })
-        r.register(HostInfo.self) { c, _ throws(RPCError) in c.host.info() }
-        r.register(HostStats.self) { c, _ throws(RPCError) in .object(c.host.statsReport()) }
-        r.register(HostMemoryWarning.self) { c, p throws(RPCError) in
+        r.register(HostInfo.self) { [unowned self] c, _ throws(RPCError) in self.info() }
+        r.register(HostStats.self) { [unowned self] c, _ throws(RPCError) in .object(self.statsReport()) }
+        r.register(HostMemoryWarning.self) { [unowned self] c, p throws(RPCError) in
             let level = p.level
-            let purged = c.host.memoryWarning(level: level, caller: c)
+            let purged = self.memoryWarning(level: level, caller: c)
             // Containers whose didReceiveMemoryWarning failed were torn down; the warning still reached
             // every other one, so the call succeeded and lists them.
             var reply: JSONObject = ["level": .string(level), "purged": .object(purged)]
-            c.host.containers.takeCallFailures(into: &reply)
+            self.containers.takeCallFailures(into: &reply)
             return .object(reply)
         }
-        r.register(HostShutdown.self) { c, _ throws(RPCError) in
-            c.host.requestShutdown()
+        r.register(HostShutdown.self) { [unowned self] c, _ throws(RPCError) in
+            self.requestShutdown()
             return ["shuttingDown": true]
         }
-        r.register(HostAuth.self) { c, p throws(RPCError) in
+        r.register(HostAuth.self) { [unowned self] c, p throws(RPCError) in
             let token = p.token
-            if let expected = c.host.config.token, c.kind.needsToken, !c.isAuthenticated {
+            if let expected = self.config.token, c.kind.needsToken, !c.isAuthenticated {
                 guard constantTimeEqual(token, expected) else {
                     // A few tries, then the connection is closed after this reply.
                     c.authFailures += 1
-                    let left = max(0, c.host.config.maxAuthFailures - c.authFailures)
+                    let left = max(0, self.config.maxAuthFailures - c.authFailures)
                     // Never the token itself, at any level.
-                    c.host.config.logger.warning("refused: wrong token", metadata: [
+                    self.config.logger.warning("refused: wrong token", metadata: [
                         "connection": "\(c.id)", "triesLeft": "\(left)"])
                     if left == 0 {
-                        c.host.countAuthFailuresClosed()
+                        self.countAuthFailuresClosed()
                         c.closeAfterReplies()
                     }
                     throw RPCError(.unauthorized, left == 0 ? "Unauthorized: wrong token; too many wrong tokens, closing the connection"

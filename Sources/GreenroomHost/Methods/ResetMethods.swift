@@ -5,8 +5,8 @@ extension Host {
     /// `host.reset`, for test scripts that share one host: every object torn down with its lifecycle,
     /// pools and scripted classes gone, ids from 1 again — the host as it started, connections kept.
     func registerResetMethods(into r: inout MethodRegistry<HostConnection>) {
-        r.register(HostReset.self) { c, _ throws(RPCError) in
-            let host = c.host
+        r.register(HostReset.self) { [unowned self] c, _ throws(RPCError) in
+            let host = self
             guard host.virtualClock != nil || host.config.allowReset else {
                 throw RPCError(.virtualClockOnly,
                     "host.reset tears down every connection's objects; it needs --clock virtual, or a host started with --allow-reset",
