@@ -194,7 +194,12 @@ public final class AheadParser<Output> {
             let gen = word.value.load(ordering: .acquiring) >> 32
             if gen != seen { return gen }
             polls += 1
-            if polls & 63 == 0 && (now() &- since > window || stopRequested.value.load(ordering: .acquiring) != 0) { return nil }
+            if polls & 63 == 0 {
+                if now() &- since > window || stopRequested.value.load(ordering: .acquiring) != 0 { return nil }
+                // Lets a thread that shares this CPU run (the loop, or the client, whose next burst
+                // is what this waits for).
+                sched_yield()
+            }
         }
     }
 
