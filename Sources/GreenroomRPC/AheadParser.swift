@@ -11,7 +11,7 @@ import Synchronization
 /// Between jobs the parser thread first watches the job word for up to `watchNanos`, then sleeps on a
 /// condition variable. A client that pipelines sends its next burst as soon as it has the replies, so
 /// the next job usually comes within that window: watching for it spares a futex wake and a context
-/// switch per burst, which on a 2-core machine raised the pipelined rate by about a fifth (see
+/// switch per burst, which on a 2-core machine raised the pipelined rate by a quarter or more (see
 /// docs/performance.md). The watch is adaptive, so an idle host does not pay for it: after a wait
 /// that outlasted the window the thread goes straight to sleep, and it watches again only once a
 /// job has come within the window after the one before. Its Jansson values live in its own arena
