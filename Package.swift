@@ -68,7 +68,7 @@ let package = Package(
         // does one thing at a time may; the host's side never does.
         .target(
             name: "GreenroomWorker",
-            dependencies: ["GreenroomHost", "GreenroomCore", "GreenroomJSON"],
+            dependencies: ["GreenroomHost", "GreenroomCore", "GreenroomJSON", "GreenroomRPC"],
             swiftSettings: optimised),
         .target(
             name: "GreenroomUV",

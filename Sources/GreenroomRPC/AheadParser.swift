@@ -59,7 +59,7 @@ public final class AheadParser<Output> {
     /// Starts the parser thread. `read` must be safe to call on any thread. `window` is how long the
     /// thread watches for the next job after one ends, by `now` (monotonic nanoseconds; tests pass
     /// their own).
-    public init(window: UInt64 = AheadParser.watchNanos, now: @escaping @Sendable () -> UInt64 = AheadParser.monotonicNanos,
+    public init(window: UInt64 = AheadParser.watchNanos, now: @escaping @Sendable () -> UInt64 = monotonicNanos,
                 read: @escaping Read) {
         self.read = read
         self.window = window
@@ -201,12 +201,6 @@ public final class AheadParser<Output> {
                 sched_yield()
             }
         }
-    }
-
-    @Sendable public static func monotonicNanos() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
     }
 
     /// Claims the next unread line of job `gen`, or nil when it has none left (or is over).

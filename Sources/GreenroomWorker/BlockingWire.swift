@@ -1,4 +1,5 @@
 import Glibc
+import GreenroomRPC
 import GreenroomHost
 
 /// The worker's side of the wire blocks: a worker does one thing at a time, and while it waits for its
@@ -29,10 +30,10 @@ enum BlockingWire {
     /// costs about as much, so the worker looks for it awake first.
     static func readable(_ fd: Int32, spinningNanos spin: UInt64) -> Bool {
         var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        let end = Wire.nowNanos() + spin
+        let end = monotonicNanos() + spin
         repeat {
             if poll(&p, 1, 0) != 0 { return true }
-        } while Wire.nowNanos() < end
+        } while monotonicNanos() < end
         return false
     }
 }

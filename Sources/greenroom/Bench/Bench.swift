@@ -1,6 +1,7 @@
 import ArgumentParser
 import CJansson
 import Glibc
+import GreenroomRPC
 import GreenroomHost
 import Histogram
 

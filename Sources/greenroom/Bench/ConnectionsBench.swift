@@ -1,4 +1,5 @@
 import Glibc
+import GreenroomRPC
 import GreenroomJSON
 import GreenroomServe
 import Histogram

@@ -1,4 +1,5 @@
 import Glibc
+import GreenroomRPC
 import Histogram
 
 /// The one load generator every server in a comparison is measured with: same requests, same

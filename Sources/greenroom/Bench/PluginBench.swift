@@ -1,4 +1,5 @@
 import Glibc
+import GreenroomRPC
 import GreenroomHost
 import GreenroomJSON
 import Histogram

@@ -1,5 +1,6 @@
 import GreenroomHost
 import GreenroomJSON
+import GreenroomRPC
 
 /// The range rows, with their budgets.
 struct RangeBench {

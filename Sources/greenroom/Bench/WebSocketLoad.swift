@@ -1,4 +1,5 @@
 import Glibc
+import GreenroomRPC
 import Histogram
 
 /// The WebSocket rows' load generator: the same requests as `LoadGenerator` (one ping per message), sent

@@ -196,7 +196,7 @@ public final class PluginSupervisor: HostDomain, WorkerSweeper {
         }
     }
 
-    static func monotonicMs() -> Double { Double(Wire.nowNanos()) / 1_000_000 }
+    static func monotonicMs() -> Double { Double(monotonicNanos()) / 1_000_000 }
 
     // MARK: HostDomain
 

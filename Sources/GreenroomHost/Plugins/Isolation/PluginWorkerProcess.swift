@@ -1,4 +1,5 @@
 import Glibc
+import GreenroomRPC
 import GreenroomCore
 import GreenroomJSON
 
@@ -227,7 +228,7 @@ final class PluginWorkerProcess {
         }
         let link = waits.link(fd: host)
         let maxReply = config.maxOutputBytes.multipliedReportingOverflow(by: 2).overflow ? Int.max : config.maxOutputBytes * 2 + (64 << 10)
-        let deadline = Wire.nowNanos() + UInt64(max(1, config.startTimeoutMs)) * 1_000_000
+        let deadline = monotonicNanos() + UInt64(max(1, config.startTimeoutMs)) * 1_000_000
         var hello = WireWriter(.hello)
         hello.raw(JSONCodec.encode([
             "protocols": .array(WorkerProtocol.supported.sorted().map { .int($0) }),
@@ -348,7 +349,7 @@ final class PluginWorkerProcess {
         /// the worker is in.
         func readAll() -> WireError? {
             var seen = 0
-            var since = Wire.nowNanos()
+            var since = monotonicNanos()
             while true {
                 do throws(WireError) {
                     while let frame = try incoming.next() {
@@ -364,7 +365,7 @@ final class PluginWorkerProcess {
                 } catch {
                     return error
                 }
-                let now = Wire.nowNanos()
+                let now = monotonicNanos()
                 // The hook the worker is in: from the shared page, or (a worker that streams its replies)
                 // the one after the last reply.
                 let started = progress?.started ?? replies.count + 1
@@ -402,7 +403,7 @@ final class PluginWorkerProcess {
 
     private func exchange(_ request: [UInt8], timeoutMs: Int) -> Result<WireReader, WorkerDeath> {
         guard let link else { return .failure(WorkerDeath(reason: "closed", detail: "the worker is not running")) }
-        let deadline = Wire.nowNanos() + UInt64(max(1, timeoutMs)) * 1_000_000
+        let deadline = monotonicNanos() + UInt64(max(1, timeoutMs)) * 1_000_000
         let outcome = Result { () throws(WireError) -> WireReader in
             try checkNothingPending(link)
             link.send(request)

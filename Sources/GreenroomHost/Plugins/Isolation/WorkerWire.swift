@@ -1,4 +1,5 @@
 import Glibc
+import GreenroomRPC
 import GreenroomCore
 import GreenroomJSON
 
@@ -232,16 +233,10 @@ package typealias WireWait = (_ fd: Int32, _ writable: Bool, _ deadline: UInt64?
 /// Deadline-bound frame I/O on a non-blocking socket, waiting where `wait` says. `deadline` is
 /// monotonic nanoseconds (nil: wait for ever, the worker's side).
 package enum Wire {
-    package static func nowNanos() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
-    }
-
     /// The milliseconds left until `deadline` (rounded up), or `timeout` when it passed.
     package static func msLeft(until deadline: UInt64?) throws(WireError) -> Int? {
         guard let deadline else { return nil }
-        let now = nowNanos()
+        let now = monotonicNanos()
         guard now < deadline else { throw .timeout }
         return Int((deadline - now + 999_999) / 1_000_000)
     }
