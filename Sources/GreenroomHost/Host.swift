@@ -38,6 +38,9 @@ public final class Host {
     /// Who receives which event (subscriptions, `scope: "all"` observers, broadcasts, held events).
     public private(set) lazy var events = EventRouter(connections: connections, clock: clock, processor: processor)
 
+    /// What the call being run queued and scheduled, for its virtual-clock note (`CallContext`).
+    var callNotes = CallNotes()
+
     /// The steps around every call, built once (`HostPipeline`).
     private(set) var pipeline: HostPipeline!
 
@@ -72,6 +75,9 @@ public final class Host {
             try withVirtualClockNote(run)
         }
         processor.pipeline = pipeline
+        // `unowned(unsafe)`: the host owns the dispatcher and the timers, and outlives both.
+        dispatcher.onQueuedChange = { [unowned(unsafe) self] change in callNotes.tasks += change }
+        timers.onScheduled = { [unowned(unsafe) self] in callNotes.timers += 1 }
     }
 
     /// Range (prefetch) sessions.
@@ -361,11 +367,15 @@ public final class Host {
         fileprivate var events = EventRouter.CallState()
         fileprivate var containers = Containers.CallState()
         fileprivate var journal = RecordJournal.State()
+        fileprivate var notes = CallNotes()
     }
 
     func takeCallContext() -> CallContext {
-        CallContext(processor: processor.takeCallState(), events: events.takeCallState(),
-                    containers: containers.takeCallState(), journal: containers.journal.takeState())
+        let context = CallContext(processor: processor.takeCallState(), events: events.takeCallState(),
+                    containers: containers.takeCallState(), journal: containers.journal.takeState(),
+                    notes: callNotes)
+        defer { callNotes = CallNotes() }
+        return context
     }
 
     func restoreCallContext(_ context: CallContext) {
@@ -373,6 +383,7 @@ public final class Host {
         events.restoreCallState(context.events)
         containers.restoreCallState(context.containers)
         containers.journal.restoreState(context.journal)
+        callNotes = context.notes
     }
 
     /// Run at the end of `teardownAll`, while the loop still serves waits (plugin workers stop here,

@@ -11,6 +11,8 @@ public final class HostTimers {
     public var onChanged: (() -> Void)?
     /// Timers scheduled since start-up (a request that scheduled one left work for the clock).
     public private(set) var scheduled = 0
+    /// Called when a timer is scheduled (a host counts what each call scheduled).
+    var onScheduled: (() -> Void)?
 
     init(clock: HostClock, virtualClock: VirtualClock?) {
         self.clock = clock
@@ -22,6 +24,7 @@ public final class HostTimers {
     public func schedule(at deadline: Double, _ action: @escaping () -> Void) -> TimerID {
         let id = queue.schedule(at: deadline, action)
         scheduled += 1
+        onScheduled?()
         onChanged?()
         return id
     }

@@ -52,6 +52,10 @@ public final class TaskDispatcher<Work> {
     public private(set) var totalRan = 0
     public private(set) var passes = 0
 
+    /// Told +1 when a task is queued and -1 when one is cancelled (not when one runs): a host counts
+    /// what each call queued here.
+    public var onQueuedChange: ((Int) -> Void)?
+
     public init(sliceMs: Double = 4) { self.sliceMs = sliceMs }
 
     public var pendingCount: Int { queue.count - head }
@@ -70,6 +74,7 @@ public final class TaskDispatcher<Work> {
                         _ work: Work) -> Bool {
         guard keys.insert(key).inserted else { return false }
         queue.append(Task(key: key, mode: mode, costKey: costKey ?? key, work: work))
+        onQueuedChange?(1)
         return true
     }
 
@@ -78,6 +83,7 @@ public final class TaskDispatcher<Work> {
     public func cancel(key: String) -> Bool {
         guard keys.remove(key) != nil else { return false }
         if let i = queue[head...].firstIndex(where: { $0.key == key }) { queue.remove(at: i) }
+        onQueuedChange?(-1)
         return true
     }
 

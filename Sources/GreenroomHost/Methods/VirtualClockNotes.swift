@@ -18,16 +18,24 @@ extension Host {
         HostMemoryWarning.self, TasksAdd.self,
     ]
 
+    /// What the call being run queued and scheduled (`CallContext`): its note counts its own work, not
+    /// what another connection did while it waited.
+    struct CallNotes {
+        /// Idle tasks queued less those cancelled.
+        var tasks = 0
+        /// Timers scheduled.
+        var timers = 0
+    }
+
     /// Runs a call of one of `notedMethods` (`HostPipeline`) and adds its note to the result, when the call
     /// left work waiting.
     func withVirtualClockNote(_ run: () throws(RPCError) -> JSONValue) throws(RPCError) -> JSONValue {
-        let tasksBefore = dispatcher.pendingCount
-        let timersBefore = timers.scheduled
+        let before = callNotes
         let result = try run()
         guard case .object(var reply) = result,
-              let note = virtualClockNote(newTasks: dispatcher.pendingCount - tasksBefore,
+              let note = virtualClockNote(newTasks: callNotes.tasks - before.tasks,
                                           // A reply held for the timer says nothing of it.
-                                          scheduledTimers: timers.scheduled > timersBefore && !processor.isHoldingReply)
+                                          scheduledTimers: callNotes.timers > before.timers && !processor.isHoldingReply)
         else { return result }
         reply["note"] = .string(note)
         return .object(reply)

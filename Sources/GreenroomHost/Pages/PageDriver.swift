@@ -10,6 +10,16 @@ extension PageSessions {
     /// Runs `operation` on `e`'s session to its end; returns its error, if any.
     @discardableResult
     func drive(_ operation: consuming PageOperation, in e: PageSessionEntry, preloading: Bool = false) -> PageError? {
+        driveReporting(operation, in: e, preloading: preloading).error
+    }
+
+    /// `drive`, with why a child could not be made when that is the error (its init failed, or a limit
+    /// refused it): the -32004 or -32005 the call answers. A value of this run, never kept on the
+    /// sessions, so a call that waits part-way cannot see another call's.
+    func driveReporting(_ operation: consuming PageOperation, in e: PageSessionEntry, preloading: Bool = false)
+        -> (error: PageError?, notMade: (failure: ContainerFailure, error: RPCError)?)
+    {
+        var notMade: (failure: ContainerFailure, error: RPCError)?
         defer {
             if !preloading { schedulePreload(e) }
             // Range sessions nested in its pages follow their pages' appearance.
@@ -22,7 +32,7 @@ extension PageSessions {
             case .perform:
                 input = .performed(containers.failure(performing: op.actions))
             case .makeChild(let index):
-                do throws(ContainerFailure) { input = .made(try makeChild(e, index: index)) } catch { input = .notMade(error) }
+                do throws(ContainerFailure) { input = .made(try makeChild(e, index: index, notMade: &notMade)) } catch { input = .notMade(error) }
             case .release(let c, _):
                 releaseChild(c)
                 input = .resumed
@@ -47,7 +57,7 @@ extension PageSessions {
                 containers.cancel(token)
                 input = .resumed
             case .done(let error):
-                return error
+                return (error, notMade)
             }
         }
     }
@@ -61,14 +71,14 @@ extension PageSessions {
         dispatcher.enqueue(key: "preload:\(id)", mode: .default, costKey: "preload") { [weak self, weak e] in
             guard let self, let e, sessions[id] === e, !e.isDestroying else { return }
             // No call waits for it: a neighbour that failed is torn down (its events say so), as `rpc` would.
-            childCreateError = nil
-            if let error = drive(e.session.preloadNeighbours(), in: e, preloading: true) { _ = rpc(error) }
+            let outcome = driveReporting(e.session.preloadNeighbours(), in: e, preloading: true)
+            if let error = outcome.error { _ = rpc(error, notMade: outcome.notMade) }
         }
     }
 
     /// A container for page `index`, attached to the session (created, taken from a reuse queue and
     /// re-configured, or taken from a prerender pool). Runs containment hooks.
-    private func makeChild(_ e: PageSessionEntry, index: Int) throws(ContainerFailure) -> ContainerRecord {
+    private func makeChild(_ e: PageSessionEntry, index: Int, notMade: inout (failure: ContainerFailure, error: RPCError)?) throws(ContainerFailure) -> ContainerRecord {
         let session = e.session
         guard sessions[session.id] === e else { throw ContainerFailure(container: session.id, hook: .initialize) }
         let cls = e.classes[index]
@@ -104,8 +114,9 @@ extension PageSessions {
                 child = try containers.create(klass, owner: e.owner, data: data, parent: .page(session: session.id, index: index))
             } catch {
                 // Its init failed (already torn down) or the host refused it (a limit): the reply says which.
-                childCreateError = error
-                throw ContainerFailure(container: "\(session.id)[\(index)]", hook: .initialize)
+                let failure = ContainerFailure(container: "\(session.id)[\(index)]", hook: .initialize)
+                notMade = (failure, error)
+                throw failure
             }
         }
         child.parent = .page(session: session.id, index: index)

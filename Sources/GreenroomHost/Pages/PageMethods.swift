@@ -9,13 +9,11 @@ extension PageSessions {
     }
 
     /// Maps Core's page errors onto JSON-RPC errors (CoreToWire.swift); a failed child is torn down (-32004).
-    func rpc(_ e: PageError) -> RPCError {
+    /// `notMade`: why the child the error names could not be made (`driveReporting`), answered as it is.
+    func rpc(_ e: PageError, notMade: (failure: ContainerFailure, error: RPCError)? = nil) -> RPCError {
         RPCError(e) { failure in
             if let c = containers.containers[failure.container], !c.isDestroyed { return containers.fail(c) }
-            if let made = childCreateError {
-                childCreateError = nil
-                return made
-            }
+            if let notMade, notMade.failure == failure { return notMade.error }
             return RPCError(.pluginFailed, "A page's container failed in \(failure.hook.rawValue)",
                             ["container": .string(failure.container), "hook": .string(failure.hook.rawValue)])
         }
@@ -23,8 +21,8 @@ extension PageSessions {
 
     /// Runs `op` on `e`'s session; its error is the call's.
     func run(_ op: consuming PageOperation, in e: PageSessionEntry) throws(RPCError) {
-        childCreateError = nil
-        if let error = drive(op, in: e) { throw rpc(error) }
+        let outcome = driveReporting(op, in: e)
+        if let error = outcome.error { throw rpc(error, notMade: outcome.notMade) }
     }
 
     func info(_ e: PageSessionEntry) -> JSONValue {

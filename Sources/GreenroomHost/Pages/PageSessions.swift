@@ -45,9 +45,6 @@ public final class PageSessions: HostDomain, ContainerPages {
     private var nextSession = 1
     /// Session containers (in stacks) by container id.
     var sessionByContainer: [String: PageSessionEntry] = [:]
-    /// Why the last page child could not be made (its init failed, or a limit): the -32004 or -32005
-    /// the call answers.
-    var childCreateError: RPCError?
 
     init(classes: ClassRegistry, containers: Containers, events: EventRouter, connections: ConnectionTable,
          dispatcher: IdleTasks, trackingChanged: @escaping () -> Void) {
