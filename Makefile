@@ -4,6 +4,19 @@
 SWIFT ?= sh scripts/swift.sh
 VENV ?= .venv
 BIN := .build/debug/greenroom
+# The integration suite runs against the build users get (`make run`, `make install`): release. The Swift
+# unit tests run on the debug build (dynamic exclusivity checks on). TEST_CONFIG=debug runs the whole
+# integration suite on the debug build too: `make test-python TEST_CONFIG=debug`.
+TEST_CONFIG ?= release
+TEST_BIN := .build/$(TEST_CONFIG)/greenroom
+# Release-only compiler flags, given on the build command rather than in Package.swift: SwiftPM refuses a
+# package whose targets carry unsafeFlags when another package depends on it by version (a plugin built
+# on GreenroomPluginKit). Generic RPC and JSON code is called across module boundaries, and full
+# cross-module optimisation lets the compiler specialise it instead of looking up generic metadata per
+# request; dynamic exclusivity checks on class properties cost more per request than the JSON work
+# (docs/performance.md measures both). Debug builds, and so the Swift unit tests, keep the checks.
+RELEASE_FLAGS := -Xswiftc -cross-module-optimization -Xswiftc -enforce-exclusivity=unchecked
+CONFIG_FLAGS = $(if $(filter release,$(CONFIG)),$(RELEASE_FLAGS))
 
 PREFIX ?= /usr/local
 DESTDIR ?=
@@ -23,17 +36,17 @@ build: deps
 	$(SWIFT) build --build-tests
 
 release: deps
-	$(SWIFT) build -c release
+	$(SWIFT) build -c release $(RELEASE_FLAGS)
 
 # Runs the host, optimised (the build the budgets are measured on), on the default socket
 # ($$GREENROOM_SOCKET, else $$XDG_RUNTIME_DIR/greenroom/host.sock or /tmp/greenroom-$$UID/host.sock).
 # Needs no Python.
 run: deps
-	$(SWIFT) build -c release --product greenroom
-	$(SWIFT) build -c release --product greenroom-host
+	$(SWIFT) build -c release $(RELEASE_FLAGS) --product greenroom
+	$(SWIFT) build -c release $(RELEASE_FLAGS) --product greenroom-host
 	.build/release/greenroom serve $(ARGS)
 
-test: deps-test build test-swift test-js test-python test-fuzz
+test: deps-test build release test-swift test-js test-python test-fuzz
 
 test-swift:
 	$(SWIFT) test --skip-build
@@ -51,7 +64,7 @@ generate-clients:
 
 # The virtual environment's bin/ comes first on PATH, so that scripts the tests start find its python.
 test-python:
-	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" GREENROOM_BIN=$(CURDIR)/$(BIN) $(VENV)/bin/python -m pytest -q
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" GREENROOM_BIN=$(CURDIR)/$(TEST_BIN) $(VENV)/bin/python -m pytest -q
 
 # A short coverage-guided fuzz run (scripts/fuzz.sh: its own build in .build-fuzz), and a long one.
 FUZZ_SECONDS ?= 600
@@ -97,7 +110,7 @@ screenshots: deps-test build
 install: $(CONFIG) install-files
 
 install-files:
-	$(SWIFT) package generate-manual --configuration $(CONFIG) --multi-page >/dev/null
+	$(SWIFT) package $(CONFIG_FLAGS) generate-manual --configuration $(CONFIG) --multi-page >/dev/null
 	rm -f .build/plugins/GenerateManual/outputs/greenroom/greenroom.echo-server.1  # bench's internal baseline
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/greenroom/plugins $(DESTDIR)$(PREFIX)/include \
 	    $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions \

@@ -1,13 +1,9 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
-/// Release builds of the hot path. Generic RPC and JSON code is called across module boundaries: full
-/// cross-module optimisation lets the compiler specialise it instead of looking up generic metadata
-/// per request. Dynamic exclusivity checks on class properties cost more per request than the JSON
-/// work; debug builds (and so the tests) keep them.
-let optimised: [SwiftSetting] = [
-    .unsafeFlags(["-cross-module-optimization", "-enforce-exclusivity=unchecked"], .when(configuration: .release)),
-]
+// No target carries unsafe flags: a package that depends on this one by version (a plugin built on
+// GreenroomPluginKit) could not build otherwise. The release build's own flags (full cross-module
+// optimisation, no dynamic exclusivity checks) are given on the command line: `make release`, `make run`.
 
 let package = Package(
     name: "greenroom",
@@ -46,42 +42,37 @@ let package = Package(
         // Stackful coroutines (ucontext): a call that waits on a plugin worker parks on its own stack while
         // the loop thread serves everyone else.
         .target(name: "CCoroutine"),
-        .target(name: "GreenroomCore", swiftSettings: optimised),
-        .target(name: "GreenroomJSON", dependencies: ["CJansson"], swiftSettings: optimised),
-        .target(name: "GreenroomRPC", dependencies: ["GreenroomJSON"], swiftSettings: optimised),
+        .target(name: "GreenroomCore"),
+        .target(name: "GreenroomJSON", dependencies: ["CJansson"]),
+        .target(name: "GreenroomRPC", dependencies: ["GreenroomJSON"]),
         .target(
             name: "GreenroomHost",
             dependencies: [
                 "GreenroomRPC", "GreenroomJSON", "GreenroomCore", "CGreenroomPlugin", "CCoroutine",
                 .product(name: "Logging", package: "swift-log"),
-            ],
-            swiftSettings: optimised),
+            ]),
         // The `ws:` listener's codec: HTTP request heads, the upgrade and its browser-safety rules, frames
         // by wslay, and the static files it serves (the JavaScript client, and examples/web's demo and
         // inspector pages, linked under Static/web/ with one name each so that their embedded names differ).
         .target(
             name: "GreenroomWeb",
             dependencies: ["GreenroomRPC", "GreenroomJSON", "CWslay", "CNettle"],
-            resources: [.embedInCode("Static/index.html"), .embedInCode("Static/greenroom.js"), .embedInCode("Static/greenroom.d.ts"), .embedInCode("Static/web/demo_article.js"), .embedInCode("Static/web/demo_backend.js"), .embedInCode("Static/web/demo_classes.js"), .embedInCode("Static/web/demo_demo.css"), .embedInCode("Static/web/demo_feed.js"), .embedInCode("Static/web/demo_index.html"), .embedInCode("Static/web/demo_main.js"), .embedInCode("Static/web/demo_pager.js"), .embedInCode("Static/web/inspect_index.html"), .embedInCode("Static/web/inspect_inspect.css"), .embedInCode("Static/web/inspect_main.js"), .embedInCode("Static/web/inspect_model.js"), .embedInCode("Static/web/inspect_view.js")],
-            swiftSettings: optimised),
+            resources: [.embedInCode("Static/index.html"), .embedInCode("Static/greenroom.js"), .embedInCode("Static/greenroom.d.ts"), .embedInCode("Static/web/demo_article.js"), .embedInCode("Static/web/demo_backend.js"), .embedInCode("Static/web/demo_classes.js"), .embedInCode("Static/web/demo_demo.css"), .embedInCode("Static/web/demo_feed.js"), .embedInCode("Static/web/demo_index.html"), .embedInCode("Static/web/demo_main.js"), .embedInCode("Static/web/demo_pager.js"), .embedInCode("Static/web/inspect_index.html"), .embedInCode("Static/web/inspect_inspect.css"), .embedInCode("Static/web/inspect_main.js"), .embedInCode("Static/web/inspect_model.js"), .embedInCode("Static/web/inspect_view.js")]),
         // The plugin worker process (`greenroom plugin-worker`): it blocks on its socket, as a process that
         // does one thing at a time may; the host's side never does.
         .target(
             name: "GreenroomWorker",
-            dependencies: ["GreenroomHost", "GreenroomCore", "GreenroomJSON", "GreenroomRPC"],
-            swiftSettings: optimised),
+            dependencies: ["GreenroomHost", "GreenroomCore", "GreenroomJSON", "GreenroomRPC"]),
         .target(
             name: "GreenroomUV",
-            dependencies: ["GreenroomHost", "GreenroomWeb", "GreenroomRPC", "GreenroomJSON", "CLibUV", .product(name: "Logging", package: "swift-log")],
-            swiftSettings: optimised),
+            dependencies: ["GreenroomHost", "GreenroomWeb", "GreenroomRPC", "GreenroomJSON", "CLibUV", .product(name: "Logging", package: "swift-log")]),
         // What `serve` runs: the host behind its listeners, from options given as plain values; and
         // `greenroom-host`, the small executable `serve` hands them to (no argument parser, so no
         // Foundation in the host's process).
         .target(
             name: "GreenroomServe",
-            dependencies: ["GreenroomUV", "GreenroomHost", "GreenroomJSON", .product(name: "Logging", package: "swift-log")],
-            swiftSettings: optimised),
-        .executableTarget(name: "greenroom-host", dependencies: ["GreenroomServe"], swiftSettings: optimised),
+            dependencies: ["GreenroomUV", "GreenroomHost", "GreenroomJSON", .product(name: "Logging", package: "swift-log")]),
+        .executableTarget(name: "greenroom-host", dependencies: ["GreenroomServe"]),
         .executableTarget(
             name: "greenroom",
             dependencies: [
@@ -111,6 +102,5 @@ let package = Package(
             name: "GreenroomPluginTests",
             dependencies: ["GreenroomHost", "GreenroomUV", "GreenroomJSON", "GreenroomCore", "CGreenroomPlugin", "CLibUV"]),
     ],
-    // The host is single-threaded by design (one libuv loop); Swift 5 mode keeps C callbacks plain.
     swiftLanguageModes: [.v6]
 )

@@ -16,12 +16,13 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture(scope="module")
 def installed(greenroom_bin, tmp_path_factory):
-    # The tests run on the debug build `make test` made; CONFIG=debug installs that one instead of
-    # building an optimised one first.
-    if Path(greenroom_bin).parent != ROOT / ".build" / "debug":
-        pytest.skip("GREENROOM_BIN is not this checkout's debug build")
+    # The tests run on a build `make test` made (release, or debug with TEST_CONFIG=debug): CONFIG installs
+    # that one instead of building another first.
+    config = Path(greenroom_bin).parent.name
+    if Path(greenroom_bin).parent != ROOT / ".build" / config or config not in ("debug", "release"):
+        pytest.skip("GREENROOM_BIN is not this checkout's debug or release build")
     dest = tmp_path_factory.mktemp("destdir")
-    done = subprocess.run(["make", "-s", "install-files", "CONFIG=debug", f"DESTDIR={dest}", "PREFIX=/usr"],
+    done = subprocess.run(["make", "-s", "install-files", f"CONFIG={config}", f"DESTDIR={dest}", "PREFIX=/usr"],
                           cwd=ROOT, capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL)
     assert done.returncode == 0, done.stdout + done.stderr
     return dest / "usr"
