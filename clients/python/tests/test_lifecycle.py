@@ -312,6 +312,107 @@ def test_other_hooks_are_compared_only_when_asked():
         assert_calls(events, "c-2 willAppear")
 
 
+def page_child_events() -> list[dict[str, Any]]:
+    """A page child's whole life on page 1 of p-1: its other hooks come with the page's index too."""
+    return [child("c-2", name, 1) for name in ("init", "viewDidLoad", "viewWillAppear", "viewDidAppear")]
+
+
+@pytest.mark.parametrize("events, expected, options", [
+    (page_child_events(), [], {"session": "p-1", "appearance_only": False}),  # "init 1", "willAppear 1", ...
+    (page_child_events(), [], {"appearance_only": False}),                    # "c-2 init", "c-2 viewWillAppear"
+    (page_child_events(), ["willAppear 1"], {"session": "p-1"}),
+    (push_events(), ["c-1 willAppear"], {"appearance_only": False}),          # "c-1 init", "c-1 willAppear", ...
+    (push_events(), {"c-2": []}, {"appearance_only": False}),                 # "c-2 init", ... per container
+    (push_events(), {"c-1": ["willAppear"]}, {}),
+])
+def test_every_line_the_got_column_prints_is_accepted_as_expected(events, expected, options):
+    """A failure's got column, copied into the test as it is, is what the test expects: it passes."""
+    with pytest.raises(LifecycleAssertionError) as failed:
+        assert_calls(events, expected, **options)
+    got = failed.value.got
+    again = {next(iter(expected)): got} if isinstance(expected, dict) else got
+    assert assert_calls(events, again, **options) == got
+
+
+def test_page_lines_name_any_hook_by_index():
+    events = page_child_events()
+    assert assert_calls(events, ["init 1", "viewDidLoad 1", "willAppear 1", "didAppear 1"],
+                        appearance_only=False) == ["init 1", "viewDidLoad 1", "willAppear 1", "didAppear 1"]
+    with pytest.raises(LifecycleAssertionError, match="expected: viewDidLoad 1\n  got:      init 1"):
+        assert_calls(events, ["viewDidLoad 1"], appearance_only=False)
+
+
+def test_a_refused_expected_line_is_named_by_its_text_and_number():
+    events = page_child_events()
+    with pytest.raises(ValueError, match=r"^expected line 2 \(expected\[1\]\), 'init 1', names init, which is "
+                                         r"not an appearance hook: pass appearance_only=False"):
+        assert_calls(events, ["willAppear 1", "init 1"])
+    with pytest.raises(ValueError, match=r"^expected line 3 \(expected\[2\]\), 'c-2 will Appear', is not "
+                                         r"'CONTAINER HOOK' or 'HOOK INDEX'"):
+        assert_calls(events, ["c-2 willAppear", "c-2 didAppear", "c-2 will Appear"])
+    with pytest.raises(ValueError, match=r"^expected mixes 'CONTAINER HOOK' and 'HOOK INDEX' lines: expected line 1 "
+                                         r"\(expected\[0\]\), 'c-2 willAppear', is one, expected line 3 "
+                                         r"\(expected\[2\]\), 'didAppear 1', the other"):
+        assert_calls(events, ["c-2 willAppear", "c-2 willAppear", "didAppear 1"])
+    with pytest.raises(ValueError, match=r"^expected\['c-2'\] line 2 \(expected\['c-2'\]\[1\]\), 'viewDidLoad', "
+                                         r"names viewDidLoad, which is not an appearance hook"):
+        assert_calls(events, {"c-2": ["willAppear", "viewDidLoad"]})
+    with pytest.raises(ValueError, match=r"^expected\['c-2'\] line 1 \(expected\['c-2'\]\[0\]\), 'c-1 willAppear', "
+                                         r"is not 'HOOK' or 'c-2 HOOK'"):
+        assert_calls(events, {"c-2": ["c-1 willAppear"]})
+
+
+FAILING = """
+    from greenroom.lifecycle import AppearanceChecker, assert_calls, assert_page_at_rest
+
+    def event(name, seq):
+        return {"seq": seq, "t": 0.0, "container": "c-1", "class": "Container", "event": name, "offscreen": False}
+
+    def test_calls():
+        assert_calls([event("viewWillAppear", 7)], ["c-1 didAppear"])
+
+    def test_per_container():
+        assert_calls([event("viewWillAppear", 7)], {"c-1": ["didAppear"]})
+
+    def test_refused_line():
+        assert_calls([event("viewWillAppear", 7)], ["willAppear 1", "init 1"])
+
+    def test_checker():
+        checker = AppearanceChecker()
+        checker.feed_all([event("init", 1), event("viewDidAppear", 2)])
+        checker.check()
+
+    def test_page_at_rest():
+        info = {"phase": "dragging", "index": 0, "guess": None, "children": []}
+        assert_page_at_rest(lambda method, params: info, "p-1", 0)
+"""
+
+
+def test_a_failing_helper_shows_the_tests_line_and_its_message_not_the_librarys_source(pytester):
+    """The helpers hide their own frames (__tracebackhide__): under pytest's default traceback a failure is
+    the test's own line, then the message (the table first), and none of greenroom.lifecycle's source."""
+    pytester.makepyfile(test_failing=FAILING)
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(failed=5)
+    out = result.stdout.str()
+    assert "greenroom/lifecycle.py" not in out and "__tracebackhide__" not in out, out
+    sections = re.split(r"^_+ (test_\w+) _+$", out, flags=re.M)[1:]
+    shown = dict(zip(sections[::2], (text.strip("\n").splitlines() for text in sections[1::2])))
+    first = {"test_calls": "LifecycleAssertionError: lifecycle calls differ at call 1 (expected 1, got 1):",
+             "test_per_container": "LifecycleAssertionError: calls of c-1 differ at call 1 (expected 1, got 1):",
+             "test_refused_line": "ValueError: expected line 2 (expected[1]), 'init 1', names init, which is not",
+             "test_checker": "LifecycleAssertionError: 1 appearance problem(s):",
+             "test_page_at_rest": "LifecycleAssertionError: page session p-1 is not at rest as docs/pages.md says"}
+    assert sorted(shown) == sorted(first)
+    for name, lines in shown.items():
+        # The test's source down to the line that called the helper, then the failure.
+        at = next((i for i, line in enumerate(lines) if line.startswith("E ") and first[name] in line), None)
+        assert at is not None and at < 8 and lines[at - 1].startswith(">"), (name, lines)
+    table = shown["test_calls"]
+    assert [line.split(maxsplit=1)[1] for line in table if "seq 7" in line] == [
+        ">  1 c-1 didAppear   c-1 willAppear  (seq 7)"], table
+
+
 def test_offscreen_calls_can_be_left_out():
     events = [hook("c-1", "viewWillAppear", offscreen=True), hook("c-2", "viewWillAppear")]
     assert_calls(events, ["c-2 willAppear"], offscreen=False)

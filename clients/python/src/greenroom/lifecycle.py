@@ -316,6 +316,7 @@ class AppearanceChecker:
     def check(self, *, at_rest: bool = False) -> None:
         """Raise :class:`LifecycleAssertionError` listing every problem (see :meth:`problems`); a test
         calls it at the end, ``at_rest=True`` once every animation and deceleration is over."""
+        __tracebackhide__ = True
         lines = self.problems(at_rest=at_rest)
         if lines:
             shown = lines[:20] + ([f"... and {len(lines) - 20} more"] if len(lines) > 20 else [])
@@ -374,32 +375,38 @@ def assert_calls(events: Iterable[EventLike], expected: Sequence[str] | Mapping[
       container, interleaved as they arrived (``containers=`` narrows them, ``session=`` to one page
       session's children);
     - lines ``"HOOK INDEX"`` (``["willAppear 0", "willDisappear 1"]``): the calls of page-session children
-      by page index, the article's notation (``session=`` narrows them to one session);
+      by page index, the article's notation (``session=`` narrows them to one session; with
+      ``appearance_only=False`` any hook: ``"init 1"``);
     - a mapping ``{"c-1": ["willDisappear", "didDisappear"], "c-2": [...]}``: each named container's own
-      calls, in order (the order between containers is not compared).
+      calls, in order (the order between containers is not compared); a hook may also be written as the
+      got column prints it, ``"c-1 willDisappear"``.
 
     Hooks may be written short (``willAppear``) or in UIKit's names (``viewWillAppear``). Only appearance
     hooks are compared unless ``appearance_only`` is false; ``offscreen=False`` leaves out green-room
     containers. On a difference, raises :class:`LifecycleAssertionError` with the first difference and
-    both lists, written the way ``expected`` is. Returns the lines compared (what was got).
+    both lists, written the way ``expected`` is. Returns the lines compared (what was got). Every line
+    the failure prints in its got column is a line ``expected`` takes; a line it cannot take is a
+    ``ValueError`` naming it.
     """
+    # pytest shows the test's line and this failure, not this module's source.
+    __tracebackhide__ = True
     events = list(events)
     if isinstance(expected, Mapping):
         return _assert_per_container(events, expected, appearance_only, offscreen)
     if isinstance(expected, str):
         raise TypeError("expected is a list of lines, not one string")
-    parsed = [_parse_line(line) for line in expected]
+    parsed = _parse_lines(expected)
     forms = {form for form, _, _ in parsed}
-    if len(forms) > 1:
-        raise ValueError("expected mixes 'CONTAINER HOOK' and 'HOOK INDEX' lines")
-    short = bool(parsed) and all(hook in _LONG for _, _, hook in parsed)
+    short = _written_short([hook for _, _, hook in parsed])
     wanted = [(who, long_name(hook)) for _, who, hook in parsed]
-    _check_hooks(wanted, appearance_only)
+    _check_hooks([(_which(i, line), hook) for i, (line, (_, hook)) in enumerate(zip(expected, wanted))],
+                 appearance_only)
     selected = _select(events, appearance_only, offscreen, containers)
     if session is not None:
         selected = [p for p in selected if _page(p).get("session") == session]
     if forms == {"page"} or (not parsed and session is not None):
-        short = short or not parsed
+        # The article's notation is short; UIKit's names only when the lines use them.
+        short = short or not any(hook in SHORT or hook in _LONG for _, _, hook in parsed)
         chosen = [p for p in selected if "index" in _page(p)]
         got_pairs = [(str(_page(p)["index"]), str(p["event"])) for p in chosen]
         page_form = True
@@ -418,6 +425,7 @@ def assert_calls(events: Iterable[EventLike], expected: Sequence[str] | Mapping[
 
 def _assert_per_container(events: list[EventLike], expected: Mapping[str, Sequence[str]],
                           appearance_only: bool, offscreen: bool) -> list[str]:
+    __tracebackhide__ = True
     selected = _select(events, appearance_only, offscreen, expected.keys())
     failures: list[str] = []
     first: LifecycleAssertionError | None = None
@@ -425,9 +433,11 @@ def _assert_per_container(events: list[EventLike], expected: Mapping[str, Sequen
     for container, hooks in expected.items():
         if isinstance(hooks, str):
             raise TypeError(f"expected[{container!r}] is a list of hooks, not one string")
-        wanted = [(container, long_name(h.strip())) for h in hooks]
-        _check_hooks(wanted, appearance_only)
-        short = bool(hooks) and all(h.strip() in _LONG for h in hooks)
+        names = [_own_hook(container, j, h) for j, h in enumerate(hooks)]
+        wanted = [(container, long_name(h)) for h in names]
+        _check_hooks([(_which(j, h, container), long_name(n)) for j, (h, n) in enumerate(zip(hooks, names))],
+                     appearance_only)
+        short = _written_short(names)
         mine = [p for p in selected if p["container"] == container]
         want_lines = [f"{container} {short_name(h) if short else h}" for _, h in wanted]
         got_lines = [f"{container} {short_name(p['event']) if short else p['event']}" for p in mine]
@@ -456,22 +466,60 @@ def _select(events: Iterable[EventLike], appearance_only: bool, offscreen: bool,
     return chosen
 
 
-def _parse_line(line: str) -> tuple[str, str, str]:
-    """``"c-2 willAppear"`` -> ("container", "c-2", "willAppear"); ``"willAppear 0"`` -> ("page", "0", ...)."""
-    parts = line.split()
-    if len(parts) != 2:
-        raise ValueError(f"expected line {line!r} is not 'CONTAINER HOOK' or 'HOOK INDEX'")
-    a, b = parts
-    if (a in SHORT or a in _LONG) and b.lstrip("-").isdigit():
-        return "page", str(int(b)), a
-    return "container", a, b
+def _which(index: int, line: object, container: str | None = None) -> str:
+    """``expected line 2 (expected[1]), 'init 1',``: a line of ``expected`` as a refusal names it."""
+    where = "expected" if container is None else f"expected[{container!r}]"
+    return f"{where} line {index + 1} ({where}[{index}]), {line!r},"
+
+
+def _parse_lines(expected: Sequence[str]) -> list[tuple[str, str, str]]:
+    """``"c-2 willAppear"`` -> ("container", "c-2", "willAppear"); ``"willAppear 0"`` -> ("page", "0", ...).
+
+    A hook is never a number, so a line ending in one is ``HOOK INDEX`` whatever the hook: ``init 1`` is
+    what the got column prints for a page child's ``init``.
+    """
+    __tracebackhide__ = True
+    parsed: list[tuple[str, str, str]] = []
+    for i, line in enumerate(expected):
+        parts = line.split() if isinstance(line, str) else []
+        if len(parts) != 2:
+            raise ValueError(f"{_which(i, line)} is not 'CONTAINER HOOK' or 'HOOK INDEX'")
+        a, b = parts
+        parsed.append(("page", str(int(b)), a) if b.lstrip("-").isdigit() else ("container", a, b))
+    first: dict[str, int] = {}
+    for i, (form, _, _) in enumerate(parsed):
+        first.setdefault(form, i)
+    if len(first) > 1:
+        one, other = sorted(first.values())
+        raise ValueError(f"expected mixes 'CONTAINER HOOK' and 'HOOK INDEX' lines: {_which(one, expected[one])} "
+                         f"is one, {_which(other, expected[other])} the other")
+    return parsed
+
+
+def _own_hook(container: str, index: int, line: str) -> str:
+    """A hook of ``expected[container]``: ``"willAppear"``, or ``"c-1 willAppear"`` as the got column
+    prints it (the container named again)."""
+    __tracebackhide__ = True
+    parts = line.split() if isinstance(line, str) else []
+    if len(parts) == 1 or (len(parts) == 2 and parts[0] == container):
+        return parts[-1]
+    raise ValueError(f"{_which(index, line, container)} is not 'HOOK' or '{container} HOOK'")
+
+
+def _written_short(hooks: Sequence[str]) -> bool:
+    """Whether lines naming ``hooks`` use the short names: every appearance hook among them is written
+    short (the other hooks have only one name)."""
+    appearance = [hook for hook in hooks if hook in SHORT or hook in _LONG]
+    return bool(appearance) and all(hook in _LONG for hook in appearance)
 
 
 def _check_hooks(wanted: Iterable[tuple[str, str]], appearance_only: bool) -> None:
+    """``wanted``: (the line as :func:`_which` names it, its hook)."""
+    __tracebackhide__ = True
     if appearance_only:
-        for who, hook in wanted:
+        for which, hook in wanted:
             if hook not in SHORT:
-                raise ValueError(f"expected names {hook} ({who}), which is not an appearance hook: "
+                raise ValueError(f"{which} names {hook}, which is not an appearance hook: "
                                  "pass appearance_only=False to compare every hook")
 
 
@@ -689,8 +737,13 @@ async def swipe_page_async(client: AsyncCaller, session: str, from_page: int, to
     return await _run_async(client, _swipe_pages(session, path, rest, velocity, decelerate, rest))
 
 
-def _page_at_rest(session: str, index: int | None) -> _Plan[Any]:
-    info = yield "page.info", {"session": session}
+def _page_info(session: str) -> _Plan[Any]:
+    return (yield "page.info", {"session": session})
+
+
+def _at_rest(session: str, index: int | None, info: Any) -> Any:
+    # Outside the plan, so that the failure is raised in a frame pytest hides, not in _run's generator.
+    __tracebackhide__ = True
     problems = []
     if info.get("phase") != "idle":
         problems.append(f"phase is {info.get('phase')}, not idle")
@@ -716,12 +769,14 @@ def _page_at_rest(session: str, index: int | None) -> _Plan[Any]:
 def assert_page_at_rest(client: Caller, session: str, index: int | None = None) -> Any:
     """Assert docs/pages.md's rule at rest (``page.info``): phase ``idle``, no guess, the current page
     (``index`` when given) ``appeared`` and every other attached child ``disappeared``. Returns the info."""
-    return _run(client, _page_at_rest(session, index))
+    __tracebackhide__ = True
+    return _at_rest(session, index, _run(client, _page_info(session)))
 
 
 async def assert_page_at_rest_async(client: AsyncCaller, session: str, index: int | None = None) -> Any:
     """:func:`assert_page_at_rest` for an asyncio client."""
-    return await _run_async(client, _page_at_rest(session, index))
+    __tracebackhide__ = True
+    return _at_rest(session, index, await _run_async(client, _page_info(session)))
 
 
 # -- ranges (docs/ranges.md: the scroll stream) ---------------------------------------------------
