@@ -23,7 +23,10 @@ ones keyword-only and ``None`` by default (a param left at ``None`` is not sent)
 and a Python keyword gets a trailing underscore (``class_``), mapped back to the wire name in the request.
 ``oneOf [null, X]`` is ``X | None``; a schema with no type says ``Any`` (``unknown`` in TypeScript). A group
 whose ``create`` returns an id that its other methods take first (``page.*``, ``range.*``, ``stack.*``,
-``container.*``) gets a handle class that binds that id.
+``container.*``) gets a handle class that binds that id. Each Python method checks its arguments' JSON types
+against the params' schemas before it sends (``_check_params``, from :class:`ParamShapes`) and raises
+``InvalidParams`` as the host would; the rest of what the host checks (ranges, lengths, enum values) stays the
+host's.
 """
 
 from __future__ import annotations
@@ -58,7 +61,7 @@ CALLABLE_GROUP = "events"
 PYTHON_RESERVED = frozenset({
     "Any", "AsyncIterator", "AsyncMethods", "Callable", "ClassVar", "Event", "Handle", "Iterable", "Iterator",
     "Literal", "Mapping", "Methods", "NotRequired", "Sequence", "TypeAlias", "TypedDict", "TypeVar", "overload",
-    "cached_property", "TYPE_CHECKING", "EventTopic", "AnyEvent", "EVENT_TOPICS", "METHODS",
+    "cached_property", "TYPE_CHECKING", "EventTopic", "AnyEvent", "EVENT_TOPICS", "METHODS", "InvalidParams",
 })
 
 
@@ -570,25 +573,27 @@ class PythonTypes:
         """The annotation of a method's param and how the body turns the argument into the wire value.
 
         The value expression uses ``{}`` for the argument. Handle ids accept the handle too; arrays accept
-        any sequence (sent as a list) and objects any mapping.
+        any sequence (sent as a list) and objects any mapping. A value of another type goes into the params as
+        it is, for ``_check_params`` to refuse by name.
         """
         schema = param.schema
         if "$ref" in schema and ref_name(schema["$ref"]) in self.doc.handle_by_id:
             kind = self.doc.handle_by_id[ref_name(schema["$ref"])]
             deps.add(kind.id_schema)
-            return f"{kind.id_schema} | {kind.base}", "{0} if isinstance({0}, str) else {0}.id"
+            # Only a handle of this kind becomes its id: any other value goes as it is, for _check_params to
+            # name (an int has no .id to fail on first).
+            return f"{kind.id_schema} | {kind.base}", f"{{0}}.id if isinstance({{0}}, {kind.base}) else {{0}}"
         if schema.get("type") == "array" and not _is_record(schema):
             items = schema.get("items") or {}
             if "$ref" in items and ref_name(items["$ref"]) in self.doc.handle_by_id:
                 kind = self.doc.handle_by_id[ref_name(items["$ref"])]
                 deps.add(kind.id_schema)
-                return (f"Sequence[{kind.id_schema} | {kind.base}]",
-                        "[x if isinstance(x, str) else x.id for x in {0}]")
+                return f"Sequence[{kind.id_schema} | {kind.base}]", f"_listed({{0}}, {kind.base})"
             item = self.type_of(items, method.pascal + pascal(param.wire) + "Item", deps) if items else "Any"
-            return f"Sequence[{item}]", "list({0})"
+            return f"Sequence[{item}]", "_listed({0})"
         kind_text = self.type_of(schema, method.pascal + pascal(param.wire), deps)
         if kind_text.startswith("dict["):
-            return "Mapping[" + kind_text[len("dict["):], "dict({0})"
+            return "Mapping[" + kind_text[len("dict["):], "_mapped({0})"
         return kind_text, "{0}"
 
     def result_type(self, method: Method, deps: set[str]) -> str:
@@ -614,6 +619,209 @@ class PythonTypes:
         for name in list(self.defs):
             visit(name)
         return out
+
+
+class ParamShapes:
+    """Each method's params reduced to the JSON types their schemas allow: what ``_check_params`` in api.py
+    checks before a request is sent, so that a wrong type is the host's ``InvalidParams`` (with the member's
+    path), not an ``AttributeError`` of the code building the request.
+
+    A shape is None (any value), a component's name (its shape is in ``components``), or a dict from each JSON
+    type the value may have to what a value of that type holds: None (nothing more is checked), an array's
+    items' shape, an object's ``(members' shapes, other members' shape)``. A union takes every type its
+    variants take, and looks inside a type only when one variant takes it. Only types: ranges, lengths,
+    enum values and the rules between params are the host's to check.
+    """
+
+    def __init__(self, doc: Document) -> None:
+        self.doc = doc
+        self.named: set[str] = set()  # the components a shape refers to by name
+        self.components: dict[str, Any] = {}
+        self._making: set[str] = set()
+        self.params = {m.wire: {p.wire: self.shape(p.schema) for p in m.params} for m in doc.methods if m.params}
+        while self.named - self.components.keys():
+            for name in sorted(self.named - self.components.keys()):
+                self.component(name)
+
+    def component(self, name: str) -> Any:
+        """The shape of ``components.schemas[name]``; None (any value) inside a cycle of unions."""
+        if name not in self.components:
+            if name in self._making:
+                return None
+            self._making.add(name)
+            self.components[name] = self.shape(self.doc.schemas[name])
+            self._making.discard(name)
+        return self.components[name]
+
+    def shape(self, schema: dict[str, Any]) -> Any:
+        """The shape of ``schema`` (see the class)."""
+        if "$ref" in schema:
+            name = ref_name(schema["$ref"])
+            if name not in self.doc.schemas:
+                raise SchemaError(f"$ref to a missing schema {name}")
+            self.named.add(name)
+            return name
+        if "allOf" in schema and not _shape(schema):
+            parts = schema["allOf"]
+            return self.shape(parts[0]) if len(parts) == 1 else None
+        for union in ("oneOf", "anyOf"):
+            if union in schema and not schema.get("properties"):
+                # A named variant stands for its component's shape (which names no one outside the union).
+                return self.union([self.component(ref_name(v["$ref"])) if "$ref" in v else self.shape(v)
+                                   for v in schema[union]])
+        if "const" in schema:
+            return {json_type(schema["const"]): None}
+        if "enum" in schema:
+            return {json_type(value): None for value in schema["enum"]}
+        kind = schema.get("type")
+        kinds = kind if isinstance(kind, list) else [kind] if isinstance(kind, str) else (
+            ["object"] if "properties" in schema else ["array"] if "items" in schema else [])
+        return {k: self.inner(k, schema) for k in kinds} if kinds else None
+
+    def inner(self, kind: str, schema: dict[str, Any]) -> Any:
+        """What a value of JSON type ``kind`` holds under ``schema``: its items, its members, or nothing."""
+        if kind == "array":
+            items = schema.get("items")
+            return self.shape(items) if isinstance(items, dict) and items else None
+        if kind == "object":
+            members = {key: self.shape(member) for key, member in schema.get("properties", {}).items()}
+            extra = schema.get("additionalProperties")
+            other = self.shape(extra) if isinstance(extra, dict) and extra else None
+            return (members, other) if members or other is not None else None
+        return None
+
+    def union(self, variants: list[Any]) -> Any:
+        """The shape of a value any of ``variants`` takes."""
+        variants = [self.component(v) if isinstance(v, str) else v for v in variants]  # a component that is a $ref
+        if any(v is None for v in variants):
+            return None
+        merged: dict[str, Any] = {}
+        for variant in variants:
+            for kind, inner in variant.items():
+                # Two variants of one type (objects told apart by a member's value): the host tells them apart.
+                merged[kind] = inner if kind not in merged or merged[kind] == inner else None
+        return merged
+
+
+def json_type(value: Any) -> str:
+    """The JSON type of a ``const`` or ``enum`` value."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object"
+
+
+def py_value(value: Any) -> str:
+    """A shape (None, strings, dicts, pairs) as a Python literal, strings in double quotes."""
+    if isinstance(value, str):
+        return json.dumps(value)
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{json.dumps(k)}: {py_value(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, tuple):
+        return "(" + ", ".join(py_value(v) for v in value) + ")"
+    return repr(value)
+
+
+def py_value_lines(prefix: str, value: Any, suffix: str, indent: str) -> list[str]:
+    """``prefix + value + suffix``, a dict or pair spread one entry a line while longer than 120 characters."""
+    line = prefix + py_value(value) + suffix
+    if len(line) <= 120 or not isinstance(value, (dict, tuple)) or not value:
+        return [line]
+    if isinstance(value, dict):
+        out = [prefix + "{"]
+        for key, item in value.items():
+            out += py_value_lines(f"{indent}    {json.dumps(key)}: ", item, ",", indent + "    ")
+        return out + [f"{indent}}}{suffix}"]
+    out = [prefix + "("]
+    for item in value:
+        out += py_value_lines(f"{indent}    ", item, ",", indent + "    ")
+    return out + [f"{indent}){suffix}"]
+
+
+#: The check api.py runs before sending (see ParamShapes); aio_api.py imports it.
+PY_CHECKS = '''
+
+def _listed(value: Any, handle: type[Handle] | None = None) -> Any:
+    """A sequence argument as the list the wire takes, each handle of ``handle``'s kind as its id; any other
+    value as it is, for :func:`_check_params` to name."""
+    if isinstance(value, (str, bytes, bytearray, Mapping)) or not isinstance(value, Iterable):
+        return value
+    return [x.id if handle is not None and isinstance(x, handle) else x for x in value]
+
+
+def _mapped(value: Any) -> Any:
+    """A mapping argument as the dict the wire takes; any other value as it is, for :func:`_check_params`."""
+    return dict(value) if isinstance(value, Mapping) else value
+
+
+def _check_params(method: str, params: Mapping[str, Any]) -> None:
+    """Raise :class:`~greenroom.errors.InvalidParams` for an argument of a JSON type its param does not take,
+    as the host would (code -32602, the same ``data.path`` and reason), before the request is sent. Only the
+    types: ranges, lengths, enum values and the rules between params are the host's to check."""
+    shapes = _PARAM_SHAPES.get(method, {})
+    for name, value in params.items():
+        found = _wrong_type(shapes.get(name), value, name)
+        if found is not None:
+            # The host reads a member that is null as one left out.
+            path, reason = (name, "is required") if value is None else found
+            raise InvalidParams(-32602, f"Invalid params: {path}: {reason}",
+                                {"kind": "invalidParams", "path": path, "reason": reason})
+
+
+def _wrong_type(shape: Any, value: Any, path: str) -> tuple[str, str] | None:
+    """(path, reason) of the first part of ``value`` whose JSON type ``shape`` does not take; None when all do."""
+    if isinstance(shape, str):
+        shape = _SHAPES[shape]
+    if shape is None:
+        return None
+    kind = _json_type(value)
+    if kind == "integer" and kind not in shape and "number" in shape:
+        kind = "number"
+    elif kind == "number" and kind not in shape and "integer" in shape:
+        if not value.is_integer():
+            return path, "expected an integer, got a fraction"
+        kind = "integer"  # 2.0 is an integer on the wire
+    if kind not in shape:
+        got = "number" if kind == "integer" else kind or type(value).__name__
+        return path, f"expected {' or '.join(shape)}, got {got}"
+    inner = shape[kind]
+    if inner is not None and kind == "array":
+        for index, item in enumerate(value):
+            found = _wrong_type(inner, item, f"{path}[{index}]")
+            if found is not None:
+                return found
+    elif inner is not None and kind == "object":
+        members, other = inner
+        for key, item in value.items():
+            found = _wrong_type(members.get(key, other), item, f"{path}.{key}")
+            if found is not None:
+                return found
+    return None
+
+
+def _json_type(value: Any) -> str | None:
+    """The JSON type ``value`` goes out as (an int is an ``integer``, a float a ``number``); None for a value
+    JSON has no type for."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, (list, tuple)):
+        return "array"
+    return "object" if isinstance(value, Mapping) else None'''
 
 
 def _is_record(schema: dict[str, Any]) -> bool:
@@ -749,7 +957,8 @@ def dict_lines(prefix: str, members: list[str], indent: str) -> list[str]:
 
 def call_body(method: Method, bound: Param | None, args: list[tuple[Param, str]], result: str, indent: str,
               is_async: bool, call: str, make: str | None) -> list[str]:
-    """The body: build params (only what was given), call, and return the result (or a handle on it)."""
+    """The body: build params (only what was given), check their types, call, and return the result (or a
+    handle on it)."""
     await_ = "await " if is_async else ""
     lines: list[str] = []
     required = [(p, v) for p, v in args if p.required]
@@ -758,13 +967,14 @@ def call_body(method: Method, bound: Param | None, args: list[tuple[Param, str]]
         f'"{p.wire}": {v.format(p.py)}' for p, v in required]
     if not members and not optional:
         params = "None"
-    elif not optional:
-        params = "{" + ", ".join(members) + "}"
+    elif not args:
+        params = "{" + ", ".join(members) + "}"  # only the handle's own id, which is a string
     else:
         lines += dict_lines(f"{indent}params: dict[str, Any] = ", members, indent)
         for p, v in optional:
             lines.append(f"{indent}if {p.py} is not None:")
             lines.append(f'{indent}    params["{p.wire}"] = {v.format(p.py)}')
+        lines.append(f'{indent}_check_params("{method.wire}", params)')
         params = "params" if members else "params or None"  # nothing given: a request without params
     call_line = f'{indent}result: {result} = {await_}{call}("{method.wire}", {params})'
     if len(call_line) > 120 and params.startswith("{"):
@@ -789,6 +999,19 @@ class PythonGenerator:
             self.result_types[method.wire] = self.types.result_type(method, deps)
         self.topic_types = {t.name: self.types.type_of(t.schema, pascal(t.name) + "Event", set())
                             for t in doc.topics}
+        self.shapes = ParamShapes(doc)
+
+    def checks_section(self) -> list[str]:
+        """``_SHAPES``, ``_PARAM_SHAPES`` and the functions that check arguments against them (ParamShapes)."""
+        out = ["", ""]
+        out += py_value_lines("_SHAPES: dict[str, Any] = ", {n: self.shapes.components[n]
+                                                             for n in sorted(self.shapes.named)}, "", "")
+        out += py_docstring(["The JSON types of the components the params name (scripts/generate_clients.py "
+                             "ParamShapes says how a shape reads)."], "")
+        out.append("")
+        out += py_value_lines("_PARAM_SHAPES: dict[str, dict[str, Any]] = ", self.shapes.params, "", "")
+        out += py_docstring(["Each method's params and their shapes, checked by :func:`_check_params`."], "")
+        return out + PY_CHECKS.split("\n")
 
     # -- the types --------------------------------------------------------------------------------------
 
@@ -1078,6 +1301,8 @@ class PythonGenerator:
         body += self.handle_bases()
         for kind in self.doc.handles:
             body += self.handle_class(kind, is_async=False)
+        body += ["", "", "# " + "-" * 107, "# Params: their JSON types, checked before a request is sent"]
+        body += self.checks_section()
         body += ["", "", "# " + "-" * 107, "# Method groups"]
         for group, methods in self.doc.groups.items():
             body += self.group_class(group, methods, is_async=False)
@@ -1140,6 +1365,8 @@ class PythonGenerator:
         if typing_names:
             lines.append(f"from typing import {', '.join(typing_names)}")
         local = list(local or [])
+        if re.search(r"\bInvalidParams\(", text):
+            local.append("from .errors import InvalidParams")
         if re.search(r"\bEvent\b", text):
             local.append("from .events import Event")
         if local:
@@ -1163,7 +1390,7 @@ def render_python(doc: Document) -> tuple[str, str]:
     names = generator.public_names()
     all_names = sorted(set(names), key=lambda n: (n.lower(), n))
     sync = _insert_all(sync, all_names)
-    private = ["_Handler"] + [f"_{pascal(t.name)}Handler" for t in doc.topics]
+    private = ["_Handler", "_check_params", "_listed", "_mapped"] + [f"_{pascal(t.name)}Handler" for t in doc.topics]
     aio = generator.async_module(sorted(set(names + private) - {"Methods"}, key=lambda n: (n.lower(), n)))
     aio_names = ["AsyncMethods"] + [f"Async{k.name}" for k in doc.handles] + [
         f"Async{pascal(g)}Methods" for g in doc.groups]

@@ -16,6 +16,8 @@ from typing import Any
 
 import pytest
 
+from greenroom.errors import InvalidParams
+
 REPO = Path(__file__).resolve().parents[3]
 SCRIPT = REPO / "scripts" / "generate_clients.py"
 DOCUMENT = REPO / "rpc-schema" / "openrpc.json"
@@ -106,6 +108,52 @@ def test_keywords_get_an_underscore_and_go_out_under_their_wire_names():
 def test_schemas_map_to_python_types(schema, expected):
     doc = document(schemas={"Size": {"type": "object", "properties": {"width": {"type": "number"}}}})
     assert gen.PythonTypes(doc).type_of(schema, "Hint", set()) == expected
+
+
+@pytest.mark.parametrize("schema, expected", [
+    ({"$ref": "#/components/schemas/Size"}, "Size"),  # by name: _SHAPES holds it
+    ({"type": "string", "minLength": 1}, {"string": None}),  # the type only: lengths are the host's
+    ({"type": ["integer", "null"]}, {"integer": None, "null": None}),
+    ({"type": "string", "enum": ["a", "b"]}, {"string": None}),
+    ({"const": True}, {"boolean": None}),
+    ({"type": "array", "items": {"type": "integer"}}, {"array": {"integer": None}}),
+    ({"type": "object", "additionalProperties": {"type": "number"}}, {"object": ({}, {"number": None})}),
+    ({"type": "object", "properties": {"x": {"type": "number"}}, "additionalProperties": False},
+     {"object": ({"x": {"number": None}}, None)}),
+    ({"description": "Any JSON value."}, None),
+    ({"oneOf": [{"type": "null"}, {"$ref": "#/components/schemas/Size"}]},
+     {"null": None, "object": ({"width": {"number": None}}, None)}),
+    ({"oneOf": [{"type": "string", "enum": ["a"]}, {"type": "object", "properties": {"name": {"type": "string"}}}]},
+     {"string": None, "object": ({"name": {"string": None}}, None)}),
+    # Two objects told apart by a member's value: the type is checked, the rest is the host's.
+    ({"oneOf": [{"type": "object", "properties": {"op": {"const": "a"}}},
+                {"type": "object", "properties": {"op": {"const": "b"}, "n": {"type": "integer"}}}]},
+     {"object": None}),
+])
+def test_params_reduce_to_the_json_types_the_typed_api_checks(schema, expected):
+    doc = document(method("thing.do", [{"name": "it", "required": True, "schema": schema}]),
+                   schemas={"Size": {"type": "object", "properties": {"width": {"type": "number"}}}})
+    shapes = gen.ParamShapes(doc)
+    assert shapes.params == {"thing.do": {"it": expected}}
+    assert shapes.named == ({"Size"} if expected == "Size" else set())  # a union holds its variants themselves
+
+
+def test_each_method_checks_its_arguments_before_it_sends():
+    doc = document(method("thing.do", [{"name": "count", "required": True, "schema": {"type": "integer"}}]),
+                   method("thing.list", []))
+    sync, aio = gen.render_python(doc)
+    assert ('        params: dict[str, Any] = {"count": count}\n        _check_params("thing.do", params)\n'
+            '        result: dict[str, Any] = self._client.call("thing.do", params)') in sync
+    assert 'self._client.call("thing.list", None)' in sync  # nothing to check
+    assert '_PARAM_SHAPES: dict[str, dict[str, Any]] = {"thing.do": {"count": {"integer": None}}}' in sync
+    assert "from .errors import InvalidParams" in sync and "    _check_params,\n" in aio
+    namespace: dict[str, Any] = {"__name__": "greenroom.generated_for_test"}
+    exec(compile(sync.replace("from .", "from greenroom."), "api.py", "exec", dont_inherit=True), namespace)
+    check = namespace["_check_params"]
+    check("thing.do", {"count": 2.0})  # an integral number is an integer on the wire
+    with pytest.raises(InvalidParams) as caught:
+        check("thing.do", {"count": 2.5})
+    assert caught.value.data == {"kind": "invalidParams", "path": "count", "reason": "expected an integer, got a fraction"}
 
 
 def test_inline_objects_become_named_typed_dicts():

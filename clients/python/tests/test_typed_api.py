@@ -160,6 +160,67 @@ def test_errors_are_the_clients_typed_errors():
     assert caught.value.data["path"] == "ms"
 
 
+# A wrong argument's type, as the document types the param, and what the host says of it (the same path and
+# reason: tests/integration/test_typed_host.py sends each of these to the real host).
+WRONG_TYPES = [
+    (lambda c: c.container.info(42), "container", "expected string, got number"),
+    (lambda c: c.container.info(None), "container", "is required"),
+    (lambda c: c.stack.push("s-1", c.stack.handle("s-2")), "container", "expected string, got Stack"),
+    (lambda c: c.clock.advance(ms="16"), "ms", "expected number, got string"),
+    (lambda c: c.clock.advance(ms=True), "ms", "expected number, got boolean"),
+    (lambda c: c.page.create(375, 667, class_="Card", count="3"), "count", "expected integer, got string"),
+    (lambda c: c.page.create(375, 667, class_="Card", count=2.5), "count", "expected an integer, got a fraction"),
+    (lambda c: c.stack.set_containers("s-1", ["c-1", 3]), "containers[1]", "expected string, got number"),
+    (lambda c: c.stack.set_containers("s-1", 3), "containers", "expected array, got number"),
+    (lambda c: c.stack.set_containers("s-1", [], animated="yes"), "animated", "expected boolean, got string"),
+    (lambda c: c.range.create(viewport=[375, 667]), "viewport", "expected object, got array"),
+    (lambda c: c.range.create(viewport={"width": "wide", "height": 667}), "viewport.width",
+     "expected number, got string"),
+    (lambda c: c.classes.define("Card", hooks={"init": 3}), "hooks.init", "expected object, got number"),
+]
+
+
+@pytest.mark.parametrize("call, path, reason", WRONG_TYPES, ids=[path for _, path, _ in WRONG_TYPES])
+def test_a_wrong_argument_type_is_invalid_params_with_its_path_before_anything_is_sent(call, path, reason):
+    client, transport = answering({})
+    with pytest.raises(InvalidParams) as caught:
+        call(client)
+    error = caught.value
+    assert (error.code, error.message, error.data) == (
+        -32602, f"Invalid params: {path}: {reason}", {"kind": "invalidParams", "path": path, "reason": reason})
+    assert transport.sent == []
+
+
+def test_the_type_check_lets_through_what_the_host_takes():
+    client, transport = answering({"page.create": PAGE_INFO, "range.create": {"session": "r-1"}})
+    client.page.create(375.5, 667, class_="Card", count=2.0, data=[None, {"any": ["json"]}])  # 2.0 is an integer
+    client.container.configure("c-1", None)  # business data: null is data
+    client.range.create(viewport={"width": 375, "height": 667}, strategy="threshold")
+    client.range.create(viewport={"width": 375, "height": 667}, strategy={"name": "threshold", "ratio": 0.5})
+    client.clock.advance(ms=-1)  # a number: its range is the host's to check
+    assert [m for m, _ in sent(transport)] == ["page.create", "container.configure", "range.create", "range.create",
+                                               "clock.advance"]
+
+
+def test_the_asyncio_flavour_checks_the_same_types():
+    transport_sent: list[Any] = []
+
+    class Refusing:
+        async def call(self, method: str, params: Any = None) -> Any:
+            transport_sent.append((method, params))
+
+    async def main() -> None:
+        from greenroom.aio_api import AsyncContainerMethods
+        group = AsyncContainerMethods(Refusing())  # type: ignore[arg-type]
+        with pytest.raises(InvalidParams) as caught:
+            await group.info(42)  # type: ignore[arg-type]
+        assert caught.value.data["path"] == "container"
+        await group.info("c-1")
+
+    asyncio.run(main())
+    assert transport_sent == [("container.info", {"container": "c-1"})]
+
+
 def test_events_stays_callable_beside_the_events_group():
     client, transport = answering({"events.subscribe": {"topics": ["page"], "scope": "own"}})
     assert client.events.subscribe(["page"]) == {"topics": ["page"], "scope": "own"}

@@ -19,9 +19,12 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 
 from .api import (
     _BatchHandler,
+    _check_params,
     _Handler,
     _HostHandler,
     _LifecycleHandler,
+    _listed,
+    _mapped,
     _PageHandler,
     _PoolHandler,
     _PrefetchHandler,
@@ -183,6 +186,7 @@ class AsyncContainer(ContainerHandle):
         Wire: ``container.configure``.
         """
         params: dict[str, Any] = {"container": self.id, "data": data}
+        _check_params("container.configure", params)
         result: ContainerConfigureResult = await self._client.call("container.configure", params)
         return result
 
@@ -242,6 +246,7 @@ class AsyncContainer(ContainerHandle):
         params: dict[str, Any] = {"container": self.id, "appearing": appearing}
         if animated is not None:
             params["animated"] = animated
+        _check_params("container.beginAppearanceTransition", params)
         result: ContainerInfo = await self._client.call("container.beginAppearanceTransition", params)
         return result
 
@@ -266,6 +271,7 @@ class AsyncContainer(ContainerHandle):
         params: dict[str, Any] = {"container": self.id}
         if animated is not None:
             params["animated"] = animated
+        _check_params("container.endAppearanceTransition", params)
         result: ContainerInfo = await self._client.call("container.endAppearanceTransition", params)
         return result
 
@@ -323,7 +329,7 @@ class AsyncStack(StackHandle):
         """
         params: dict[str, Any] = {
             "stack": self.id,
-            "container": container if isinstance(container, str) else container.id,
+            "container": container.id if isinstance(container, ContainerHandle) else container,
         }
         if animated is not None:
             params["animated"] = animated
@@ -331,6 +337,7 @@ class AsyncStack(StackHandle):
             params["duration"] = duration
         if reply is not None:
             params["reply"] = reply
+        _check_params("stack.push", params)
         result: StackInfo = await self._client.call("stack.push", params)
         return result
 
@@ -364,6 +371,7 @@ class AsyncStack(StackHandle):
             params["animated"] = animated
         if duration is not None:
             params["duration"] = duration
+        _check_params("stack.pop", params)
         result: StackPopResult = await self._client.call("stack.pop", params)
         return result
 
@@ -402,6 +410,7 @@ class AsyncStack(StackHandle):
             params["animated"] = animated
         if duration is not None:
             params["duration"] = duration
+        _check_params("stack.popToRoot", params)
         result: StackPopToRootResult = await self._client.call("stack.popToRoot", params)
         return result
 
@@ -440,14 +449,12 @@ class AsyncStack(StackHandle):
 
         Wire: ``stack.setContainers``.
         """
-        params: dict[str, Any] = {
-            "stack": self.id,
-            "containers": [x if isinstance(x, str) else x.id for x in containers],
-        }
+        params: dict[str, Any] = {"stack": self.id, "containers": _listed(containers, ContainerHandle)}
         if animated is not None:
             params["animated"] = animated
         if duration is not None:
             params["duration"] = duration
+        _check_params("stack.setContainers", params)
         result: StackSetContainersResult = await self._client.call("stack.setContainers", params)
         return result
 
@@ -488,6 +495,7 @@ class AsyncStack(StackHandle):
         Wire: ``stack.updateInteractivePop``.
         """
         params: dict[str, Any] = {"stack": self.id, "progress": progress}
+        _check_params("stack.updateInteractivePop", params)
         result: StackUpdateInteractivePopResult = await self._client.call("stack.updateInteractivePop", params)
         return result
 
@@ -513,6 +521,7 @@ class AsyncStack(StackHandle):
         params: dict[str, Any] = {"stack": self.id}
         if duration is not None:
             params["duration"] = duration
+        _check_params("stack.finishInteractivePop", params)
         result: StackFinishInteractivePopResult = await self._client.call("stack.finishInteractivePop", params)
         return result
 
@@ -539,6 +548,7 @@ class AsyncStack(StackHandle):
         params: dict[str, Any] = {"stack": self.id}
         if duration is not None:
             params["duration"] = duration
+        _check_params("stack.cancelInteractivePop", params)
         result: StackCancelInteractivePopResult = await self._client.call("stack.cancelInteractivePop", params)
         return result
 
@@ -558,7 +568,9 @@ class AsyncStack(StackHandle):
 
         Wire: ``stack.setHidden``.
         """
-        result: StackInfo = await self._client.call("stack.setHidden", {"stack": self.id, "hidden": hidden})
+        params: dict[str, Any] = {"stack": self.id, "hidden": hidden}
+        _check_params("stack.setHidden", params)
+        result: StackInfo = await self._client.call("stack.setHidden", params)
         return result
 
     async def resize(self, width: Dimension, height: Dimension) -> StackInfo:
@@ -579,6 +591,7 @@ class AsyncStack(StackHandle):
         Wire: ``stack.resize``.
         """
         params: dict[str, Any] = {"stack": self.id, "width": width, "height": height}
+        _check_params("stack.resize", params)
         result: StackInfo = await self._client.call("stack.resize", params)
         return result
 
@@ -667,6 +680,7 @@ class AsyncPageSession(PageSessionHandle):
             params["animated"] = animated
         if duration is not None:
             params["duration"] = duration
+        _check_params("page.show", params)
         result: PageInfo = await self._client.call("page.show", params)
         return result
 
@@ -688,6 +702,7 @@ class AsyncPageSession(PageSessionHandle):
         Wire: ``page.willBeginDragging``.
         """
         params: dict[str, Any] = {"session": self.id, "offset": offset}
+        _check_params("page.willBeginDragging", params)
         result: PageStreamState = await self._client.call("page.willBeginDragging", params)
         return result
 
@@ -710,7 +725,9 @@ class AsyncPageSession(PageSessionHandle):
 
         Wire: ``page.didScroll``.
         """
-        result: PageStreamState = await self._client.call("page.didScroll", {"session": self.id, "offset": offset})
+        params: dict[str, Any] = {"session": self.id, "offset": offset}
+        _check_params("page.didScroll", params)
+        result: PageStreamState = await self._client.call("page.didScroll", params)
         return result
 
     async def will_end_dragging(
@@ -740,6 +757,7 @@ class AsyncPageSession(PageSessionHandle):
         params: dict[str, Any] = {"session": self.id, "offset": offset, "velocity": velocity}
         if target_offset is not None:
             params["targetOffset"] = target_offset
+        _check_params("page.willEndDragging", params)
         result: PageStreamState = await self._client.call("page.willEndDragging", params)
         return result
 
@@ -764,6 +782,7 @@ class AsyncPageSession(PageSessionHandle):
         Wire: ``page.didEndDragging``.
         """
         params: dict[str, Any] = {"session": self.id, "offset": offset, "willDecelerate": will_decelerate}
+        _check_params("page.didEndDragging", params)
         result: PageStreamState = await self._client.call("page.didEndDragging", params)
         return result
 
@@ -785,6 +804,7 @@ class AsyncPageSession(PageSessionHandle):
         Wire: ``page.didEndDecelerating``.
         """
         params: dict[str, Any] = {"session": self.id, "offset": offset}
+        _check_params("page.didEndDecelerating", params)
         result: PageStreamState = await self._client.call("page.didEndDecelerating", params)
         return result
 
@@ -854,11 +874,12 @@ class AsyncPageSession(PageSessionHandle):
         if class_ is not None:
             params["class"] = class_
         if pages is not None:
-            params["pages"] = list(pages)
+            params["pages"] = _listed(pages)
         if count is not None:
             params["count"] = count
         if data is not None:
-            params["data"] = list(data)
+            params["data"] = _listed(data)
+        _check_params("page.insertPages", params)
         result: PageInfo = await self._client.call("page.insertPages", params)
         return result
 
@@ -886,6 +907,7 @@ class AsyncPageSession(PageSessionHandle):
         params: dict[str, Any] = {"session": self.id, "at": at}
         if count is not None:
             params["count"] = count
+        _check_params("page.removePages", params)
         result: PageInfo = await self._client.call("page.removePages", params)
         return result
 
@@ -909,6 +931,7 @@ class AsyncPageSession(PageSessionHandle):
         Wire: ``page.reloadPage``.
         """
         params: dict[str, Any] = {"session": self.id, "index": index, "data": data}
+        _check_params("page.reloadPage", params)
         result: PageReloadPageResult = await self._client.call("page.reloadPage", params)
         return result
 
@@ -959,6 +982,7 @@ class AsyncRangeSession(RangeSessionHandle):
             params["offset"] = offset
         if velocity is not None:
             params["velocity"] = velocity
+        _check_params("range.willBeginDragging", params)
         result: RangeInfo = await self._client.call("range.willBeginDragging", params)
         return result
 
@@ -991,6 +1015,7 @@ class AsyncRangeSession(RangeSessionHandle):
         params: dict[str, Any] = {"session": self.id, "offset": offset}
         if velocity is not None:
             params["velocity"] = velocity
+        _check_params("range.didScroll", params)
         result: RangeStreamState = await self._client.call("range.didScroll", params)
         return result
 
@@ -1032,6 +1057,7 @@ class AsyncRangeSession(RangeSessionHandle):
             params["targetOffset"] = target_offset
         if offset is not None:
             params["offset"] = offset
+        _check_params("range.willEndDragging", params)
         result: RangeWillEndDraggingResult = await self._client.call("range.willEndDragging", params)
         return result
 
@@ -1059,6 +1085,7 @@ class AsyncRangeSession(RangeSessionHandle):
         params: dict[str, Any] = {"session": self.id}
         if offset is not None:
             params["offset"] = offset
+        _check_params("range.didEndDecelerating", params)
         result: RangeInfo = await self._client.call("range.didEndDecelerating", params)
         return result
 
@@ -1083,7 +1110,9 @@ class AsyncRangeSession(RangeSessionHandle):
 
         Wire: ``range.setVisible``.
         """
-        result: RangeInfo = await self._client.call("range.setVisible", {"session": self.id, "visible": visible})
+        params: dict[str, Any] = {"session": self.id, "visible": visible}
+        _check_params("range.setVisible", params)
+        result: RangeInfo = await self._client.call("range.setVisible", params)
         return result
 
     async def set_viewport(
@@ -1119,6 +1148,7 @@ class AsyncRangeSession(RangeSessionHandle):
             params["width"] = width
         if height is not None:
             params["height"] = height
+        _check_params("range.setViewport", params)
         result: RangeInfo = await self._client.call("range.setViewport", params)
         return result
 
@@ -1164,11 +1194,12 @@ class AsyncRangeSession(RangeSessionHandle):
         """
         params: dict[str, Any] = {"session": self.id, "at": at, "lengths": lengths}
         if data is not None:
-            params["data"] = list(data)
+            params["data"] = _listed(data)
         if keys is not None:
             params["keys"] = keys
         if keep_on_screen is not None:
             params["keepOnScreen"] = keep_on_screen
+        _check_params("range.insertItems", params)
         result: RangeInfo = await self._client.call("range.insertItems", params)
         return result
 
@@ -1190,7 +1221,9 @@ class AsyncRangeSession(RangeSessionHandle):
 
         Wire: ``range.deleteItems``.
         """
-        result: RangeInfo = await self._client.call("range.deleteItems", {"session": self.id, "paths": list(paths)})
+        params: dict[str, Any] = {"session": self.id, "paths": _listed(paths)}
+        _check_params("range.deleteItems", params)
+        result: RangeInfo = await self._client.call("range.deleteItems", params)
         return result
 
     async def batch_fetch_done(
@@ -1229,6 +1262,7 @@ class AsyncRangeSession(RangeSessionHandle):
             params["lengths"] = lengths
         if keys is not None:
             params["keys"] = keys
+        _check_params("range.batchFetchDone", params)
         result: RangeInfo = await self._client.call("range.batchFetchDone", params)
         return result
 
@@ -1249,7 +1283,8 @@ class AsyncRangeSession(RangeSessionHandle):
         """
         params: dict[str, Any] = {"session": self.id}
         if paths is not None:
-            params["paths"] = list(paths)
+            params["paths"] = _listed(paths)
+        _check_params("range.state", params)
         result: RangeRanges | RangeItems = await self._client.call("range.state", params)
         return result
 
@@ -1286,7 +1321,8 @@ class AsyncRangeSession(RangeSessionHandle):
 
         Wire: ``range.setItemData``.
         """
-        params: dict[str, Any] = {"session": self.id, "items": list(items)}
+        params: dict[str, Any] = {"session": self.id, "items": _listed(items)}
+        _check_params("range.setItemData", params)
         result: RangeSetItemDataResult = await self._client.call("range.setItemData", params)
         return result
 
@@ -1317,7 +1353,8 @@ class AsyncRangeSession(RangeSessionHandle):
 
         Wire: ``range.performBatchUpdates``.
         """
-        params: dict[str, Any] = {"session": self.id, "updates": list(updates)}
+        params: dict[str, Any] = {"session": self.id, "updates": _listed(updates)}
+        _check_params("range.performBatchUpdates", params)
         result: RangeInfo = await self._client.call("range.performBatchUpdates", params)
         return result
 
@@ -1343,7 +1380,8 @@ class AsyncRangeSession(RangeSessionHandle):
 
         Wire: ``range.applySnapshot``.
         """
-        params: dict[str, Any] = {"session": self.id, "sections": list(sections)}
+        params: dict[str, Any] = {"session": self.id, "sections": _listed(sections)}
+        _check_params("range.applySnapshot", params)
         result: RangeInfo = await self._client.call("range.applySnapshot", params)
         return result
 
@@ -1473,6 +1511,7 @@ class AsyncHostMethods:
         params: dict[str, Any] = {}
         if level is not None:
             params["level"] = level
+        _check_params("host.memoryWarning", params)
         result: HostMemoryWarningResult = await self._client.call("host.memoryWarning", params or None)
         return result
 
@@ -1529,7 +1568,9 @@ class AsyncHostMethods:
 
         Wire: ``host.auth``.
         """
-        result: HostAuthResult = await self._client.call("host.auth", {"token": token})
+        params: dict[str, Any] = {"token": token}
+        _check_params("host.auth", params)
+        result: HostAuthResult = await self._client.call("host.auth", params)
         return result
 
 
@@ -1572,9 +1613,10 @@ class AsyncEventsMethods:
 
         Wire: ``events.subscribe``.
         """
-        params: dict[str, Any] = {"topics": list(topics)}
+        params: dict[str, Any] = {"topics": _listed(topics)}
         if scope is not None:
             params["scope"] = scope
+        _check_params("events.subscribe", params)
         result: Subscription = await self._client.call("events.subscribe", params)
         return result
 
@@ -1593,7 +1635,9 @@ class AsyncEventsMethods:
 
         Wire: ``events.unsubscribe``.
         """
-        result: Subscription = await self._client.call("events.unsubscribe", {"topics": list(topics)})
+        params: dict[str, Any] = {"topics": _listed(topics)}
+        _check_params("events.unsubscribe", params)
+        result: Subscription = await self._client.call("events.unsubscribe", params)
         return result
 
 
@@ -1639,7 +1683,9 @@ class AsyncClockMethods:
 
         Wire: ``clock.advance``.
         """
-        result: ClockAdvanceResult = await self._client.call("clock.advance", {"ms": ms})
+        params: dict[str, Any] = {"ms": ms}
+        _check_params("clock.advance", params)
+        result: ClockAdvanceResult = await self._client.call("clock.advance", params)
         return result
 
     async def settle(self, *, max_ms: float | None = None) -> ClockSettleResult:
@@ -1666,6 +1712,7 @@ class AsyncClockMethods:
         params: dict[str, Any] = {}
         if max_ms is not None:
             params["maxMs"] = max_ms
+        _check_params("clock.settle", params)
         result: ClockSettleResult = await self._client.call("clock.settle", params or None)
         return result
 
@@ -1756,6 +1803,7 @@ class AsyncTasksMethods:
             params["costMs"] = cost_ms
         if parts is not None:
             params["parts"] = parts
+        _check_params("tasks.add", params)
         result: TasksAddResult = await self._client.call("tasks.add", params)
         return result
 
@@ -1775,7 +1823,9 @@ class AsyncTasksMethods:
 
         Wire: ``tasks.cancel``.
         """
-        result: TasksCancelResult = await self._client.call("tasks.cancel", {"key": key})
+        params: dict[str, Any] = {"key": key}
+        _check_params("tasks.cancel", params)
+        result: TasksCancelResult = await self._client.call("tasks.cancel", params)
         return result
 
 
@@ -1832,9 +1882,10 @@ class AsyncClassesMethods:
         """
         params: dict[str, Any] = {"name": name}
         if hooks is not None:
-            params["hooks"] = dict(hooks)
+            params["hooks"] = _mapped(hooks)
         if memory_bytes is not None:
             params["memoryBytes"] = memory_bytes
+        _check_params("classes.define", params)
         result: ClassDefinition = await self._client.call("classes.define", params)
         return result
 
@@ -1855,7 +1906,9 @@ class AsyncClassesMethods:
 
         Wire: ``classes.undefine``.
         """
-        result: ClassesUndefineResult = await self._client.call("classes.undefine", {"name": name})
+        params: dict[str, Any] = {"name": name}
+        _check_params("classes.undefine", params)
+        result: ClassesUndefineResult = await self._client.call("classes.undefine", params)
         return result
 
 
@@ -1888,7 +1941,9 @@ class AsyncPluginsMethods:
 
         Wire: ``plugins.restart``.
         """
-        result: PluginsRestartResult = await self._client.call("plugins.restart", {"plugin": plugin})
+        params: dict[str, Any] = {"plugin": plugin}
+        _check_params("plugins.restart", params)
+        result: PluginsRestartResult = await self._client.call("plugins.restart", params)
         return result
 
 
@@ -1930,6 +1985,7 @@ class AsyncContainerMethods:
         params: dict[str, Any] = {"class": class_}
         if data is not None:
             params["data"] = data
+        _check_params("container.create", params)
         result: ContainerInfo = await self._client.call("container.create", params)
         return AsyncContainer(self._client, result["container"], result)
 
@@ -1950,7 +2006,11 @@ class AsyncContainerMethods:
 
         Wire: ``container.configure``.
         """
-        params: dict[str, Any] = {"container": container if isinstance(container, str) else container.id, "data": data}
+        params: dict[str, Any] = {
+            "container": container.id if isinstance(container, ContainerHandle) else container,
+            "data": data,
+        }
+        _check_params("container.configure", params)
         result: ContainerConfigureResult = await self._client.call("container.configure", params)
         return result
 
@@ -1968,7 +2028,8 @@ class AsyncContainerMethods:
 
         Wire: ``container.info``.
         """
-        params: dict[str, Any] = {"container": container if isinstance(container, str) else container.id}
+        params: dict[str, Any] = {"container": container.id if isinstance(container, ContainerHandle) else container}
+        _check_params("container.info", params)
         result: ContainerInfo = await self._client.call("container.info", params)
         return result
 
@@ -1989,7 +2050,8 @@ class AsyncContainerMethods:
 
         Wire: ``container.release``.
         """
-        params: dict[str, Any] = {"container": container if isinstance(container, str) else container.id}
+        params: dict[str, Any] = {"container": container.id if isinstance(container, ContainerHandle) else container}
+        _check_params("container.release", params)
         result: ContainerReleaseResult = await self._client.call("container.release", params)
         return result
 
@@ -2025,11 +2087,12 @@ class AsyncContainerMethods:
         Wire: ``container.beginAppearanceTransition``.
         """
         params: dict[str, Any] = {
-            "container": container if isinstance(container, str) else container.id,
+            "container": container.id if isinstance(container, ContainerHandle) else container,
             "appearing": appearing,
         }
         if animated is not None:
             params["animated"] = animated
+        _check_params("container.beginAppearanceTransition", params)
         result: ContainerInfo = await self._client.call("container.beginAppearanceTransition", params)
         return result
 
@@ -2059,9 +2122,10 @@ class AsyncContainerMethods:
 
         Wire: ``container.endAppearanceTransition``.
         """
-        params: dict[str, Any] = {"container": container if isinstance(container, str) else container.id}
+        params: dict[str, Any] = {"container": container.id if isinstance(container, ContainerHandle) else container}
         if animated is not None:
             params["animated"] = animated
+        _check_params("container.endAppearanceTransition", params)
         result: ContainerInfo = await self._client.call("container.endAppearanceTransition", params)
         return result
 
@@ -2104,6 +2168,7 @@ class AsyncStackMethods:
         params: dict[str, Any] = {"width": width, "height": height}
         if hidden is not None:
             params["hidden"] = hidden
+        _check_params("stack.create", params)
         result: StackInfo = await self._client.call("stack.create", params)
         return AsyncStack(self._client, result["stack"], result)
 
@@ -2150,8 +2215,8 @@ class AsyncStackMethods:
         Wire: ``stack.push``.
         """
         params: dict[str, Any] = {
-            "stack": stack if isinstance(stack, str) else stack.id,
-            "container": container if isinstance(container, str) else container.id,
+            "stack": stack.id if isinstance(stack, StackHandle) else stack,
+            "container": container.id if isinstance(container, ContainerHandle) else container,
         }
         if animated is not None:
             params["animated"] = animated
@@ -2159,6 +2224,7 @@ class AsyncStackMethods:
             params["duration"] = duration
         if reply is not None:
             params["reply"] = reply
+        _check_params("stack.push", params)
         result: StackInfo = await self._client.call("stack.push", params)
         return result
 
@@ -2194,11 +2260,12 @@ class AsyncStackMethods:
 
         Wire: ``stack.pop``.
         """
-        params: dict[str, Any] = {"stack": stack if isinstance(stack, str) else stack.id}
+        params: dict[str, Any] = {"stack": stack.id if isinstance(stack, StackHandle) else stack}
         if animated is not None:
             params["animated"] = animated
         if duration is not None:
             params["duration"] = duration
+        _check_params("stack.pop", params)
         result: StackPopResult = await self._client.call("stack.pop", params)
         return result
 
@@ -2234,11 +2301,12 @@ class AsyncStackMethods:
 
         Wire: ``stack.popToRoot``.
         """
-        params: dict[str, Any] = {"stack": stack if isinstance(stack, str) else stack.id}
+        params: dict[str, Any] = {"stack": stack.id if isinstance(stack, StackHandle) else stack}
         if animated is not None:
             params["animated"] = animated
         if duration is not None:
             params["duration"] = duration
+        _check_params("stack.popToRoot", params)
         result: StackPopToRootResult = await self._client.call("stack.popToRoot", params)
         return result
 
@@ -2280,13 +2348,14 @@ class AsyncStackMethods:
         Wire: ``stack.setContainers``.
         """
         params: dict[str, Any] = {
-            "stack": stack if isinstance(stack, str) else stack.id,
-            "containers": [x if isinstance(x, str) else x.id for x in containers],
+            "stack": stack.id if isinstance(stack, StackHandle) else stack,
+            "containers": _listed(containers, ContainerHandle),
         }
         if animated is not None:
             params["animated"] = animated
         if duration is not None:
             params["duration"] = duration
+        _check_params("stack.setContainers", params)
         result: StackSetContainersResult = await self._client.call("stack.setContainers", params)
         return result
 
@@ -2310,7 +2379,8 @@ class AsyncStackMethods:
 
         Wire: ``stack.beginInteractivePop``.
         """
-        params: dict[str, Any] = {"stack": stack if isinstance(stack, str) else stack.id}
+        params: dict[str, Any] = {"stack": stack.id if isinstance(stack, StackHandle) else stack}
+        _check_params("stack.beginInteractivePop", params)
         result: StackBeginInteractivePopResult = await self._client.call("stack.beginInteractivePop", params)
         return result
 
@@ -2334,7 +2404,8 @@ class AsyncStackMethods:
 
         Wire: ``stack.updateInteractivePop``.
         """
-        params: dict[str, Any] = {"stack": stack if isinstance(stack, str) else stack.id, "progress": progress}
+        params: dict[str, Any] = {"stack": stack.id if isinstance(stack, StackHandle) else stack, "progress": progress}
+        _check_params("stack.updateInteractivePop", params)
         result: StackUpdateInteractivePopResult = await self._client.call("stack.updateInteractivePop", params)
         return result
 
@@ -2363,9 +2434,10 @@ class AsyncStackMethods:
 
         Wire: ``stack.finishInteractivePop``.
         """
-        params: dict[str, Any] = {"stack": stack if isinstance(stack, str) else stack.id}
+        params: dict[str, Any] = {"stack": stack.id if isinstance(stack, StackHandle) else stack}
         if duration is not None:
             params["duration"] = duration
+        _check_params("stack.finishInteractivePop", params)
         result: StackFinishInteractivePopResult = await self._client.call("stack.finishInteractivePop", params)
         return result
 
@@ -2395,9 +2467,10 @@ class AsyncStackMethods:
 
         Wire: ``stack.cancelInteractivePop``.
         """
-        params: dict[str, Any] = {"stack": stack if isinstance(stack, str) else stack.id}
+        params: dict[str, Any] = {"stack": stack.id if isinstance(stack, StackHandle) else stack}
         if duration is not None:
             params["duration"] = duration
+        _check_params("stack.cancelInteractivePop", params)
         result: StackCancelInteractivePopResult = await self._client.call("stack.cancelInteractivePop", params)
         return result
 
@@ -2418,7 +2491,8 @@ class AsyncStackMethods:
 
         Wire: ``stack.setHidden``.
         """
-        params: dict[str, Any] = {"stack": stack if isinstance(stack, str) else stack.id, "hidden": hidden}
+        params: dict[str, Any] = {"stack": stack.id if isinstance(stack, StackHandle) else stack, "hidden": hidden}
+        _check_params("stack.setHidden", params)
         result: StackInfo = await self._client.call("stack.setHidden", params)
         return result
 
@@ -2441,10 +2515,11 @@ class AsyncStackMethods:
         Wire: ``stack.resize``.
         """
         params: dict[str, Any] = {
-            "stack": stack if isinstance(stack, str) else stack.id,
+            "stack": stack.id if isinstance(stack, StackHandle) else stack,
             "width": width,
             "height": height,
         }
+        _check_params("stack.resize", params)
         result: StackInfo = await self._client.call("stack.resize", params)
         return result
 
@@ -2462,7 +2537,8 @@ class AsyncStackMethods:
 
         Wire: ``stack.info``.
         """
-        params: dict[str, Any] = {"stack": stack if isinstance(stack, str) else stack.id}
+        params: dict[str, Any] = {"stack": stack.id if isinstance(stack, StackHandle) else stack}
+        _check_params("stack.info", params)
         result: StackInfo = await self._client.call("stack.info", params)
         return result
 
@@ -2483,7 +2559,8 @@ class AsyncStackMethods:
 
         Wire: ``stack.destroy``.
         """
-        params: dict[str, Any] = {"stack": stack if isinstance(stack, str) else stack.id}
+        params: dict[str, Any] = {"stack": stack.id if isinstance(stack, StackHandle) else stack}
+        _check_params("stack.destroy", params)
         result: StackDestroyResult = await self._client.call("stack.destroy", params)
         return result
 
@@ -2537,6 +2614,7 @@ class AsyncPoolMethods:
             params["height"] = height
         if policy is not None:
             params["policy"] = policy
+        _check_params("pool.configure", params)
         result: PoolStatus = await self._client.call("pool.configure", params)
         return result
 
@@ -2576,6 +2654,7 @@ class AsyncPoolMethods:
             params["width"] = width
         if height is not None:
             params["height"] = height
+        _check_params("pool.warm", params)
         result: PoolWarmResult = await self._client.call("pool.warm", params)
         return result
 
@@ -2596,6 +2675,7 @@ class AsyncPoolMethods:
         params: dict[str, Any] = {}
         if class_ is not None:
             params["class"] = class_
+        _check_params("pool.status", params)
         result: PoolStatusResult = await self._client.call("pool.status", params or None)
         return result
 
@@ -2618,6 +2698,7 @@ class AsyncPoolMethods:
         params: dict[str, Any] = {}
         if class_ is not None:
             params["class"] = class_
+        _check_params("pool.purge", params)
         result: PoolPurgeResult = await self._client.call("pool.purge", params or None)
         return result
 
@@ -2709,13 +2790,13 @@ class AsyncPageMethods:
         if class_ is not None:
             params["class"] = class_
         if pages is not None:
-            params["pages"] = list(pages)
+            params["pages"] = _listed(pages)
         if count is not None:
             params["count"] = count
         if data is not None:
-            params["data"] = list(data)
+            params["data"] = _listed(data)
         if stack is not None:
-            params["stack"] = stack if isinstance(stack, str) else stack.id
+            params["stack"] = stack.id if isinstance(stack, StackHandle) else stack
         if initial_index is not None:
             params["initialIndex"] = initial_index
         if cache is not None:
@@ -2724,6 +2805,7 @@ class AsyncPageMethods:
             params["prerender"] = prerender
         if offscreen_limit is not None:
             params["offscreenLimit"] = offscreen_limit
+        _check_params("page.create", params)
         result: PageInfo = await self._client.call("page.create", params)
         return AsyncPageSession(self._client, result["session"], result)
 
@@ -2767,11 +2849,15 @@ class AsyncPageMethods:
 
         Wire: ``page.show``.
         """
-        params: dict[str, Any] = {"session": session if isinstance(session, str) else session.id, "index": index}
+        params: dict[str, Any] = {
+            "session": session.id if isinstance(session, PageSessionHandle) else session,
+            "index": index,
+        }
         if animated is not None:
             params["animated"] = animated
         if duration is not None:
             params["duration"] = duration
+        _check_params("page.show", params)
         result: PageInfo = await self._client.call("page.show", params)
         return result
 
@@ -2798,7 +2884,11 @@ class AsyncPageMethods:
 
         Wire: ``page.willBeginDragging``.
         """
-        params: dict[str, Any] = {"session": session if isinstance(session, str) else session.id, "offset": offset}
+        params: dict[str, Any] = {
+            "session": session.id if isinstance(session, PageSessionHandle) else session,
+            "offset": offset,
+        }
+        _check_params("page.willBeginDragging", params)
         result: PageStreamState = await self._client.call("page.willBeginDragging", params)
         return result
 
@@ -2823,7 +2913,11 @@ class AsyncPageMethods:
 
         Wire: ``page.didScroll``.
         """
-        params: dict[str, Any] = {"session": session if isinstance(session, str) else session.id, "offset": offset}
+        params: dict[str, Any] = {
+            "session": session.id if isinstance(session, PageSessionHandle) else session,
+            "offset": offset,
+        }
+        _check_params("page.didScroll", params)
         result: PageStreamState = await self._client.call("page.didScroll", params)
         return result
 
@@ -2855,12 +2949,13 @@ class AsyncPageMethods:
         Wire: ``page.willEndDragging``.
         """
         params: dict[str, Any] = {
-            "session": session if isinstance(session, str) else session.id,
+            "session": session.id if isinstance(session, PageSessionHandle) else session,
             "offset": offset,
             "velocity": velocity,
         }
         if target_offset is not None:
             params["targetOffset"] = target_offset
+        _check_params("page.willEndDragging", params)
         result: PageStreamState = await self._client.call("page.willEndDragging", params)
         return result
 
@@ -2892,10 +2987,11 @@ class AsyncPageMethods:
         Wire: ``page.didEndDragging``.
         """
         params: dict[str, Any] = {
-            "session": session if isinstance(session, str) else session.id,
+            "session": session.id if isinstance(session, PageSessionHandle) else session,
             "offset": offset,
             "willDecelerate": will_decelerate,
         }
+        _check_params("page.didEndDragging", params)
         result: PageStreamState = await self._client.call("page.didEndDragging", params)
         return result
 
@@ -2922,7 +3018,11 @@ class AsyncPageMethods:
 
         Wire: ``page.didEndDecelerating``.
         """
-        params: dict[str, Any] = {"session": session if isinstance(session, str) else session.id, "offset": offset}
+        params: dict[str, Any] = {
+            "session": session.id if isinstance(session, PageSessionHandle) else session,
+            "offset": offset,
+        }
+        _check_params("page.didEndDecelerating", params)
         result: PageStreamState = await self._client.call("page.didEndDecelerating", params)
         return result
 
@@ -2942,7 +3042,8 @@ class AsyncPageMethods:
 
         Wire: ``page.info``.
         """
-        params: dict[str, Any] = {"session": session if isinstance(session, str) else session.id}
+        params: dict[str, Any] = {"session": session.id if isinstance(session, PageSessionHandle) else session}
+        _check_params("page.info", params)
         result: PageInfo = await self._client.call("page.info", params)
         return result
 
@@ -2963,7 +3064,8 @@ class AsyncPageMethods:
 
         Wire: ``page.destroy``.
         """
-        params: dict[str, Any] = {"session": session if isinstance(session, str) else session.id}
+        params: dict[str, Any] = {"session": session.id if isinstance(session, PageSessionHandle) else session}
+        _check_params("page.destroy", params)
         result: PageDestroyResult = await self._client.call("page.destroy", params)
         return result
 
@@ -3001,15 +3103,19 @@ class AsyncPageMethods:
 
         Wire: ``page.insertPages``.
         """
-        params: dict[str, Any] = {"session": session if isinstance(session, str) else session.id, "at": at}
+        params: dict[str, Any] = {
+            "session": session.id if isinstance(session, PageSessionHandle) else session,
+            "at": at,
+        }
         if class_ is not None:
             params["class"] = class_
         if pages is not None:
-            params["pages"] = list(pages)
+            params["pages"] = _listed(pages)
         if count is not None:
             params["count"] = count
         if data is not None:
-            params["data"] = list(data)
+            params["data"] = _listed(data)
+        _check_params("page.insertPages", params)
         result: PageInfo = await self._client.call("page.insertPages", params)
         return result
 
@@ -3042,9 +3148,13 @@ class AsyncPageMethods:
 
         Wire: ``page.removePages``.
         """
-        params: dict[str, Any] = {"session": session if isinstance(session, str) else session.id, "at": at}
+        params: dict[str, Any] = {
+            "session": session.id if isinstance(session, PageSessionHandle) else session,
+            "at": at,
+        }
         if count is not None:
             params["count"] = count
+        _check_params("page.removePages", params)
         result: PageInfo = await self._client.call("page.removePages", params)
         return result
 
@@ -3075,10 +3185,11 @@ class AsyncPageMethods:
         Wire: ``page.reloadPage``.
         """
         params: dict[str, Any] = {
-            "session": session if isinstance(session, str) else session.id,
+            "session": session.id if isinstance(session, PageSessionHandle) else session,
             "index": index,
             "data": data,
         }
+        _check_params("page.reloadPage", params)
         result: PageReloadPageResult = await self._client.call("page.reloadPage", params)
         return result
 
@@ -3229,7 +3340,7 @@ class AsyncRangeMethods:
         if lengths is not None:
             params["lengths"] = lengths
         if sections is not None:
-            params["sections"] = list(sections)
+            params["sections"] = _listed(sections)
         if axis is not None:
             params["axis"] = axis
         if tuning is not None:
@@ -3247,17 +3358,18 @@ class AsyncRangeMethods:
         if cells is not None:
             params["cells"] = cells
         if data is not None:
-            params["data"] = list(data)
+            params["data"] = _listed(data)
         if keys is not None:
             params["keys"] = keys
         if viewability is not None:
-            params["viewability"] = list(viewability)
+            params["viewability"] = _listed(viewability)
         if parent is not None:
             params["parent"] = parent
         if page is not None:
             params["page"] = page
         if layout is not None:
             params["layout"] = layout
+        _check_params("range.create", params)
         result: RangeCreated = await self._client.call("range.create", params)
         return AsyncRangeSession(self._client, result["session"], result)
 
@@ -3294,11 +3406,12 @@ class AsyncRangeMethods:
 
         Wire: ``range.willBeginDragging``.
         """
-        params: dict[str, Any] = {"session": session if isinstance(session, str) else session.id}
+        params: dict[str, Any] = {"session": session.id if isinstance(session, RangeSessionHandle) else session}
         if offset is not None:
             params["offset"] = offset
         if velocity is not None:
             params["velocity"] = velocity
+        _check_params("range.willBeginDragging", params)
         result: RangeInfo = await self._client.call("range.willBeginDragging", params)
         return result
 
@@ -3336,9 +3449,13 @@ class AsyncRangeMethods:
 
         Wire: ``range.didScroll``.
         """
-        params: dict[str, Any] = {"session": session if isinstance(session, str) else session.id, "offset": offset}
+        params: dict[str, Any] = {
+            "session": session.id if isinstance(session, RangeSessionHandle) else session,
+            "offset": offset,
+        }
         if velocity is not None:
             params["velocity"] = velocity
+        _check_params("range.didScroll", params)
         result: RangeStreamState = await self._client.call("range.didScroll", params)
         return result
 
@@ -3378,11 +3495,15 @@ class AsyncRangeMethods:
 
         Wire: ``range.willEndDragging``.
         """
-        params: dict[str, Any] = {"session": session if isinstance(session, str) else session.id, "velocity": velocity}
+        params: dict[str, Any] = {
+            "session": session.id if isinstance(session, RangeSessionHandle) else session,
+            "velocity": velocity,
+        }
         if target_offset is not None:
             params["targetOffset"] = target_offset
         if offset is not None:
             params["offset"] = offset
+        _check_params("range.willEndDragging", params)
         result: RangeWillEndDraggingResult = await self._client.call("range.willEndDragging", params)
         return result
 
@@ -3414,9 +3535,10 @@ class AsyncRangeMethods:
 
         Wire: ``range.didEndDecelerating``.
         """
-        params: dict[str, Any] = {"session": session if isinstance(session, str) else session.id}
+        params: dict[str, Any] = {"session": session.id if isinstance(session, RangeSessionHandle) else session}
         if offset is not None:
             params["offset"] = offset
+        _check_params("range.didEndDecelerating", params)
         result: RangeInfo = await self._client.call("range.didEndDecelerating", params)
         return result
 
@@ -3443,7 +3565,11 @@ class AsyncRangeMethods:
 
         Wire: ``range.setVisible``.
         """
-        params: dict[str, Any] = {"session": session if isinstance(session, str) else session.id, "visible": visible}
+        params: dict[str, Any] = {
+            "session": session.id if isinstance(session, RangeSessionHandle) else session,
+            "visible": visible,
+        }
+        _check_params("range.setVisible", params)
         result: RangeInfo = await self._client.call("range.setVisible", params)
         return result
 
@@ -3476,13 +3602,14 @@ class AsyncRangeMethods:
 
         Wire: ``range.setViewport``.
         """
-        params: dict[str, Any] = {"session": session if isinstance(session, str) else session.id}
+        params: dict[str, Any] = {"session": session.id if isinstance(session, RangeSessionHandle) else session}
         if viewport is not None:
             params["viewport"] = viewport
         if width is not None:
             params["width"] = width
         if height is not None:
             params["height"] = height
+        _check_params("range.setViewport", params)
         result: RangeInfo = await self._client.call("range.setViewport", params)
         return result
 
@@ -3530,16 +3657,17 @@ class AsyncRangeMethods:
         Wire: ``range.insertItems``.
         """
         params: dict[str, Any] = {
-            "session": session if isinstance(session, str) else session.id,
+            "session": session.id if isinstance(session, RangeSessionHandle) else session,
             "at": at,
             "lengths": lengths,
         }
         if data is not None:
-            params["data"] = list(data)
+            params["data"] = _listed(data)
         if keys is not None:
             params["keys"] = keys
         if keep_on_screen is not None:
             params["keepOnScreen"] = keep_on_screen
+        _check_params("range.insertItems", params)
         result: RangeInfo = await self._client.call("range.insertItems", params)
         return result
 
@@ -3563,7 +3691,11 @@ class AsyncRangeMethods:
 
         Wire: ``range.deleteItems``.
         """
-        params: dict[str, Any] = {"session": session if isinstance(session, str) else session.id, "paths": list(paths)}
+        params: dict[str, Any] = {
+            "session": session.id if isinstance(session, RangeSessionHandle) else session,
+            "paths": _listed(paths),
+        }
+        _check_params("range.deleteItems", params)
         result: RangeInfo = await self._client.call("range.deleteItems", params)
         return result
 
@@ -3601,11 +3733,15 @@ class AsyncRangeMethods:
 
         Wire: ``range.batchFetchDone``.
         """
-        params: dict[str, Any] = {"session": session if isinstance(session, str) else session.id, "context": context}
+        params: dict[str, Any] = {
+            "session": session.id if isinstance(session, RangeSessionHandle) else session,
+            "context": context,
+        }
         if lengths is not None:
             params["lengths"] = lengths
         if keys is not None:
             params["keys"] = keys
+        _check_params("range.batchFetchDone", params)
         result: RangeInfo = await self._client.call("range.batchFetchDone", params)
         return result
 
@@ -3631,9 +3767,10 @@ class AsyncRangeMethods:
 
         Wire: ``range.state``.
         """
-        params: dict[str, Any] = {"session": session if isinstance(session, str) else session.id}
+        params: dict[str, Any] = {"session": session.id if isinstance(session, RangeSessionHandle) else session}
         if paths is not None:
-            params["paths"] = list(paths)
+            params["paths"] = _listed(paths)
+        _check_params("range.state", params)
         result: RangeRanges | RangeItems = await self._client.call("range.state", params)
         return result
 
@@ -3652,7 +3789,8 @@ class AsyncRangeMethods:
 
         Wire: ``range.destroy``.
         """
-        params: dict[str, Any] = {"session": session if isinstance(session, str) else session.id}
+        params: dict[str, Any] = {"session": session.id if isinstance(session, RangeSessionHandle) else session}
+        _check_params("range.destroy", params)
         result: RangeDestroyResult = await self._client.call("range.destroy", params)
         return result
 
@@ -3681,7 +3819,11 @@ class AsyncRangeMethods:
 
         Wire: ``range.setItemData``.
         """
-        params: dict[str, Any] = {"session": session if isinstance(session, str) else session.id, "items": list(items)}
+        params: dict[str, Any] = {
+            "session": session.id if isinstance(session, RangeSessionHandle) else session,
+            "items": _listed(items),
+        }
+        _check_params("range.setItemData", params)
         result: RangeSetItemDataResult = await self._client.call("range.setItemData", params)
         return result
 
@@ -3719,9 +3861,10 @@ class AsyncRangeMethods:
         Wire: ``range.performBatchUpdates``.
         """
         params: dict[str, Any] = {
-            "session": session if isinstance(session, str) else session.id,
-            "updates": list(updates),
+            "session": session.id if isinstance(session, RangeSessionHandle) else session,
+            "updates": _listed(updates),
         }
+        _check_params("range.performBatchUpdates", params)
         result: RangeInfo = await self._client.call("range.performBatchUpdates", params)
         return result
 
@@ -3754,9 +3897,10 @@ class AsyncRangeMethods:
         Wire: ``range.applySnapshot``.
         """
         params: dict[str, Any] = {
-            "session": session if isinstance(session, str) else session.id,
-            "sections": list(sections),
+            "session": session.id if isinstance(session, RangeSessionHandle) else session,
+            "sections": _listed(sections),
         }
+        _check_params("range.applySnapshot", params)
         result: RangeInfo = await self._client.call("range.applySnapshot", params)
         return result
 
@@ -3902,7 +4046,7 @@ class AsyncMethods:
         """
         params: dict[str, Any] = {"class": class_}
         if stack is not None:
-            params["stack"] = stack if isinstance(stack, str) else stack.id
+            params["stack"] = stack.id if isinstance(stack, StackHandle) else stack
         if animated is not None:
             params["animated"] = animated
         if data is not None:
@@ -3913,6 +4057,7 @@ class AsyncMethods:
             params["present"] = present
         if reply is not None:
             params["reply"] = reply
+        _check_params("showRendered", params)
         result: ShowRenderedResult = await self.call("showRendered", params)
         return result
 

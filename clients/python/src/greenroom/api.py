@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, NotRequired, TypeAlias, TypeVar, TypedDict, overload
 
+from .errors import InvalidParams
 from .events import Event
 
 
@@ -3395,6 +3396,7 @@ class Container(ContainerHandle):
         Wire: ``container.configure``.
         """
         params: dict[str, Any] = {"container": self.id, "data": data}
+        _check_params("container.configure", params)
         result: ContainerConfigureResult = self._client.call("container.configure", params)
         return result
 
@@ -3454,6 +3456,7 @@ class Container(ContainerHandle):
         params: dict[str, Any] = {"container": self.id, "appearing": appearing}
         if animated is not None:
             params["animated"] = animated
+        _check_params("container.beginAppearanceTransition", params)
         result: ContainerInfo = self._client.call("container.beginAppearanceTransition", params)
         return result
 
@@ -3478,6 +3481,7 @@ class Container(ContainerHandle):
         params: dict[str, Any] = {"container": self.id}
         if animated is not None:
             params["animated"] = animated
+        _check_params("container.endAppearanceTransition", params)
         result: ContainerInfo = self._client.call("container.endAppearanceTransition", params)
         return result
 
@@ -3535,7 +3539,7 @@ class Stack(StackHandle):
         """
         params: dict[str, Any] = {
             "stack": self.id,
-            "container": container if isinstance(container, str) else container.id,
+            "container": container.id if isinstance(container, ContainerHandle) else container,
         }
         if animated is not None:
             params["animated"] = animated
@@ -3543,6 +3547,7 @@ class Stack(StackHandle):
             params["duration"] = duration
         if reply is not None:
             params["reply"] = reply
+        _check_params("stack.push", params)
         result: StackInfo = self._client.call("stack.push", params)
         return result
 
@@ -3576,6 +3581,7 @@ class Stack(StackHandle):
             params["animated"] = animated
         if duration is not None:
             params["duration"] = duration
+        _check_params("stack.pop", params)
         result: StackPopResult = self._client.call("stack.pop", params)
         return result
 
@@ -3609,6 +3615,7 @@ class Stack(StackHandle):
             params["animated"] = animated
         if duration is not None:
             params["duration"] = duration
+        _check_params("stack.popToRoot", params)
         result: StackPopToRootResult = self._client.call("stack.popToRoot", params)
         return result
 
@@ -3647,14 +3654,12 @@ class Stack(StackHandle):
 
         Wire: ``stack.setContainers``.
         """
-        params: dict[str, Any] = {
-            "stack": self.id,
-            "containers": [x if isinstance(x, str) else x.id for x in containers],
-        }
+        params: dict[str, Any] = {"stack": self.id, "containers": _listed(containers, ContainerHandle)}
         if animated is not None:
             params["animated"] = animated
         if duration is not None:
             params["duration"] = duration
+        _check_params("stack.setContainers", params)
         result: StackSetContainersResult = self._client.call("stack.setContainers", params)
         return result
 
@@ -3694,6 +3699,7 @@ class Stack(StackHandle):
         Wire: ``stack.updateInteractivePop``.
         """
         params: dict[str, Any] = {"stack": self.id, "progress": progress}
+        _check_params("stack.updateInteractivePop", params)
         result: StackUpdateInteractivePopResult = self._client.call("stack.updateInteractivePop", params)
         return result
 
@@ -3719,6 +3725,7 @@ class Stack(StackHandle):
         params: dict[str, Any] = {"stack": self.id}
         if duration is not None:
             params["duration"] = duration
+        _check_params("stack.finishInteractivePop", params)
         result: StackFinishInteractivePopResult = self._client.call("stack.finishInteractivePop", params)
         return result
 
@@ -3745,6 +3752,7 @@ class Stack(StackHandle):
         params: dict[str, Any] = {"stack": self.id}
         if duration is not None:
             params["duration"] = duration
+        _check_params("stack.cancelInteractivePop", params)
         result: StackCancelInteractivePopResult = self._client.call("stack.cancelInteractivePop", params)
         return result
 
@@ -3764,7 +3772,9 @@ class Stack(StackHandle):
 
         Wire: ``stack.setHidden``.
         """
-        result: StackInfo = self._client.call("stack.setHidden", {"stack": self.id, "hidden": hidden})
+        params: dict[str, Any] = {"stack": self.id, "hidden": hidden}
+        _check_params("stack.setHidden", params)
+        result: StackInfo = self._client.call("stack.setHidden", params)
         return result
 
     def resize(self, width: Dimension, height: Dimension) -> StackInfo:
@@ -3784,7 +3794,9 @@ class Stack(StackHandle):
 
         Wire: ``stack.resize``.
         """
-        result: StackInfo = self._client.call("stack.resize", {"stack": self.id, "width": width, "height": height})
+        params: dict[str, Any] = {"stack": self.id, "width": width, "height": height}
+        _check_params("stack.resize", params)
+        result: StackInfo = self._client.call("stack.resize", params)
         return result
 
     def info(self) -> StackInfo:
@@ -3866,6 +3878,7 @@ class PageSession(PageSessionHandle):
             params["animated"] = animated
         if duration is not None:
             params["duration"] = duration
+        _check_params("page.show", params)
         result: PageInfo = self._client.call("page.show", params)
         return result
 
@@ -3886,7 +3899,9 @@ class PageSession(PageSessionHandle):
 
         Wire: ``page.willBeginDragging``.
         """
-        result: PageStreamState = self._client.call("page.willBeginDragging", {"session": self.id, "offset": offset})
+        params: dict[str, Any] = {"session": self.id, "offset": offset}
+        _check_params("page.willBeginDragging", params)
+        result: PageStreamState = self._client.call("page.willBeginDragging", params)
         return result
 
     def did_scroll(self, offset: PageOffset) -> PageStreamState:
@@ -3908,7 +3923,9 @@ class PageSession(PageSessionHandle):
 
         Wire: ``page.didScroll``.
         """
-        result: PageStreamState = self._client.call("page.didScroll", {"session": self.id, "offset": offset})
+        params: dict[str, Any] = {"session": self.id, "offset": offset}
+        _check_params("page.didScroll", params)
+        result: PageStreamState = self._client.call("page.didScroll", params)
         return result
 
     def will_end_dragging(
@@ -3938,6 +3955,7 @@ class PageSession(PageSessionHandle):
         params: dict[str, Any] = {"session": self.id, "offset": offset, "velocity": velocity}
         if target_offset is not None:
             params["targetOffset"] = target_offset
+        _check_params("page.willEndDragging", params)
         result: PageStreamState = self._client.call("page.willEndDragging", params)
         return result
 
@@ -3962,6 +3980,7 @@ class PageSession(PageSessionHandle):
         Wire: ``page.didEndDragging``.
         """
         params: dict[str, Any] = {"session": self.id, "offset": offset, "willDecelerate": will_decelerate}
+        _check_params("page.didEndDragging", params)
         result: PageStreamState = self._client.call("page.didEndDragging", params)
         return result
 
@@ -3982,7 +4001,9 @@ class PageSession(PageSessionHandle):
 
         Wire: ``page.didEndDecelerating``.
         """
-        result: PageStreamState = self._client.call("page.didEndDecelerating", {"session": self.id, "offset": offset})
+        params: dict[str, Any] = {"session": self.id, "offset": offset}
+        _check_params("page.didEndDecelerating", params)
+        result: PageStreamState = self._client.call("page.didEndDecelerating", params)
         return result
 
     def info(self) -> PageInfo:
@@ -4051,11 +4072,12 @@ class PageSession(PageSessionHandle):
         if class_ is not None:
             params["class"] = class_
         if pages is not None:
-            params["pages"] = list(pages)
+            params["pages"] = _listed(pages)
         if count is not None:
             params["count"] = count
         if data is not None:
-            params["data"] = list(data)
+            params["data"] = _listed(data)
+        _check_params("page.insertPages", params)
         result: PageInfo = self._client.call("page.insertPages", params)
         return result
 
@@ -4083,6 +4105,7 @@ class PageSession(PageSessionHandle):
         params: dict[str, Any] = {"session": self.id, "at": at}
         if count is not None:
             params["count"] = count
+        _check_params("page.removePages", params)
         result: PageInfo = self._client.call("page.removePages", params)
         return result
 
@@ -4106,6 +4129,7 @@ class PageSession(PageSessionHandle):
         Wire: ``page.reloadPage``.
         """
         params: dict[str, Any] = {"session": self.id, "index": index, "data": data}
+        _check_params("page.reloadPage", params)
         result: PageReloadPageResult = self._client.call("page.reloadPage", params)
         return result
 
@@ -4151,6 +4175,7 @@ class RangeSession(RangeSessionHandle):
             params["offset"] = offset
         if velocity is not None:
             params["velocity"] = velocity
+        _check_params("range.willBeginDragging", params)
         result: RangeInfo = self._client.call("range.willBeginDragging", params)
         return result
 
@@ -4183,6 +4208,7 @@ class RangeSession(RangeSessionHandle):
         params: dict[str, Any] = {"session": self.id, "offset": offset}
         if velocity is not None:
             params["velocity"] = velocity
+        _check_params("range.didScroll", params)
         result: RangeStreamState = self._client.call("range.didScroll", params)
         return result
 
@@ -4224,6 +4250,7 @@ class RangeSession(RangeSessionHandle):
             params["targetOffset"] = target_offset
         if offset is not None:
             params["offset"] = offset
+        _check_params("range.willEndDragging", params)
         result: RangeWillEndDraggingResult = self._client.call("range.willEndDragging", params)
         return result
 
@@ -4251,6 +4278,7 @@ class RangeSession(RangeSessionHandle):
         params: dict[str, Any] = {"session": self.id}
         if offset is not None:
             params["offset"] = offset
+        _check_params("range.didEndDecelerating", params)
         result: RangeInfo = self._client.call("range.didEndDecelerating", params)
         return result
 
@@ -4275,7 +4303,9 @@ class RangeSession(RangeSessionHandle):
 
         Wire: ``range.setVisible``.
         """
-        result: RangeInfo = self._client.call("range.setVisible", {"session": self.id, "visible": visible})
+        params: dict[str, Any] = {"session": self.id, "visible": visible}
+        _check_params("range.setVisible", params)
+        result: RangeInfo = self._client.call("range.setVisible", params)
         return result
 
     def set_viewport(
@@ -4311,6 +4341,7 @@ class RangeSession(RangeSessionHandle):
             params["width"] = width
         if height is not None:
             params["height"] = height
+        _check_params("range.setViewport", params)
         result: RangeInfo = self._client.call("range.setViewport", params)
         return result
 
@@ -4356,11 +4387,12 @@ class RangeSession(RangeSessionHandle):
         """
         params: dict[str, Any] = {"session": self.id, "at": at, "lengths": lengths}
         if data is not None:
-            params["data"] = list(data)
+            params["data"] = _listed(data)
         if keys is not None:
             params["keys"] = keys
         if keep_on_screen is not None:
             params["keepOnScreen"] = keep_on_screen
+        _check_params("range.insertItems", params)
         result: RangeInfo = self._client.call("range.insertItems", params)
         return result
 
@@ -4382,7 +4414,9 @@ class RangeSession(RangeSessionHandle):
 
         Wire: ``range.deleteItems``.
         """
-        result: RangeInfo = self._client.call("range.deleteItems", {"session": self.id, "paths": list(paths)})
+        params: dict[str, Any] = {"session": self.id, "paths": _listed(paths)}
+        _check_params("range.deleteItems", params)
+        result: RangeInfo = self._client.call("range.deleteItems", params)
         return result
 
     def batch_fetch_done(
@@ -4421,6 +4455,7 @@ class RangeSession(RangeSessionHandle):
             params["lengths"] = lengths
         if keys is not None:
             params["keys"] = keys
+        _check_params("range.batchFetchDone", params)
         result: RangeInfo = self._client.call("range.batchFetchDone", params)
         return result
 
@@ -4441,7 +4476,8 @@ class RangeSession(RangeSessionHandle):
         """
         params: dict[str, Any] = {"session": self.id}
         if paths is not None:
-            params["paths"] = list(paths)
+            params["paths"] = _listed(paths)
+        _check_params("range.state", params)
         result: RangeRanges | RangeItems = self._client.call("range.state", params)
         return result
 
@@ -4478,7 +4514,8 @@ class RangeSession(RangeSessionHandle):
 
         Wire: ``range.setItemData``.
         """
-        params: dict[str, Any] = {"session": self.id, "items": list(items)}
+        params: dict[str, Any] = {"session": self.id, "items": _listed(items)}
+        _check_params("range.setItemData", params)
         result: RangeSetItemDataResult = self._client.call("range.setItemData", params)
         return result
 
@@ -4509,7 +4546,8 @@ class RangeSession(RangeSessionHandle):
 
         Wire: ``range.performBatchUpdates``.
         """
-        params: dict[str, Any] = {"session": self.id, "updates": list(updates)}
+        params: dict[str, Any] = {"session": self.id, "updates": _listed(updates)}
+        _check_params("range.performBatchUpdates", params)
         result: RangeInfo = self._client.call("range.performBatchUpdates", params)
         return result
 
@@ -4535,8 +4573,332 @@ class RangeSession(RangeSessionHandle):
 
         Wire: ``range.applySnapshot``.
         """
-        result: RangeInfo = self._client.call("range.applySnapshot", {"session": self.id, "sections": list(sections)})
+        params: dict[str, Any] = {"session": self.id, "sections": _listed(sections)}
+        _check_params("range.applySnapshot", params)
+        result: RangeInfo = self._client.call("range.applySnapshot", params)
         return result
+
+
+# -----------------------------------------------------------------------------------------------------------
+# Params: their JSON types, checked before a request is sent
+
+
+_SHAPES: dict[str, Any] = {
+    "BatchContextId": {"string": None},
+    "ClassName": {"string": None},
+    "ContainerId": {"string": None},
+    "Dimension": {"number": None},
+    "DurationMs": {"number": None},
+    "IndexPath": {"array": {"integer": None}},
+    "PageCacheParam": {"object": ({"limit": {"integer": None}, "mode": {"string": None}}, None)},
+    "PageIndex": {"integer": None},
+    "PageOffset": {"number": None},
+    "PageSessionId": {"string": None},
+    "PageSpec": {"object": ({"class": "ClassName", "data": None}, None)},
+    "PoolPolicy": {"string": None},
+    "RangeBatchParam": {"object": ({"leadingScreens": {"number": None}, "prepend": {"boolean": None}}, None)},
+    "RangeBatchUpdate": {"object": None},
+    "RangeBuffer": {"object": ({"leading": {"number": None}, "trailing": {"number": None}}, None)},
+    "RangeItemCount": {"integer": None},
+    "RangeKeys": {"array": {"string": None}},
+    "RangeLength": {"number": None},
+    "RangeLengths": {"array": "RangeLength"},
+    "RangeModeTuning": {"object": ({"display": "RangeBuffer", "preload": "RangeBuffer"}, None)},
+    "RangeOffset": {"number": None},
+    "RangeSection": {
+        "object": (
+            {
+                "count": "RangeItemCount",
+                "itemLength": "RangeLength",
+                "lengths": "RangeLengths",
+                "reuseIdentifier": {"string": None},
+                "header": {"object": ({"sticky": {"boolean": None}}, None)},
+                "keys": "RangeKeys",
+                "key": {"string": None},
+            },
+            None,
+        ),
+    },
+    "RangeSessionId": {"string": None},
+    "RangeSnapshotSection": {"object": ({"keys": "RangeKeys", "lengths": "RangeLengths"}, None)},
+    "RangeStrategy": {"string": None, "object": ({"name": {"string": None}, "ratio": {"number": None}}, None)},
+    "RangeTuning": {
+        "object": (
+            {
+                "full": "RangeModeTuning",
+                "minimum": "RangeModeTuning",
+                "visibleOnly": "RangeModeTuning",
+                "lowMemory": "RangeModeTuning",
+            },
+            None,
+        ),
+    },
+    "RangeViewport": {"object": ({"width": {"number": None}, "height": {"number": None}}, None)},
+    "Scope": {"string": None},
+    "ScriptedHook": {"object": ({"costMs": {"number": None}, "output": None, "fail": {"boolean": None}}, None)},
+    "StackId": {"string": None},
+    "Topic": {"string": None},
+    "ViewabilityThreshold": {
+        "object": ({"name": {"string": None}, "minPercent": {"number": None}, "minMs": {"number": None}}, None),
+    },
+}
+"""The JSON types of the components the params name (scripts/generate_clients.py ParamShapes says how a shape
+reads).
+"""
+
+_PARAM_SHAPES: dict[str, dict[str, Any]] = {
+    "host.memoryWarning": {"level": {"string": None}},
+    "host.auth": {"token": {"string": None}},
+    "events.subscribe": {"topics": {"array": "Topic"}, "scope": "Scope"},
+    "events.unsubscribe": {"topics": {"array": "Topic"}},
+    "clock.advance": {"ms": {"number": None}},
+    "clock.settle": {"maxMs": {"number": None}},
+    "tasks.add": {
+        "key": {"string": None},
+        "mode": {"string": None},
+        "costMs": {"number": None},
+        "parts": {"integer": None},
+    },
+    "tasks.cancel": {"key": {"string": None}},
+    "classes.define": {
+        "name": {"string": None},
+        "hooks": {"object": ({}, "ScriptedHook")},
+        "memoryBytes": {"integer": None},
+    },
+    "plugins.restart": {"plugin": {"string": None}},
+    "classes.undefine": {"name": "ClassName"},
+    "container.create": {"class": "ClassName", "data": None},
+    "container.configure": {"container": "ContainerId", "data": None},
+    "container.info": {"container": "ContainerId"},
+    "container.release": {"container": "ContainerId"},
+    "container.beginAppearanceTransition": {
+        "container": "ContainerId",
+        "appearing": {"boolean": None},
+        "animated": {"boolean": None},
+    },
+    "container.endAppearanceTransition": {"container": "ContainerId", "animated": {"boolean": None}},
+    "stack.create": {"width": "Dimension", "height": "Dimension", "hidden": {"boolean": None}},
+    "stack.push": {
+        "stack": "StackId",
+        "container": "ContainerId",
+        "animated": {"boolean": None},
+        "duration": "DurationMs",
+        "reply": {"string": None},
+    },
+    "stack.pop": {"stack": "StackId", "animated": {"boolean": None}, "duration": "DurationMs"},
+    "stack.popToRoot": {"stack": "StackId", "animated": {"boolean": None}, "duration": "DurationMs"},
+    "stack.setContainers": {
+        "stack": "StackId",
+        "containers": {"array": "ContainerId"},
+        "animated": {"boolean": None},
+        "duration": "DurationMs",
+    },
+    "stack.beginInteractivePop": {"stack": "StackId"},
+    "stack.updateInteractivePop": {"stack": "StackId", "progress": {"number": None}},
+    "stack.finishInteractivePop": {"stack": "StackId", "duration": "DurationMs"},
+    "stack.cancelInteractivePop": {"stack": "StackId", "duration": "DurationMs"},
+    "stack.setHidden": {"stack": "StackId", "hidden": {"boolean": None}},
+    "stack.resize": {"stack": "StackId", "width": "Dimension", "height": "Dimension"},
+    "stack.info": {"stack": "StackId"},
+    "stack.destroy": {"stack": "StackId"},
+    "showRendered": {
+        "class": "ClassName",
+        "stack": "StackId",
+        "animated": {"boolean": None},
+        "data": None,
+        "duration": "DurationMs",
+        "present": {"string": None},
+        "reply": {"string": None},
+    },
+    "pool.configure": {
+        "class": "ClassName",
+        "depth": {"integer": None},
+        "width": "Dimension",
+        "height": "Dimension",
+        "policy": "PoolPolicy",
+    },
+    "pool.warm": {"class": "ClassName", "count": {"integer": None}, "width": "Dimension", "height": "Dimension"},
+    "pool.status": {"class": "ClassName"},
+    "pool.purge": {"class": "ClassName"},
+    "page.create": {
+        "class": "ClassName",
+        "pages": {"array": "PageSpec"},
+        "count": {"integer": None},
+        "data": {"array": None},
+        "width": "Dimension",
+        "height": "Dimension",
+        "stack": "StackId",
+        "initialIndex": "PageIndex",
+        "cache": "PageCacheParam",
+        "prerender": {"boolean": None},
+        "offscreenLimit": {"integer": None},
+    },
+    "page.show": {
+        "session": "PageSessionId",
+        "index": "PageIndex",
+        "animated": {"boolean": None},
+        "duration": "DurationMs",
+    },
+    "page.willBeginDragging": {"session": "PageSessionId", "offset": "PageOffset"},
+    "page.didScroll": {"session": "PageSessionId", "offset": "PageOffset"},
+    "page.willEndDragging": {
+        "session": "PageSessionId",
+        "offset": "PageOffset",
+        "velocity": {"number": None},
+        "targetOffset": {"number": None},
+    },
+    "page.didEndDragging": {"session": "PageSessionId", "offset": "PageOffset", "willDecelerate": {"boolean": None}},
+    "page.didEndDecelerating": {"session": "PageSessionId", "offset": "PageOffset"},
+    "page.info": {"session": "PageSessionId"},
+    "page.destroy": {"session": "PageSessionId"},
+    "page.insertPages": {
+        "session": "PageSessionId",
+        "at": {"integer": None},
+        "class": "ClassName",
+        "pages": {"array": "PageSpec"},
+        "count": {"integer": None},
+        "data": {"array": None},
+    },
+    "page.removePages": {"session": "PageSessionId", "at": "PageIndex", "count": {"integer": None}},
+    "page.reloadPage": {"session": "PageSessionId", "index": "PageIndex", "data": None},
+    "range.create": {
+        "count": "RangeItemCount",
+        "itemLength": "RangeLength",
+        "lengths": "RangeLengths",
+        "sections": {"array": "RangeSection"},
+        "viewport": "RangeViewport",
+        "axis": {"string": None},
+        "tuning": "RangeTuning",
+        "batch": "RangeBatchParam",
+        "strategy": "RangeStrategy",
+        "lazy": {"boolean": None},
+        "visible": {"boolean": None},
+        "templates": {"boolean": None},
+        "cells": {"object": ({"reuseLimit": {"integer": None}}, None)},
+        "data": {"array": None},
+        "keys": "RangeKeys",
+        "viewability": {"array": "ViewabilityThreshold"},
+        "parent": {"object": ({"session": "RangeSessionId", "item": "IndexPath"}, None)},
+        "page": {"object": ({"session": "PageSessionId", "index": "PageIndex"}, None)},
+        "layout": {"object": ({"columns": {"integer": None}, "spacing": {"number": None}}, None)},
+    },
+    "range.willBeginDragging": {"session": "RangeSessionId", "offset": "RangeOffset", "velocity": {"number": None}},
+    "range.didScroll": {"session": "RangeSessionId", "offset": "RangeOffset", "velocity": {"number": None}},
+    "range.willEndDragging": {
+        "session": "RangeSessionId",
+        "velocity": {"number": None},
+        "targetOffset": "RangeOffset",
+        "offset": "RangeOffset",
+    },
+    "range.didEndDecelerating": {"session": "RangeSessionId", "offset": "RangeOffset"},
+    "range.setVisible": {"session": "RangeSessionId", "visible": {"boolean": None}},
+    "range.setViewport": {
+        "session": "RangeSessionId",
+        "viewport": "RangeViewport",
+        "width": "Dimension",
+        "height": "Dimension",
+    },
+    "range.insertItems": {
+        "session": "RangeSessionId",
+        "at": "IndexPath",
+        "lengths": "RangeLengths",
+        "data": {"array": None},
+        "keys": "RangeKeys",
+        "keepOnScreen": {"boolean": None},
+    },
+    "range.deleteItems": {"session": "RangeSessionId", "paths": {"array": "IndexPath"}},
+    "range.batchFetchDone": {
+        "session": "RangeSessionId",
+        "context": "BatchContextId",
+        "lengths": "RangeLengths",
+        "keys": "RangeKeys",
+    },
+    "range.state": {"session": "RangeSessionId", "paths": {"array": "IndexPath"}},
+    "range.destroy": {"session": "RangeSessionId"},
+    "range.setItemData": {
+        "session": "RangeSessionId",
+        "items": {"array": {"object": ({"path": "IndexPath", "data": None, "version": {"integer": None}}, None)}},
+    },
+    "range.performBatchUpdates": {"session": "RangeSessionId", "updates": {"array": "RangeBatchUpdate"}},
+    "range.applySnapshot": {"session": "RangeSessionId", "sections": {"array": "RangeSnapshotSection"}},
+}
+"""Each method's params and their shapes, checked by :func:`_check_params`."""
+
+
+def _listed(value: Any, handle: type[Handle] | None = None) -> Any:
+    """A sequence argument as the list the wire takes, each handle of ``handle``'s kind as its id; any other
+    value as it is, for :func:`_check_params` to name."""
+    if isinstance(value, (str, bytes, bytearray, Mapping)) or not isinstance(value, Iterable):
+        return value
+    return [x.id if handle is not None and isinstance(x, handle) else x for x in value]
+
+
+def _mapped(value: Any) -> Any:
+    """A mapping argument as the dict the wire takes; any other value as it is, for :func:`_check_params`."""
+    return dict(value) if isinstance(value, Mapping) else value
+
+
+def _check_params(method: str, params: Mapping[str, Any]) -> None:
+    """Raise :class:`~greenroom.errors.InvalidParams` for an argument of a JSON type its param does not take,
+    as the host would (code -32602, the same ``data.path`` and reason), before the request is sent. Only the
+    types: ranges, lengths, enum values and the rules between params are the host's to check."""
+    shapes = _PARAM_SHAPES.get(method, {})
+    for name, value in params.items():
+        found = _wrong_type(shapes.get(name), value, name)
+        if found is not None:
+            # The host reads a member that is null as one left out.
+            path, reason = (name, "is required") if value is None else found
+            raise InvalidParams(-32602, f"Invalid params: {path}: {reason}",
+                                {"kind": "invalidParams", "path": path, "reason": reason})
+
+
+def _wrong_type(shape: Any, value: Any, path: str) -> tuple[str, str] | None:
+    """(path, reason) of the first part of ``value`` whose JSON type ``shape`` does not take; None when all do."""
+    if isinstance(shape, str):
+        shape = _SHAPES[shape]
+    if shape is None:
+        return None
+    kind = _json_type(value)
+    if kind == "integer" and kind not in shape and "number" in shape:
+        kind = "number"
+    elif kind == "number" and kind not in shape and "integer" in shape:
+        if not value.is_integer():
+            return path, "expected an integer, got a fraction"
+        kind = "integer"  # 2.0 is an integer on the wire
+    if kind not in shape:
+        got = "number" if kind == "integer" else kind or type(value).__name__
+        return path, f"expected {' or '.join(shape)}, got {got}"
+    inner = shape[kind]
+    if inner is not None and kind == "array":
+        for index, item in enumerate(value):
+            found = _wrong_type(inner, item, f"{path}[{index}]")
+            if found is not None:
+                return found
+    elif inner is not None and kind == "object":
+        members, other = inner
+        for key, item in value.items():
+            found = _wrong_type(members.get(key, other), item, f"{path}.{key}")
+            if found is not None:
+                return found
+    return None
+
+
+def _json_type(value: Any) -> str | None:
+    """The JSON type ``value`` goes out as (an int is an ``integer``, a float a ``number``); None for a value
+    JSON has no type for."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, (list, tuple)):
+        return "array"
+    return "object" if isinstance(value, Mapping) else None
 
 
 # -----------------------------------------------------------------------------------------------------------
@@ -4664,6 +5026,7 @@ class HostMethods:
         params: dict[str, Any] = {}
         if level is not None:
             params["level"] = level
+        _check_params("host.memoryWarning", params)
         result: HostMemoryWarningResult = self._client.call("host.memoryWarning", params or None)
         return result
 
@@ -4720,7 +5083,9 @@ class HostMethods:
 
         Wire: ``host.auth``.
         """
-        result: HostAuthResult = self._client.call("host.auth", {"token": token})
+        params: dict[str, Any] = {"token": token}
+        _check_params("host.auth", params)
+        result: HostAuthResult = self._client.call("host.auth", params)
         return result
 
 
@@ -4763,9 +5128,10 @@ class EventsMethods:
 
         Wire: ``events.subscribe``.
         """
-        params: dict[str, Any] = {"topics": list(topics)}
+        params: dict[str, Any] = {"topics": _listed(topics)}
         if scope is not None:
             params["scope"] = scope
+        _check_params("events.subscribe", params)
         result: Subscription = self._client.call("events.subscribe", params)
         return result
 
@@ -4784,7 +5150,9 @@ class EventsMethods:
 
         Wire: ``events.unsubscribe``.
         """
-        result: Subscription = self._client.call("events.unsubscribe", {"topics": list(topics)})
+        params: dict[str, Any] = {"topics": _listed(topics)}
+        _check_params("events.unsubscribe", params)
+        result: Subscription = self._client.call("events.unsubscribe", params)
         return result
 
 
@@ -4830,7 +5198,9 @@ class ClockMethods:
 
         Wire: ``clock.advance``.
         """
-        result: ClockAdvanceResult = self._client.call("clock.advance", {"ms": ms})
+        params: dict[str, Any] = {"ms": ms}
+        _check_params("clock.advance", params)
+        result: ClockAdvanceResult = self._client.call("clock.advance", params)
         return result
 
     def settle(self, *, max_ms: float | None = None) -> ClockSettleResult:
@@ -4857,6 +5227,7 @@ class ClockMethods:
         params: dict[str, Any] = {}
         if max_ms is not None:
             params["maxMs"] = max_ms
+        _check_params("clock.settle", params)
         result: ClockSettleResult = self._client.call("clock.settle", params or None)
         return result
 
@@ -4947,6 +5318,7 @@ class TasksMethods:
             params["costMs"] = cost_ms
         if parts is not None:
             params["parts"] = parts
+        _check_params("tasks.add", params)
         result: TasksAddResult = self._client.call("tasks.add", params)
         return result
 
@@ -4966,7 +5338,9 @@ class TasksMethods:
 
         Wire: ``tasks.cancel``.
         """
-        result: TasksCancelResult = self._client.call("tasks.cancel", {"key": key})
+        params: dict[str, Any] = {"key": key}
+        _check_params("tasks.cancel", params)
+        result: TasksCancelResult = self._client.call("tasks.cancel", params)
         return result
 
 
@@ -5023,9 +5397,10 @@ class ClassesMethods:
         """
         params: dict[str, Any] = {"name": name}
         if hooks is not None:
-            params["hooks"] = dict(hooks)
+            params["hooks"] = _mapped(hooks)
         if memory_bytes is not None:
             params["memoryBytes"] = memory_bytes
+        _check_params("classes.define", params)
         result: ClassDefinition = self._client.call("classes.define", params)
         return result
 
@@ -5046,7 +5421,9 @@ class ClassesMethods:
 
         Wire: ``classes.undefine``.
         """
-        result: ClassesUndefineResult = self._client.call("classes.undefine", {"name": name})
+        params: dict[str, Any] = {"name": name}
+        _check_params("classes.undefine", params)
+        result: ClassesUndefineResult = self._client.call("classes.undefine", params)
         return result
 
 
@@ -5079,7 +5456,9 @@ class PluginsMethods:
 
         Wire: ``plugins.restart``.
         """
-        result: PluginsRestartResult = self._client.call("plugins.restart", {"plugin": plugin})
+        params: dict[str, Any] = {"plugin": plugin}
+        _check_params("plugins.restart", params)
+        result: PluginsRestartResult = self._client.call("plugins.restart", params)
         return result
 
 
@@ -5119,6 +5498,7 @@ class ContainerMethods:
         params: dict[str, Any] = {"class": class_}
         if data is not None:
             params["data"] = data
+        _check_params("container.create", params)
         result: ContainerInfo = self._client.call("container.create", params)
         return Container(self._client, result["container"], result)
 
@@ -5139,7 +5519,11 @@ class ContainerMethods:
 
         Wire: ``container.configure``.
         """
-        params: dict[str, Any] = {"container": container if isinstance(container, str) else container.id, "data": data}
+        params: dict[str, Any] = {
+            "container": container.id if isinstance(container, ContainerHandle) else container,
+            "data": data,
+        }
+        _check_params("container.configure", params)
         result: ContainerConfigureResult = self._client.call("container.configure", params)
         return result
 
@@ -5157,7 +5541,8 @@ class ContainerMethods:
 
         Wire: ``container.info``.
         """
-        params: dict[str, Any] = {"container": container if isinstance(container, str) else container.id}
+        params: dict[str, Any] = {"container": container.id if isinstance(container, ContainerHandle) else container}
+        _check_params("container.info", params)
         result: ContainerInfo = self._client.call("container.info", params)
         return result
 
@@ -5178,7 +5563,8 @@ class ContainerMethods:
 
         Wire: ``container.release``.
         """
-        params: dict[str, Any] = {"container": container if isinstance(container, str) else container.id}
+        params: dict[str, Any] = {"container": container.id if isinstance(container, ContainerHandle) else container}
+        _check_params("container.release", params)
         result: ContainerReleaseResult = self._client.call("container.release", params)
         return result
 
@@ -5214,11 +5600,12 @@ class ContainerMethods:
         Wire: ``container.beginAppearanceTransition``.
         """
         params: dict[str, Any] = {
-            "container": container if isinstance(container, str) else container.id,
+            "container": container.id if isinstance(container, ContainerHandle) else container,
             "appearing": appearing,
         }
         if animated is not None:
             params["animated"] = animated
+        _check_params("container.beginAppearanceTransition", params)
         result: ContainerInfo = self._client.call("container.beginAppearanceTransition", params)
         return result
 
@@ -5248,9 +5635,10 @@ class ContainerMethods:
 
         Wire: ``container.endAppearanceTransition``.
         """
-        params: dict[str, Any] = {"container": container if isinstance(container, str) else container.id}
+        params: dict[str, Any] = {"container": container.id if isinstance(container, ContainerHandle) else container}
         if animated is not None:
             params["animated"] = animated
+        _check_params("container.endAppearanceTransition", params)
         result: ContainerInfo = self._client.call("container.endAppearanceTransition", params)
         return result
 
@@ -5293,6 +5681,7 @@ class StackMethods:
         params: dict[str, Any] = {"width": width, "height": height}
         if hidden is not None:
             params["hidden"] = hidden
+        _check_params("stack.create", params)
         result: StackInfo = self._client.call("stack.create", params)
         return Stack(self._client, result["stack"], result)
 
@@ -5339,8 +5728,8 @@ class StackMethods:
         Wire: ``stack.push``.
         """
         params: dict[str, Any] = {
-            "stack": stack if isinstance(stack, str) else stack.id,
-            "container": container if isinstance(container, str) else container.id,
+            "stack": stack.id if isinstance(stack, StackHandle) else stack,
+            "container": container.id if isinstance(container, ContainerHandle) else container,
         }
         if animated is not None:
             params["animated"] = animated
@@ -5348,6 +5737,7 @@ class StackMethods:
             params["duration"] = duration
         if reply is not None:
             params["reply"] = reply
+        _check_params("stack.push", params)
         result: StackInfo = self._client.call("stack.push", params)
         return result
 
@@ -5383,11 +5773,12 @@ class StackMethods:
 
         Wire: ``stack.pop``.
         """
-        params: dict[str, Any] = {"stack": stack if isinstance(stack, str) else stack.id}
+        params: dict[str, Any] = {"stack": stack.id if isinstance(stack, StackHandle) else stack}
         if animated is not None:
             params["animated"] = animated
         if duration is not None:
             params["duration"] = duration
+        _check_params("stack.pop", params)
         result: StackPopResult = self._client.call("stack.pop", params)
         return result
 
@@ -5423,11 +5814,12 @@ class StackMethods:
 
         Wire: ``stack.popToRoot``.
         """
-        params: dict[str, Any] = {"stack": stack if isinstance(stack, str) else stack.id}
+        params: dict[str, Any] = {"stack": stack.id if isinstance(stack, StackHandle) else stack}
         if animated is not None:
             params["animated"] = animated
         if duration is not None:
             params["duration"] = duration
+        _check_params("stack.popToRoot", params)
         result: StackPopToRootResult = self._client.call("stack.popToRoot", params)
         return result
 
@@ -5469,13 +5861,14 @@ class StackMethods:
         Wire: ``stack.setContainers``.
         """
         params: dict[str, Any] = {
-            "stack": stack if isinstance(stack, str) else stack.id,
-            "containers": [x if isinstance(x, str) else x.id for x in containers],
+            "stack": stack.id if isinstance(stack, StackHandle) else stack,
+            "containers": _listed(containers, ContainerHandle),
         }
         if animated is not None:
             params["animated"] = animated
         if duration is not None:
             params["duration"] = duration
+        _check_params("stack.setContainers", params)
         result: StackSetContainersResult = self._client.call("stack.setContainers", params)
         return result
 
@@ -5499,7 +5892,8 @@ class StackMethods:
 
         Wire: ``stack.beginInteractivePop``.
         """
-        params: dict[str, Any] = {"stack": stack if isinstance(stack, str) else stack.id}
+        params: dict[str, Any] = {"stack": stack.id if isinstance(stack, StackHandle) else stack}
+        _check_params("stack.beginInteractivePop", params)
         result: StackBeginInteractivePopResult = self._client.call("stack.beginInteractivePop", params)
         return result
 
@@ -5519,7 +5913,8 @@ class StackMethods:
 
         Wire: ``stack.updateInteractivePop``.
         """
-        params: dict[str, Any] = {"stack": stack if isinstance(stack, str) else stack.id, "progress": progress}
+        params: dict[str, Any] = {"stack": stack.id if isinstance(stack, StackHandle) else stack, "progress": progress}
+        _check_params("stack.updateInteractivePop", params)
         result: StackUpdateInteractivePopResult = self._client.call("stack.updateInteractivePop", params)
         return result
 
@@ -5548,9 +5943,10 @@ class StackMethods:
 
         Wire: ``stack.finishInteractivePop``.
         """
-        params: dict[str, Any] = {"stack": stack if isinstance(stack, str) else stack.id}
+        params: dict[str, Any] = {"stack": stack.id if isinstance(stack, StackHandle) else stack}
         if duration is not None:
             params["duration"] = duration
+        _check_params("stack.finishInteractivePop", params)
         result: StackFinishInteractivePopResult = self._client.call("stack.finishInteractivePop", params)
         return result
 
@@ -5580,9 +5976,10 @@ class StackMethods:
 
         Wire: ``stack.cancelInteractivePop``.
         """
-        params: dict[str, Any] = {"stack": stack if isinstance(stack, str) else stack.id}
+        params: dict[str, Any] = {"stack": stack.id if isinstance(stack, StackHandle) else stack}
         if duration is not None:
             params["duration"] = duration
+        _check_params("stack.cancelInteractivePop", params)
         result: StackCancelInteractivePopResult = self._client.call("stack.cancelInteractivePop", params)
         return result
 
@@ -5603,7 +6000,8 @@ class StackMethods:
 
         Wire: ``stack.setHidden``.
         """
-        params: dict[str, Any] = {"stack": stack if isinstance(stack, str) else stack.id, "hidden": hidden}
+        params: dict[str, Any] = {"stack": stack.id if isinstance(stack, StackHandle) else stack, "hidden": hidden}
+        _check_params("stack.setHidden", params)
         result: StackInfo = self._client.call("stack.setHidden", params)
         return result
 
@@ -5626,10 +6024,11 @@ class StackMethods:
         Wire: ``stack.resize``.
         """
         params: dict[str, Any] = {
-            "stack": stack if isinstance(stack, str) else stack.id,
+            "stack": stack.id if isinstance(stack, StackHandle) else stack,
             "width": width,
             "height": height,
         }
+        _check_params("stack.resize", params)
         result: StackInfo = self._client.call("stack.resize", params)
         return result
 
@@ -5647,7 +6046,9 @@ class StackMethods:
 
         Wire: ``stack.info``.
         """
-        result: StackInfo = self._client.call("stack.info", {"stack": stack if isinstance(stack, str) else stack.id})
+        params: dict[str, Any] = {"stack": stack.id if isinstance(stack, StackHandle) else stack}
+        _check_params("stack.info", params)
+        result: StackInfo = self._client.call("stack.info", params)
         return result
 
     def destroy(self, stack: StackId | StackHandle) -> StackDestroyResult:
@@ -5667,7 +6068,8 @@ class StackMethods:
 
         Wire: ``stack.destroy``.
         """
-        params: dict[str, Any] = {"stack": stack if isinstance(stack, str) else stack.id}
+        params: dict[str, Any] = {"stack": stack.id if isinstance(stack, StackHandle) else stack}
+        _check_params("stack.destroy", params)
         result: StackDestroyResult = self._client.call("stack.destroy", params)
         return result
 
@@ -5721,6 +6123,7 @@ class PoolMethods:
             params["height"] = height
         if policy is not None:
             params["policy"] = policy
+        _check_params("pool.configure", params)
         result: PoolStatus = self._client.call("pool.configure", params)
         return result
 
@@ -5760,6 +6163,7 @@ class PoolMethods:
             params["width"] = width
         if height is not None:
             params["height"] = height
+        _check_params("pool.warm", params)
         result: PoolWarmResult = self._client.call("pool.warm", params)
         return result
 
@@ -5780,6 +6184,7 @@ class PoolMethods:
         params: dict[str, Any] = {}
         if class_ is not None:
             params["class"] = class_
+        _check_params("pool.status", params)
         result: PoolStatusResult = self._client.call("pool.status", params or None)
         return result
 
@@ -5802,6 +6207,7 @@ class PoolMethods:
         params: dict[str, Any] = {}
         if class_ is not None:
             params["class"] = class_
+        _check_params("pool.purge", params)
         result: PoolPurgeResult = self._client.call("pool.purge", params or None)
         return result
 
@@ -5891,13 +6297,13 @@ class PageMethods:
         if class_ is not None:
             params["class"] = class_
         if pages is not None:
-            params["pages"] = list(pages)
+            params["pages"] = _listed(pages)
         if count is not None:
             params["count"] = count
         if data is not None:
-            params["data"] = list(data)
+            params["data"] = _listed(data)
         if stack is not None:
-            params["stack"] = stack if isinstance(stack, str) else stack.id
+            params["stack"] = stack.id if isinstance(stack, StackHandle) else stack
         if initial_index is not None:
             params["initialIndex"] = initial_index
         if cache is not None:
@@ -5906,6 +6312,7 @@ class PageMethods:
             params["prerender"] = prerender
         if offscreen_limit is not None:
             params["offscreenLimit"] = offscreen_limit
+        _check_params("page.create", params)
         result: PageInfo = self._client.call("page.create", params)
         return PageSession(self._client, result["session"], result)
 
@@ -5949,11 +6356,15 @@ class PageMethods:
 
         Wire: ``page.show``.
         """
-        params: dict[str, Any] = {"session": session if isinstance(session, str) else session.id, "index": index}
+        params: dict[str, Any] = {
+            "session": session.id if isinstance(session, PageSessionHandle) else session,
+            "index": index,
+        }
         if animated is not None:
             params["animated"] = animated
         if duration is not None:
             params["duration"] = duration
+        _check_params("page.show", params)
         result: PageInfo = self._client.call("page.show", params)
         return result
 
@@ -5976,7 +6387,11 @@ class PageMethods:
 
         Wire: ``page.willBeginDragging``.
         """
-        params: dict[str, Any] = {"session": session if isinstance(session, str) else session.id, "offset": offset}
+        params: dict[str, Any] = {
+            "session": session.id if isinstance(session, PageSessionHandle) else session,
+            "offset": offset,
+        }
+        _check_params("page.willBeginDragging", params)
         result: PageStreamState = self._client.call("page.willBeginDragging", params)
         return result
 
@@ -6001,7 +6416,11 @@ class PageMethods:
 
         Wire: ``page.didScroll``.
         """
-        params: dict[str, Any] = {"session": session if isinstance(session, str) else session.id, "offset": offset}
+        params: dict[str, Any] = {
+            "session": session.id if isinstance(session, PageSessionHandle) else session,
+            "offset": offset,
+        }
+        _check_params("page.didScroll", params)
         result: PageStreamState = self._client.call("page.didScroll", params)
         return result
 
@@ -6033,12 +6452,13 @@ class PageMethods:
         Wire: ``page.willEndDragging``.
         """
         params: dict[str, Any] = {
-            "session": session if isinstance(session, str) else session.id,
+            "session": session.id if isinstance(session, PageSessionHandle) else session,
             "offset": offset,
             "velocity": velocity,
         }
         if target_offset is not None:
             params["targetOffset"] = target_offset
+        _check_params("page.willEndDragging", params)
         result: PageStreamState = self._client.call("page.willEndDragging", params)
         return result
 
@@ -6070,10 +6490,11 @@ class PageMethods:
         Wire: ``page.didEndDragging``.
         """
         params: dict[str, Any] = {
-            "session": session if isinstance(session, str) else session.id,
+            "session": session.id if isinstance(session, PageSessionHandle) else session,
             "offset": offset,
             "willDecelerate": will_decelerate,
         }
+        _check_params("page.didEndDragging", params)
         result: PageStreamState = self._client.call("page.didEndDragging", params)
         return result
 
@@ -6096,7 +6517,11 @@ class PageMethods:
 
         Wire: ``page.didEndDecelerating``.
         """
-        params: dict[str, Any] = {"session": session if isinstance(session, str) else session.id, "offset": offset}
+        params: dict[str, Any] = {
+            "session": session.id if isinstance(session, PageSessionHandle) else session,
+            "offset": offset,
+        }
+        _check_params("page.didEndDecelerating", params)
         result: PageStreamState = self._client.call("page.didEndDecelerating", params)
         return result
 
@@ -6116,7 +6541,8 @@ class PageMethods:
 
         Wire: ``page.info``.
         """
-        params: dict[str, Any] = {"session": session if isinstance(session, str) else session.id}
+        params: dict[str, Any] = {"session": session.id if isinstance(session, PageSessionHandle) else session}
+        _check_params("page.info", params)
         result: PageInfo = self._client.call("page.info", params)
         return result
 
@@ -6137,7 +6563,8 @@ class PageMethods:
 
         Wire: ``page.destroy``.
         """
-        params: dict[str, Any] = {"session": session if isinstance(session, str) else session.id}
+        params: dict[str, Any] = {"session": session.id if isinstance(session, PageSessionHandle) else session}
+        _check_params("page.destroy", params)
         result: PageDestroyResult = self._client.call("page.destroy", params)
         return result
 
@@ -6175,15 +6602,19 @@ class PageMethods:
 
         Wire: ``page.insertPages``.
         """
-        params: dict[str, Any] = {"session": session if isinstance(session, str) else session.id, "at": at}
+        params: dict[str, Any] = {
+            "session": session.id if isinstance(session, PageSessionHandle) else session,
+            "at": at,
+        }
         if class_ is not None:
             params["class"] = class_
         if pages is not None:
-            params["pages"] = list(pages)
+            params["pages"] = _listed(pages)
         if count is not None:
             params["count"] = count
         if data is not None:
-            params["data"] = list(data)
+            params["data"] = _listed(data)
+        _check_params("page.insertPages", params)
         result: PageInfo = self._client.call("page.insertPages", params)
         return result
 
@@ -6216,9 +6647,13 @@ class PageMethods:
 
         Wire: ``page.removePages``.
         """
-        params: dict[str, Any] = {"session": session if isinstance(session, str) else session.id, "at": at}
+        params: dict[str, Any] = {
+            "session": session.id if isinstance(session, PageSessionHandle) else session,
+            "at": at,
+        }
         if count is not None:
             params["count"] = count
+        _check_params("page.removePages", params)
         result: PageInfo = self._client.call("page.removePages", params)
         return result
 
@@ -6249,10 +6684,11 @@ class PageMethods:
         Wire: ``page.reloadPage``.
         """
         params: dict[str, Any] = {
-            "session": session if isinstance(session, str) else session.id,
+            "session": session.id if isinstance(session, PageSessionHandle) else session,
             "index": index,
             "data": data,
         }
+        _check_params("page.reloadPage", params)
         result: PageReloadPageResult = self._client.call("page.reloadPage", params)
         return result
 
@@ -6403,7 +6839,7 @@ class RangeMethods:
         if lengths is not None:
             params["lengths"] = lengths
         if sections is not None:
-            params["sections"] = list(sections)
+            params["sections"] = _listed(sections)
         if axis is not None:
             params["axis"] = axis
         if tuning is not None:
@@ -6421,17 +6857,18 @@ class RangeMethods:
         if cells is not None:
             params["cells"] = cells
         if data is not None:
-            params["data"] = list(data)
+            params["data"] = _listed(data)
         if keys is not None:
             params["keys"] = keys
         if viewability is not None:
-            params["viewability"] = list(viewability)
+            params["viewability"] = _listed(viewability)
         if parent is not None:
             params["parent"] = parent
         if page is not None:
             params["page"] = page
         if layout is not None:
             params["layout"] = layout
+        _check_params("range.create", params)
         result: RangeCreated = self._client.call("range.create", params)
         return RangeSession(self._client, result["session"], result)
 
@@ -6468,11 +6905,12 @@ class RangeMethods:
 
         Wire: ``range.willBeginDragging``.
         """
-        params: dict[str, Any] = {"session": session if isinstance(session, str) else session.id}
+        params: dict[str, Any] = {"session": session.id if isinstance(session, RangeSessionHandle) else session}
         if offset is not None:
             params["offset"] = offset
         if velocity is not None:
             params["velocity"] = velocity
+        _check_params("range.willBeginDragging", params)
         result: RangeInfo = self._client.call("range.willBeginDragging", params)
         return result
 
@@ -6510,9 +6948,13 @@ class RangeMethods:
 
         Wire: ``range.didScroll``.
         """
-        params: dict[str, Any] = {"session": session if isinstance(session, str) else session.id, "offset": offset}
+        params: dict[str, Any] = {
+            "session": session.id if isinstance(session, RangeSessionHandle) else session,
+            "offset": offset,
+        }
         if velocity is not None:
             params["velocity"] = velocity
+        _check_params("range.didScroll", params)
         result: RangeStreamState = self._client.call("range.didScroll", params)
         return result
 
@@ -6552,11 +6994,15 @@ class RangeMethods:
 
         Wire: ``range.willEndDragging``.
         """
-        params: dict[str, Any] = {"session": session if isinstance(session, str) else session.id, "velocity": velocity}
+        params: dict[str, Any] = {
+            "session": session.id if isinstance(session, RangeSessionHandle) else session,
+            "velocity": velocity,
+        }
         if target_offset is not None:
             params["targetOffset"] = target_offset
         if offset is not None:
             params["offset"] = offset
+        _check_params("range.willEndDragging", params)
         result: RangeWillEndDraggingResult = self._client.call("range.willEndDragging", params)
         return result
 
@@ -6588,9 +7034,10 @@ class RangeMethods:
 
         Wire: ``range.didEndDecelerating``.
         """
-        params: dict[str, Any] = {"session": session if isinstance(session, str) else session.id}
+        params: dict[str, Any] = {"session": session.id if isinstance(session, RangeSessionHandle) else session}
         if offset is not None:
             params["offset"] = offset
+        _check_params("range.didEndDecelerating", params)
         result: RangeInfo = self._client.call("range.didEndDecelerating", params)
         return result
 
@@ -6617,7 +7064,11 @@ class RangeMethods:
 
         Wire: ``range.setVisible``.
         """
-        params: dict[str, Any] = {"session": session if isinstance(session, str) else session.id, "visible": visible}
+        params: dict[str, Any] = {
+            "session": session.id if isinstance(session, RangeSessionHandle) else session,
+            "visible": visible,
+        }
+        _check_params("range.setVisible", params)
         result: RangeInfo = self._client.call("range.setVisible", params)
         return result
 
@@ -6650,13 +7101,14 @@ class RangeMethods:
 
         Wire: ``range.setViewport``.
         """
-        params: dict[str, Any] = {"session": session if isinstance(session, str) else session.id}
+        params: dict[str, Any] = {"session": session.id if isinstance(session, RangeSessionHandle) else session}
         if viewport is not None:
             params["viewport"] = viewport
         if width is not None:
             params["width"] = width
         if height is not None:
             params["height"] = height
+        _check_params("range.setViewport", params)
         result: RangeInfo = self._client.call("range.setViewport", params)
         return result
 
@@ -6704,16 +7156,17 @@ class RangeMethods:
         Wire: ``range.insertItems``.
         """
         params: dict[str, Any] = {
-            "session": session if isinstance(session, str) else session.id,
+            "session": session.id if isinstance(session, RangeSessionHandle) else session,
             "at": at,
             "lengths": lengths,
         }
         if data is not None:
-            params["data"] = list(data)
+            params["data"] = _listed(data)
         if keys is not None:
             params["keys"] = keys
         if keep_on_screen is not None:
             params["keepOnScreen"] = keep_on_screen
+        _check_params("range.insertItems", params)
         result: RangeInfo = self._client.call("range.insertItems", params)
         return result
 
@@ -6737,7 +7190,11 @@ class RangeMethods:
 
         Wire: ``range.deleteItems``.
         """
-        params: dict[str, Any] = {"session": session if isinstance(session, str) else session.id, "paths": list(paths)}
+        params: dict[str, Any] = {
+            "session": session.id if isinstance(session, RangeSessionHandle) else session,
+            "paths": _listed(paths),
+        }
+        _check_params("range.deleteItems", params)
         result: RangeInfo = self._client.call("range.deleteItems", params)
         return result
 
@@ -6775,11 +7232,15 @@ class RangeMethods:
 
         Wire: ``range.batchFetchDone``.
         """
-        params: dict[str, Any] = {"session": session if isinstance(session, str) else session.id, "context": context}
+        params: dict[str, Any] = {
+            "session": session.id if isinstance(session, RangeSessionHandle) else session,
+            "context": context,
+        }
         if lengths is not None:
             params["lengths"] = lengths
         if keys is not None:
             params["keys"] = keys
+        _check_params("range.batchFetchDone", params)
         result: RangeInfo = self._client.call("range.batchFetchDone", params)
         return result
 
@@ -6805,9 +7266,10 @@ class RangeMethods:
 
         Wire: ``range.state``.
         """
-        params: dict[str, Any] = {"session": session if isinstance(session, str) else session.id}
+        params: dict[str, Any] = {"session": session.id if isinstance(session, RangeSessionHandle) else session}
         if paths is not None:
-            params["paths"] = list(paths)
+            params["paths"] = _listed(paths)
+        _check_params("range.state", params)
         result: RangeRanges | RangeItems = self._client.call("range.state", params)
         return result
 
@@ -6826,7 +7288,8 @@ class RangeMethods:
 
         Wire: ``range.destroy``.
         """
-        params: dict[str, Any] = {"session": session if isinstance(session, str) else session.id}
+        params: dict[str, Any] = {"session": session.id if isinstance(session, RangeSessionHandle) else session}
+        _check_params("range.destroy", params)
         result: RangeDestroyResult = self._client.call("range.destroy", params)
         return result
 
@@ -6855,7 +7318,11 @@ class RangeMethods:
 
         Wire: ``range.setItemData``.
         """
-        params: dict[str, Any] = {"session": session if isinstance(session, str) else session.id, "items": list(items)}
+        params: dict[str, Any] = {
+            "session": session.id if isinstance(session, RangeSessionHandle) else session,
+            "items": _listed(items),
+        }
+        _check_params("range.setItemData", params)
         result: RangeSetItemDataResult = self._client.call("range.setItemData", params)
         return result
 
@@ -6893,9 +7360,10 @@ class RangeMethods:
         Wire: ``range.performBatchUpdates``.
         """
         params: dict[str, Any] = {
-            "session": session if isinstance(session, str) else session.id,
-            "updates": list(updates),
+            "session": session.id if isinstance(session, RangeSessionHandle) else session,
+            "updates": _listed(updates),
         }
+        _check_params("range.performBatchUpdates", params)
         result: RangeInfo = self._client.call("range.performBatchUpdates", params)
         return result
 
@@ -6928,9 +7396,10 @@ class RangeMethods:
         Wire: ``range.applySnapshot``.
         """
         params: dict[str, Any] = {
-            "session": session if isinstance(session, str) else session.id,
-            "sections": list(sections),
+            "session": session.id if isinstance(session, RangeSessionHandle) else session,
+            "sections": _listed(sections),
         }
+        _check_params("range.applySnapshot", params)
         result: RangeInfo = self._client.call("range.applySnapshot", params)
         return result
 
@@ -7076,7 +7545,7 @@ class Methods:
         """
         params: dict[str, Any] = {"class": class_}
         if stack is not None:
-            params["stack"] = stack if isinstance(stack, str) else stack.id
+            params["stack"] = stack.id if isinstance(stack, StackHandle) else stack
         if animated is not None:
             params["animated"] = animated
         if data is not None:
@@ -7087,6 +7556,7 @@ class Methods:
             params["present"] = present
         if reply is not None:
             params["reply"] = reply
+        _check_params("showRendered", params)
         result: ShowRenderedResult = self.call("showRendered", params)
         return result
 

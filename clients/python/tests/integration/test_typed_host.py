@@ -94,6 +94,35 @@ def test_typed_events_and_typed_errors(greenroom_client: Client) -> None:
     assert has_required_members(info, HostInfo) and info["clock"] == "virtual"
 
 
+# A typed call with an argument of the wrong JSON type, and the same params as the wire carries them.
+WRONG_TYPES: list[tuple[Any, str, dict[str, Any]]] = [
+    (lambda c: c.container.info(42), "container.info", {"container": 42}),
+    (lambda c: c.container.info(None), "container.info", {"container": None}),
+    (lambda c: c.clock.advance(ms="16"), "clock.advance", {"ms": "16"}),
+    (lambda c: c.clock.advance(ms=True), "clock.advance", {"ms": True}),
+    (lambda c: c.page.create(375, 667, class_="Container", count=2.5), "page.create",
+     {"width": 375, "height": 667, "class": "Container", "count": 2.5}),
+    (lambda c: c.stack.set_containers("s-1", ["c-1", 3]), "stack.setContainers", {"stack": "s-1",
+                                                                                  "containers": ["c-1", 3]}),
+    (lambda c: c.range.create(viewport={"width": "wide", "height": 667}), "range.create",
+     {"viewport": {"width": "wide", "height": 667}}),
+    (lambda c: c.classes.define("Card", hooks={"init": 3}), "classes.define", {"name": "Card", "hooks": {"init": 3}}),
+]
+
+
+@pytest.mark.parametrize("typed, method, params", WRONG_TYPES, ids=[m for _, m, _ in WRONG_TYPES])
+def test_a_wrong_type_is_refused_before_sending_as_the_host_refuses_it(greenroom_client: Client, typed: Any,
+                                                                        method: str, params: dict[str, Any]) -> None:
+    with pytest.raises(InvalidParams) as by_host:
+        greenroom_client.call(method, params)
+    with pytest.raises(InvalidParams) as by_client:
+        typed(greenroom_client)
+    client, host = by_client.value, by_host.value
+    assert (client.code, client.data["kind"], client.data["path"]) == (host.code, host.data["kind"], host.data["path"])
+    if host.data["reason"].startswith(("expected", "is required")):  # the decoder's words, not a handler's own
+        assert (client.message, client.data) == (host.message, host.data)
+
+
 def test_the_asyncio_flavour(greenroom_host: Any) -> None:
     async def main() -> None:
         async with AsyncClient(greenroom_host.socket) as client:
