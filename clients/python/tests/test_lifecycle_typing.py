@@ -1,7 +1,8 @@
 """greenroom.lifecycle is typed for its users: the module passes `mypy --strict`, and so does code that hands
 it the package's own clients (the sync helpers take a `greenroom.Client`, the *_async ones an `AsyncClient`).
 greenroom.wsbridge, greenroomctl's WebSocket helper, and greenroom.transcript and greenroom.pytest_plugin
-(recordings and golden tests) are held to the same standard.
+(recordings and golden tests) are held to the same standard, and so is the whole package as mypy reads it
+from MYPYPATH.
 
 mypy is a test dependency (requirements-dev.txt); an interpreter without it skips these tests and says so.
 """
@@ -58,6 +59,16 @@ def test_the_modules_pass_mypy_strict(tmp_path):
     assert (SRC / "greenroom" / "py.typed").is_file()  # what makes users' mypy read these types at all
     done = mypy(*map(str, MODULES), cache=tmp_path / "cache")
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_whole_package_passes_mypy_strict(tmp_path):
+    # With the package on MYPYPATH, as a checkout puts it, mypy follows a user's imports into every module
+    # (the client, the transport, the events): all of greenroom's source is held to --strict, not only the
+    # modules above.
+    done = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(tmp_path / "cache"), "-p",
+                           "greenroom"], capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "MYPYPATH": str(SRC)})
+    assert done.returncode == 0 and "no issues found in" in done.stdout, done.stdout + done.stderr
 
 
 def test_code_using_the_module_with_the_clients_passes_mypy_strict(tmp_path):

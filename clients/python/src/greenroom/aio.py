@@ -56,7 +56,11 @@ _in_handler: contextvars.ContextVar[bool] = contextvars.ContextVar("greenroom_in
 async def _connect(address: Address) -> socketlib.socket:
     """A connected non-blocking socket to ``address``."""
     loop = asyncio.get_running_loop()
+    # (family, type, proto, address): a Unix socket's path, or the (host, port, ...) getaddrinfo gives.
+    targets: list[tuple[int, int, int, str | tuple[Any, ...]]]
     if address.kind == "unix":
+        if address.path is None:
+            raise ConnectError(f"cannot connect to {address}: a unix address needs a path")
         targets = [(socketlib.AF_UNIX, socketlib.SOCK_STREAM, 0, address.path)]
     else:
         infos = await loop.getaddrinfo(address.host, address.port, type=socketlib.SOCK_STREAM)
@@ -219,7 +223,8 @@ class AsyncClient(AsyncMethods):
     async def batch(self, calls: Iterable[Call], *, timeout: float | None = _DEFAULT) -> list[Any]:
         """Send a batch; the outcomes in order, as :meth:`greenroom.Client.batch`."""
         ticket, messages = self._endpoint.batch(calls)
-        return await self._send_and_wait(ticket, messages, timeout)
+        outcomes: list[Any] = await self._send_and_wait(ticket, messages, timeout)
+        return outcomes
 
     async def ping(self) -> bool:
         """``host.ping``: True when the host answers ``{"pong": true}``."""

@@ -161,7 +161,8 @@ class Client(Methods):
         """
         with self._lock:
             ticket, messages = self._endpoint.batch(calls)
-            return self._send_and_wait(ticket, messages, timeout)
+            outcomes: list[Any] = self._send_and_wait(ticket, messages, timeout)
+            return outcomes
 
     def ping(self) -> bool:
         """``host.ping``: True when the host answers ``{"pong": true}``."""

@@ -36,12 +36,14 @@ class Event:
     @property
     def seq(self) -> int | None:
         """The per-connection sequence number (strictly increasing from 1)."""
-        return self.get("seq")
+        seq: int | None = self.get("seq")  # as the host sends it: params are not checked here
+        return seq
 
     @property
     def t(self) -> float | None:
         """The host clock when the event happened, in milliseconds."""
-        return self.get("t")
+        t: float | None = self.get("t")
+        return t
 
     def get(self, key: str, default: Any = None) -> Any:
         """``params[key]`` or ``default`` (also when params is not an object)."""

@@ -84,10 +84,10 @@ def _parse_tcp(spec: TCPSpec) -> tuple[str, int]:
     text = str(spec)
     if text.startswith("tcp:"):
         text = text[len("tcp:") :]
-    host, sep, port = text.rpartition(":")
-    if not sep or not port.isdigit():
+    host, sep, digits = text.rpartition(":")
+    if not sep or not digits.isdigit():
         raise ValueError(f"tcp address must be 'host:port', not {spec!r}")
-    return (host.strip("[]") or "127.0.0.1"), int(port)
+    return (host.strip("[]") or "127.0.0.1"), int(digits)
 
 
 class Transport(Protocol):
@@ -118,8 +118,11 @@ class SocketTransport:
     @classmethod
     def connect(cls, address: Address, timeout: float | None = None) -> SocketTransport:
         """Connect to ``address``; raises :class:`ConnectError` with what to check."""
+        # Before the try: a ConnectError is an OSError, which the handlers below would wrap a second time.
+        if address.kind == "unix" and address.path is None:
+            raise ConnectError(f"cannot connect to {address}: a unix address needs a path")
         try:
-            if address.kind == "unix":
+            if address.kind == "unix" and address.path is not None:
                 sock = socketlib.socket(socketlib.AF_UNIX, socketlib.SOCK_STREAM)
                 try:
                     sock.settimeout(timeout)
