@@ -143,6 +143,25 @@ def test_a_bad_line_then_a_good_one(jq, fake, session):
 
 
 @pytest.mark.parametrize("jq", JQ_MODES)
+def test_params_that_are_not_json_are_a_parse_error_with_the_column(jq, fake, session):
+    """As the README says: -32700 for text that is not JSON, with the column where it breaks (not -32600,
+    which is for JSON that is no request)."""
+    host = fake()
+    s = session(host.path, jq=jq)
+    reply, _ = s.call('host.ping {"x":1')
+    assert reply == {"jsonrpc": "2.0", "id": 1, "error": {
+        "code": -32700, "message": "Parse error: PARAMS: expected a comma or } at column 7",
+        "data": {"kind": "parseError", "source": "greenroomctl", "line": 1,
+                 "reason": "PARAMS: expected a comma or } at column 7"}}}
+    reply, _ = s.call('host.ping {"x":1}')
+    assert reply == {"jsonrpc": "2.0", "id": 2, "result": {"pong": True}}
+    rest, err = s.finish()
+    assert rest == [] and err == ""
+    assert s.proc.returncode == 2
+    assert user_requests(host) == [{"jsonrpc": "2.0", "id": 2, "method": "host.ping", "params": {"x": 1}}]
+
+
+@pytest.mark.parametrize("jq", JQ_MODES)
 def test_every_kind_of_bad_line(jq, fake):
     """Each bad line, then a good one, piped in at once: each gets its own numbered error line. The
     same with and without jq: greenroomctl checks the JSON itself."""
@@ -152,6 +171,11 @@ def test_every_kind_of_bad_line(jq, fake):
         ('{"method":42}', -32600, "string"),
         ('{"method":"echo","params":7}', -32600, "params"),
         ("echo 7", -32600, "PARAMS"),
+        ('echo "text"', -32600, "PARAMS must be a JSON object or array"),  # JSON, but not params
+        ('echo {"x":1', -32700, "PARAMS: expected a comma or } at column 7"),  # not JSON: where it breaks
+        ("echo [1,2", -32700, "PARAMS: expected a comma or ] at column 5"),
+        ('echo {"x":1} and more', -32700, "PARAMS: more after the JSON value at column 9"),
+        ("echo nope", -32700, "PARAMS: unexpected character n at column 1"),
         ('ec"ho {}', -32600, "METHOD"),
         ("[1,2]", -32600, "one request per line"),
         ('{"method":"echo"} trailing', -32700, "more after the JSON value at column 19"),
