@@ -39,16 +39,13 @@ let package = Package(
         .systemLibrary(
             name: "CNettle", pkgConfig: "nettle",
             providers: [.apt(["nettle-dev"])]),
-        // Stackful coroutines (ucontext): a call that waits on a plugin worker parks on its own stack while
-        // the loop thread serves everyone else.
-        .target(name: "CCoroutine"),
         .target(name: "GreenroomCore"),
         .target(name: "GreenroomJSON", dependencies: ["CJansson"]),
         .target(name: "GreenroomRPC", dependencies: ["GreenroomJSON"]),
         .target(
             name: "GreenroomHost",
             dependencies: [
-                "GreenroomRPC", "GreenroomJSON", "GreenroomCore", "CGreenroomPlugin", "CCoroutine",
+                "GreenroomRPC", "GreenroomJSON", "GreenroomCore", "CGreenroomPlugin",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // The `ws:` listener's codec: HTTP request heads, the upgrade and its browser-safety rules, frames

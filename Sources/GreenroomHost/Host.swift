@@ -4,11 +4,13 @@ import GreenroomRPC
 import Logging
 
 /// The host's idle tasks: each one's work is a closure it runs.
-public typealias IdleTasks = TaskDispatcher<() -> Void>
+public typealias IdleTasks = TaskDispatcher<() async -> Void>
 
 /// The host: the connection table, the method registry, the event router, the clock and timers, the idle-task
-/// dispatcher and the components. It does no I/O itself: a transport feeds it bytes and writes what it
-/// queues, so the same host runs under libuv and in tests over in-memory connections.
+/// dispatcher and the components. It owns no descriptor: a transport feeds it bytes and writes what it
+/// queues, and the plugin workers' sockets, processes and timers are the loop's (`LoopWaits`), so the same
+/// host runs under libuv and in tests over in-memory connections. Its work that may wait runs as tasks on
+/// the loop's executor (`CallLane`, `LoopExecutor`).
 public final class Host {
     public let config: HostConfig
     public let clock: HostClock
@@ -34,12 +36,30 @@ public final class Host {
     public var onShutdownRequested: (() -> Void)?
 
     /// Where lines that may wait on a plugin worker run (see `CallLane`).
-    public private(set) lazy var lane = CallLane(owner: self)
+    public private(set) lazy var lane = CallLane(owner: self, executor: LoopExecutor(), maxWaiting: config.maxWaitingCalls)
     /// Who receives which event (subscriptions, `scope: "all"` observers, broadcasts, held events).
-    public private(set) lazy var events = EventRouter(connections: connections, clock: clock, processor: processor)
+    public private(set) lazy var events = EventRouter(connections: connections, clock: clock, processor: processor, scopes: scopes)
 
-    /// What the call being run queued and scheduled, for its virtual-clock note (`CallContext`).
-    var callNotes = CallNotes()
+    /// Each piece of work's own state on the shared parts (`CallScope`).
+    let scopes = CallScopes()
+    /// Whether a read line calls a method whose calls may wait.
+    func mayWait(_ read: RPCProcessor<HostConnection>.ReadLine) -> Bool {
+        func waits(_ entry: RPCProcessor<HostConnection>.Incoming) -> Bool {
+            if case .request(let method, _, _) = entry { return processor.registry[method]?.mayWait == true }
+            return false
+        }
+        switch read {
+        case .single(let entry): return waits(entry)
+        case .batch(let entries): return entries.contains(where: waits)
+        case .failed: return false
+        }
+    }
+
+    /// What the work being run queued and scheduled, for its virtual-clock note (in its own scope).
+    var callNotes: CallNotes {
+        get { scopes.current.notes }
+        _modify { yield &scopes.current.notes }
+    }
 
     /// The steps around every call, built once (`HostPipeline`).
     private(set) var pipeline: HostPipeline!
@@ -71,9 +91,10 @@ public final class Host {
         add(ranges)
         clientTasks = ClientTasks(dispatcher: dispatcher, events: events)
         add(clientTasks)
-        pipeline = HostPipeline(lane: lane, containers: containers, virtualClock: virtualClock != nil) { [unowned self] run throws(RPCError) in
-            try withVirtualClockNote(run)
-        }
+        pipeline = HostPipeline(
+            lane: lane, containers: containers, virtualClock: virtualClock != nil,
+            withNote: { [unowned self] run throws(RPCError) in try withVirtualClockNote(run) },
+            withNoteTaken: { [unowned self] run async throws(RPCError) in try await withVirtualClockNote(run) })
         processor.pipeline = pipeline
         // `unowned(unsafe)`: the host owns the dispatcher and the timers, and outlives both.
         dispatcher.onQueuedChange = { [unowned(unsafe) self] change in callNotes.tasks += change }
@@ -130,23 +151,27 @@ public final class Host {
     /// The transport lost or closed the connection: its objects are torn down (with lifecycle events to
     /// observers) and nothing else is affected. Never inside the parse loop: when this happens while the
     /// connection's lines run (a write failed as backpressure flushed), the teardown waits for them to
-    /// stop. With isolated plugins the teardown runs hooks, so it waits for the call lane (after the line
-    /// of this connection that runs there, if one does).
+    /// stop. The teardown runs hooks, so it is the call lane's work (after the line of this connection
+    /// that runs there, if one does).
     public func connectionClosed(_ c: HostConnection, reason: String = "closed") {
         guard !c.isClosed else { return }
-        if lane.connectionClosed(c, reason: reason) {
-            c.transport = nil
-            return
-        }
         if c.isReadingLines { return c.closeAfterRead(reason: reason) }
         finishClosing(c, reason: reason)
     }
 
+    /// The connection's lines stopped: its teardown is queued in the lane.
     func finishClosing(_ c: HostConnection, reason: String) {
         guard !c.isClosed else { return }
+        c.transport = nil
+        lane.connectionClosed(c, reason: reason)
+    }
+
+    /// Tears a closed connection's objects down, in the lane.
+    func tearDownClosed(_ c: HostConnection, reason: String) async {
+        guard !c.isClosed else { return }
         c.recording?.stop()
-        events.withCause(.close(connection: c.id)) {
-            for component in components { component.connectionClosed(c) }
+        await events.withCause(.close(connection: c.id)) {
+            for component in components { await component.connectionClosed(c) }
             c.isClosed = true
             connections.remove(c)
             events.refreshObserver(c)
@@ -249,11 +274,11 @@ public final class Host {
 
     /// One loop pass of idle work (the server calls this from its prepare handle).
     @discardableResult
-    public func runIdlePass() -> IdleTasks.Report {
+    public func runIdlePass() async -> IdleTasks.Report {
         var pass = dispatcher.beginPass(now: clock.nowMs)
         while let task = dispatcher.next(in: &pass, now: clock.nowMs) {
             let t0 = clock.nowMs
-            events.withCause(.idle(task.key)) { task.work() }
+            await events.withCause(.idle(task.key)) { await task.work() }
             dispatcher.ran(task, costMs: clock.nowMs - t0, in: &pass)
         }
         return pass.report
@@ -261,11 +286,11 @@ public final class Host {
 
     /// Runs every runnable idle task now, whatever the slices, including those enqueued meanwhile
     /// (`tasks.drain`). Returns how many ran.
-    func drainIdleTasks(limit: Int = 1_000_000) -> Int {
+    func drainIdleTasks(limit: Int = 1_000_000) async -> Int {
         var ran = 0
         while ran < limit, let task = dispatcher.takeRunnable() {
             let t0 = clock.nowMs
-            events.withCause(.idle(task.key)) { task.work() }
+            await events.withCause(.idle(task.key)) { await task.work() }
             dispatcher.ran(task, costMs: clock.nowMs - t0)
             ran += 1
         }
@@ -275,11 +300,11 @@ public final class Host {
     // MARK: Memory and shutdown
 
     /// Purges across components; the reply says what each purged.
-    public func memoryWarning(level: String, caller: HostConnection?) -> JSONObject {
+    public func memoryWarning(level: String, caller: HostConnection?) async -> JSONObject {
         stats.memoryWarnings += 1
         var purged = JSONObject()
         for component in components {
-            for m in component.memoryWarning(level: level, caller: caller).members { purged[m.key] = m.value }
+            for m in await component.memoryWarning(level: level, caller: caller).members { purged[m.key] = m.value }
         }
         events.emit(HostTopic.self, owner: nil, broadcast: true, ["kind": "memoryWarning", "level": .string(level)])
         return purged
@@ -288,15 +313,15 @@ public final class Host {
     /// `host.reset`: tears down every connection's objects with their lifecycle (each owner sees its
     /// objects go, as when it disconnects, but every connection stays open), then each component goes
     /// back to how the host started. Returns what was removed.
-    public func reset(caller: HostConnection) -> JSONObject {
+    public func reset(caller: HostConnection) async -> JSONObject {
         var result = JSONObject()
         var before = JSONObject()
         addCountsForReset(to: &before)
         for c in connections {
-            for component in components { component.connectionClosed(c) }
+            for component in components { await component.connectionClosed(c) }
         }
         for component in components {
-            for m in component.reset(caller: caller).members { result[m.key] = m.value }
+            for m in await component.reset(caller: caller).members { result[m.key] = m.value }
         }
         for m in before.members { result[m.key] = m.value }
         stats.resets += 1
@@ -337,13 +362,13 @@ public final class Host {
     /// Tears down every connection's objects (disappear, then deinit) before the process exits. All
     /// objects go first, while every observer is still connected, so `scope: "all"` observers see
     /// the whole teardown; then each connection is reported closed to those still listening.
-    public func teardownAll() {
+    public func teardownAll() async {
         let open = Array(connections)
         // Transcripts end here: what the teardown writes, no client reads.
         for c in open { c.recording?.stop() }
-        events.withCause(shutdownCause ?? .signal("exit")) {
+        await events.withCause(shutdownCause ?? .signal("exit")) {
             for c in open {
-                for component in components { component.connectionClosed(c) }
+                for component in components { await component.connectionClosed(c) }
             }
             for c in open {
                 events.emit(HostTopic.self, owner: c, ["kind": "connectionClosed", "connection": .string(c.id), "reason": "shutdown"])
@@ -355,40 +380,12 @@ public final class Host {
         }
         events.forgetObservers()
         connections.removeAll()
-        for step in afterTeardown { step() }
-    }
-
-    /// Everything the call being run has set on the host's shared parts (the processor's current call,
-    /// the events' causes and hold, the containers' hook mode, failures and journal). Calls in the lane
-    /// park part-way and others run meanwhile: each takes its own with it when it parks and puts it back
-    /// when it goes on, so no call sees another's.
-    struct CallContext {
-        fileprivate var processor = RPCProcessor<HostConnection>.CallState()
-        fileprivate var events = EventRouter.CallState()
-        fileprivate var containers = Containers.CallState()
-        fileprivate var journal = RecordJournal.State()
-        fileprivate var notes = CallNotes()
-    }
-
-    func takeCallContext() -> CallContext {
-        let context = CallContext(processor: processor.takeCallState(), events: events.takeCallState(),
-                    containers: containers.takeCallState(), journal: containers.journal.takeState(),
-                    notes: callNotes)
-        defer { callNotes = CallNotes() }
-        return context
-    }
-
-    func restoreCallContext(_ context: CallContext) {
-        processor.restoreCallState(context.processor)
-        events.restoreCallState(context.events)
-        containers.restoreCallState(context.containers)
-        containers.journal.restoreState(context.journal)
-        callNotes = context.notes
+        for step in afterTeardown { await step() }
     }
 
     /// Run at the end of `teardownAll`, while the loop still serves waits (plugin workers stop here,
     /// each given its grace to exit).
-    var afterTeardown: [() -> Void] = []
+    var afterTeardown: [() async -> Void] = []
 }
 
 /// Host-wide counters for `host.stats`.

@@ -25,6 +25,10 @@ public struct HostConfig {
     /// Host-wide budget for the memory scripted classes' instances hold (`memoryBytes` times live
     /// instances); creating one past it is -32005.
     public var scriptedMemoryBudgetBytes = 1 << 30
+    /// Calls that wait (on a plugin worker or a scripted cost) or wait their turn behind one, host-wide:
+    /// past it a call that would wait gets -32005 with `data.limit: "waitingCalls"`. A connection has at
+    /// most one such line at a time (its later lines wait behind it, unread).
+    public var maxWaitingCalls = 1024
     /// When set, TCP clients must call `host.auth` with this token before anything else.
     public var token: String?
     public var pid = 0

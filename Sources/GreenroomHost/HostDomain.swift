@@ -8,19 +8,19 @@ public protocol HostDomain: AnyObject {
     /// Adds this component's methods.
     func register(into registry: inout MethodRegistry<HostConnection>)
     /// Tears down the objects `connection` owns, with correct lifecycle events.
-    func connectionClosed(_ connection: HostConnection)
+    func connectionClosed(_ connection: HostConnection) async
     /// Purges what it can; returns what it purged (merged into the `host.memoryWarning` reply).
-    func memoryWarning(level: String, caller: HostConnection?) -> JSONObject
+    func memoryWarning(level: String, caller: HostConnection?) async -> JSONObject
     /// Adds its counters to `host.stats`.
     func addStats(to stats: inout JSONObject)
     /// `host.reset`: every connection's objects were torn down (`connectionClosed`); go back to how the
     /// host started (no pools, no scripted classes, ids from 1). Returns what it removed.
-    func reset(caller: HostConnection) -> JSONObject
+    func reset(caller: HostConnection) async -> JSONObject
 }
 
 extension HostDomain {
-    public func connectionClosed(_ connection: HostConnection) {}
-    public func memoryWarning(level: String, caller: HostConnection?) -> JSONObject { [:] }
+    public func connectionClosed(_ connection: HostConnection) async {}
+    public func memoryWarning(level: String, caller: HostConnection?) async -> JSONObject { [:] }
     public func addStats(to stats: inout JSONObject) {}
-    public func reset(caller: HostConnection) -> JSONObject { [:] }
+    public func reset(caller: HostConnection) async -> JSONObject { [:] }
 }

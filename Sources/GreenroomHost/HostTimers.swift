@@ -4,7 +4,7 @@ import GreenroomCore
 /// On a real clock the server's libuv timer wakes for the next deadline (`onChanged`); on a virtual clock
 /// only `clock.advance` moves time (`advanceVirtualClock`).
 public final class HostTimers {
-    private var queue = TimerQueue<() -> Void>()
+    private var queue = TimerQueue<() async -> Void>()
     private let clock: HostClock
     private let virtualClock: VirtualClock?
     /// Called when the next deadline may have changed (the server re-arms its timer).
@@ -21,7 +21,7 @@ public final class HostTimers {
 
     /// Runs `action` at `deadline` on the host clock.
     @discardableResult
-    public func schedule(at deadline: Double, _ action: @escaping () -> Void) -> TimerID {
+    public func schedule(at deadline: Double, _ action: @escaping () async -> Void) -> TimerID {
         let id = queue.schedule(at: deadline, action)
         scheduled += 1
         onScheduled?()
@@ -40,10 +40,10 @@ public final class HostTimers {
 
     /// Runs every timer due at the current time, in deadline order. Returns how many ran.
     @discardableResult
-    public func runDue() -> Int {
+    public func runDue() async -> Int {
         var fired = 0
         while let due = queue.popDue(now: clock.nowMs) {
-            due.payload()
+            await due.payload()
             fired += 1
         }
         return fired
@@ -51,13 +51,13 @@ public final class HostTimers {
 
     /// Virtual clock: moves time forward by `ms`, running due timers in time order, each at its own
     /// deadline. Returns how many fired.
-    func advanceVirtualClock(by ms: Double) -> Int {
+    func advanceVirtualClock(by ms: Double) async -> Int {
         guard let v = virtualClock else { return 0 }
         let target = v.nowMs + ms
         var fired = 0
         while let deadline = queue.nextDeadline(), deadline <= target {
             v.set(deadline)
-            fired += runDue()
+            fired += await runDue()
         }
         v.set(target)
         return fired

@@ -7,32 +7,61 @@ public struct MethodSpec<Context> {
     /// For hot methods whose result is usually the same bytes (a scroll stream's reply): the handler
     /// returns a result Jansson encoded earlier, and the processor copies it.
     public typealias EncodedHandler = (Context, Params) throws(RPCError) -> EncodedJSON
+    /// For methods whose calls may wait (a container hook in a plugin worker, a scripted cost): it runs in
+    /// the task of a line the pipeline took (`CallPipeline.takes`), and every wait is an `await`.
+    public typealias WaitingHandler = (Context, Params) async throws(RPCError) -> JSONValue
 
     public let name: String
     /// Declared parameter names in positional order; nil accepts any object.
     public let params: [String]?
-    let run: (Context, Params) throws(RPCError) -> RPCResult
+    private let run: ((Context, Params) throws(RPCError) -> RPCResult)?
+    private let runWaiting: ((Context, Params) async throws(RPCError) -> RPCResult)?
+    /// Whether its calls may wait: they run only in a line the pipeline took.
+    public var mayWait: Bool { runWaiting != nil }
 
     public init(_ name: String, params: [String]? = [], _ handler: @escaping Handler) {
         self.name = name
         self.params = params
         self.run = { (c: Context, p: Params) throws(RPCError) -> RPCResult in .value(try handler(c, p)) }
+        self.runWaiting = nil
     }
 
     public init(_ name: String, params: [String]? = [], encoded handler: @escaping EncodedHandler) {
         self.name = name
         self.params = params
         self.run = { (c: Context, p: Params) throws(RPCError) -> RPCResult in .encoded(try handler(c, p)) }
+        self.runWaiting = nil
     }
 
-    /// Runs the handler.
+    public init(_ name: String, params: [String]? = [], mayWait handler: @escaping WaitingHandler) {
+        self.name = name
+        self.params = params
+        self.run = nil
+        self.runWaiting = { (c: Context, p: Params) async throws(RPCError) -> RPCResult in .value(try await handler(c, p)) }
+    }
+
+    public init(_ name: String, params: [String]? = [],
+                mayWaitEncoded handler: @escaping (Context, Params) async throws(RPCError) -> EncodedJSON) {
+        self.name = name
+        self.params = params
+        self.run = nil
+        self.runWaiting = { (c: Context, p: Params) async throws(RPCError) -> RPCResult in .encoded(try await handler(c, p)) }
+    }
+
+    /// Runs the handler where the line was read. A method whose calls may wait runs only in a line the
+    /// pipeline took: here it is an internal error (the pipeline failed to take its line).
     public func call(_ c: Context, _ p: Params) throws(RPCError) -> RPCResult {
-        try run(c, p)
+        guard let run else {
+            throw RPCError(.internalError, "Internal error: \(name) may wait, and its line was not taken to run in a task",
+                           ["method": .string(name)])
+        }
+        return try run(c, p)
     }
 
-    /// Runs the handler and returns its result as a value (encoded results are decoded back).
-    public func handler(_ c: Context, _ p: Params) throws(RPCError) -> JSONValue {
-        try run(c, p).value
+    /// Runs the handler in the task of a line the pipeline took.
+    public func callTaken(_ c: Context, _ p: Params) async throws(RPCError) -> RPCResult {
+        if let runWaiting { return try await runWaiting(c, p) }
+        return try call(c, p)
     }
 
     /// Maps raw params (absent, object or array) onto a `Params` object, rejecting unknown members
@@ -100,12 +129,31 @@ public struct MethodRegistry<Context> {
         })
     }
 
+    /// Registers method `M` with a handler whose calls may wait (`MethodSpec.WaitingHandler`): a handler
+    /// that awaits is one (the overload a closure with no `await` in it never picks).
+    @_disfavoredOverload
+    public mutating func register<M: RPCMethod>(_ method: M.Type,
+                                                _ handler: @escaping (Context, M.Params) async throws(RPCError) -> JSONValue) {
+        register(MethodSpec(M.name, params: M.Params.names, mayWait: { (c: Context, p: Params) async throws(RPCError) -> JSONValue in
+            try await handler(c, try M.Params.decode(p))
+        }))
+    }
+
     /// Registers method `M` with a handler whose result is JSON encoded earlier (a hot method's reply that
     /// is usually the same bytes).
     public mutating func register<M: RPCMethod>(_ method: M.Type,
                                                 encoded handler: @escaping (Context, M.Params) throws(RPCError) -> EncodedJSON) {
         register(MethodSpec(M.name, params: M.Params.names, encoded: { (c: Context, p: Params) throws(RPCError) -> EncodedJSON in
             try handler(c, try M.Params.decode(p))
+        }))
+    }
+
+    /// `register(_:encoded:)` for a handler whose calls may wait.
+    @_disfavoredOverload
+    public mutating func register<M: RPCMethod>(_ method: M.Type,
+                                                encoded handler: @escaping (Context, M.Params) async throws(RPCError) -> EncodedJSON) {
+        register(MethodSpec(M.name, params: M.Params.names, mayWaitEncoded: { (c: Context, p: Params) async throws(RPCError) -> EncodedJSON in
+            try await handler(c, try M.Params.decode(p))
         }))
     }
 

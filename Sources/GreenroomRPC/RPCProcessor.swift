@@ -70,6 +70,34 @@ public protocol CallPipeline<Context>: AnyObject {
     /// Runs an admitted call whose params were checked: the method's handler (`spec.call`), and what
     /// the host adds around it (the failures it caused, a virtual-clock note).
     func run(_ spec: MethodSpec<Context>, _ context: Context, _ params: Params) throws(RPCError) -> RPCResult
+    /// `run` for a line the pipeline took (`takes`), in the task it runs in: its handler may wait.
+    func run(_ spec: MethodSpec<Context>, _ context: Context, _ params: Params) async throws(RPCError) -> RPCResult
+}
+
+/// The call being run, as a value of its own: its id, method and context, whether it runs in a batch and
+/// whether its reply is held. It is bound to the call as a task-local for as long as its handler runs, so a
+/// call that waits keeps its own while others run, and nothing it sets here is seen by another call.
+/// `@unchecked Sendable` because a task-local's value must be: it is made and used on the host's loop
+/// thread only.
+public final class RPCCall: @unchecked Sendable {
+    @TaskLocal public static var current: RPCCall?
+    /// Nil for a notification.
+    public let id: JSONValue?
+    public let method: String
+    /// The processor's context (its `Context`).
+    let context: Any
+    /// True for an entry of a batch (its reply goes out with the batch's, so it cannot be held back).
+    public let isInBatch: Bool
+    /// Set by a handler that answers later (`RPCProcessor.holdReply`): the call's result goes to it
+    /// instead of out.
+    fileprivate var heldReply: ((RPCResult) -> Void)?
+
+    init(id: JSONValue?, method: String, context: Any, isInBatch: Bool) {
+        self.id = id
+        self.method = method
+        self.context = context
+        self.isInBatch = isInBatch
+    }
 }
 
 /// Message-level limits.
@@ -102,44 +130,23 @@ public final class RPCProcessor<Context> {
     /// The steps every line and call goes through around its handler (`CallPipeline`); nil runs each
     /// call's handler as it is (tests of the processor alone).
     public var pipeline: (any CallPipeline<Context>)?
-    /// The call being run, as a value: a host that interleaves calls (one parks while another runs) keeps
-    /// each one's own, taking it when the call parks and giving it back when it goes on.
-    public struct CallState {
-        /// Its id (nil for a notification), its method and the context it runs for.
-        fileprivate var call: (id: JSONValue?, method: String, context: Context)?
-        /// Set by a handler that answers later (`holdReply`): the call's result goes to it instead of out.
-        fileprivate var heldReply: ((RPCResult) -> Void)?
-        /// True while a batch's entries run (their replies go out together, so none can be held back).
-        fileprivate var isInBatch = false
-        public init() {}
-    }
-
-    /// The state of the call being run (empty between calls).
-    private var running = CallState()
-
     /// The call being run (nil between calls). What a call causes (the host's events) names it.
-    public var currentCall: (id: JSONValue?, method: String, context: Context)? { running.call }
-    /// True when the call being run asked for its reply to be held (`holdReply`).
-    public var isHoldingReply: Bool { running.heldReply != nil }
-    /// True while a batch's entries run.
-    public var isInBatch: Bool { running.isInBatch }
-
-    /// Takes the call being run's state, leaving none (between calls).
-    public func takeCallState() -> CallState {
-        defer { running = CallState() }
-        return running
+    public var currentCall: (id: JSONValue?, method: String, context: Context)? {
+        guard let call = RPCCall.current, let context = call.context as? Context else { return nil }
+        return (call.id, call.method, context)
     }
-
-    /// Puts a call's state back (it goes on).
-    public func restoreCallState(_ state: CallState) { running = state }
+    /// True when the call being run asked for its reply to be held (`holdReply`).
+    public var isHoldingReply: Bool { RPCCall.current?.heldReply != nil }
+    /// True while a batch's entries run.
+    public var isInBatch: Bool { RPCCall.current?.isInBatch ?? false }
 
     /// Asks that the call being run be answered later: when it succeeds, its result is given to `receive`
     /// instead of written, and the caller writes the reply when it is due (a reply after an animation
     /// ends). A failure is answered at once, as always. False (nothing held) for a notification, which gets
     /// no reply, and for a batch entry, whose reply goes out with the batch's.
     public func holdReply(_ receive: @escaping (RPCResult) -> Void) -> Bool {
-        guard let call = running.call, call.id != nil, !running.isInBatch else { return false }
-        running.heldReply = receive
+        guard let call = RPCCall.current, call.id != nil, !call.isInBatch else { return false }
+        call.heldReply = receive
         return true
     }
 
@@ -240,37 +247,90 @@ public final class RPCProcessor<Context> {
         dispatchNow(read, context: context, out: out)
     }
 
-    /// Runs a read line now (one that the pipeline took earlier).
+    /// Runs a read line now: one the pipeline did not take, whose calls never wait.
     public func dispatchNow(_ read: ReadLine, context: Context, out: OutboundBuffer) {
         switch read {
         case .failed(let error, let isBatch):
-            counters.errors += 1
-            if isBatch { counters.batches += 1 }
-            out.writeErrorMessage(id: .null, error)
+            failed(error, isBatch: isBatch, out: out)
         case .single(let entry):
-            if let reply = run(entry, context: context) {
-                let mark = out.beginMessage()
-                write(reply, into: out)
-                out.endMessage(mark)
-            }
+            write(run(entry, context: context, inBatch: false), to: out)
         case .batch(let entries):
             counters.batches += 1
-            running.isInBatch = true
-            defer { running.isInBatch = false }
-            // Events caused by entries go straight to `out`; the replies are gathered and written
-            // after them as one array.
-            let replies = ByteBuffer(capacity: 256 * entries.count)
-            for entry in entries {
-                guard let reply = run(entry, context: context) else { continue }
-                replies.append(replies.isEmpty ? 0x5B : 0x2C)
-                write(reply, into: replies)
+            let replies = BatchReplies(count: entries.count)
+            for entry in entries { replies.add(run(entry, context: context, inBatch: true), self) }
+            replies.write(to: out)
+        }
+    }
+
+    /// Runs a read line that the pipeline took (`CallPipeline.takes`), in the task it runs in: its calls
+    /// may wait.
+    public func dispatchTaken(_ read: ReadLine, context: Context, out: OutboundBuffer) async {
+        switch read {
+        case .failed(let error, let isBatch):
+            failed(error, isBatch: isBatch, out: out)
+        case .single(let entry):
+            write(await runTaken(entry, context: context, inBatch: false), to: out)
+        case .batch(let entries):
+            counters.batches += 1
+            let replies = BatchReplies(count: entries.count)
+            for entry in entries { replies.add(await runTaken(entry, context: context, inBatch: true), self) }
+            replies.write(to: out)
+        }
+    }
+
+    /// Answers every request of a line with `error` instead of running it (the pipeline refused it: a
+    /// limit), as a batch when the line is one.
+    public func refuse(_ read: ReadLine, with error: RPCError, out: OutboundBuffer) {
+        func refusal(_ entry: Incoming) -> Reply? {
+            counters.errors += 1
+            switch entry {
+            case .invalid(let id, let e): return .error(id: id, e)
+            case .request(_, let id, _):
+                if id == nil { counters.notifications += 1 } else { counters.requests += 1 }
+                return id.map { .error(id: $0, error) }
             }
-            if !replies.isEmpty {
-                replies.append(0x5D)
-                let mark = out.beginMessage()
-                out.append(replies)
-                out.endMessage(mark)
-            }
+        }
+        switch read {
+        case .failed(let e, let isBatch):
+            failed(e, isBatch: isBatch, out: out)
+        case .single(let entry):
+            write(refusal(entry), to: out)
+        case .batch(let entries):
+            counters.batches += 1
+            let replies = BatchReplies(count: entries.count)
+            for entry in entries { replies.add(refusal(entry), self) }
+            replies.write(to: out)
+        }
+    }
+
+    private func failed(_ error: RPCError, isBatch: Bool, out: OutboundBuffer) {
+        counters.errors += 1
+        if isBatch { counters.batches += 1 }
+        out.writeErrorMessage(id: .null, error)
+    }
+
+    private func write(_ reply: Reply?, to out: OutboundBuffer) {
+        guard let reply else { return }
+        let mark = out.beginMessage()
+        write(reply, into: out)
+        out.endMessage(mark)
+    }
+
+    /// A batch's replies, gathered and written after the events its entries caused, as one array.
+    private final class BatchReplies {
+        let buffer: ByteBuffer
+        init(count: Int) { buffer = ByteBuffer(capacity: 256 * count) }
+        func add(_ reply: Reply?, _ processor: RPCProcessor) {
+            guard let reply else { return }
+            buffer.append(buffer.isEmpty ? 0x5B : 0x2C)
+            processor.write(reply, into: buffer)
+        }
+        func write(to out: OutboundBuffer) {
+            guard !buffer.isEmpty else { return }
+            buffer.append(0x5D)
+            let mark = out.beginMessage()
+            out.append(buffer)
+            out.endMessage(mark)
         }
     }
 
@@ -302,7 +362,7 @@ public final class RPCProcessor<Context> {
             kind: "messageTooLarge", ["limit": "messageBytes", "max": .int(limits.maxMessageBytes)]))
     }
 
-    private func write(_ reply: Reply, into buffer: ByteBuffer) {
+    fileprivate func write(_ reply: Reply, into buffer: ByteBuffer) {
         switch reply {
         case .result(let id, .value(let value)): buffer.writeResult(id: id, value)
         case .result(let id, .encoded(let e)): buffer.writeResult(id: id, encoded: e)
@@ -340,50 +400,86 @@ public final class RPCProcessor<Context> {
         return .request(method: method, id: id, params: params)
     }
 
-    /// Dispatches one validated message; nil for a notification.
-    func run(_ incoming: Incoming, context: Context) -> Reply? {
+    /// A validated message ready for its handler, or the reply it already has (nil: none).
+    private enum Prepared {
+        case done(Reply?)
+        case call(MethodSpec<Context>, Params, RPCCall)
+    }
+
+    /// Counts the message, admits it, finds its method and checks its params.
+    private func prepare(_ incoming: Incoming, context: Context, inBatch: Bool) -> Prepared {
         switch incoming {
         case .invalid(let id, let error):
             counters.errors += 1
-            return .error(id: id, error)
+            return .done(.error(id: id, error))
         case .request(let method, let id, let params):
             if id == nil { counters.notifications += 1 } else { counters.requests += 1 }
-            running.call = (id, method, context)
-            defer {
-                running.call = nil
-                running.heldReply = nil
-            }
-            let result: Result<RPCResult, RPCError>
+            let call = RPCCall(id: id, method: method, context: context, isInBatch: inBatch)
             do throws(RPCError) {
                 if let pipeline { try pipeline.admit(context, method: method) }
                 guard let spec = registry[method] else {
                     throw RPCError(.methodNotFound, "Method not found: \(method)", ["method": .string(method)])
                 }
-                let p = try spec.normalise(params)
-                if let pipeline {
-                    result = .success(try pipeline.run(spec, context, p))
-                } else {
-                    result = .success(try spec.call(context, p))
-                }
+                return .call(spec, try spec.normalise(params), call)
             } catch {
-                result = .failure(error)
+                return .done(finish(.failure(error), call))
             }
-            guard let id else {
-                // A notification gets no reply, but its failure still counts.
-                if case .failure = result { counters.errors += 1 }
+        }
+    }
+
+    /// The reply to a call that ran (nil for a notification, or a reply that is held).
+    private func finish(_ result: Result<RPCResult, RPCError>, _ call: RPCCall) -> Reply? {
+        guard let id = call.id else {
+            // A notification gets no reply, but its failure still counts.
+            if case .failure = result { counters.errors += 1 }
+            return nil
+        }
+        switch result {
+        case .success(let value):
+            if let held = call.heldReply {
+                held(value)
                 return nil
             }
-            switch result {
-            case .success(let value):
-                if let held = running.heldReply {
-                    held(value)
-                    return nil
+            return .result(id: id, value)
+        case .failure(let error):
+            counters.errors += 1
+            return .error(id: id, error)
+        }
+    }
+
+    /// Dispatches one validated message of a line run now; nil for a notification.
+    func run(_ incoming: Incoming, context: Context, inBatch: Bool) -> Reply? {
+        switch prepare(incoming, context: context, inBatch: inBatch) {
+        case .done(let reply):
+            return reply
+        case .call(let spec, let params, let call):
+            let result = RPCCall.$current.withValue(call) {
+                Result { () throws(RPCError) -> RPCResult in
+                    if let pipeline { return try pipeline.run(spec, context, params) }
+                    return try spec.call(context, params)
                 }
-                return .result(id: id, value)
-            case .failure(let error):
-                counters.errors += 1
-                return .error(id: id, error)
             }
+            return finish(result, call)
+        }
+    }
+
+    /// Dispatches one validated message of a line the pipeline took; nil for a notification.
+    func runTaken(_ incoming: Incoming, context: Context, inBatch: Bool) async -> Reply? {
+        switch prepare(incoming, context: context, inBatch: inBatch) {
+        case .done(let reply):
+            return reply
+        case .call(let spec, let params, let call):
+            let result = await RPCCall.$current.withValue(call) {
+                let outcome: Result<RPCResult, RPCError>
+                do throws(RPCError) {
+                    if let pipeline { outcome = .success(try await pipeline.run(spec, context, params)) }
+                    else { outcome = .success(try await spec.callTaken(context, params)) }
+                } catch {
+                    outcome = .failure(error)
+                }
+                return outcome
+            }
+            return finish(result, call)
         }
     }
 }

@@ -40,6 +40,7 @@ public struct ServeOptions: Equatable, Sendable {
     public var authTimeoutMs = 10_000
     public var maxUnauthenticated = 64
     public var maxBufferedInputBytes = 64 << 20
+    public var maxWaitingCalls = 1024
     public var taskSliceMs = 4.0
     public var poolCooldownMs = 5000.0
     public var poolBudgetBytes = 256 << 20
@@ -72,7 +73,7 @@ extension ServeOptions {
             "maxBatch": .int(maxBatch), "maxDepth": .int(maxDepth), "maxConnections": .int(maxConnections),
             "maxOutboundBytes": .int(maxOutboundBytes), "slowReaderGraceMs": .int(slowReaderGraceMs),
             "authTimeoutMs": .int(authTimeoutMs), "maxUnauthenticated": .int(maxUnauthenticated),
-            "maxBufferedInputBytes": .int(maxBufferedInputBytes), "taskSliceMs": .double(taskSliceMs),
+            "maxBufferedInputBytes": .int(maxBufferedInputBytes), "maxWaitingCalls": .int(maxWaitingCalls), "taskSliceMs": .double(taskSliceMs),
             "poolCooldownMs": .double(poolCooldownMs), "poolBudgetBytes": .int(poolBudgetBytes),
             "scriptedMemoryBudgetBytes": .int(scriptedMemoryBudgetBytes), "readAhead": .string(readAhead),
             "record": optional(record), "allowReset": .bool(allowReset), "logLevel": .string(logLevel),
@@ -126,6 +127,7 @@ extension ServeOptions {
         authTimeoutMs = try value("authTimeoutMs", \.intValue)
         maxUnauthenticated = try value("maxUnauthenticated", \.intValue)
         maxBufferedInputBytes = try value("maxBufferedInputBytes", \.intValue)
+        maxWaitingCalls = try value("maxWaitingCalls", \.intValue)
         taskSliceMs = try value("taskSliceMs", \.doubleValue)
         poolCooldownMs = try value("poolCooldownMs", \.doubleValue)
         poolBudgetBytes = try value("poolBudgetBytes", \.intValue)
@@ -171,6 +173,7 @@ extension ServeOptions {
         config.authTimeoutMs = authTimeoutMs
         config.maxUnauthenticated = maxUnauthenticated
         config.maxBufferedInputBytes = maxBufferedInputBytes
+        config.maxWaitingCalls = maxWaitingCalls
         config.taskSliceMs = taskSliceMs
         guard poolCooldownMs >= 0, poolCooldownMs.isFinite else { throw ServeRefusal("--pool-cooldown-ms must be a number of ms >= 0") }
         guard poolBudgetBytes >= 0 else { throw ServeRefusal("--pool-budget-bytes must be >= 0") }
@@ -242,12 +245,19 @@ extension ServeOptions {
             let supervisor = PluginSupervisor.install(on: host)
             // Workers outlive nothing: they stop after the host's graceful shutdown (their containers'
             // deinit ran), and with the host however it ends (they watch it).
-            defer { supervisor.stopAll() }
-            for path in plugins {
-                do { try supervisor.load(path: path) } catch { throw Failure.refused(error.description) }
-            }
-            for command in pluginCommands {
-                do { try supervisor.load(command: command) } catch { throw Failure.refused(error.description) }
+            defer { host.lane.runToEnd { await supervisor.stopAll() } }
+            // Starting a worker waits for its ready frame: the loop is turned until it comes.
+            let loads = plugins.map { (path: $0, isCommand: false) } + pluginCommands.map { (path: $0, isCommand: true) }
+            for load in loads {
+                let refused = host.lane.runToEnd { () async -> String? in
+                    do {
+                        if load.isCommand { _ = try await supervisor.load(command: load.path) } else { _ = try await supervisor.load(path: load.path) }
+                        return nil
+                    } catch {
+                        return (error as? PluginLoadError)?.description ?? "\(error)"
+                    }
+                }
+                if let refused { throw Failure.refused(refused) }
             }
             do { try server.listen() } catch {
                 server.abandon()

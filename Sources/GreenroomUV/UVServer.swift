@@ -36,6 +36,8 @@ public final class UVServer {
     private var idle: UnsafeMutablePointer<uv_idle_t>!
     private var timer: UnsafeMutablePointer<uv_timer_t>!
     private var signals: UVSignals?
+    /// Wakes the loop when a task's job is queued (`LoopExecutor.wake`).
+    private var wakeup: UVWakeup?
     private var graceTimer: UnsafeMutablePointer<uv_timer_t>?
     /// How long shutdown waits for clients to read what is queued for them before closing anyway.
     public var shutdownGraceMs: UInt64 = 2000
@@ -83,6 +85,9 @@ public final class UVServer {
         host.lane.isDriven = true
         // Work queued from a callback runs before the loop blocks: this turn's poll does not block.
         host.lane.onQueued = { [unowned self] in uv_stop(self.loop) }
+        // A task's job queued from a callback (a worker's reply resumes the call waiting for it) runs
+        // before the loop blocks too; one queued from another thread wakes the loop.
+        wakeup = try UVWakeup(loop: loop, executor: host.lane.executor)
         host.lane.onItemDone = { [unowned self] in flushDirty() }
     }
 
@@ -137,34 +142,31 @@ public final class UVServer {
 
     // MARK: Work that runs hooks, and the lane
 
-    /// One idle pass; in the lane when it is on (warm-ups run hooks that may wait on a worker).
+    /// One idle pass, in the lane (warm-ups run hooks that may wait on a worker).
     private func runIdlePass() {
-        guard host.lane.isEnabled else { host.runIdlePass(); return }
         guard !idlePassQueued else { return }
         idlePassQueued = true
         host.lane.enqueue(.idle { [unowned self] in
             idlePassQueued = false
-            if runsIdleTasks && host.dispatcher.hasRunnable { host.runIdlePass() }
+            if runsIdleTasks && host.dispatcher.hasRunnable { await host.runIdlePass() }
         })
     }
 
-    /// The timers due now; in the lane when it is on.
+    /// The timers due now, in the lane (they run hooks).
     private func runDueTimers() {
-        guard host.lane.isEnabled else { host.timers.runDue(); return }
         guard !timersQueued else { return }
         timersQueued = true
         host.lane.enqueue(.task { [unowned self] in
             timersQueued = false
-            host.timers.runDue()
+            await host.timers.runDue()
         })
     }
 
-    /// Graceful shutdown; in the lane when it is on (after the call that runs there: teardown runs hooks).
+    /// Graceful shutdown, in the lane (after the calls that run there: teardown runs hooks).
     func requestShutdown() {
-        guard host.lane.isEnabled else { beginShutdown(); return }
         guard !shutdownQueued, !shuttingDown else { return }
         shutdownQueued = true
-        host.lane.enqueue(.task { [unowned self] in beginShutdown() })
+        host.lane.enqueue(.task { [unowned self] in await beginShutdown() })
     }
 
     /// One turn of the loop, then the lane's work: queued items, or the parked item whose wait is over
@@ -337,6 +339,8 @@ public final class UVServer {
 
     /// Runs the loop until shutdown completes; then checks that every handle was closed.
     public func run() throws {
+        // The host's work runs on this thread from now on (it may not be the one that made the host).
+        host.lane.executor.adoptCurrentThread()
         // Turn by turn, the lane's work between turns.
         while turn() {}
         // No wait can be served from here on: a worker still running is killed, not waited for.
@@ -361,11 +365,11 @@ public final class UVServer {
 
     /// Graceful shutdown (docs/security.md): stop accepting, tear objects down with lifecycle events, finish
     /// in-flight replies, close every connection, remove the socket.
-    public func beginShutdown() {
+    public func beginShutdown() async {
         guard !shuttingDown else { return }
         shuttingDown = true
         for listener in listeners { listener.close() }
-        host.teardownAll()
+        await host.teardownAll()
         workerSockets.closeAll()
         // After the teardown's events: a WebSocket peer then gets its close frame (1001).
         for c in connections.values { c.hostConnection?.goingAway() }
@@ -387,6 +391,8 @@ public final class UVServer {
         }
         signals?.close()
         signals = nil
+        wakeup?.close()
+        wakeup = nil
         for h in [asHandle(prepare!), asHandle(check!), asHandle(idle!), asHandle(timer!)] { closeAndFree(h) }
         idleActive = false
     }

@@ -168,7 +168,7 @@ struct WorkerCalls {
             case .create:
                 guard let index = frame.u32(), index < classes.count else { return nil }
                 let id = String(decoding: frame.rest, as: UTF8.self)
-                let instance = try classes[index].makeInstance(containerID: id) as! PluginInstance
+                let instance = try classes[index].makeNativeInstance(containerID: id)
                 let handle = nextInstance
                 nextInstance += 1
                 instances[handle] = instance
@@ -183,7 +183,7 @@ struct WorkerCalls {
                 return (Self.ok(0, instance.memoryBytes, output: output), false)
             case .destroy:
                 guard let handle = frame.u64() else { return nil }
-                instances.removeValue(forKey: handle)?.destroy()
+                instances.removeValue(forKey: handle)?.release()
                 return (Self.ok(0, 0, output: nil), false)
             default:
                 return nil

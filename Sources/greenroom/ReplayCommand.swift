@@ -60,7 +60,11 @@ struct ReplayCommand: ParsableCommand {
             host.lane.waits = BlockingWaits()
             let supervisor = PluginSupervisor.install(on: host)
             for path in plugin {
-                do { try supervisor.load(path: path) } catch { loadFailure = "plugin \(path): \(error)" }
+                let failure = host.lane.runToEnd { () async -> String? in
+                    do { _ = try await supervisor.load(path: path) } catch { return "plugin \(path): \(error)" }
+                    return nil
+                }
+                if let failure { loadFailure = failure }
             }
         }
         if let loadFailure { throw refuse(loadFailure) }

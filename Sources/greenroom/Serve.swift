@@ -60,6 +60,8 @@ struct Serve: ParsableCommand {
     var maxUnauthenticated = ServeOptions().maxUnauthenticated
     @Option(help: "Host-wide budget for bytes held in partial (unterminated) input lines; past it the connections holding the most are refused first.")
     var maxBufferedInputBytes = ServeOptions().maxBufferedInputBytes
+    @Option(help: "Most calls that may wait (on a plugin worker or a scripted cost) waiting at once, host-wide; past it a further one gets -32005.")
+    var maxWaitingCalls = ServeOptions().maxWaitingCalls
     @Option(help: "Idle-task time slice per loop pass, in ms.") var taskSliceMs = ServeOptions().taskSliceMs
     @Option(help: "After a memory warning, pools refill only on demand for this long, in ms of host clock.") var poolCooldownMs = ServeOptions().poolCooldownMs
     @Option(help: "Host-wide budget in bytes for what idle pooled containers hold; past it the least recently warmed go first.")
@@ -102,7 +104,8 @@ struct Serve: ParsableCommand {
         for (name, v) in [("max-message-bytes", maxMessageBytes), ("max-batch", maxBatch), ("max-depth", maxDepth),
                           ("max-connections", maxConnections), ("max-outbound-bytes", maxOutboundBytes),
                           ("slow-reader-grace-ms", slowReaderGraceMs), ("auth-timeout-ms", authTimeoutMs),
-                          ("max-unauthenticated", maxUnauthenticated), ("max-buffered-input-bytes", maxBufferedInputBytes)] where v <= 0 {
+                          ("max-unauthenticated", maxUnauthenticated), ("max-buffered-input-bytes", maxBufferedInputBytes),
+                          ("max-waiting-calls", maxWaitingCalls)] where v <= 0 {
             throw ValidationError("--\(name) must be positive")
         }
     }
@@ -134,6 +137,7 @@ struct Serve: ParsableCommand {
         o.authTimeoutMs = authTimeoutMs
         o.maxUnauthenticated = maxUnauthenticated
         o.maxBufferedInputBytes = maxBufferedInputBytes
+        o.maxWaitingCalls = maxWaitingCalls
         o.taskSliceMs = taskSliceMs
         o.poolCooldownMs = poolCooldownMs
         o.poolBudgetBytes = poolBudgetBytes

@@ -43,22 +43,23 @@ private func laneHost() -> (Host, HeldWaits) {
     let waits = HeldWaits()
     host.lane.waits = waits
     host.lane.isDriven = true
-    host.lane.hasIsolatedPlugins = true
     return (host, waits)
 }
 
 private func ids(_ lines: [JSONValue]) -> [JSONValue] { lines.compactMap { $0["id"] } }
 
 @Suite struct CallLaneTests {
-    @Test func theLaneIsOffWithoutIsolatedPluginsOrALoopThatDrivesIt() {
+    @Test func aHostWithNoLoopRunsTheLanesWorkWhereItIsQueued() {
         let host = virtualHost()
-        #expect(!host.lane.isEnabled)
-        host.lane.hasIsolatedPlugins = true
-        #expect(!host.lane.isEnabled)
-        host.lane.waits = HeldWaits()
-        #expect(!host.lane.isEnabled)
+        let c = MemoryClient(host)
+        // A call that may wait runs as a task, to its end, before the read returns.
+        #expect(ids(c.sendRaw(#"{"jsonrpc":"2.0","id":1,"method":"container.create","params":{"class":"Container"}}"#)) == [1])
+        #expect(!host.lane.isRunning && !host.lane.hasRunnableWork && host.lane.stats["deferredLines"] == 1)
+        // A loop that drives the lane runs it between its turns instead.
         host.lane.isDriven = true
-        #expect(host.lane.isEnabled)
+        #expect(c.sendRaw(#"{"jsonrpc":"2.0","id":2,"method":"container.create","params":{"class":"Container"}}"#).isEmpty)
+        host.lane.drain()
+        #expect(ids(c.readAll()) == [2])
     }
 
     @Test func quickCallsRunWhereTheyAreReadOthersWaitForTheLane() {
@@ -66,10 +67,10 @@ private func ids(_ lines: [JSONValue]) -> [JSONValue] { lines.compactMap { $0["i
         let c = MemoryClient(host)
         let lines = c.sendRaw("""
             {"jsonrpc":"2.0","id":1,"method":"host.ping"}
-            {"jsonrpc":"2.0","id":2,"method":"classes.define","params":{"name":"Q"}}
+            {"jsonrpc":"2.0","id":2,"method":"container.create","params":{"class":"Container"}}
             {"jsonrpc":"2.0","id":3,"method":"host.ping"}
             """)
-        // The ping ran; the define waits in the lane and holds the ping after it.
+        // The ping ran; the create waits in the lane and holds the ping after it.
         #expect(ids(lines) == [1])
         #expect(c.connection.isWaiting && host.lane.hasRunnableWork)
         #expect(host.lane.stats["queued"] == 1 && host.lane.stats["deferredLines"] == 1)
@@ -81,19 +82,19 @@ private func ids(_ lines: [JSONValue]) -> [JSONValue] { lines.compactMap { $0["i
     @Test func anotherConnectionsQuickCallsPassAWaitingCall() {
         let (host, _) = laneHost()
         let a = MemoryClient(host), b = MemoryClient(host)
-        #expect(a.sendRaw(#"{"jsonrpc":"2.0","id":"a","method":"classes.define","params":{"name":"A"}}"#).isEmpty)
+        #expect(a.sendRaw(#"{"jsonrpc":"2.0","id":"a","method":"container.create","params":{"class":"Container"}}"#).isEmpty)
         #expect(ids(b.sendRaw(#"{"jsonrpc":"2.0","id":"b","method":"host.ping"}"#)) == ["b"])
-        #expect(b.sendRaw(#"{"jsonrpc":"2.0","id":"b2","method":"container.create","params":{"class":"A"}}"#).isEmpty)
+        #expect(b.sendRaw(#"{"jsonrpc":"2.0","id":"b2","method":"container.create","params":{"class":"Container"}}"#).isEmpty)
         host.lane.drain()
-        #expect(ids(a.readAll()) == ["a"])
-        // b's create ran after a's define (the class exists), in the order the lane took them.
-        #expect(b.readAll().last?["result"]?["container"] != nil)
+        #expect(a.readAll().last?["result"]?["container"] == "c-1")
+        // b's create ran after a's (the same class), in the order the lane took them.
+        #expect(b.readAll().last?["result"]?["container"] == "c-2")
     }
 
     @Test func aBatchWithOneCallThatMayRunHooksWaitsWhole() {
         let (host, _) = laneHost()
         let c = MemoryClient(host)
-        #expect(c.sendRaw(#"[{"jsonrpc":"2.0","id":1,"method":"host.ping"},{"jsonrpc":"2.0","id":2,"method":"host.stats"}]"#).isEmpty)
+        #expect(c.sendRaw(#"[{"jsonrpc":"2.0","id":1,"method":"host.ping"},{"jsonrpc":"2.0","id":2,"method":"container.create","params":{"class":"Container"}}]"#).isEmpty)
         host.lane.drain()
         #expect(c.readAll().first?.arrayValue?.compactMap { $0["id"] } == [1, 2])
         // A batch of quick calls and a line that fails to parse run at once.
@@ -107,13 +108,13 @@ private func ids(_ lines: [JSONValue]) -> [JSONValue] { lines.compactMap { $0["i
         observer.call("events.subscribe", ["topics": ["host"], "scope": "all"])
         let c = MemoryClient(host)
         _ = observer.readAll()
-        #expect(c.sendRaw(#"{"jsonrpc":"2.0","id":1,"method":"classes.define","params":{"name":"Gone"}}"#).isEmpty)
+        #expect(c.sendRaw(#"{"jsonrpc":"2.0","id":1,"method":"container.create","params":{"class":"Container"}}"#).isEmpty)
         host.connectionClosed(c.connection)
         #expect(!c.connection.isClosed && host.connections.count == 2)
         host.lane.drain()
         #expect(c.connection.isClosed && host.connections.count == 1)
-        // The dropped define never ran.
-        #expect(host.classes["Gone"] == nil)
+        // The dropped create never ran.
+        #expect(host.containers.containers.isEmpty)
         #expect(observer.readAll().contains { $0["params"]?["kind"] == "connectionClosed" })
     }
 
@@ -121,12 +122,13 @@ private func ids(_ lines: [JSONValue]) -> [JSONValue] { lines.compactMap { $0["i
         let (host, _) = laneHost()
         let a = MemoryClient(host), b = MemoryClient(host)
         _ = a.sendRaw("""
-            {"jsonrpc":"2.0","id":1,"method":"classes.define","params":{"name":"A1"}}
-            {"jsonrpc":"2.0","id":2,"method":"classes.define","params":{"name":"A2"}}
+            {"jsonrpc":"2.0","id":1,"method":"container.create","params":{"class":"Container"}}
+            {"jsonrpc":"2.0","id":2,"method":"container.create","params":{"class":"Container"}}
             """)
-        _ = b.sendRaw(#"{"jsonrpc":"2.0","id":3,"method":"classes.define","params":{"name":"B1"}}"#)
+        _ = b.sendRaw(#"{"jsonrpc":"2.0","id":3,"method":"container.create","params":{"class":"Container"}}"#)
         var order: [String] = []
-        host.lane.enqueue(.task { order.append(host.classes["A2"] == nil ? "task before A2" : "task after A2") })
+        // a's first and b's creates ran before the task; a's second after it.
+        host.lane.enqueue(.task { order.append(host.containers.containers.count == 2 ? "task before A2" : "task after A2") })
         host.lane.drain()
         #expect(ids(a.readAll()) == [1, 2] && ids(b.readAll()) == [3])
         // A2 waited behind a's first line, then queued again behind b's line and the task.
@@ -138,8 +140,8 @@ private func ids(_ lines: [JSONValue]) -> [JSONValue] { lines.compactMap { $0["i
         let (host, _) = laneHost()
         let c = MemoryClient(host)
         var seen: [String] = []
-        host.lane.enqueue(.idle { seen.append(host.classes["Later"] == nil ? "idle first" : "idle last") })
-        _ = c.sendRaw(#"{"jsonrpc":"2.0","id":1,"method":"classes.define","params":{"name":"Later"}}"#)
+        host.lane.enqueue(.idle { seen.append(host.containers.containers.isEmpty ? "idle first" : "idle last") })
+        _ = c.sendRaw(#"{"jsonrpc":"2.0","id":1,"method":"container.create","params":{"class":"Container"}}"#)
         #expect(host.lane.stats["queued"] == 2)
         host.lane.drain()
         #expect(seen == ["idle last"])
@@ -152,30 +154,30 @@ private func ids(_ lines: [JSONValue]) -> [JSONValue] { lines.compactMap { $0["i
         var steps: [String] = []
         host.lane.enqueue(.task {
             steps.append("before")
-            #expect(host.lane.waitReceived(waits.link(fd: 0), timeoutMs: 1000))
+            #expect(await host.lane.waitReceived(waits.link(fd: 0), timeoutMs: 1000))
             steps.append("after")
         })
-        _ = c.sendRaw(#"{"jsonrpc":"2.0","id":1,"method":"classes.define","params":{"name":"Behind"}}"#)
+        _ = c.sendRaw(#"{"jsonrpc":"2.0","id":1,"method":"container.create","params":{"class":"Container"}}"#)
         host.lane.drain()
-        // Parked: the item stopped mid-way, on its own stack; the loop's stack came back here.
+        // Waiting: the item's task suspended mid-way; the drain came back here.
         #expect(steps == ["before"] && host.lane.isRunning && !host.lane.hasRunnableWork)
         #expect(host.lane.stats["parks"] == 1)
-        // Quick calls of any connection run meanwhile; the define waits behind the parked item.
+        // Quick calls of any connection run meanwhile; the create waits behind the waiting item.
         #expect(ids(other.sendRaw(#"{"jsonrpc":"2.0","id":"p","method":"host.ping"}"#)) == ["p"])
-        #expect(c.readAll().isEmpty && host.classes["Behind"] == nil)
-        // The wait is over: the next drain carries the item on from where it stopped, then the define.
+        #expect(c.readAll().isEmpty && host.containers.containers.isEmpty)
+        // The wait is over: the next drain resumes the item's task where it stopped, then the create.
         waits.serveOne()
         #expect(host.lane.hasRunnableWork)
         host.lane.drain()
         #expect(steps == ["before", "after"] && !host.lane.isRunning)
-        #expect(ids(c.readAll()) == [1] && host.classes["Behind"] != nil)
+        #expect(ids(c.readAll()) == [1] && host.containers.containers.count == 1)
     }
 
-    @Test func aWaitOutsideTheLanesItemTurnsTheLoopUntilItIsServed() {
+    @Test func workRunToItsEndTurnsTheLoopUntilItsWaitIsServed() {
         let (host, waits) = laneHost()
-        // At start-up (a worker's ready frame), before the loop runs: nothing to park, so the loop turns.
-        #expect(host.lane.waitReceived(waits.link(fd: 0), timeoutMs: nil))
-        #expect(waits.turns == 1 && host.lane.stats["parks"] == 0)
+        // At start-up (a worker's ready frame), before the loop runs: the loop turns here until it comes.
+        #expect(host.lane.runToEnd { await host.lane.waitReceived(waits.link(fd: 0), timeoutMs: nil) })
+        #expect(waits.turns == 1 && host.lane.stats["parks"] == 1)
     }
 
     /// Two connections' creates of classes whose hooks cost time, and what waits behind them.
@@ -244,5 +246,27 @@ private func ids(_ lines: [JSONValue]) -> [JSONValue] { lines.compactMap { $0["i
         host.lane.drain()
         // Each reply went to its own caller, with its own id.
         #expect(ids(a.readAll()) == ["first"] && ids(b.readAll()) == ["second"])
+    }
+
+    @Test func pastTheBoundOfWaitingCallsALineIsRefusedNamingTheBound() {
+        let host = virtualHost { $0.maxWaitingCalls = 2 }
+        host.lane.waits = HeldWaits()
+        host.lane.isDriven = true
+        let clients = (0..<3).map { _ in MemoryClient(host) }
+        let answered = clients.enumerated().map { i, c in
+            c.sendRaw(#"{"jsonrpc":"2.0","id":\#(i),"method":"container.create","params":{"class":"Container"}}"#)
+        }
+        // Two wait their turn; the third is refused at once, naming the bound, and nothing else changes.
+        #expect(answered[0].isEmpty && answered[1].isEmpty)
+        let refused = answered[2]
+        #expect(refused.first?["error"]?["code"] == -32005)
+        #expect(refused.first?["error"]?["data"]?["limit"] == "waitingCalls" && refused.first?["error"]?["data"]?["max"] == 2)
+        #expect(host.lane.stats["refused"] == 1 && host.lane.stats["queued"] == 2)
+        host.lane.drain()
+        #expect(ids(clients[0].readAll()) == [0] && ids(clients[1].readAll()) == [1])
+        // Once they ran, the third connection's next call goes through.
+        _ = clients[2].sendRaw(#"{"jsonrpc":"2.0","id":3,"method":"container.create","params":{"class":"Container"}}"#)
+        host.lane.drain()
+        #expect(ids(clients[2].readAll()) == [3])
     }
 }

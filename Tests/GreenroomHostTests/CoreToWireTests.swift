@@ -30,7 +30,7 @@ import GreenroomRPC
                 == ("lengths", "Invalid params: lengths: lengths must be finite, >= 0, and add up to a finite content length"))
     }
 
-    @Test func callsOutOfOrderAreInvalidStateNamingTheMethodAndPhase() {
+    @Test func callsOutOfOrderAreInvalidStateNamingTheMethodAndPhase() async {
         let range = RPCError(RangeError.outOfOrder(.willEndDragging, phase: .decelerating))
         #expect(range.code == .invalidState)
         #expect(range.message == "range.willEndDragging does not fit the scroll stream here (the session is decelerating)")
@@ -41,20 +41,20 @@ import GreenroomRPC
             Issue.record("not a child failure")
             return RPCError(.internalError, "")
         }
-        let page = RPCError(PageError.outOfOrder(.show, phase: .dragging), child: noChild)
+        let page = await RPCError.from(PageError.outOfOrder(.show, phase: .dragging), child: noChild)
         #expect(page.message == "page.show does not fit the scroll stream here (the session is dragging)")
         #expect(page.data == ["kind": "invalidState", "call": "page.show", "phase": "dragging"])
-        let offscreen = RPCError(PageError.offscreen(.willBeginDragging), child: noChild)
+        let offscreen = await RPCError.from(PageError.offscreen(.willBeginDragging), child: noChild)
         #expect(offscreen.data == ["kind": "invalidState", "call": "page.willBeginDragging", "phase": "offscreen"])
-        #expect(invalidParams(RPCError(PageError.indexOutOfRange(index: 5, count: 5), child: noChild))
-                == ("index", "Invalid params: index: 5 is out of range (0..<5)"))
-        #expect(invalidParams(RPCError(PageError.offsetOutOfRange(offset: -150, min: -100, max: 500), child: noChild))
-                == ("offset", "Invalid params: offset: -150.0 is outside -100.0...500.0"))
+        let index = await RPCError.from(PageError.indexOutOfRange(index: 5, count: 5), child: noChild)
+        #expect(invalidParams(index) == ("index", "Invalid params: index: 5 is out of range (0..<5)"))
+        let offset = await RPCError.from(PageError.offsetOutOfRange(offset: -150, min: -100, max: 500), child: noChild)
+        #expect(invalidParams(offset) == ("offset", "Invalid params: offset: -150.0 is outside -100.0...500.0"))
     }
 
-    @Test func aFailedPageChildIsTheCallersToMap() {
+    @Test func aFailedPageChildIsTheCallersToMap() async {
         let failure = ContainerFailure(container: "c-4", hook: .viewDidAppear)
-        let e = RPCError(PageError.child(failure)) { f in RPCError(.pluginFailed, "torn down \(f.container)") }
+        let e = await RPCError.from(PageError.child(failure)) { f in RPCError(.pluginFailed, "torn down \(f.container)") }
         #expect(e.code == .pluginFailed && e.message == "torn down c-4")
     }
 

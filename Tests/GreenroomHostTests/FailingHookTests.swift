@@ -105,13 +105,13 @@ import GreenroomRPC
     }
 
     /// A failure outside any call (a timer on the real clock) is not reported by the next call.
-    @Test func aFailureIsNeverReportedByALaterCall() {
+    @Test func aFailureIsNeverReportedByALaterCall() async {
         let c = client()
         c.call("classes.define", ["name": "LateFail", "hooks": ["viewDidAppear": ["fail": true]]])
         let s = result(c.call("stack.create", ["width": 100, "height": 100]))["stack"]!
         let bad = result(c.call("container.create", ["class": "LateFail"]))["container"]!
         c.call("stack.push", ["stack": s, "container": bad, "animated": true])
-        _ = c.host.timers.advanceVirtualClock(by: 300)  // as the real clock's timer would, between calls
+        _ = await c.host.timers.advanceVirtualClock(by: 300)  // as the real clock's timer would, between calls
         _ = c.readAll()
         #expect(errorOf(c.call("stack.info", ["stack": s])) == nil)
         #expect(errorOf(c.call("host.ping")) == nil)

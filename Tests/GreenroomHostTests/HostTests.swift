@@ -77,11 +77,11 @@ func virtualHost(_ edit: (inout HostConfig) -> Void = { _ in }) -> Host {
         #expect(c.call("events.subscribe", ["topics": ["host"]]).reply["result"] == ["topics": ["host"], "scope": "own"])
     }
 
-    @Test func observersSeeOtherConnectionsWithSeqAndTime() throws {
+    @Test func observersSeeOtherConnectionsWithSeqAndTime() async throws {
         let host = virtualHost()
         let observer = MemoryClient(host)
         observer.call("events.subscribe", ["topics": ["host"], "scope": "all"])
-        _ = host.timers.advanceVirtualClock(by: 12.5)
+        _ = await host.timers.advanceVirtualClock(by: 12.5)
         let other = MemoryClient(host)
         host.connectionClosed(other.connection)
         let events = observer.readAll()

@@ -30,16 +30,16 @@ import Testing
         #expect(!cls.isScripted)
     }
 
-    @Test func livesThroughEveryHook() throws {
+    @Test func livesThroughEveryHook() async throws {
         #expect(Set(lifeOrder) == Set(Hook.allCases))
         let host = makeHost()
         try load("ArticlePlugin", into: host)
-        let article = try instance(of: "Article", in: host)
+        let article = try await instance(of: "Article", in: host)
         let fresh = article.memoryBytes
         var outputs: [Hook: JSONValue] = [:]
         var memory: [Hook: Int] = [:]
         for hook in lifeOrder {
-            outputs[hook] = try article.run(hook, input: input(for: hook, data: hook == .configure ? sample : .null))
+            outputs[hook] = try await article.run(hook, input: input(for: hook, data: hook == .configure ? sample : .null))
             memory[hook] = article.memoryBytes
         }
         // viewDidLoad parsed the template: real nodes, real bytes.
@@ -59,19 +59,19 @@ import Testing
         #expect(memory[.didReceiveMemoryWarning]! <= memory[.configure]! - bytes)
         // deinit released everything but the object itself; destroy frees that.
         #expect(memory[.deinitialize]! < fresh + 64)
-        article.destroy()
+        await article.destroy()
         #expect(article.memoryBytes == 0)
     }
 
-    @Test func rendersSectionsEscapedAndAtTheLaidOutSize() throws {
+    @Test func rendersSectionsEscapedAndAtTheLaidOutSize() async throws {
         let host = makeHost()
         try load("ArticlePlugin", into: host)
-        let article = try instance(of: "Article", in: host, id: "c-7")
-        _ = try article.run(.viewDidLoad, input: [:])
-        _ = try article.run(.viewDidLayoutSubviews, input: ["size": ["width": 768, "height": 1024]])
+        let article = try await instance(of: "Article", in: host, id: "c-7")
+        _ = try await article.run(.viewDidLoad, input: [:])
+        _ = try await article.run(.viewDidLayoutSubviews, input: ["size": ["width": 768, "height": 1024]])
         var data = sample.objectValue!
         data["includeHTML"] = true
-        let html = try #require(try article.run(.configure, input: ["data": .object(data)])?["html"]?.stringValue)
+        let html = try await #require(try article.run(.configure, input: ["data": .object(data)])?["html"]?.stringValue)
         #expect(html.contains("<title>Pools &amp; &lt;Prerendering&gt;</title>"))
         #expect(html.contains("<a href=\"/authors/ada\">Ada</a>"))
         #expect(html.contains("<li>swift</li><li>libuv</li>"))
@@ -84,37 +84,37 @@ import Testing
         #expect(!html.contains("{{"))
 
         // Inverted sections render when the data is missing.
-        let bare = try #require(try article.run(.configure, input: ["data": ["title": "Bare", "includeHTML": true]])?["html"]?.stringValue)
+        let bare = try await #require(try article.run(.configure, input: ["data": ["title": "Bare", "includeHTML": true]])?["html"]?.stringValue)
         #expect(bare.contains("By the editors"))
         #expect(bare.contains("Nothing mentioned here."))
         #expect(bare.contains("<html lang=\"en\">"))
     }
 
-    @Test func theChecksumFollowsTheData() throws {
+    @Test func theChecksumFollowsTheData() async throws {
         let host = makeHost()
         try load("ArticlePlugin", into: host)
-        let a = try instance(of: "Article", in: host, id: "c-1")
-        let b = try instance(of: "Article", in: host, id: "c-1")
+        let a = try await instance(of: "Article", in: host, id: "c-1")
+        let b = try await instance(of: "Article", in: host, id: "c-1")
         // configure on a view that never loaded loads it first.
-        let first = try a.run(.configure, input: ["data": sample])
-        let same = try b.run(.configure, input: ["data": sample])
+        let first = try await a.run(.configure, input: ["data": sample])
+        let same = try await b.run(.configure, input: ["data": sample])
         #expect(first == same)
         var changed = sample.objectValue!
         changed["title"] = "Another title"
-        let other = try a.run(.configure, input: ["data": .object(changed)])
+        let other = try await a.run(.configure, input: ["data": .object(changed)])
         #expect(other?["checksum"] != first?["checksum"])
         #expect(other?["title"] == "Another title")
-        a.destroy()
-        b.destroy()
+        await a.destroy()
+        await b.destroy()
     }
 
-    @Test func configureFailsWhenTheDataAsks() throws {
+    @Test func configureFailsWhenTheDataAsks() async throws {
         let host = makeHost()
         try load("ArticlePlugin", into: host)
-        let article = try instance(of: "Article", in: host, id: "c-3")
-        _ = try article.run(.viewDidLoad, input: [:])
-        let failure = try #require(throws: HookFailure.self) {
-            try article.run(.configure, input: ["data": ["title": "x", "fail": true]])
+        let article = try await instance(of: "Article", in: host, id: "c-3")
+        _ = try await article.run(.viewDidLoad, input: [:])
+        let failure = try await #require(throws: HookFailure.self) {
+            try await article.run(.configure, input: ["data": ["title": "x", "fail": true]])
         }
         #expect(failure.message == "Article.configure failed on purpose: data.fail is true (container c-3)")
         #expect(failure.data["hook"] == "configure")
@@ -122,10 +122,10 @@ import Testing
         #expect(failure.data["class"] == "Article")
         #expect(failure.data["container"] == "c-3")
 
-        let notObject = try #require(throws: HookFailure.self) {
-            try article.run(.configure, input: ["data": "a string"])
+        let notObject = try await #require(throws: HookFailure.self) {
+            try await article.run(.configure, input: ["data": "a string"])
         }
         #expect(notObject.message == "Article.configure expects data to be an object, got string")
-        article.destroy()
+        await article.destroy()
     }
 }

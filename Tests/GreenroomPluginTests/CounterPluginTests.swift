@@ -16,13 +16,13 @@ import Testing
         #expect(host.classes["Counter"]?.pluginName == "counter")
     }
 
-    @Test func countsEveryHook() throws {
+    @Test func countsEveryHook() async throws {
         let host = makeHost()
         try load("CounterPlugin", into: host)
-        let counter = try instance(of: "Counter", in: host)
+        let counter = try await instance(of: "Counter", in: host)
         #expect(counter.memoryBytes > 0)
         for (n, hook) in lifeOrder.enumerated() {
-            let output = try counter.run(hook, input: input(for: hook, data: [:]))
+            let output = try await counter.run(hook, input: input(for: hook, data: [:]))
             if hook == .configure {
                 #expect(output == ["calls": .int(n + 1), "lastHook": "viewDidAppear", "workPending": 0,
                                    "workDone": 0, "sum": nil])
@@ -30,18 +30,18 @@ import Testing
                 #expect(output == nil)
             }
         }
-        counter.destroy()
+        await counter.destroy()
         #expect(counter.memoryBytes == 0)
     }
 
-    @Test func aHookNamedInFailOnFails() throws {
+    @Test func aHookNamedInFailOnFails() async throws {
         let host = makeHost()
         try load("CounterPlugin", into: host)
-        let counter = try instance(of: "Counter", in: host, id: "c-9")
-        _ = try counter.run(.configure, input: ["data": ["failOn": "viewDidAppear"]])
-        _ = try counter.run(.viewWillAppear, input: ["animated": true])
-        let failure = try #require(throws: HookFailure.self) {
-            try counter.run(.viewDidAppear, input: ["animated": true])
+        let counter = try await instance(of: "Counter", in: host, id: "c-9")
+        _ = try await counter.run(.configure, input: ["data": ["failOn": "viewDidAppear"]])
+        _ = try await counter.run(.viewWillAppear, input: ["animated": true])
+        let failure = try await #require(throws: HookFailure.self) {
+            try await counter.run(.viewDidAppear, input: ["animated": true])
         }
         #expect(failure.message == "Counter: viewDidAppear failed because data.failOn names it (call 3)")
         #expect(failure.data["hook"] == "viewDidAppear")
@@ -50,31 +50,31 @@ import Testing
         #expect(failure.data["container"] == "c-9")
         #expect(failure.data["status"] == 1)
         // Naming configure fails that very configure; null clears it.
-        #expect(throws: HookFailure.self) { try counter.run(.configure, input: ["data": ["failOn": "configure"]]) }
-        let cleared = try counter.run(.configure, input: ["data": ["failOn": nil]])
+        await #expect(throws: HookFailure.self) { try await counter.run(.configure, input: ["data": ["failOn": "configure"]]) }
+        let cleared = try await counter.run(.configure, input: ["data": ["failOn": nil]])
         #expect(cleared?["calls"] == 5)
-        counter.destroy()
+        await counter.destroy()
     }
 
-    @Test func backgroundWorkRunsAtOnceWithoutAThreadPool() throws {
+    @Test func backgroundWorkRunsAtOnceWithoutAThreadPool() async throws {
         let host = makeHost()
         try load("CounterPlugin", into: host)
-        let counter = try instance(of: "Counter", in: host)
-        let output = try counter.run(.configure, input: ["data": ["work": 100]])
+        let counter = try await instance(of: "Counter", in: host)
+        let output = try await counter.run(.configure, input: ["data": ["work": 100]])
         #expect(output?["sum"] == 5050)
         #expect(output?["workDone"] == 1)
         #expect(output?["workPending"] == 0)
-        counter.destroy()
+        await counter.destroy()
     }
 
-    @Test func backgroundWorkRunsOffTheCallersThreadAndReportsLater() throws {
+    @Test func backgroundWorkRunsOffTheCallersThreadAndReportsLater() async throws {
         let host = makeHost()
         let scheduler = DeferredScheduler()
         host.workScheduler = scheduler
         try load("CounterPlugin", into: host)
-        let counter = try instance(of: "Counter", in: host)
+        let counter = try await instance(of: "Counter", in: host)
         let idle = counter.memoryBytes
-        let queued = try counter.run(.configure, input: ["data": ["work": 1000]])
+        let queued = try await counter.run(.configure, input: ["data": ["work": 1000]])
         #expect(queued?["workPending"] == 1)
         #expect(queued?["sum"] == .null)
         #expect(scheduler.count == 1)
@@ -82,41 +82,41 @@ import Testing
 
         scheduler.runAll()
         #expect(scheduler.workThreads.allSatisfy { pthread_equal($0, pthread_self()) == 0 })
-        let reported = try counter.run(.configure, input: ["data": [:]])
+        let reported = try await counter.run(.configure, input: ["data": [:]])
         #expect(reported?["sum"] == 500500)
         #expect(reported?["workDone"] == 1)
         #expect(reported?["workPending"] == 0)
         #expect(counter.memoryBytes == idle)
-        counter.destroy()
+        await counter.destroy()
     }
 
-    @Test func anInstanceDestroyedWithWorkPendingIsFreedByTheWork() throws {
+    @Test func anInstanceDestroyedWithWorkPendingIsFreedByTheWork() async throws {
         let host = makeHost()
         let scheduler = DeferredScheduler()
         host.workScheduler = scheduler
         try load("CounterPlugin", into: host)
-        let counter = try instance(of: "Counter", in: host)
-        _ = try counter.run(.configure, input: ["data": ["work": 10]])
-        _ = try counter.run(.deinitialize, input: [:])
-        counter.destroy()
+        let counter = try await instance(of: "Counter", in: host)
+        _ = try await counter.run(.configure, input: ["data": ["work": 10]])
+        _ = try await counter.run(.deinitialize, input: [:])
+        await counter.destroy()
         scheduler.runAll()  // the last done frees the instance
         #expect(counter.memoryBytes == 0)
     }
 
-    @Test func badWorkIsAHookFailure() throws {
+    @Test func badWorkIsAHookFailure() async throws {
         let host = makeHost()
         try load("CounterPlugin", into: host)
-        let counter = try instance(of: "Counter", in: host)
+        let counter = try await instance(of: "Counter", in: host)
         for bad: JSONValue in [-1, "ten", 1.5, .int(1 << 40)] {
-            let failure = try #require(throws: HookFailure.self) {
-                try counter.run(.configure, input: ["data": ["work": bad]])
+            let failure = try await #require(throws: HookFailure.self) {
+                try await counter.run(.configure, input: ["data": ["work": bad]])
             }
             #expect(failure.message == "Counter: data.work must be an integer from 0 to 4294967295")
         }
-        counter.destroy()
+        await counter.destroy()
     }
 
-    @Test func backgroundWorkOnLibuvsThreadPool() throws {
+    @Test func backgroundWorkOnLibuvsThreadPool() async throws {
         let loop = UnsafeMutablePointer<uv_loop_t>.allocate(capacity: 1)
         defer { loop.deallocate() }
         #expect(uv_loop_init(loop) == 0)
@@ -124,15 +124,15 @@ import Testing
         let scheduler = UVWorkScheduler(loop: loop)
         host.workScheduler = scheduler
         try load("CounterPlugin", into: host)
-        let counter = try instance(of: "Counter", in: host)
-        let queued = try counter.run(.configure, input: ["data": ["work": 1_000_000]])
+        let counter = try await instance(of: "Counter", in: host)
+        let queued = try await counter.run(.configure, input: ["data": ["work": 1_000_000]])
         #expect(queued?["workPending"] == 1)
         #expect(scheduler.pending == 1)
         #expect(uv_run(loop, UV_RUN_DEFAULT) == 0)
         #expect(scheduler.pending == 0)
-        let done = try counter.run(.configure, input: ["data": [:]])
+        let done = try await counter.run(.configure, input: ["data": [:]])
         #expect(done?["sum"] == 500_000_500_000)
-        counter.destroy()
+        await counter.destroy()
         #expect(uv_loop_close(loop) == 0, "a request or handle was left on the loop")
     }
 }

@@ -57,9 +57,9 @@ func load(_ product: String, into host: Host, log: LogRecorder = LogRecorder()) 
 }
 
 /// A new instance of a loaded class.
-func instance(of className: String, in host: Host, id: String = "c-1") throws -> ContainerInstance {
+func instance(of className: String, in host: Host, id: String = "c-1") async throws -> ContainerInstance {
     let cls = try #require(host.classes[className], "class \(className) is not registered")
-    return try cls.makeInstance(containerID: id)
+    return try await cls.makeInstance(containerID: id)
 }
 
 /// The input the host gives each hook (ContainerInstance.run's contract).

@@ -281,37 +281,40 @@ func loadError(_ body: () throws -> Void) -> PluginLoadError? {
         #expect(host.classes.plugins.first?.name == "late")
     }
 
-    @Test func hooksOutputErrorsAndMemoryThroughTheHostAPI() throws {
+    @Test func hooksOutputErrorsAndMemoryThroughTheHostAPI() async throws {
         let host = makeHost()
         try PluginLoader.initialize(entry: { api, host in
             register(api, host, "Talking", talkingClass(api)) | register(api, host, "Refusing", silentRefusal())
         }, path: "talking.so", into: host, log: { _, _, _ in })
         let talking = try #require(host.classes["Talking"])
-        let instance = try talking.makeInstance(containerID: "c-1")
+        let instance = try await talking.makeInstance(containerID: "c-1")
         #expect(instance.memoryBytes == 1234)
-        #expect(try instance.run(.configure, input: ["data": ["output": "{\"ok\":[1,2]}"]]) == ["ok": [1, 2]])
-        #expect(try instance.run(.configure, input: ["data": ["output": ""]]) == nil)
+        await #expect(try instance.run(.configure, input: ["data": ["output": "{\"ok\":[1,2]}"]]) == ["ok": [1, 2]])
+        await #expect(try instance.run(.configure, input: ["data": ["output": ""]]) == nil)
 
-        let invalid = try #require(throws: HookFailure.self) {
-            try instance.run(.configure, input: ["data": ["output": "{not json"]])
+        let invalid = try await #require(throws: HookFailure.self) {
+            try await instance.run(.configure, input: ["data": ["output": "{not json"]])
         }
         #expect(invalid.message.hasPrefix("Talking.configure returned invalid JSON: "))
         #expect(invalid.data["plugin"] == "talking")
 
-        let silent = try #require(throws: HookFailure.self) { try instance.run(.viewDidLoad, input: [:]) }
+        let silent = try await #require(throws: HookFailure.self) { try await instance.run(.viewDidLoad, input: [:]) }
         #expect(silent.message == "Talking.viewDidLoad failed with status 3 and set no error")
         #expect(silent.data["status"] == 3)
 
-        instance.destroy()
+        await instance.destroy()
         #expect(instance.memoryBytes == 0)
-        #expect(throws: HookFailure.self) { try instance.run(.configure, input: [:]) }
+        await #expect(throws: HookFailure.self) { try await instance.run(.configure, input: [:]) }
 
-        let refused = try #require(throws: HookFailure.self) { try talking.makeInstance(containerID: "c-refused") }
+        var refusal: HookFailure?
+        do throws(HookFailure) { _ = try await talking.makeInstance(containerID: "c-refused") } catch { refusal = error }
+        let refused = try #require(refusal)
         #expect(refused.message == "no containers named c-refused")
         #expect(refused.data["hook"] == "create")
-        let silentCreate = try #require(throws: HookFailure.self) {
-            try #require(host.classes["Refusing"]).makeInstance(containerID: "c-2")
-        }
+        let refusing = try #require(host.classes["Refusing"])
+        var silence: HookFailure?
+        do throws(HookFailure) { _ = try await refusing.makeInstance(containerID: "c-2") } catch { silence = error }
+        let silentCreate = try #require(silence)
         #expect(silentCreate.message == "Refusing: create returned no instance and set no error")
     }
 }

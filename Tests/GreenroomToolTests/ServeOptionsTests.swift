@@ -32,6 +32,7 @@ import GreenroomJSON
         o.authTimeoutMs = 17
         o.maxUnauthenticated = 18
         o.maxBufferedInputBytes = 19
+        o.maxWaitingCalls = 23
         o.taskSliceMs = 0.5
         o.poolCooldownMs = 2.25
         o.poolBudgetBytes = 20

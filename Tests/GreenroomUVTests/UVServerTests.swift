@@ -79,8 +79,14 @@ import Testing
         let host = Host(config: config, realClock: UVServer.monotonicClock())
         let server = try UVServer(host: host, listeners: options.listeners(for: host))
         let supervisor = PluginSupervisor.install(on: host)
-        defer { supervisor.stopAll() }
-        for p in plugins { _ = try supervisor.load(path: "\(buildDirectory)/lib\(p).so") }
+        defer { host.lane.runToEnd { await supervisor.stopAll() } }
+        for p in plugins {
+            let failure = host.lane.runToEnd { () async -> String? in
+                do { _ = try await supervisor.load(path: "\(buildDirectory)/lib\(p).so") } catch { return "\(error)" }
+                return nil
+            }
+            if let failure { Issue.record("plugin \(p): \(failure)") }
+        }
         try server.listen()
         let running = Running(server)
         var thread = pthread_t()

@@ -75,6 +75,13 @@ export interface Limits {
    */
   outboundLowWaterBytes: number;
   /**
+   * Most calls that may wait (on a plugin worker or a scripted cost) that are waiting or waiting their turn
+   * at once, host-wide; past it a further one gets -32005 with `data.limit: "waitingCalls"`
+   * (`--max-waiting-calls`, default 1024). A connection has at most one such line at a time: its later lines
+   * wait unread behind it.
+   */
+  maxWaitingCalls?: number;
+  /**
    * With a token: most TCP connections open at once that have not authenticated (`--max-unauthenticated`,
    * default 64, at most half of `maxConnections`).
    */
@@ -359,15 +366,13 @@ export interface HostStats {
    */
   scriptedMemory: HostStatsScriptedMemory;
   /**
-   * The call lane: with plugins in worker processes (or scripted classes that declare a hook cost), lines
-   * whose calls may run a container hook run in the lane, each on a stack of its own: calls that depend on
-   * each other (the same container or plugin, or anything for calls not described more narrowly) in the order
-   * they came, others side by side. While a hook waits on its worker (or spends its scripted cost) the call
-   * parks and the loop keeps serving the calls that never run hooks (`host.ping`, `host.auth`,
-   * `events.subscribe`, `events.unsubscribe`, `rpc.discover`, `clock.now` and the range stream:
-   * `range.didScroll`, the drag calls, `range.setViewport`, `range.setVisible`, `range.insertItems`,
-   * `range.deleteItems`, `range.batchFetchDone`, `range.state`). One thread runs all of it. See
-   * docs/plugins.md.
+   * The call lane: lines whose calls may wait (a container hook, which may run in a plugin's worker process
+   * or spend a scripted cost) run in the lane, each as a Swift task on the host's loop thread: calls that
+   * depend on each other (the same container or plugin, or anything for calls not described more narrowly) in
+   * the order they came, others side by side. While a hook waits on its worker (or spends its scripted cost)
+   * the call's task suspends and the loop keeps serving the calls that never wait (`host.ping`, `host.auth`,
+   * `events.subscribe`, `events.unsubscribe`, `rpc.discover`, `clock.now`, `tasks.add`, `tasks.cancel`). One
+   * thread runs all of it. See docs/plugins.md.
    */
   lane: HostStatsLane;
   /**
@@ -502,37 +507,47 @@ export interface HostStatsScriptedMemory {
 }
 
 /**
- * The call lane: with plugins in worker processes (or scripted classes that declare a hook cost), lines whose
- * calls may run a container hook run in the lane, each on a stack of its own: calls that depend on each other
- * (the same container or plugin, or anything for calls not described more narrowly) in the order they came,
- * others side by side. While a hook waits on its worker (or spends its scripted cost) the call parks and the
- * loop keeps serving the calls that never run hooks (`host.ping`, `host.auth`, `events.subscribe`,
- * `events.unsubscribe`, `rpc.discover`, `clock.now` and the range stream: `range.didScroll`, the drag calls,
- * `range.setViewport`, `range.setVisible`, `range.insertItems`, `range.deleteItems`, `range.batchFetchDone`,
- * `range.state`). One thread runs all of it. See docs/plugins.md.
+ * The call lane: lines whose calls may wait (a container hook, which may run in a plugin's worker process or
+ * spend a scripted cost) run in the lane, each as a Swift task on the host's loop thread: calls that depend
+ * on each other (the same container or plugin, or anything for calls not described more narrowly) in the
+ * order they came, others side by side. While a hook waits on its worker (or spends its scripted cost) the
+ * call's task suspends and the loop keeps serving the calls that never wait (`host.ping`, `host.auth`,
+ * `events.subscribe`, `events.unsubscribe`, `rpc.discover`, `clock.now`, `tasks.add`, `tasks.cancel`). One
+ * thread runs all of it. See docs/plugins.md.
  */
 export interface HostStatsLane {
-  /**
-   * Whether lines go through the lane (a plugin runs in a worker process, or a scripted class declares a
-   * cost).
-   */
+  /** Always true: every call that may wait goes through the lane (kept for clients that read it). */
   enabled: boolean;
   /** Work waiting in the lane now (lines, teardowns, timers, idle passes). */
   queued: number;
-  /** Whether an item runs now (it may be parked, waiting on a worker). */
+  /** Whether an item runs now (it may be waiting on a worker). */
   running: boolean;
+  /** Items started and not finished now (running, or waiting on a worker or a cost). */
+  waiting?: number;
+  /**
+   * The most items started and not finished at once since start (at most `host.info`
+   * `limits.maxWaitingCalls`).
+   */
+  mostWaiting?: number;
   /** Lines that went through the lane since start. */
   deferredLines: number;
   /**
-   * Times an item parked since start: its hook's reply was not there yet (or its scripted cost was being
-   * spent), so it waited on its own stack while the loop served the others.
+   * Times an item waited since start: its hook's reply was not there yet (or its scripted cost was being
+   * spent), so its task suspended while the loop served the others.
    */
   parks: number;
   /**
-   * Items that started while another was parked since start: a call that depends on nothing running (a call
+   * Items that started while another was waiting, since start: a call that depends on nothing running (a call
    * on another plugin's container) passes a slow hook.
    */
   overlapped: number;
+  /** Jobs the loop ran for the lane's tasks since start (a task runs one job, and one more after each wait). */
+  jobs?: number;
+  /**
+   * Lines refused since start because `limits.maxWaitingCalls` calls were waiting already (-32005,
+   * `data.limit: "waitingCalls"`).
+   */
+  refused?: number;
 }
 
 /**

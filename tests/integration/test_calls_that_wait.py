@@ -15,10 +15,10 @@ reply the waiting call gets when nothing overlaps it (the scripts in the issue p
   other connections' pings through, and a ping answered while a call waits for its worker leaves that
   call's failure in its reply.
 
-The first six failed before a page call's child error and a call's note counts became values of the call
-(`PageSessions.driveReporting`, `Host.CallNotes`). The two with no stack still fail while calls wait on
-stacks of their own: they are marked `xfail(strict=True)` with what goes wrong, and the marker goes when
-calls wait as Swift tasks instead.
+Each failed while calls waited on stacks of their own and swapped their state in and out of host-wide
+slots: the first six until a page call's child error and a call's note counts became values of the call
+(`PageSessions.driveReporting`, `Host.CallNotes`), the two with no stack until calls waited as Swift tasks
+on the loop, each with its own state (`CallLane`, `CallScope`): a task needs no stack to be mapped.
 
 How the tests know a call is waiting, without timing it:
 - a plugin hook waits on a FIFO (slow_worker_plugin.py's `Gated<TAG>`, `test_plugin_lane.Gate`): the hook has
@@ -322,8 +322,6 @@ def test_a_waiting_calls_note_keeps_its_task_when_another_connection_cancels(sta
 # -- when no stack can be mapped (leak3, leak5) ------------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="issue 38: with no stack for the call, a scripted cost is burnt on the loop: "
-                   "other connections' pings wait for it and answer after it")
 def test_pings_pass_a_scripted_cost_when_no_stack_can_be_mapped(vhost):
     leave_no_room_for_a_stack(vhost)
     slow, other = peer(vhost), peer(vhost)
@@ -337,8 +335,6 @@ def test_pings_pass_a_scripted_cost_when_no_stack_can_be_mapped(vhost):
     assert slow.reply(after)["result"] == {"pong": True}
 
 
-@pytest.mark.xfail(strict=True, reason="issue 38: with no stack for the call, a ping answered while it waits for its "
-                   "worker resets its failures: the push answers success, losing FlakyP's -32004")
 def test_a_ping_while_a_stackless_call_waits_keeps_its_failure(start_host, tmp_short):
     host = plugin_host(start_host, tmp_short, "P")
     leave_no_room_for_a_stack(host)

@@ -36,7 +36,8 @@ def test_host_info_reports_version_protocol_clock_classes_plugins_limits(vhost):
                               "maxOutboundBytes": 8 * MiB, "slowReaderGraceMs": 5000,
                               "outboundHighWaterBytes": MiB, "outboundLowWaterBytes": MiB // 4,
                               "maxUnauthenticated": 64, "maxUnauthenticatedMessageBytes": 4096,
-                              "authTimeoutMs": 10000, "maxAuthFailures": 3, "maxBufferedInputBytes": 64 * MiB}
+                              "authTimeoutMs": 10000, "maxAuthFailures": 3, "maxBufferedInputBytes": 64 * MiB,
+                              "maxWaitingCalls": 1024}
     assert info["methods"] == sorted(info["methods"]) and set(SCOPE_METHODS) <= set(info["methods"])
     assert info["topics"] == TOPICS
 
@@ -48,7 +49,8 @@ def test_host_info_clock_is_real_by_default(host):
 def test_host_info_limits_follow_the_flags(start_host):
     host = start_host("--max-message-bytes", "4096", "--max-batch", "7", "--max-depth", "9",
                       "--max-connections", "11", "--max-outbound-bytes", "65536", "--slow-reader-grace-ms", "700",
-                      "--max-unauthenticated", "20", "--auth-timeout-ms", "900", "--max-buffered-input-bytes", "50000")
+                      "--max-unauthenticated", "20", "--auth-timeout-ms", "900", "--max-buffered-input-bytes", "50000",
+                      "--max-waiting-calls", "13")
     c = host.connect()
     assert c.result("host.info")["limits"] == {"maxMessageBytes": 4096, "maxBatch": 7, "maxDepth": 9,
                                                "maxConnections": 11, "maxOutboundBytes": 65536,
@@ -56,7 +58,8 @@ def test_host_info_limits_follow_the_flags(start_host):
                                                "outboundLowWaterBytes": 8192,
                                                "maxUnauthenticated": 5,  # at most half of --max-connections
                                                "maxUnauthenticatedMessageBytes": 4096, "authTimeoutMs": 900,
-                                               "maxAuthFailures": 3, "maxBufferedInputBytes": 50000}
+                                               "maxAuthFailures": 3, "maxBufferedInputBytes": 50000,
+                                               "maxWaitingCalls": 13}
     assert_error(roundtrip(c, encode([req("host.ping", id=i) for i in range(8)])), -32600, id=None, kind="batchTooLarge")
     assert_error(roundtrip(c, nested_ping(10, "d") + b"\n"), -32600, id=None, kind="tooDeep")
 

@@ -21,7 +21,7 @@ public protocol ContainerClass: AnyObject {
     /// The optional hooks (`Hook.optional`) its containers receive.
     var optionalHooks: Set<Hook> { get }
     /// Creates the per-container state. The host then runs the `init` hook on it.
-    func makeInstance(containerID: String) throws(HookFailure) -> ContainerInstance
+    func makeInstance(containerID: String) async throws(HookFailure) -> ContainerInstance
 }
 
 extension ContainerClass {
@@ -34,9 +34,9 @@ public protocol ContainerInstance: AnyObject {
     /// `{"data":...}` for configure and init, `{"parent":id|null}` for containment hooks,
     /// `{"animated":bool}` for appearance hooks, `{"level":...}` for memory warnings.
     /// Returns the hook's output (reported for `configure`), or nil.
-    func run(_ hook: Hook, input: JSONObject) throws(HookFailure) -> JSONValue?
+    func run(_ hook: Hook, input: JSONObject) async throws(HookFailure) -> JSONValue?
     /// Bytes this instance holds (what a purge gives back); plugins report it, scripted classes declare it.
     var memoryBytes: Int { get }
     /// Frees the instance (after `deinit` ran). Called exactly once.
-    func destroy()
+    func destroy() async
 }

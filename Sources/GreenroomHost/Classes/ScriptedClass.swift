@@ -24,7 +24,7 @@ public final class ScriptedClass: ContainerClass {
     public let optionalHooks: Set<Hook>
     /// How a hook's cost is spent: set by the host to park the call in the call lane; nil burns the CPU
     /// where the hook runs.
-    var spend: ((Double) -> Void)?
+    var spend: ((Double) async -> Void)?
 
     public init(name: String, hooks: [Hook: ScriptedHook], memoryBytes: Int) {
         self.name = name
@@ -33,7 +33,7 @@ public final class ScriptedClass: ContainerClass {
         optionalHooks = Hook.optional.filter { hooks[$0] != nil }
     }
 
-    public func makeInstance(containerID: String) throws(HookFailure) -> ContainerInstance {
+    public func makeInstance(containerID: String) async throws(HookFailure) -> ContainerInstance {
         ScriptedInstance(cls: self)
     }
 
@@ -90,16 +90,16 @@ final class ScriptedInstance: ContainerInstance {
 
     var memoryBytes: Int { regionBytes }
 
-    func run(_ hook: Hook, input: JSONObject) throws(HookFailure) -> JSONValue? {
+    func run(_ hook: Hook, input: JSONObject) async throws(HookFailure) -> JSONValue? {
         guard let h = cls.hooks[hook] else { return nil }
         if h.costMs > 0 {
-            if let spend = cls.spend { spend(h.costMs) } else { burnCPU(ms: h.costMs) }
+            if let spend = cls.spend { await spend(h.costMs) } else { burnCPU(ms: h.costMs) }
         }
         if h.fail { throw HookFailure("\(cls.name).\(hook.rawValue) failed (scripted fail: true)", ["hook": .string(hook.rawValue)]) }
         return h.output
     }
 
-    func destroy() {
+    func destroy() async {
         if let region { munmap(region, regionBytes) }
         region = nil
         regionBytes = 0
@@ -126,8 +126,8 @@ final class PlainClass: ContainerClass, ContainerInstance {
     init(name: String) { self.name = name }
     var pluginName: String? { nil }
     var isScripted: Bool { false }
-    func makeInstance(containerID: String) throws(HookFailure) -> ContainerInstance { PlainClass(name: name) }
-    func run(_ hook: Hook, input: JSONObject) throws(HookFailure) -> JSONValue? { nil }
+    func makeInstance(containerID: String) async throws(HookFailure) -> ContainerInstance { PlainClass(name: name) }
+    func run(_ hook: Hook, input: JSONObject) async throws(HookFailure) -> JSONValue? { nil }
     var memoryBytes: Int { 0 }
-    func destroy() {}
+    func destroy() async {}
 }

@@ -51,42 +51,46 @@ public struct SpawnFailure: Error {
 protocol LaneOwner: AnyObject {
     /// What a read line's calls touch, as the host is now.
     func laneDependency(of read: RPCProcessor<HostConnection>.ReadLine) -> LaneDependency
+    /// Whether a read line calls a method whose calls may wait (`MethodSpec.mayWait`).
+    func mayWait(_ read: RPCProcessor<HostConnection>.ReadLine) -> Bool
     /// A plugin worker ended and its sweep has not run yet (a call must not start before it).
     var workerSweepIsDue: Bool { get }
-    /// The state of the call being run on the host's shared parts, taken (a call parks) or put back.
-    func takeCallContext() -> Host.CallContext
-    func restoreCallContext(_ context: Host.CallContext)
-    /// A connection whose line waited in the lane closed meanwhile: it is torn down now.
-    func finishClosing(_ c: HostConnection, reason: String)
+    /// Each piece of work's own state on the host's shared parts.
+    var scopes: CallScopes { get }
+    /// A closed connection's objects are torn down (with hooks), in the lane.
+    func tearDownClosed(_ c: HostConnection, reason: String) async
 }
 
-/// The work that may wait on a plugin worker (or a scripted hook's cost), each item on a stack of its
-/// own.
+/// The work that may wait on a plugin worker (or a scripted hook's cost): each item a Swift task on the
+/// host's loop (`LoopExecutor`).
 ///
-/// When isolated plugins are loaded (or a scripted class declares a cost), a line whose calls may run a
-/// container hook is not run where it is read: it waits here, its connection holding its later lines
-/// (replies stay in order), and runs when what it depends on is free. Its item runs on a coroutine: when
-/// a hook must wait for a worker's reply, the item **parks** — its stack stays as it is, the loop goes on
-/// serving the calls that never run a hook (`LaneDependency.none`: pings, auth, subscriptions, range streams) on
-/// every connection, and the loop's callback for the reply carries the item on. One thread runs all of
-/// it.
+/// A line that calls a method whose calls may wait (`MethodSpec.mayWait`: anything that can run a
+/// container hook) is not run where it is read: it waits here, its connection holding its later lines
+/// (replies stay in order), and runs as a task when what it depends on is free. When a hook must wait
+/// for a worker's reply or a scripted cost, the task suspends at an `await` (`park`, `waitReceived`,
+/// `sleep`): the loop goes on serving the calls that never wait (`LaneDependency.none`: pings, auth,
+/// subscriptions) on every connection, and the loop's callback for the reply resumes the task. One thread
+/// runs all of it. A line that runs no such method but touches what a waiting item touches waits here too,
+/// to keep its order.
 ///
 /// Items that depend on each other (`LaneDependency`) run one after the other, in the order they came;
-/// an item that depends on nothing running or waiting before it starts while the others are parked — a
-/// call on another plugin's container passes a slow hook. Timers, idle passes, connection teardown,
-/// shutdown and every call not described more narrowly depend on everything, so they never overlap
-/// another item. A parked item takes its call's state on the host's shared parts with it
-/// (`Host.CallContext`), so the item that runs meanwhile sees only its own.
+/// an item that depends on nothing running or waiting before it starts while the others wait — a call on
+/// another plugin's container passes a slow hook. Timers, idle passes, connection teardown, shutdown and
+/// every call not described more narrowly depend on everything, so they never overlap another item. Each
+/// item runs in a `CallScope` of its own, so what it sets on the host's shared parts is its own.
+///
+/// A host with no loop (tests over in-memory connections) runs each item where it is queued, to its end:
+/// with no loop nothing can wait (a scripted cost burns the CPU instead).
 public final class CallLane {
     public enum Work {
         /// A connection's deferred line (`HostConnection.runDeferred`).
         case line(HostConnection)
         /// A connection closed: its objects are torn down (with hooks) here.
         case closed(HostConnection, reason: String)
-        /// Timers, shutdown.
-        case task(() -> Void)
+        /// Timers, shutdown, a plugin worker's end.
+        case task(() async -> Void)
         /// An idle pass (warm-ups): it runs only when no other work waits, as idle tasks do on the loop.
-        case idle(() -> Void)
+        case idle(() async -> Void)
     }
 
     /// One piece of work, waiting or running.
@@ -94,71 +98,88 @@ public final class CallLane {
         let work: Work
         /// What it depends on (decided when it starts).
         var dependency = LaneDependency.everything
-        /// Its stack, once it runs.
-        var coroutine: Coroutine?
-        /// Its call's state on the host's shared parts while it is parked.
-        var context = Host.CallContext()
-        /// It parked and its wait is over: `drain` carries it on.
-        var canContinue = false
 
         init(_ work: Work) { self.work = work }
     }
 
     /// The host it orders calls for, as what the lane asks of it.
     unowned let owner: any LaneOwner
+    /// Where the items' tasks run: the host's loop.
+    public let executor: LoopExecutor
     /// Work waiting to start, in the order it came.
     private var pending: [Item] = []
-    /// Work started and not finished (all parked, or the one whose code runs now), in the order it started.
+    /// Work started and not finished (waiting, or the one whose job runs now), in the order it started.
     private var running: [Item] = []
-    /// The item whose code runs now (nil on the loop's own stack).
-    private var current: Item?
-    /// Stacks of finished items, kept for the next ones.
-    private var spare: [Coroutine] = []
-    /// Whether an item runs (it may be parked, waiting on a worker while the loop serves quick calls).
+    /// Lines in the lane: started and not finished, or waiting their turn.
+    private var lines: Int {
+        pending.count { if case .line = $0.work { true } else { false } }
+            + running.count { if case .line = $0.work { true } else { false } }
+    }
+    /// Whether an item runs (it may be waiting on a worker while the loop serves quick calls).
     public var isRunning: Bool { !running.isEmpty }
-    /// Set by the server: what parked calls wait for (also set, with blocking waits, for a host with no
+    /// Set by the server: what waiting items wait for (also set, with blocking waits, for a host with no
     /// loop: its calls then wait where they run).
     package var waits: LoopWaits?
-    /// Set by a server that runs the lane's items (`drain`) between its loop's turns.
+    /// Set by a server that runs the lane's items (`drain`) between its loop's turns; otherwise each item
+    /// runs to its end where it is queued.
     public var isDriven = false
-    /// Called when work is queued or a parked item can go on (the server then runs the lane before it
-    /// blocks for I/O again).
+    /// Called when work is queued (the server then runs the lane before it blocks for I/O again).
     public var onQueued: (() -> Void)?
     /// Called after each item (the server writes its replies and events before the next item runs).
     public var onItemDone: (() -> Void)?
-    /// Set by the plugin supervisor when it loads a plugin in a worker process.
-    var hasIsolatedPlugins = false
-    /// Set when `classes.define` makes a class that declares a hook cost (the cost then parks, not burns).
-    var hasCostlyScripts = false
+    /// The most lines that may wait in the lane at once (started and not finished, or waiting their turn):
+    /// past it a line is refused (`HostConfig.maxWaitingCalls`).
+    let maxWaiting: Int
 
-    init(owner: any LaneOwner) { self.owner = owner }
+    init(owner: any LaneOwner, executor: LoopExecutor, maxWaiting: Int) {
+        self.owner = owner
+        self.executor = executor
+        self.maxWaiting = max(1, maxWaiting)
+    }
 
     /// Lines taken since start.
     private var deferredLines = 0
-    /// Times an item parked (for `host.stats`).
+    /// Lines refused because `maxWaiting` calls waited already.
+    private var refused = 0
+    /// Times an item waited (for `host.stats`).
     private(set) var parks = 0
-    /// Items that started while another was parked.
+    /// Items that started while another was waiting.
     private var overlapped = 0
+    /// Items that waited at once, at most.
+    private var mostRunning = 0
 
     /// For `host.stats`.
     var stats: JSONObject {
-        ["enabled": .bool(isEnabled), "queued": .int(pending.count + (idleWork == nil ? 0 : 1)), "running": .bool(isRunning),
-         "deferredLines": .int(deferredLines), "parks": .int(parks), "overlapped": .int(overlapped)]
+        ["enabled": true, "queued": .int(pending.count + (idleWork == nil ? 0 : 1)), "running": .bool(isRunning),
+         "waiting": .int(running.count), "mostWaiting": .int(mostRunning), "deferredLines": .int(deferredLines),
+         "parks": .int(parks), "overlapped": .int(overlapped), "jobs": .int(executor.jobsRun), "refused": .int(refused)]
     }
 
-    /// Whether lines that may run hooks go through the lane.
-    public var isEnabled: Bool { (hasIsolatedPlugins || hasCostlyScripts) && isDriven && waits != nil }
-
-    /// There is something `drain` would do now: a parked item whose wait is over, or work that can start.
+    /// There is something `drain` would do now: a job of a running item, or work that can start.
     public var hasRunnableWork: Bool {
-        running.contains(where: \.canContinue) || startable() != nil || (running.isEmpty && idleWork != nil)
+        executor.hasJobs || startable() != nil || (running.isEmpty && idleWork != nil)
     }
+    /// Whether `drain` runs (work queued meanwhile is found by its loop).
+    private var isDraining = false
     /// The idle pass waiting for the lane to be free of everything else.
-    private var idleWork: (() -> Void)?
+    private var idleWork: (() async -> Void)?
 
-    /// Asked for every line read while the lane is enabled: true when the line was taken to run later.
+    /// Asked for every line read: true when the line was taken to run later. A line is taken when one of
+    /// its methods may wait, or when it touches something and the lane has work (it keeps its order with
+    /// that work); a line that touches nothing, or that finds the lane empty and never waits, runs where
+    /// it is read.
     func takes(_ read: RPCProcessor<HostConnection>.ReadLine, from c: HostConnection) -> Bool {
-        guard isEnabled, owner.laneDependency(of: read) != .none else { return false }
+        if !owner.mayWait(read) {
+            guard !pending.isEmpty || !running.isEmpty || owner.workerSweepIsDue,
+                  owner.laneDependency(of: read) != .none else { return false }
+        }
+        if lines >= maxWaiting {
+            refused += 1
+            c.refuseLine(read, RPCError(.limitExceeded,
+                "\(maxWaiting) calls wait already (on plugin workers or scripted costs), the most the host keeps (--max-waiting-calls)",
+                ["limit": "waitingCalls", "max": .int(maxWaiting)]))
+            return true
+        }
         c.deferLine(read)
         deferredLines += 1
         enqueue(.line(c))
@@ -167,16 +188,33 @@ public final class CallLane {
 
     public func enqueue(_ work: Work) {
         if case .idle(let body) = work { idleWork = body } else { pending.append(Item(work)) }
-        onQueued?()
+        if isDriven { onQueued?() } else { drain() }  // no loop: it runs here, to its end
     }
 
     /// The transport closed `c`. Its teardown runs hooks, so it waits for the lane; a line of its
     /// that waits is dropped (no one is left to read the reply), one that runs finishes first.
-    func connectionClosed(_ c: HostConnection, reason: String) -> Bool {
-        guard isEnabled else { return false }
+    func connectionClosed(_ c: HostConnection, reason: String) {
         c.dropDeferredLine()
         enqueue(.closed(c, reason: reason))
-        return true
+    }
+
+    /// Runs `work` to its end before anything else (start-up, before the loop serves connections; a host
+    /// with no loop): the loop is turned here while it waits. Never from inside an item or a loop callback.
+    public func runToEnd<T>(_ work: @escaping () async -> T) -> T {
+        // Whoever runs the host's work now (the loop runs on this thread, or not yet, or no longer).
+        executor.adoptCurrentThread()
+        let box = ResultBox<T>()
+        let bound = LoopBound((box, owner.scopes, work), on: executor)
+        Task(executorPreference: executor) {
+            let (box, scopes, work) = bound.value
+            box.value = await scopes.withOwnScope(work)
+        }
+        while true {
+            executor.runJobs()
+            if let value = box.value { return value }
+            guard let waits else { preconditionFailure("work that waits, with no loop to turn") }
+            waits.runOnce()
+        }
     }
 
     // MARK: Running
@@ -206,17 +244,15 @@ public final class CallLane {
         return nil
     }
 
-    /// Carries on parked items whose wait is over and starts what can start, until nothing can; the items
-    /// still running are parked. Called from the loop's own stack, between loop turns; does nothing from
-    /// inside an item.
+    /// Starts what can start and runs the jobs of the items that run, until nothing can go on: the items
+    /// still running are waiting. Called on the loop's thread, between loop turns (never from a job).
     public func drain() {
-        guard current == nil else { return }
+        guard !isDraining else { return }
+        // With no loop, whoever queues the work runs it.
+        if !isDriven { executor.adoptCurrentThread() }
+        isDraining = true
+        defer { isDraining = false }
         while true {
-            if let item = running.first(where: \.canContinue) {
-                item.canContinue = false
-                step(item)
-                continue
-            }
             if let next = startable() {
                 let item = pending.remove(at: next.index)
                 item.dependency = next.dependency
@@ -228,38 +264,20 @@ public final class CallLane {
                 start(Item(.idle(idle)))
                 continue
             }
-            return
+            guard executor.hasJobs else { return }
+            executor.runJobs()
         }
     }
 
     private func start(_ item: Item) {
         if !running.isEmpty { overlapped += 1 }
         running.append(item)
-        guard let co = spare.popLast() ?? Coroutine() else {
-            // No stack for it: the item runs here, and its waits hold the loop.
-            current = item
-            run(item.work)
-            current = nil
-            finish(item)
-            return
-        }
-        item.coroutine = co
-        co.start { [unowned self] in run(item.work) }
-        step(item)
-    }
-
-    /// Runs `item` from where it stopped until it parks or ends.
-    private func step(_ item: Item) {
-        guard let co = item.coroutine else { return }
-        owner.restoreCallContext(item.context)
-        current = item
-        let ended = co.resume()
-        current = nil
-        item.context = owner.takeCallContext()
-        if ended {
-            item.coroutine = nil
-            spare.append(co)
-            finish(item)
+        mostRunning = max(mostRunning, running.count)
+        let bound = LoopBound((self, item), on: executor)
+        Task(executorPreference: executor) {
+            let (lane, item) = bound.value
+            await lane.owner.scopes.withOwnScope { await lane.run(item.work) }
+            lane.finish(item)
         }
     }
 
@@ -268,86 +286,74 @@ public final class CallLane {
         onItemDone?()
     }
 
-    /// One item, on its own stack.
-    private func run(_ work: Work) {
+    /// One item, in its task.
+    private func run(_ work: Work) async {
         switch work {
         case .line(let c):
-            c.runDeferred()
-            // Its later lines run now; the next one that may run hooks queues again, behind the others.
+            await c.runDeferred()
+            // Its later lines run now; the next one that may wait queues again, behind the others.
             c.deferredLineDone()
         case .closed(let c, let reason):
-            owner.finishClosing(c, reason: reason)
+            await owner.tearDownClosed(c, reason: reason)
         case .task(let body), .idle(let body):
-            body()
+            await body()
         }
     }
 
-    // MARK: Parking
+    // MARK: Waiting
 
-    /// Whether the code running now is a lane item's.
-    var isInItem: Bool { current != nil }
-
-    /// Whether the code running now is a lane item on its own stack (it can park).
-    var canPark: Bool { current?.coroutine?.isRunning == true }
-
-    /// Parks the running item until `register`'s callback is called (from the loop), then returns. From
-    /// anywhere else — at start-up, before the loop runs — the loop is turned here until it is called.
-    /// `register` may call back at once.
-    func park(_ register: (_ wake: @escaping () -> Void) -> Void) {
-        final class Flag { var isSet = false }
-        let woken = Flag()
-        if canPark, let item = current, let co = item.coroutine {
-            // Not `weak self`: a weak reference would give the lane a side table, and every retain of it
-            // (one per line read) would take the slow path. The host owns the lane for its whole life.
-            register { [unowned(unsafe) self, weak item] in
-                woken.isSet = true
-                item?.canContinue = true
-                onQueued?()
+    /// Suspends the work being run until `register`'s callback is called (from the loop; at most once
+    /// counts), then returns. `register` may call back at once.
+    func park(_ register: (_ wake: @escaping () -> Void) -> Void) async {
+        final class Once { var woken = false; init() {} }
+        let once = Once()
+        parks += 1
+        await withCheckedContinuation { (k: CheckedContinuation<Void, Never>) in
+            register {
+                guard !once.woken else { return }
+                once.woken = true
+                k.resume()
             }
-            guard !woken.isSet else {
-                item.canContinue = false
-                return
-            }
-            parks += 1
-            while !woken.isSet { co.suspend() }
-            return
-        }
-        register { woken.isSet = true }
-        while !woken.isSet {
-            guard let waits else { preconditionFailure("a wait outside the lane with no loop to turn") }
-            waits.runOnce()
         }
     }
-    /// Parks until something arrives on `link` (or it ends) or `timeoutMs` passes: false when the time
+
+    /// Waits until something arrives on `link` (or it ends) or `timeoutMs` passes: false when the time
     /// passed first.
-    func waitReceived(_ link: WorkerLink, timeoutMs: Int?) -> Bool {
-        var ready = false
-        park { wake in
+    func waitReceived(_ link: WorkerLink, timeoutMs: Int?) async -> Bool {
+        final class Ready { var value = false; init() {} }
+        let ready = Ready()
+        await park { wake in
             link.whenReceived(timeoutMs: timeoutMs) { r in
-                ready = r
+                ready.value = r
                 wake()
             }
         }
-        return ready
+        return ready.value
     }
 
     /// Whether a wait can be served: the loop is there (the server sets `waits`, and clears it once its
     /// loop has ended).
     var canWait: Bool { waits != nil }
 
-    /// Spends a scripted hook's cost: the lane's item parks for that long (the loop serves everyone else
-    /// meanwhile); anywhere else, and for what is under a millisecond (the loop's timers count whole
+    /// Spends a scripted hook's cost: the work waits for that long (the loop serves everyone else
+    /// meanwhile); with no loop, and for what is under a millisecond (the loop's timers count whole
     /// ones), the CPU is burnt where the hook runs.
-    func spend(ms: Double) {
-        guard canPark, ms >= 1, waits != nil else { return burnCPU(ms: ms) }
+    func spend(ms: Double) async {
+        guard ms >= 1, isDriven, waits != nil else { return burnCPU(ms: ms) }
         let whole = ms.rounded(.down)
-        sleep(ms: Int(whole))
+        await sleep(ms: Int(whole))
         if ms > whole { burnCPU(ms: ms - whole) }
     }
 
-    /// Parks for `ms` of real time (a scripted hook's cost, a worker's exit grace).
-    func sleep(ms: Int) {
+    /// Waits for `ms` of real time (a scripted hook's cost, a worker's exit grace).
+    func sleep(ms: Int) async {
         guard let waits else { return }
-        park { wake in _ = waits.after(ms: ms, wake) }
+        await park { wake in _ = waits.after(ms: ms, wake) }
     }
+}
+
+/// Where a task run to its end leaves its result.
+private final class ResultBox<T> {
+    var value: T?
+    init() {}
 }

@@ -205,20 +205,25 @@ public final class HostConnection {
 
     // MARK: Lines that wait in the call lane
 
+    /// The lane refused `read` (too many calls wait): each of its requests is answered with `error`.
+    func refuseLine(_ read: RPCProcessor<HostConnection>.ReadLine, _ error: RPCError) {
+        processor.refuse(read, with: error, out: out)
+        if !out.isEmpty { transport?.outputReady(self) }
+    }
+
     /// The lane took `read`: it runs later (`runDeferred`), and nothing after it runs before it.
     func deferLine(_ read: RPCProcessor<HostConnection>.ReadLine) {
         deferred = read
         perform(life.lineDeferred())
     }
 
-    /// Runs the line that waited in the lane (its hooks may wait on a plugin worker off the loop).
-    func runDeferred() {
+    /// Runs the line that waited in the lane, in its task (its hooks may wait on a plugin worker while the
+    /// loop serves everyone else). A close meanwhile is the lane's next item, after this one.
+    func runDeferred() async {
         guard let read = deferred else { return }
         deferred = nil
-        readingLines {
-            if !isClosed { processor.dispatchNow(read, context: self, out: out) }
-            if !out.isEmpty { transport?.outputReady(self) }
-        }
+        if !isClosed { await processor.dispatchTaken(read, context: self, out: out) }
+        if !out.isEmpty { transport?.outputReady(self) }
     }
 
     /// The waiting line ran: the held lines run (until one waits again or backpressure pauses), then

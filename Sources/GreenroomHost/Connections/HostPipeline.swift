@@ -6,7 +6,7 @@ import GreenroomRPC
 protocol WorkerSweeper: AnyObject {
     /// A worker ended and its sweep has not run yet.
     var needsSweep: Bool { get }
-    func sweepIfDue(before method: String)
+    func sweepIfDue(before method: String) async
 }
 
 /// The one path every line and call takes through the host, built here and nowhere else. In the order a
@@ -33,30 +33,40 @@ final class HostPipeline: CallPipeline {
     private let noted: Set<String>
     /// Runs a noted call and adds its note to the reply (`Host.withVirtualClockNote`).
     private let withNote: (() throws(RPCError) -> JSONValue) throws(RPCError) -> JSONValue
+    private let withNoteTaken: (() async throws(RPCError) -> JSONValue) async throws(RPCError) -> JSONValue
 
     init(lane: CallLane, containers: Containers, virtualClock: Bool,
-         withNote: @escaping (() throws(RPCError) -> JSONValue) throws(RPCError) -> JSONValue) {
+         withNote: @escaping (() throws(RPCError) -> JSONValue) throws(RPCError) -> JSONValue,
+         withNoteTaken: @escaping (() async throws(RPCError) -> JSONValue) async throws(RPCError) -> JSONValue) {
         self.lane = lane
         self.containers = containers
         self.withNote = withNote
+        self.withNoteTaken = withNoteTaken
         noted = virtualClock ? Set(Host.notedMethods.map { $0.name }) : []
     }
 
     func takes(_ read: RPCProcessor<HostConnection>.ReadLine, from c: HostConnection) -> Bool {
-        lane.isEnabled && lane.takes(read, from: c)
+        lane.takes(read, from: c)
     }
 
     func admit(_ c: HostConnection, method: String) throws(RPCError) {
         if !c.isAuthenticated && method != "host.auth" {
             throw RPCError(.unauthorized, "Unauthorized: call host.auth with the host's token first", ["method": .string(method)])
         }
-        sweeper?.sweepIfDue(before: method)
     }
 
+    /// A call run where it was read: it never waits and runs no hook (so it has no hook failures to report).
     func run(_ spec: MethodSpec<HostConnection>, _ c: HostConnection, _ params: Params) throws(RPCError) -> RPCResult {
-        try containers.reportingFailures { () throws(RPCError) -> RPCResult in
-            guard !noted.isEmpty, noted.contains(spec.name) else { return try spec.call(c, params) }
-            return .value(try withNote { () throws(RPCError) in try spec.call(c, params).value })
+        guard !noted.isEmpty, noted.contains(spec.name) else { return try spec.call(c, params) }
+        return .value(try withNote { () throws(RPCError) in try spec.call(c, params).value })
+    }
+
+    /// A call of a line the lane took, in its task.
+    func run(_ spec: MethodSpec<HostConnection>, _ c: HostConnection, _ params: Params) async throws(RPCError) -> RPCResult {
+        await sweeper?.sweepIfDue(before: spec.name)
+        return try await containers.reportingFailures { () async throws(RPCError) -> RPCResult in
+            guard !noted.isEmpty, noted.contains(spec.name) else { return try await spec.callTaken(c, params) }
+            return .value(try await withNoteTaken { () async throws(RPCError) in try await spec.callTaken(c, params).value })
         }
     }
 }

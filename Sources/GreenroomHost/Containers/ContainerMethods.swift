@@ -21,8 +21,7 @@ extension Containers {
             try classes.register(cls)
             if cls.hooks.values.contains(where: { $0.costMs > 0 }) {
                 // Its costs park in the call lane, so they never hold the loop (see `CallLane.spend`).
-                cls.spend = { [unowned self] ms in lane.spend(ms: ms) }
-                lane.hasCostlyScripts = true
+                cls.spend = { [unowned self] ms in await lane.spend(ms: ms) }
             }
             return ["name": .string(cls.name), "plugin": .null, "scripted": true,
                     "hooks": .array(Hook.allCases.filter { cls.hooks[$0] != nil }.map { .string($0.rawValue) }),
@@ -70,21 +69,21 @@ extension Containers {
     }
 
     func registerContainerMethods(into r: inout MethodRegistry<HostConnection>) {
-        r.register(ContainerCreate.self) { [unowned self] conn, p throws(RPCError) in
+        r.register(ContainerCreate.self) { [unowned self] conn, p async throws(RPCError) in
             let cls = try classes.require(p.className)
-            let c = try create(cls, owner: conn.id, data: p.data)
+            let c = try await create(cls, owner: conn.id, data: p.data)
             return containerInfo(c)
         }
-        r.register(ContainerConfigure.self) { [unowned self] conn, p throws(RPCError) in
+        r.register(ContainerConfigure.self) { [unowned self] conn, p async throws(RPCError) in
             let data = p.data ?? .null  // required: the decoder refused its absence
             let c = try container(p.container, owner: conn)
-            let output = try configure(c, data: data)
+            let output = try await configure(c, data: data)
             return ["container": .string(c.id), "output": output]
         }
         r.register(ContainerInfo.self) { [unowned self] conn, p throws(RPCError) in
             containerInfo(try container(p.container, owner: conn))
         }
-        r.register(ContainerRelease.self) { [unowned self] conn, p throws(RPCError) in
+        r.register(ContainerRelease.self) { [unowned self] conn, p async throws(RPCError) in
             let c = try container(p.container, owner: conn)
             if case .page(let session, _) = c.parent {
                 throw .invalidState("Container \(c.id) is a child of page session \(session); destroy the session instead",
@@ -98,25 +97,25 @@ extension Containers {
                 throw .invalidState("Container \(c.id) is page session \(session)'s own container; destroy the session (page.destroy) instead",
                                     ["container": .string(c.id), "session": .string(session)])
             }
-            try refuseDuringInteractivePop(containing: c)
-            release(c)
+            try await refuseDuringInteractivePop(containing: c)
+            await release(c)
             return ["container": .string(c.id), "released": true]
         }
         // UIKit's beginAppearanceTransition / endAppearanceTransition, by hand, as a custom container drives
         // its child: any call of the appearance table, an unbalanced one refused (no hook), emitted and counted
         // as the host's own would be. Only for a container with no parent, whose appearance no flow of the
         // host drives (a stack, green room or page session keeps its children balanced itself).
-        r.register(ContainerBeginAppearanceTransition.self) { [unowned self] conn, p throws(RPCError) in
+        r.register(ContainerBeginAppearanceTransition.self) { [unowned self] conn, p async throws(RPCError) in
             let c = try looseContainer(p.container, owner: conn)
             let appearing = p.appearing
             let animated = p.animated ?? false
-            try guarded { () throws(ContainerFailure) in try perform(lifecycle.begin(c, appearing: appearing, animated: animated)) }
+            try await guarded { () throws(ContainerFailure) in try await perform(lifecycle.begin(c, appearing: appearing, animated: animated)) }
             return containerInfo(c)
         }
-        r.register(ContainerEndAppearanceTransition.self) { [unowned self] conn, p throws(RPCError) in
+        r.register(ContainerEndAppearanceTransition.self) { [unowned self] conn, p async throws(RPCError) in
             let c = try looseContainer(p.container, owner: conn)
             let animated = p.animated ?? false
-            try guarded { () throws(ContainerFailure) in try perform(lifecycle.end(c, animated: animated)) }
+            try await guarded { () throws(ContainerFailure) in try await perform(lifecycle.end(c, animated: animated)) }
             return containerInfo(c)
         }
     }
@@ -196,14 +195,14 @@ extension Containers {
     }
 
     /// Refuses (-32003) moving or releasing a container that sits in a stack with a live interactive pop.
-    func refuseDuringInteractivePop(containing c: ContainerRecord) throws(RPCError) {
+    func refuseDuringInteractivePop(containing c: ContainerRecord) async throws(RPCError) {
         if case .stack(let sid) = c.parent, let s = stacks[sid] { try refuseDuringInteractivePop(s) }
     }
 
     /// Pushes with docs/lifecycle.md's rules: already in this stack -> invalidState (UIKit crashes); in another
     /// stack -> moved (it disappears there first); a page session's child cannot be pushed.
     func push(_ c: ContainerRecord, onto s: StackRecord, animated: Bool,
-              durationMs: Double = StackDriver.defaultDurationMs) throws(RPCError) {
+              durationMs: Double = StackDriver.defaultDurationMs) async throws(RPCError) {
         if s.contains(c) {
             throw .invalidState("Container \(c.id) is already in stack \(s.id) (UIKit would crash)",
                                 ["container": .string(c.id), "stack": .string(s.id)])
@@ -217,15 +216,15 @@ extension Containers {
                                 ["container": .string(c.id), "session": .string(session)])
         }
         try refuseDuringInteractivePop(s)
-        try refuseDuringInteractivePop(containing: c)
-        detach(c)
+        try await refuseDuringInteractivePop(containing: c)
+        await detach(c)
         // A hook that failed as it left its last parent tore it down: the reply is that failure's -32004,
         // with this in its `data.error`.
         guard !c.isDestroyed else {
             throw .invalidState("Container \(c.id) was torn down as it left its last parent; nothing was pushed onto \(s.id)",
                                 ["container": .string(c.id), "stack": .string(s.id)])
         }
-        try guarded { () throws(ContainerFailure) in try stackOps.push(c, onto: s, animated: animated, durationMs: durationMs) }
+        try await guarded { () throws(ContainerFailure) in try await stackOps.push(c, onto: s, animated: animated, durationMs: durationMs) }
     }
 
     /// `reply: "afterAppear"` holds the reply back, which a batch cannot (its replies go out together), and
@@ -260,7 +259,7 @@ extension Containers {
 
     /// `setContainers`' list: the connection's containers, each once, none a page session's child or own
     /// container, none in a stack whose interactive pop is live.
-    private func containerList(_ ids: [String], for s: StackRecord, owner conn: HostConnection) throws(RPCError) -> [ContainerRecord] {
+    private func containerList(_ ids: [String], for s: StackRecord, owner conn: HostConnection) async throws(RPCError) -> [ContainerRecord] {
         guard ids.count <= 10_000 else { throw .invalidParams(path: "containers", "must hold at most 10000 containers") }
         var list: [ContainerRecord] = []
         var seen: [String: Int] = [:]
@@ -278,7 +277,7 @@ extension Containers {
                 throw .invalidState("Container \(c.id) is a child of page session \(session)",
                                     ["container": .string(c.id), "session": .string(session), "path": .string(path)])
             }
-            if !s.contains(c) { try refuseDuringInteractivePop(containing: c) }
+            if !s.contains(c) { try await refuseDuringInteractivePop(containing: c) }
             list.append(c)
         }
         return list
@@ -290,7 +289,7 @@ extension Containers {
             let s = makeStack(size: size, hidden: p.hidden ?? false, owner: conn.id)
             return stackInfo(s)
         }
-        r.register(StackPush.self) { [unowned self] conn, p throws(RPCError) in
+        r.register(StackPush.self) { [unowned self] conn, p async throws(RPCError) in
             // Params first (-32602), then the objects (-32002) and their state (-32003).
             let ms = try duration(p.duration, animated: p.animated ?? false)
             let s = try stack(p.stack, owner: conn)
@@ -298,42 +297,42 @@ extension Containers {
             let c = try container(p.container, owner: conn)
             let animated = p.animated ?? false
             // Not animated, its hooks all run now: those in a plugin's worker go there in one message.
-            try planned(animated ? nil : worker(of: c) ?? worker(of: s.top)) { () throws(RPCError) in
-                try push(c, onto: s, animated: animated, durationMs: ms)
+            try await planned(animated ? nil : worker(of: c) ?? worker(of: s.top)) { () throws(RPCError) in
+                try await push(c, onto: s, animated: animated, durationMs: ms)
             }
             return p.reply == "afterAppear" ? replyAfterAppear(c, stackInfo(s)) : stackInfo(s)
         }
-        r.register(StackPop.self) { [unowned self] conn, p throws(RPCError) in
+        r.register(StackPop.self) { [unowned self] conn, p async throws(RPCError) in
             let ms = try duration(p.duration, animated: p.animated ?? false)
             let s = try stackAtRest(p.stack, owner: conn)
             let animated = p.animated ?? false
             var popped: ContainerRecord?
-            try planned(animated ? nil : worker(of: s.top)) { () throws(RPCError) in
-                popped = stackOps.pop(s, animated: animated, durationMs: ms)
+            try await planned(animated ? nil : worker(of: s.top)) { () throws(RPCError) in
+                popped = await stackOps.pop(s, animated: animated, durationMs: ms)
             }
             guard let c = popped else {
                 throw .invalidState("Stack \(s.id) is empty", ["stack": .string(s.id)])
             }
             return ["container": .string(c.id), "stack": stackInfo(s)]
         }
-        r.register(StackPopToRoot.self) { [unowned self] conn, p throws(RPCError) in
+        r.register(StackPopToRoot.self) { [unowned self] conn, p async throws(RPCError) in
             let ms = try duration(p.duration, animated: p.animated ?? false)
             let s = try stackAtRest(p.stack, owner: conn)
             let animated = p.animated ?? false
-            let popped = stackOps.popToRoot(s, animated: animated, durationMs: ms)
+            let popped = await stackOps.popToRoot(s, animated: animated, durationMs: ms)
             return ["containers": .array(popped.map { .string($0.id) }), "stack": stackInfo(s)]
         }
-        r.register(StackSetContainers.self) { [unowned self] conn, p throws(RPCError) in
+        r.register(StackSetContainers.self) { [unowned self] conn, p async throws(RPCError) in
             let ms = try duration(p.duration, animated: p.animated ?? false)
             let s = try stackAtRest(p.stack, owner: conn)
-            let list = try containerList(p.containers, for: s, owner: conn)
+            let list = try await containerList(p.containers, for: s, owner: conn)
             let animated = p.animated ?? false
             // Newcomers leave where they are first (another stack: they disappear there at once).
-            for c in list where !s.contains(c) { detach(c) }
-            let removed = stackOps.setContainers(s, list.filter { !$0.isDestroyed }, animated: animated, durationMs: ms)
+            for c in list where !s.contains(c) { await detach(c) }
+            let removed = await stackOps.setContainers(s, list.filter { !$0.isDestroyed }, animated: animated, durationMs: ms)
             return ["stack": stackInfo(s), "removed": .array(removed.map { .string($0.id) })]
         }
-        r.register(StackBeginInteractivePop.self) { [unowned self] conn, p throws(RPCError) in
+        r.register(StackBeginInteractivePop.self) { [unowned self] conn, p async throws(RPCError) in
             let s = try stackAtRest(p.stack, owner: conn)
             guard !s.isHidden else {
                 throw .invalidState("Stack \(s.id) is hidden: nothing is on screen to swipe back from", ["stack": .string(s.id)])
@@ -342,7 +341,7 @@ extension Containers {
                 throw .invalidState("Stack \(s.id) holds \(s.items.count) container\(s.items.count == 1 ? "" : "s"): an interactive pop needs one below the top",
                                     ["stack": .string(s.id), "containers": .int(s.items.count)])
             }
-            stackOps.beginInteractivePop(s)
+            await stackOps.beginInteractivePop(s)
             return ["stack": stackInfo(s)]
         }
         r.register(StackUpdateInteractivePop.self) { [unowned self] conn, p throws(RPCError) in
@@ -352,38 +351,38 @@ extension Containers {
             StackOperation.updateInteractivePop(s, progress: progress)
             return ["stack": stackInfo(s)]
         }
-        r.register(StackFinishInteractivePop.self) { [unowned self] conn, p throws(RPCError) in
+        r.register(StackFinishInteractivePop.self) { [unowned self] conn, p async throws(RPCError) in
             let ms = try duration(p.duration, animated: true)
             let s = try stackInGesture(p.stack, owner: conn)
-            guard let c = stackOps.finishInteractivePop(s, durationMs: ms) else {
+            guard let c = await stackOps.finishInteractivePop(s, durationMs: ms) else {
                 throw .invalidState("Stack \(s.id) has no interactive pop in progress", ["stack": .string(s.id)])
             }
             return ["container": .string(c.id), "stack": stackInfo(s)]
         }
-        r.register(StackCancelInteractivePop.self) { [unowned self] conn, p throws(RPCError) in
+        r.register(StackCancelInteractivePop.self) { [unowned self] conn, p async throws(RPCError) in
             let ms = try duration(p.duration, animated: true)
             let s = try stackInGesture(p.stack, owner: conn)
-            stackOps.cancelInteractivePop(s, durationMs: ms)
+            await stackOps.cancelInteractivePop(s, durationMs: ms)
             return ["stack": stackInfo(s)]
         }
-        r.register(StackSetHidden.self) { [unowned self] conn, p throws(RPCError) in
+        r.register(StackSetHidden.self) { [unowned self] conn, p async throws(RPCError) in
             let s = try stackAtRest(p.stack, owner: conn)
-            stackOps.setHidden(s, p.hidden)
+            await stackOps.setHidden(s, p.hidden)
             return stackInfo(s)
         }
-        r.register(StackResize.self) { [unowned self] conn, p throws(RPCError) in
+        r.register(StackResize.self) { [unowned self] conn, p async throws(RPCError) in
             let size = try Self.size(width: p.width, height: p.height)
             let s = try stackAtRest(p.stack, owner: conn)
-            stackOps.resize(s, to: size)
+            await stackOps.resize(s, to: size)
             return stackInfo(s)
         }
         r.register(StackInfo.self) { [unowned self] conn, p throws(RPCError) in
             stackInfo(try stack(p.stack, owner: conn))
         }
-        r.register(StackDestroy.self) { [unowned self] conn, p throws(RPCError) in
+        r.register(StackDestroy.self) { [unowned self] conn, p async throws(RPCError) in
             let s = try stackAtRest(p.stack, owner: conn)
             let ids = s.items.reversed().map { JSONValue.string($0.id) }
-            destroyStack(s)
+            await destroyStack(s)
             return ["stack": .string(s.id), "destroyed": true, "released": .array(ids)]
         }
     }

@@ -11,11 +11,11 @@ protocol ContainerPages: AnyObject {
     /// The page session whose own container `c` is, if any (it is released with its session only).
     func session(owning c: ContainerRecord) -> String?
     /// A stack is about to be destroyed: page sessions sitting in it go with it, children first.
-    func stackWillBeDestroyed(_ s: StackRecord)
+    func stackWillBeDestroyed(_ s: StackRecord) async
     /// A page's child failed and is about to be torn down: its session lets it go.
     func childFailed(_ c: ContainerRecord)
     /// An appearance hook ran on `c`: a session's own container makes its current page follow.
-    func appearanceHookRan(on c: ContainerRecord, _ hook: Hook, animated: Bool)
+    func appearanceHookRan(on c: ContainerRecord, _ hook: Hook, animated: Bool) async
 }
 
 /// Containers and stacks: binds Core's lifecycle rules to class instances, events, connections and the
@@ -74,9 +74,9 @@ public final class Containers: HostDomain {
     let journal = RecordJournal()
     var planStats = HookPlanStats()
 
-    /// What the call being run set here: how its hooks run and the failures it collects (its journal
-    /// has a state of its own). A call that parks takes it with it (`CallLane`), so another call run
-    /// meanwhile has its own.
+    /// What the work being run set here: how its hooks run and the failures it collects (its journal
+    /// recording is beside it in its `CallScope`). Each piece of work that may wait has its own, so another
+    /// run meanwhile has its own.
     struct CallState {
         /// Whether hooks run as they come, are planned, or are replayed after a plan (HookPlanning.swift).
         var hookMode = HookMode.live
@@ -84,14 +84,11 @@ public final class Containers: HostDomain {
         /// real clock or an idle pass has no reply to carry its failures; their events say `failed`).
         var callFailures: [JSONValue]?
     }
-    var running = CallState()
-
-    func takeCallState() -> CallState {
-        defer { running = CallState() }
-        return running
+    /// What the work being run set here, in its own scope.
+    var running: CallState {
+        get { events.scopes.current.containers }
+        _modify { yield &events.scopes.current.containers }
     }
-
-    func restoreCallState(_ state: CallState) { running = state }
     lazy var stackOps = StackDriver(containers: self)
 
     init(config: HostConfig, classes: ClassRegistry, events: EventRouter, timers: HostTimers, clock: HostClock,
@@ -106,6 +103,8 @@ public final class Containers: HostDomain {
         self.lane = lane
         self.dispatcher = dispatcher
         scriptedBudgetBytes = config.scriptedMemoryBudgetBytes
+        // Each piece of work records its plans in its own scope.
+        journal.current = { [scopes = events.scopes] in scopes.current.journal }
         try? classes.register(PlainClass(name: "Container"))
     }
 
@@ -128,11 +127,11 @@ public final class Containers: HostDomain {
     /// otherwise completed has its result in `data.result`, one that failed for another reason its
     /// error in `data.error`. Host-wide calls take the failures into their result instead
     /// (`takeCallFailures`).
-    func reportingFailures(_ run: () throws(RPCError) -> RPCResult) throws(RPCError) -> RPCResult {
+    func reportingFailures(_ run: () async throws(RPCError) -> RPCResult) async throws(RPCError) -> RPCResult {
         running.callFailures = []
         defer { running.callFailures = nil }
         let outcome: Result<RPCResult, RPCError>
-        do { outcome = .success(try run()) } catch { outcome = .failure(error) }
+        do throws(RPCError) { outcome = .success(try await run()) } catch { outcome = .failure(error) }
         guard let failed = running.callFailures, let first = failed.first?.objectValue else { return try outcome.get() }
         let names = failed.compactMap { $0["container"]?.stringValue }.joined(separator: ", ")
         switch outcome {
@@ -178,11 +177,11 @@ public final class Containers: HostDomain {
     /// Performs Core's lifecycle actions in order: each hook runs and is emitted, each unbalanced call
     /// counted and emitted; a failing hook is fed back to the pass, which skips the container's later
     /// hooks (`LifecyclePass`). Throws the first failure.
-    public func perform(_ actions: LifecycleActions) throws(ContainerFailure) {
+    public func perform(_ actions: LifecycleActions) async throws(ContainerFailure) {
         var pass = LifecyclePass()
         while let action = pass.next(in: actions) {
             switch action {
-            case .run(let hook, let c, let context): pass.ran(action, ok: runHook(hook, on: c, context))
+            case .run(let hook, let c, let context): await pass.ran(action, ok: runHook(hook, on: c, context))
             case .unbalanced(let c, let call, let state): reportUnbalanced(c, call, state)
             }
         }
@@ -190,9 +189,9 @@ public final class Containers: HostDomain {
     }
 
     /// `perform`, its failure as a value: the answer to a Core machine's perform step (`.performed`).
-    func failure(performing actions: LifecycleActions) -> ContainerFailure? {
+    func failure(performing actions: LifecycleActions) async -> ContainerFailure? {
         do throws(ContainerFailure) {
-            try perform(actions)
+            try await perform(actions)
             return nil
         } catch {
             return error
@@ -200,13 +199,13 @@ public final class Containers: HostDomain {
     }
 
     /// Tears a container down (disappearing if on screen, then deinit). Never fails: deinit always runs.
-    func teardown(_ c: ContainerRecord) {
-        try? perform(lifecycle.teardown(c))
+    func teardown(_ c: ContainerRecord) async {
+        try? await perform(lifecycle.teardown(c))
     }
 
     /// Runs `hook` on `c` and emits its `lifecycle` event; false when it failed. An appearance hook of a
     /// page session's own container is forwarded to its current page.
-    private func runHook(_ hook: Hook, on c: ContainerRecord, _ context: HookContext) -> Bool {
+    private func runHook(_ hook: Hook, on c: ContainerRecord, _ context: HookContext) async -> Bool {
         var input = JSONObject()
         if let a = context.animated { input["animated"] = .bool(a) }
         if let s = context.size { input["size"] = Self.sizeJSON(s) }
@@ -219,18 +218,18 @@ public final class Containers: HostDomain {
         guard let instance = instances[c.id] else { return false }
         var ok = true
         do throws(HookFailure) {
-            if let known = knownOutcome(hook, on: c) { _ = try known.get() } else { _ = try instance.run(hook, input: input) }
+            if let known = await knownOutcome(hook, on: c) { _ = try known.get() } else { _ = try await instance.run(hook, input: input) }
         } catch {
             recordFailure(c, hook, error)
             ok = false
         }
         emitLifecycle(hook, c, context, failed: !ok)
         if hook == .viewDidAppear, ok, appearReplies[c.id] != nil { releaseAppearReply(c) }
-        if hook == .deinitialize { finishDestroy(c) }
+        if hook == .deinitialize { await finishDestroy(c) }
         if ok, let pages {
             switch hook {
             case .viewWillAppear, .viewDidAppear, .viewWillDisappear, .viewDidDisappear:
-                pages.appearanceHookRan(on: c, hook, animated: context.animated ?? false)
+                await pages.appearanceHookRan(on: c, hook, animated: context.animated ?? false)
             default: break
             }
         }
@@ -248,7 +247,7 @@ public final class Containers: HostDomain {
 
     /// Runs `action` after `ms` of host clock; the events it causes name the timer (`label`) and what
     /// scheduled it.
-    public func schedule(afterMs ms: Double, label: String, _ action: @escaping () -> Void) -> Int {
+    public func schedule(afterMs ms: Double, label: String, _ action: @escaping () async -> Void) -> Int {
         // A timer is not held back by a plan: the operation runs live instead.
         guard !isPlanning else { spoilPlan(); return 0 }
         let token = nextToken
@@ -257,7 +256,7 @@ public final class Containers: HostDomain {
         timerTokens[token] = timers.schedule(at: now + ms) { [weak self] in
             guard let self else { return }
             timerTokens[token] = nil
-            events.withCause(cause) { action() }
+            await events.withCause(cause) { await action() }
         }
         return token
     }
@@ -304,7 +303,7 @@ public final class Containers: HostDomain {
     var nextContainerID: String { "c-\(nextContainer)" }
 
     func create(_ cls: ContainerClass, owner: String?, data: JSONValue?, offscreenIn greenRoom: String? = nil,
-                cause: String? = nil, parent: ContainerParent? = nil) throws(RPCError) -> ContainerRecord {
+                cause: String? = nil, parent: ContainerParent? = nil) async throws(RPCError) -> ContainerRecord {
         let asked = cls.isScripted ? (cls as? ScriptedClass)?.memoryBytes ?? 0 : 0
         if asked > 0, scriptedBytes + asked > scriptedBudgetBytes {
             throw RPCError(.limitExceeded, "A \(cls.name) holds \(asked) bytes; scripted instances hold \(scriptedBytes) of the host's \(scriptedBudgetBytes)-byte budget (--scripted-memory-budget-bytes)",
@@ -314,7 +313,7 @@ public final class Containers: HostDomain {
         let id = nextContainerID
         nextContainer += 1
         let instance: ContainerInstance
-        do { instance = try cls.makeInstance(containerID: id) } catch {
+        do { instance = try await cls.makeInstance(containerID: id) } catch {
             throw RPCError(.pluginFailed, "Creating a \(cls.name) failed: \(error.message)",
                            mergingData(error.data, ["class": .string(cls.name), "hook": "init"]))
         }
@@ -333,12 +332,12 @@ public final class Containers: HostDomain {
         var input = JSONObject()
         if let data { input["data"] = data }
         do {
-            _ = try instance.run(.initialize, input: input)
+            _ = try await instance.run(.initialize, input: input)
             emitLifecycle(.initialize, c, HookContext(), failed: false)
         } catch {
             emitLifecycle(.initialize, c, HookContext(), failed: true)
             recordFailure(c, .initialize, error)
-            throw fail(c)
+            throw await fail(c)
         }
         return c
     }
@@ -379,9 +378,9 @@ public final class Containers: HostDomain {
         return .object(o)
     }
 
-    private func finishDestroy(_ c: ContainerRecord) {
+    private func finishDestroy(_ c: ContainerRecord) async {
         if appearReplies[c.id] != nil { failAppearReply(c) }
-        instances.removeValue(forKey: c.id)?.destroy()
+        await instances.removeValue(forKey: c.id)?.destroy()
         scriptedBytes -= scriptedCharge.removeValue(forKey: c.id) ?? 0
         containers[c.id] = nil
         causes[c.id] = nil
@@ -390,10 +389,10 @@ public final class Containers: HostDomain {
     }
 
     /// Takes a container out of wherever it is, balanced (used by release and by moves).
-    func detach(_ c: ContainerRecord) {
+    func detach(_ c: ContainerRecord) async {
         switch c.parent {
         case .stack(let sid), .greenRoom(let sid):
-            if let s = stackRecord(sid) { stackOps.remove(c, from: s) }
+            if let s = stackRecord(sid) { await stackOps.remove(c, from: s) }
         case .page, .cell, .none:
             break
         }
@@ -405,15 +404,15 @@ public final class Containers: HostDomain {
     }
 
     /// Releases a container: detached (disappearing if on screen), then deinit.
-    func release(_ c: ContainerRecord) {
-        detach(c)
-        teardown(c)
+    func release(_ c: ContainerRecord) async {
+        await detach(c)
+        await teardown(c)
     }
 
     /// A hook failed: the container is torn down (no further hooks but deinit) and the caller gets
     /// -32004 with what failed.
     @discardableResult
-    func fail(_ c: ContainerRecord) -> RPCError {
+    func fail(_ c: ContainerRecord) async -> RPCError {
         let f = failures[c.id]
         c.markFailed()
         // Out of its parent without hooks: a failed container runs nothing but deinit. Its events
@@ -427,7 +426,7 @@ public final class Containers: HostDomain {
                 // newcomer that failed before it began appearing leaves the navigation it was part of to
                 // bring the right top on.
                 let wasShownTop = s.top === c && c.state != .disappeared
-                stackOps.discard(c, from: s)
+                await stackOps.discard(c, from: s)
                 if wasShownTop && !s.isHidden { revealed = s }
             }
         case .page:
@@ -438,11 +437,11 @@ public final class Containers: HostDomain {
         default: break
         }
         c.parent = parent
-        teardown(c)
+        await teardown(c)
         c.parent = .none
         // The container it covered is the top of a shown stack again: it appears.
         if let s = revealed, let top = s.top {
-            do throws(ContainerFailure) { try perform(lifecycle.appear(top, size: s.size, layout: .afterWillAppear)) } catch { deferredFailure(error) }
+            do throws(ContainerFailure) { try await perform(lifecycle.appear(top, size: s.size, layout: .afterWillAppear)) } catch { await deferredFailure(error) }
         }
         let hook = f?.hook.rawValue ?? "unknown"
         return RPCError(.pluginFailed, "\(Self.failureSentence(className: c.className, hook: hook, message: f?.failure.message ?? "hook failed")); container \(c.id) was torn down",
@@ -451,40 +450,40 @@ public final class Containers: HostDomain {
 
     /// A container failed with no call of its own in flight (its plugin's worker ended): torn down
     /// exactly as when one of its hooks fails.
-    func failOutOfBand(_ c: ContainerRecord, hook: Hook, _ failure: HookFailure) {
+    func failOutOfBand(_ c: ContainerRecord, hook: Hook, _ failure: HookFailure) async {
         failures[c.id] = (hook, failure)
-        fail(c)
+        await fail(c)
     }
 
     /// For failures in deferred work (animation ends): tear down, no reply to carry the error.
-    lazy var deferredFailure: (ContainerFailure) -> Void = { [unowned self] failure in
-        if let c = self.containers[failure.container], !c.isDestroyed { self.fail(c) }
+    lazy var deferredFailure: (ContainerFailure) async -> Void = { [unowned self] failure in
+        if let c = self.containers[failure.container], !c.isDestroyed { await self.fail(c) }
     }
 
     /// Runs a Core operation; a hook failure becomes -32004 after its container is torn down.
-    func guarded<T>(_ body: () throws(ContainerFailure) -> T) throws(RPCError) -> T {
-        try mappingErrors(rpc, body)
+    func guarded<T>(_ body: () async throws(ContainerFailure) -> T) async throws(RPCError) -> T {
+        try await mappingErrors(rpc, body)
     }
 
     /// Tears the failed container down; its -32004.
-    func rpc(_ failure: ContainerFailure) -> RPCError {
+    func rpc(_ failure: ContainerFailure) async -> RPCError {
         guard let c = containers[failure.container] else {
             return RPCError(.pluginFailed, "A hook failed", ["container": .string(failure.container), "hook": .string(failure.hook.rawValue)])
         }
-        return fail(c)
+        return await fail(c)
     }
 
     /// `configure` with business data; returns the hook's output.
-    func configure(_ c: ContainerRecord, data: JSONValue) throws(RPCError) -> JSONValue {
+    func configure(_ c: ContainerRecord, data: JSONValue) async throws(RPCError) -> JSONValue {
         guard let instance = instances[c.id] else { throw RPCError.unknownObject(c.id, expected: "container") }
         do {
-            let out = try instance.run(.configure, input: ["data": data])
+            let out = try await instance.run(.configure, input: ["data": data])
             emitLifecycle(.configure, c, HookContext(), failed: false)
             return out ?? .null
         } catch {
             recordFailure(c, .configure, error)
             emitLifecycle(.configure, c, HookContext(), failed: true)
-            throw fail(c)
+            throw await fail(c)
         }
     }
 
@@ -509,10 +508,10 @@ public final class Containers: HostDomain {
         return s
     }
 
-    func destroyStack(_ s: StackRecord) {
-        stackOps.completeTransition(s)
-        pages?.stackWillBeDestroyed(s)
-        stackOps.destroy(s)
+    func destroyStack(_ s: StackRecord) async {
+        await stackOps.completeTransition(s)
+        await pages?.stackWillBeDestroyed(s)
+        await stackOps.destroy(s)
         stacks[s.id] = nil
     }
 
@@ -525,14 +524,14 @@ public final class Containers: HostDomain {
         pools.register(into: &r)
     }
 
-    public func connectionClosed(_ connection: HostConnection) {
+    public func connectionClosed(_ connection: HostConnection) async {
         let id = connection.id
         // Deliver running animations first, so everything tears down balanced.
-        for s in stacks.values where s.owner == id { stackOps.completeTransition(s) }
-        for s in stacks.values.sorted(by: { $0.id < $1.id }) where s.owner == id { destroyStack(s) }
+        for s in stacks.values where s.owner == id { await stackOps.completeTransition(s) }
+        for s in stacks.values.sorted(by: { $0.id < $1.id }) where s.owner == id { await destroyStack(s) }
         for c in containers.values.sorted(by: { $0.id < $1.id }) where c.owner == id && !c.isDestroyed {
             if case .page = c.parent { continue }  // page sessions tear their own children down
-            release(c)
+            await release(c)
         }
         for (cid, cause) in causes where cause == id { causes[cid] = nil }
     }
@@ -542,8 +541,8 @@ public final class Containers: HostDomain {
         containers.values.filter { $0.className == className && !$0.isDestroyed }.sorted { $0.id < $1.id }
     }
 
-    public func reset(caller: HostConnection) -> JSONObject {
-        let (pooled, _) = pools.purgePools(className: nil, reason: "reset", caller: caller, coolDown: false)
+    public func reset(caller: HostConnection) async -> JSONObject {
+        let (pooled, _) = await pools.purgePools(className: nil, reason: "reset", caller: caller, coolDown: false)
         let poolCount = pools.order.count
         pools.removePools(of: nil)
         let scripted = classes.scriptedNames
@@ -555,10 +554,10 @@ public final class Containers: HostDomain {
                 "classesUndefined": .array(scripted.map { .string($0) })]
     }
 
-    public func memoryWarning(level: String, caller: HostConnection?) -> JSONObject {
+    public func memoryWarning(level: String, caller: HostConnection?) async -> JSONObject {
         // Graded (docs/pools.md): a `warning` trims each pool to one idle container, a `critical` one
         // purges them all.
-        let (count, bytes) = pools.purgePools(className: nil, reason: "memoryWarning", caller: caller, coolDown: true,
+        let (count, bytes) = await pools.purgePools(className: nil, reason: "memoryWarning", caller: caller, coolDown: true,
                                               keep: level == "critical" ? 0 : 1)
         var notified = 0
         // Every live container, its view loaded or not: UIKit sends the warning to every view controller.
@@ -567,22 +566,22 @@ public final class Containers: HostDomain {
             case .greenRoom, .page: continue  // pooled ones were purged; page sessions handle their children
             default: break
             }
-            notifyMemoryWarning(c, level: level)
+            await notifyMemoryWarning(c, level: level)
             notified += 1
         }
         return ["pooledContainers": .int(count), "pooledBytes": .int(bytes), "notifiedContainers": .int(notified)]
     }
 
     /// Runs `didReceiveMemoryWarning` on a live container.
-    func notifyMemoryWarning(_ c: ContainerRecord, level: String) {
+    func notifyMemoryWarning(_ c: ContainerRecord, level: String) async {
         guard let instance = instances[c.id], !c.isDestroyed, !c.isFailed else { return }
         do {
-            _ = try instance.run(.didReceiveMemoryWarning, input: ["level": .string(level)])
+            _ = try await instance.run(.didReceiveMemoryWarning, input: ["level": .string(level)])
             emitLifecycle(.didReceiveMemoryWarning, c, HookContext(), failed: false)
         } catch {
             recordFailure(c, .didReceiveMemoryWarning, error)
             emitLifecycle(.didReceiveMemoryWarning, c, HookContext(), failed: true)
-            fail(c)
+            await fail(c)
         }
     }
 

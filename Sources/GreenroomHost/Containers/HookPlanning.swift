@@ -61,11 +61,11 @@ struct HookOutcome {
 
     /// What the hook gave, as one hook at a time would have: a worker's death is reported now, where the
     /// hook's outcome is taken, so its events keep their order.
-    func result() -> Result<JSONValue?, HookFailure> {
+    func result() async -> Result<JSONValue?, HookFailure> {
         switch ending {
         case .returned(let r): return r
         case .workerDied(let plugin, let death):
-            return .failure(plugin.failure(after: death, hook: hook.rawValue, className: container.className, containerID: container.id))
+            return await .failure(plugin.failure(after: death, hook: hook.rawValue, className: container.className, containerID: container.id))
         }
     }
 }
@@ -85,24 +85,24 @@ struct HookOutcome {
 extension Containers {
     /// Runs `body` planned when some of its hooks go to `worker`'s process (nil: live). The worker is
     /// woken first, so that it is awake, not asleep, by the time the plan's hooks reach it.
-    func planned(_ worker: IsolatedPlugin?, _ body: () throws(RPCError) -> Void) throws(RPCError) {
-        guard let worker, config.plugins.batchesHooks, case .live = running.hookMode, !events.isHolding else { return try body() }
+    func planned(_ worker: IsolatedPlugin?, _ body: () async throws(RPCError) -> Void) async throws(RPCError) {
+        guard let worker, config.plugins.batchesHooks, case .live = running.hookMode, !events.isHolding else { return try await body() }
         worker.wake()
         journal.begin()
         events.hold()
         running.hookMode = .planning(hooks: [], spoiled: false)
         var threw = false
-        do { try body() } catch { threw = true }
+        do throws(RPCError) { try await body() } catch { threw = true }
         let held = events.takeHeld()
         guard case .planning(let plan, let spoiled) = running.hookMode, !spoiled, !threw else {
             running.hookMode = .live
             journal.undo()
             planStats.spoiled += 1
-            return try body()
+            return try await body()
         }
         running.hookMode = .live
         planStats.plans += 1
-        let outcomes = run(plan)
+        let outcomes = await run(plan)
         if outcomes.count == plan.count && !outcomes.contains(where: \.failed) {
             journal.commit()
             events.emit(held)
@@ -111,14 +111,14 @@ extension Containers {
         journal.undo()
         planStats.replays += 1
         running.hookMode = .replaying(outcomes: outcomes, next: 0)
-        defer {
-            // A replay always reaches the failure; should it not, the worker's end is still reported.
-            if case .replaying(let outcomes, let next) = running.hookMode {
-                for o in outcomes[next...] { if case .workerDied = o.ending { _ = o.result() } }
-            }
-            running.hookMode = .live
+        let replayed: RPCError?
+        do throws(RPCError) { try await body(); replayed = nil } catch { replayed = error }
+        // A replay always reaches the failure; should it not, the worker's end is still reported.
+        if case .replaying(let outcomes, let next) = running.hookMode {
+            for o in outcomes[next...] { if case .workerDied = o.ending { _ = await o.result() } }
         }
-        try body()
+        running.hookMode = .live
+        if let replayed { throw replayed }
     }
 
     /// The plugin whose worker runs `c`'s hooks, if they run in one (planning its operation saves round
@@ -155,7 +155,7 @@ extension Containers {
     }
 
     /// The outcome of `hook` when it is known from a plan that ran (replaying), else nil.
-    func knownOutcome(_ hook: Hook, on c: ContainerRecord) -> Result<JSONValue?, HookFailure>? {
+    func knownOutcome(_ hook: Hook, on c: ContainerRecord) async -> Result<JSONValue?, HookFailure>? {
         guard case .replaying(let outcomes, let next) = running.hookMode, next < outcomes.count else { return nil }
         let o = outcomes[next]
         running.hookMode = .replaying(outcomes: outcomes, next: next + 1)
@@ -167,19 +167,20 @@ extension Containers {
             running.hookMode = .live
             return nil
         }
-        return o.result()
+        return await o.result()
     }
 
     /// Runs a plan's hooks in order, until the first failure: consecutive hooks of one plugin worker as
     /// one batch, others one at a time. Returns the outcomes of those that ran.
-    private func run(_ plan: [PlannedHook]) -> [HookOutcome] {
+    private func run(_ plan: [PlannedHook]) async -> [HookOutcome] {
         var outcomes: [HookOutcome] = []
         outcomes.reserveCapacity(plan.count)
         var i = 0
         while i < plan.count {
             let p = plan[i]
             guard let isolated = p.instance as? IsolatedInstance, isolated.canCall else {
-                let result = Result { () throws(HookFailure) in try p.instance.run(p.hook, input: p.input) }
+                let result: Result<JSONValue?, HookFailure>
+                do throws(HookFailure) { result = .success(try await p.instance.run(p.hook, input: p.input)) } catch { result = .failure(error) }
                 outcomes.append(HookOutcome(hook: p.hook, container: p.container, ending: .returned(result)))
                 if case .failure = result { return outcomes }
                 i += 1
@@ -192,7 +193,7 @@ extension Containers {
                 batch.add(plan[j].hook, handle: next.handle, input: plan[j].input)
                 j += 1
             }
-            var (replies, death) = plugin.callBatch(batch)
+            var (replies, death) = await plugin.callBatch(batch)
             planStats.batches += 1
             planStats.hooks += batch.count
             for k in replies.indices {

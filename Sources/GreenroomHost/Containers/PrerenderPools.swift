@@ -77,7 +77,7 @@ public final class PrerenderPools {
 
     /// Queues `count` warm-ups as idle tasks in `default` mode (paused while sessions track). They run
     /// after the current reply is written. Events go to `cause`.
-    func queueWarmups(_ p: PoolRecord, count: Int, cause: HostConnection?) -> Int {
+    func queueWarmups(_ p: PoolRecord, count: Int, cause: HostConnection?) async -> Int {
         var queued = 0
         for _ in 0..<count {
             p.warming += 1
@@ -86,7 +86,7 @@ public final class PrerenderPools {
             let ok = containers.dispatcher.enqueue(key: key, mode: .default, costKey: "warm:\(p.key.className)") { [weak self, weak p] in
                 guard let self, let p else { return }
                 p.warming -= 1
-                self.warmOne(p, cause: causeID)
+                await self.warmOne(p, cause: causeID)
             }
             if ok { queued += 1 } else { p.warming -= 1 }
         }
@@ -116,40 +116,40 @@ public final class PrerenderPools {
 
     /// Warming = create + push into the green room: loadView, viewDidLoad, layout at the pool's size,
     /// viewWillAppear, viewDidAppear, all `offscreen: true`.
-    func warmOne(_ p: PoolRecord, cause: String?) {
+    func warmOne(_ p: PoolRecord, cause: String?) async {
         guard byKey[p.key] === p, let cls = containers.classes[p.key.className] else { return }
         let target = cause.flatMap { containers.connections[$0] }
         let c: ContainerRecord
         do {
-            c = try containers.create(cls, owner: nil, data: nil, offscreenIn: p.greenRoom.id, cause: cause)
+            c = try await containers.create(cls, owner: nil, data: nil, offscreenIn: p.greenRoom.id, cause: cause)
         } catch {
             poolEvent("warmFailed", p, nil, to: target, ["error": error.json])
             return
         }
         // Its push into the green room runs eight hooks: in one message when they go to a worker.
         var failure: ContainerFailure?
-        try? containers.planned(containers.worker(of: c)) { () throws(RPCError) in
+        try? await containers.planned(containers.worker(of: c)) { () throws(RPCError) in
             failure = nil
             do throws(ContainerFailure) {
-                try containers.stackOps.push(c, onto: p.greenRoom, animated: false)
+                try await containers.stackOps.push(c, onto: p.greenRoom, animated: false)
             } catch {
                 failure = error
             }
         }
         if failure != nil {
-            let e = containers.fail(c)
+            let e = await containers.fail(c)
             poolEvent("warmFailed", p, c, to: target, ["error": e.json])
             return
         }
         p.warmed += 1
         warmedAt[c.id] = containers.now
         poolEvent("warmed", p, c, to: target, ["idle": .int(p.idle.count)])
-        enforceBudget(cause: target)
+        await enforceBudget(cause: target)
     }
 
     /// Past the host-wide budget of pooled bytes, the least recently warmed idle container goes first,
     /// whatever its class.
-    func enforceBudget(cause: HostConnection?) {
+    func enforceBudget(cause: HostConnection?) async {
         var total = pooledBytes()
         while total > budgetBytes {
             var oldest: (PoolRecord, ContainerRecord, Double)?
@@ -163,20 +163,20 @@ public final class PrerenderPools {
             total -= containers.memoryBytes(c)
             p.evicted += 1
             poolEvent("evicted", p, c, to: cause, ["reason": "budget"])
-            destroyPooled(c, in: p)
+            await destroyPooled(c, in: p)
         }
     }
 
     /// Frees an idle container where it sits: it disappears (if it is the green room's top) and
     /// deinits, all offscreen, and its memory is returned.
-    func destroyPooled(_ c: ContainerRecord, in p: PoolRecord) {
-        containers.teardown(c)
-        containers.stackOps.discard(c, from: p.greenRoom)
+    func destroyPooled(_ c: ContainerRecord, in p: PoolRecord) async {
+        await containers.teardown(c)
+        await containers.stackOps.discard(c, from: p.greenRoom)
     }
 
     /// Takes a warm container out of its green room and gives it to `owner`: it leaves offscreen
     /// (willDisappear, didDisappear), and the one below it, if any, appears again offscreen.
-    func take(from p: PoolRecord, owner: HostConnection) -> ContainerRecord? {
+    func take(from p: PoolRecord, owner: HostConnection) async -> ContainerRecord? {
         guard let c = p.greenRoom.top else { return nil }
         containers.causes[c.id] = owner.id  // its leaving events go to the taker
         // So do those of the one it uncovers, which appears again (offscreen).
@@ -184,7 +184,7 @@ public final class PrerenderPools {
         let belowCause = below.flatMap { containers.causes[$0.id] }
         if let below { containers.causes[below.id] = owner.id }
         defer { if let below { containers.causes[below.id] = belowCause } }
-        containers.stackOps.remove(c, from: p.greenRoom)
+        await containers.stackOps.remove(c, from: p.greenRoom)
         guard !c.isDestroyed else { return nil }
         c.owner = owner.id
         containers.causes[c.id] = nil
@@ -197,7 +197,7 @@ public final class PrerenderPools {
     /// ("use the cached one this time and reserve the next"), never past its depth (depth 0: never).
     /// During a memory warning's cool-down only a miss (demand) warms: refills after a hit wait for
     /// its end.
-    func refill(_ pool: PoolRecord, afterHit hit: Bool, cause: HostConnection) {
+    func refill(_ pool: PoolRecord, afterHit hit: Bool, cause: HostConnection) async {
         let count: Int
         if pool.policy == .eager {
             count = pool.refillCount(now: containers.now)
@@ -205,13 +205,13 @@ public final class PrerenderPools {
             let waits = hit && pool.isCoolingDown(now: containers.now)
             count = waits || pool.warming + pool.idle.count >= pool.depth ? 0 : 1
         }
-        if count > 0 { _ = queueWarmups(pool, count: count, cause: cause) }
+        if count > 0 { _ = await queueWarmups(pool, count: count, cause: cause) }
     }
 
     /// Purges idle pooled containers (all classes when nil): they disappear offscreen and deinit, their
     /// memory really freed. `keep` leaves that many in each pool, the most recently warmed (a `warning`
     /// memory warning keeps one). Returns (containers, bytes).
-    func purgePools(className: String?, reason: String, caller: HostConnection?, coolDown: Bool, keep: Int = 0) -> (Int, Int) {
+    func purgePools(className: String?, reason: String, caller: HostConnection?, coolDown: Bool, keep: Int = 0) async -> (Int, Int) {
         var count = 0, bytes = 0
         for key in order where className == nil || key.className == className {
             guard let p = byKey[key] else { continue }
@@ -225,10 +225,10 @@ public final class PrerenderPools {
                     count += 1
                     p.purged += 1
                     containers.causes[c.id] = caller?.id ?? containers.causes[c.id]
-                    destroyPooled(c, in: p)
+                    await destroyPooled(c, in: p)
                 }
                 poolEvent("purged", p, nil, to: caller, ["reason": .string(reason), "kept": .int(p.idle.count)])
-                if coolDown { scheduleRefillAfterCoolDown(p, cause: caller) }
+                if coolDown { await scheduleRefillAfterCoolDown(p, cause: caller) }
                 continue
             }
             while let c = p.greenRoom.top {
@@ -236,23 +236,23 @@ public final class PrerenderPools {
                 count += 1
                 p.purged += 1
                 containers.causes[c.id] = caller?.id ?? containers.causes[c.id]
-                destroyPooled(c, in: p)
+                await destroyPooled(c, in: p)
             }
             poolEvent("purged", p, nil, to: caller, ["reason": .string(reason)])
             // Every cooled pool refills when the cool-down ends if it is eager by then (a pool made
             // eager during the cool-down too); the warning's caller ordered it, so its events go there.
-            if coolDown { scheduleRefillAfterCoolDown(p, cause: caller) }
+            if coolDown { await scheduleRefillAfterCoolDown(p, cause: caller) }
         }
         return (count, bytes)
     }
 
-    func scheduleRefillAfterCoolDown(_ p: PoolRecord, cause: HostConnection?) {
+    func scheduleRefillAfterCoolDown(_ p: PoolRecord, cause: HostConnection?) async {
         let causeID = cause?.id
         _ = containers.schedule(afterMs: coolDownMs, label: "\(p.key) cool-down") { [weak self, weak p] in
             guard let self, let p, self.byKey[p.key] === p else { return }
             let count = p.refillCount(now: containers.now)
             guard count > 0 else { return }
-            _ = self.queueWarmups(p, count: count, cause: causeID.flatMap { containers.connections[$0] })
+            _ = await self.queueWarmups(p, count: count, cause: causeID.flatMap { containers.connections[$0] })
         }
     }
 
@@ -278,7 +278,7 @@ public final class PrerenderPools {
     /// The pool of class `name` at `width` x `height` (both or neither; neither: the default size).
     /// The pool key of `name` at the size given (both or neither). The size is checked before the class:
     /// a bad param is -32602 whatever the class.
-    func poolKey(_ name: String, width: Double?, height: Double?) throws(RPCError) -> PoolKey {
+    func poolKey(_ name: String, width: Double?, height: Double?) async throws(RPCError) -> PoolKey {
         var size = containers.defaultSize
         if width != nil || height != nil {
             guard let width else { throw .invalidParams(path: "width", "is required") }
@@ -295,41 +295,41 @@ public final class PrerenderPools {
     /// A failure tears that container down (offscreen) and is the reply; nothing reaches `target`, and the
     /// pool warms a replacement. The container is the caller's from the moment it is configured for it.
     private func showPrepared(_ cls: ContainerClass, data: JSONValue, pool: PoolRecord, target: StackRecord?,
-                              animated: Bool, durationMs: Double, reply replyMode: String, conn: HostConnection) throws(RPCError) -> JSONValue {
+                              animated: Bool, durationMs: Double, reply replyMode: String, conn: HostConnection) async throws(RPCError) -> JSONValue {
         let warm = pool.greenRoom.top != nil
         let c: ContainerRecord
         if let top = pool.greenRoom.top {
             c = top
         } else {
-            c = try containers.create(cls, owner: nil, data: nil, offscreenIn: pool.greenRoom.id, cause: conn.id)
+            c = try await containers.create(cls, owner: nil, data: nil, offscreenIn: pool.greenRoom.id, cause: conn.id)
             do throws(ContainerFailure) {
-                try containers.stackOps.push(c, onto: pool.greenRoom, animated: false)
+                try await containers.stackOps.push(c, onto: pool.greenRoom, animated: false)
             } catch {
-                refill(pool, afterHit: false, cause: conn)
-                throw containers.rpc(error)
+                await refill(pool, afterHit: false, cause: conn)
+                throw await containers.rpc(error)
             }
         }
         // Configured for this caller, where it waits: its events go to the caller.
         containers.causes[c.id] = conn.id
         let output: JSONValue
-        do throws(RPCError) { output = try containers.configure(c, data: data) } catch {
-            refill(pool, afterHit: false, cause: conn)
+        do throws(RPCError) { output = try await containers.configure(c, data: data) } catch {
+            await refill(pool, afterHit: false, cause: conn)
             throw error
         }
-        guard let taken = take(from: pool, owner: conn), taken === c else {
+        guard let taken = await take(from: pool, owner: conn), taken === c else {
             throw RPCError(.pluginFailed, "Container \(c.id) was torn down as it left the green room",
                            ["container": .string(c.id), "class": .string(cls.name)])
         }
         if warm { pool.hits += 1 } else { pool.misses += 1 }
         poolEvent(warm ? "hit" : "miss", pool, c, to: conn)
-        if let target { try containers.push(c, onto: target, animated: animated, durationMs: durationMs) }
+        if let target { try await containers.push(c, onto: target, animated: animated, durationMs: durationMs) }
         let reply: JSONValue = ["container": .string(c.id), "class": .string(cls.name), "warm": .bool(warm), "output": output]
-        refill(pool, afterHit: warm, cause: conn)
+        await refill(pool, afterHit: warm, cause: conn)
         return replyMode == "afterAppear" ? containers.replyAfterAppear(c, reply) : reply
     }
 
     func register(into r: inout MethodRegistry<HostConnection>) {
-        r.register(ShowRendered.self) { [unowned self] conn, p throws(RPCError) in
+        r.register(ShowRendered.self) { [unowned self] conn, p async throws(RPCError) in
             if p.reply == "afterAppear" && p.stack == nil {
                 throw .invalidParams(path: "reply", "afterAppear needs a stack: without one the container is never shown")
             }
@@ -344,20 +344,20 @@ public final class PrerenderPools {
             try containers.refuseHeldReply(p.reply, onto: target)
             let pool = poolForShow(className: cls.name, size: target?.size, anySize: true)
             if p.present == "onSuccess", let data = p.data {
-                return try showPrepared(cls, data: data, pool: pool, target: target, animated: animated, durationMs: ms,
+                return try await showPrepared(cls, data: data, pool: pool, target: target, animated: animated, durationMs: ms,
                                         reply: p.reply, conn: conn)
             }
             // A hit: the warm container leaves the green room and is pushed. Its hooks go to a plugin's
             // worker in one message when its class runs in one (the hand-over and the push are planned).
             var hit: ContainerRecord?
             var pushFailed: RPCError?
-            try containers.planned(animated ? nil : containers.worker(of: pool.greenRoom.top)) { () throws(RPCError) in
+            try await containers.planned(animated ? nil : containers.worker(of: pool.greenRoom.top)) { () throws(RPCError) in
                 (hit, pushFailed) = (nil, nil)
-                hit = take(from: pool, owner: conn)
+                hit = await take(from: pool, owner: conn)
                 guard let c = hit else { return }
                 poolEvent("hit", pool, c, to: conn)
                 if let target {
-                    do throws(RPCError) { try containers.push(c, onto: target, animated: animated, durationMs: ms) } catch { pushFailed = error }
+                    do throws(RPCError) { try await containers.push(c, onto: target, animated: animated, durationMs: ms) } catch { pushFailed = error }
                 }
             }
             let c: ContainerRecord
@@ -368,20 +368,20 @@ public final class PrerenderPools {
                 if let pushFailed { throw pushFailed }
             } else {
                 pool.misses += 1
-                c = try containers.create(cls, owner: conn.id, data: nil)
+                c = try await containers.create(cls, owner: conn.id, data: nil)
                 poolEvent("miss", pool, c, to: conn)
-                if let target { try containers.push(c, onto: target, animated: animated, durationMs: ms) }
+                if let target { try await containers.push(c, onto: target, animated: animated, durationMs: ms) }
             }
             var reply: JSONObject = ["container": .string(c.id), "class": .string(cls.name), "warm": .bool(warm)]
-            if let data = p.data { reply["output"] = try containers.configure(c, data: data) }
+            if let data = p.data { reply["output"] = try await containers.configure(c, data: data) }
             // Replacement warming runs after this reply is written, as idle tasks.
-            refill(pool, afterHit: warm, cause: conn)
+            await refill(pool, afterHit: warm, cause: conn)
             return p.reply == "afterAppear" ? containers.replyAfterAppear(c, .object(reply)) : .object(reply)
         }
-        r.register(PoolConfigure.self) { [unowned self] conn, p throws(RPCError) in
+        r.register(PoolConfigure.self) { [unowned self] conn, p async throws(RPCError) in
             let depth = p.depth ?? 1
             guard depth >= 0, depth <= 100_000 else { throw .invalidParams(path: "depth", "must be between 0 and 100000") }
-            let key = try poolKey(p.className, width: p.width, height: p.height)
+            let key = try await poolKey(p.className, width: p.width, height: p.height)
             let policy = PoolPolicy(rawValue: p.policy)!
             let pool = pool(for: key)!
             pool.depth = depth
@@ -392,21 +392,21 @@ public final class PrerenderPools {
             while pool.idle.count > depth, let c = pool.greenRoom.items.first {
                 pool.evicted += 1
                 poolEvent("evicted", pool, c, to: conn, ["reason": "depth"])
-                destroyPooled(c, in: pool)
+                await destroyPooled(c, in: pool)
             }
             let wanted = policy == .eager ? pool.refillCount(now: containers.now) : min(queued, max(0, depth - pool.idle.count))
-            _ = queueWarmups(pool, count: wanted, cause: conn)
+            _ = await queueWarmups(pool, count: wanted, cause: conn)
             return poolStatus(pool)
         }
-        r.register(PoolWarm.self) { [unowned self] conn, p throws(RPCError) in
+        r.register(PoolWarm.self) { [unowned self] conn, p async throws(RPCError) in
             let requested = p.count
             if let requested, requested < 0 || requested > 100_000 {
                 throw .invalidParams(path: "count", "must be between 0 and 100000")
             }
-            let key = try poolKey(p.className, width: p.width, height: p.height)
+            let key = try await poolKey(p.className, width: p.width, height: p.height)
             let pool = pool(for: key)!
             let count = requested ?? max(1, pool.depth - pool.idle.count - pool.warming)
-            let queued = queueWarmups(pool, count: count, cause: conn)
+            let queued = await queueWarmups(pool, count: count, cause: conn)
             return ["class": .string(key.className), "queued": .int(queued), "pool": poolStatus(pool)]
         }
         r.register(PoolStatus.self) { [unowned self] _, p throws(RPCError) in
@@ -414,10 +414,10 @@ public final class PrerenderPools {
             if let name { _ = try containers.classes.require(name) }
             return ["pools": .array(order.filter { name == nil || $0.className == name }.compactMap { byKey[$0].map(poolStatus) })]
         }
-        r.register(PoolPurge.self) { [unowned self] conn, p throws(RPCError) in
+        r.register(PoolPurge.self) { [unowned self] conn, p async throws(RPCError) in
             let name = p.className
             if let name { _ = try containers.classes.require(name) }
-            let (count, bytes) = purgePools(className: name, reason: "purge", caller: conn, coolDown: false)
+            let (count, bytes) = await purgePools(className: name, reason: "purge", caller: conn, coolDown: false)
             return ["purged": .int(count), "bytes": .int(bytes)]
         }
     }

@@ -29,8 +29,13 @@ public final class EventRouter {
     private var observedMask: UInt16 = 0
     /// Events written to connections since start (`host.stats.eventsSent`).
     public private(set) var sent = 0
-    /// What the work being run set here (`CallState`).
-    private var running = CallState()
+    /// Whose state the work being run keeps (`CallScope`).
+    let scopes: CallScopes
+    /// What the work being run set here (`CallState`), in its own scope.
+    private var running: CallState {
+        get { scopes.current.events }
+        _modify { yield &scopes.current.events }
+    }
 
     /// What an event emitted now is caused by: the innermost cause set, else the call being run.
     var currentCause: EventCause? {
@@ -46,10 +51,18 @@ public final class EventRouter {
         return try body()
     }
 
-    init(connections: ConnectionTable, clock: HostClock, processor: RPCProcessor<HostConnection>) {
+    /// `withCause` for work that may wait (the scope it runs in is its own: `CallScopes.withOwnScope`).
+    func withCause<T>(_ cause: EventCause, _ body: () async throws -> T) async rethrows -> T {
+        running.causes.append(cause)
+        defer { running.causes.removeLast() }
+        return try await body()
+    }
+
+    init(connections: ConnectionTable, clock: HostClock, processor: RPCProcessor<HostConnection>, scopes: CallScopes) {
         self.connections = connections
         self.clock = clock
         self.processor = processor
+        self.scopes = scopes
     }
 
     /// Re-files a connection among the observers after its subscriptions or scope changed, or it closed.
@@ -126,8 +139,8 @@ public final class EventRouter {
 
     var isHolding: Bool { running.held != nil }
 
-    /// What the call being run set here: its running.causes and the events it holds back. A call that parks takes
-    /// it with it (`CallLane`), so another call run meanwhile has its own.
+    /// What the work being run set here: its causes and the events it holds back. Each piece of work that
+    /// may wait has its own (`CallScope`), so another run meanwhile has its own.
     struct CallState {
         /// Causes set by what runs outside a request (a timer, an idle task, a closing connection),
         /// innermost last; they win over the call being run.
@@ -136,12 +149,6 @@ public final class EventRouter {
         fileprivate var held: [HeldEvent]?
     }
 
-    func takeCallState() -> CallState {
-        defer { running = CallState() }
-        return running
-    }
-
-    func restoreCallState(_ state: CallState) { running = state }
     /// From now on `emit` keeps events back, until `takeHeld`.
     func hold() { running.held = [] }
     /// Stops holding events back; returns those held, in order.

@@ -6,7 +6,7 @@ extension Host {
         r.register(ClockNow.self) { [unowned self] c, _ throws(RPCError) in
             ["ms": .double(self.now), "mode": .string(self.config.clockMode.rawValue)]
         }
-        r.register(ClockAdvance.self) { [unowned self] c, p throws(RPCError) in
+        r.register(ClockAdvance.self) { [unowned self] c, p async throws(RPCError) in
             let ms = p.ms
             guard ms >= 0 else { throw .invalidParams(path: "ms", "must be >= 0 (time never goes back)") }
             guard self.virtualClock != nil else {
@@ -16,14 +16,14 @@ extension Host {
             guard (self.now + ms).isFinite, self.now + ms <= VirtualClock.latestExactMs else {
                 throw .invalidParams(path: "ms", "would move the clock past 2^53 ms (it must stay exact)")
             }
-            let fired = self.timers.advanceVirtualClock(by: ms)
+            let fired = await self.timers.advanceVirtualClock(by: ms)
             // `now` names the new time; `ms` (the same value) stays for clients written before `now`
             // existed, though beside the `ms` param (a duration) it read like the time advanced.
             var reply: JSONObject = ["now": .double(self.now), "ms": .double(self.now), "fired": .int(fired)]
             self.containers.takeCallFailures(into: &reply)
             return .object(reply)
         }
-        r.register(ClockSettle.self) { [unowned self] c, p throws(RPCError) in
+        r.register(ClockSettle.self) { [unowned self] c, p async throws(RPCError) in
             guard p.maxMs >= 0, p.maxMs <= VirtualClock.latestExactMs else {
                 throw .invalidParams(path: "maxMs", "must be between 0 and 2^53 ms (the clock must stay exact)")
             }
@@ -31,26 +31,26 @@ extension Host {
                 throw RPCError(.virtualClockOnly, "clock.settle needs a host started with --clock virtual",
                                ["method": "clock.settle", "clock": "real"])
             }
-            var reply = self.settle(maxMs: p.maxMs)
+            var reply = await self.settle(maxMs: p.maxMs)
             self.containers.takeCallFailures(into: &reply)
             return .object(reply)
         }
     }
 
     /// `clock.settle`: idle tasks, then the next timer, until nothing is pending or `maxMs` has passed.
-    func settle(maxMs: Double) -> JSONObject {
+    func settle(maxMs: Double) async -> JSONObject {
         let start = now
         var fired = 0, ran = 0
         // Each round either runs a task or fires a timer; a round that does neither ends it. No timer
         // re-arms itself, so this ends; the cap keeps a mistake from spinning the loop for ever.
         for _ in 0..<1_000_000 {
-            ran += drainIdleTasks()
+            await ran += drainIdleTasks()
             guard let next = timers.nextDeadline, next - start <= maxMs else { break }
-            fired += timers.advanceVirtualClock(by: max(0, next - now))
+            fired += await timers.advanceVirtualClock(by: max(0, next - now))
         }
         if timers.nextDeadline != nil, now < start + maxMs {
             // Something is pending past the limit: the clock goes as far as it was allowed.
-            fired += timers.advanceVirtualClock(by: start + maxMs - now)
+            fired += await timers.advanceVirtualClock(by: start + maxMs - now)
         }
         let paused = dispatcher.pendingTasks.map { t -> JSONValue in
             ["key": .string(t.key), "mode": .string(t.mode.rawValue),
@@ -88,8 +88,8 @@ extension Host {
                 }),
             ]
         }
-        r.register(TasksDrain.self) { [unowned self] c, _ throws(RPCError) in
-            let ran = self.drainIdleTasks()
+        r.register(TasksDrain.self) { [unowned self] c, _ async throws(RPCError) in
+            let ran = await self.drainIdleTasks()
             var reply: JSONObject = ["ran": .int(ran), "pending": .int(self.dispatcher.pendingCount)]
             self.containers.takeCallFailures(into: &reply)
             return .object(reply)

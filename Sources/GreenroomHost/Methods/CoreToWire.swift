@@ -14,6 +14,13 @@ func mappingErrors<T, E: Error>(_ map: (E) -> RPCError, _ body: () throws(E) -> 
     do { return try body() } catch { throw map(error) }
 }
 
+/// `mappingErrors` where mapping the error runs hooks (a failed container is torn down).
+func mappingErrors<T, E: Error>(_ map: (E) async -> RPCError, _ body: () async throws(E) -> T) async throws(RPCError) -> T {
+    let failure: E
+    do throws(E) { return try await body() } catch { failure = error }
+    throw await map(failure)
+}
+
 extension RPCError {
     /// -32003: a scroll-stream call that does not fit the session's phase.
     static func outOfOrder(call: String, phase: String) -> RPCError {
@@ -101,18 +108,18 @@ extension RPCError {
     }
 
     /// A page session's refusal; a failed child is `child`'s to map (the host tears it down).
-    init(_ e: PageError, child: (ContainerFailure) -> RPCError) {
+    static func from(_ e: PageError, child: (ContainerFailure) async -> RPCError) async -> RPCError {
         switch e {
         case .indexOutOfRange(let index, let count):
-            self = .invalidParams(path: "index", "\(index) is out of range (0..<\(count))")
+            .invalidParams(path: "index", "\(index) is out of range (0..<\(count))")
         case .offsetOutOfRange(let offset, let lo, let hi):
-            self = .invalidParams(path: "offset", "\(offset) is outside \(lo)...\(hi)")
+            .invalidParams(path: "offset", "\(offset) is outside \(lo)...\(hi)")
         case .outOfOrder(let call, let phase):
-            self = .outOfOrder(call: call.method, phase: phase.wireName)
+            .outOfOrder(call: call.method, phase: phase.wireName)
         case .offscreen(let call):
-            self = .outOfOrder(call: call.method, phase: "offscreen")
+            .outOfOrder(call: call.method, phase: "offscreen")
         case .child(let failure):
-            self = child(failure)
+            await child(failure)
         }
     }
 }

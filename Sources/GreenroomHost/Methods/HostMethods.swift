@@ -12,9 +12,9 @@ extension Host {
         r.register(HostPing.self, encoded: { _, _ throws(RPCError) in pong })
         r.register(HostInfo.self) { [unowned self] c, _ throws(RPCError) in self.info() }
         r.register(HostStats.self) { [unowned self] c, _ throws(RPCError) in .object(self.statsReport()) }
-        r.register(HostMemoryWarning.self) { [unowned self] c, p throws(RPCError) in
+        r.register(HostMemoryWarning.self) { [unowned self] c, p async throws(RPCError) in
             let level = p.level
-            let purged = self.memoryWarning(level: level, caller: c)
+            let purged = await self.memoryWarning(level: level, caller: c)
             // Containers whose didReceiveMemoryWarning failed were torn down; the warning still reached
             // every other one, so the call succeeded and lists them.
             var reply: JSONObject = ["level": .string(level), "purged": .object(purged)]
@@ -83,6 +83,7 @@ extension Host {
                 "authTimeoutMs": .int(config.authTimeoutMs),
                 "maxAuthFailures": .int(config.maxAuthFailures),
                 "maxBufferedInputBytes": .int(config.maxBufferedInputBytes),
+                "maxWaitingCalls": .int(config.maxWaitingCalls),
             ],
             "pools": ["coolDownMs": .double(containers.pools.coolDownMs), "budgetBytes": .int(containers.pools.budgetBytes)],
             "methods": .array(processor.registry.names.map { .string($0) }),

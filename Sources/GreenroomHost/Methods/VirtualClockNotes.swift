@@ -31,7 +31,17 @@ extension Host {
     /// left work waiting.
     func withVirtualClockNote(_ run: () throws(RPCError) -> JSONValue) throws(RPCError) -> JSONValue {
         let before = callNotes
-        let result = try run()
+        return noted(try run(), since: before)
+    }
+
+    /// `withVirtualClockNote` for a call that may wait.
+    func withVirtualClockNote(_ run: () async throws(RPCError) -> JSONValue) async throws(RPCError) -> JSONValue {
+        let before = callNotes
+        return noted(try await run(), since: before)
+    }
+
+    /// `result` with its note, when the call left work waiting since `before`.
+    private func noted(_ result: JSONValue, since before: CallNotes) -> JSONValue {
         guard case .object(var reply) = result,
               let note = virtualClockNote(newTasks: callNotes.tasks - before.tasks,
                                           // A reply held for the timer says nothing of it.

@@ -9,35 +9,40 @@ import GreenroomRPC
 extension PageSessions {
     /// Runs `operation` on `e`'s session to its end; returns its error, if any.
     @discardableResult
-    func drive(_ operation: consuming PageOperation, in e: PageSessionEntry, preloading: Bool = false) -> PageError? {
-        driveReporting(operation, in: e, preloading: preloading).error
+    func drive(_ operation: consuming PageOperation, in e: PageSessionEntry, preloading: Bool = false) async -> PageError? {
+        await driveReporting(operation, in: e, preloading: preloading).error
     }
 
     /// `drive`, with why a child could not be made when that is the error (its init failed, or a limit
     /// refused it): the -32004 or -32005 the call answers. A value of this run, never kept on the
     /// sessions, so a call that waits part-way cannot see another call's.
-    func driveReporting(_ operation: consuming PageOperation, in e: PageSessionEntry, preloading: Bool = false)
+    func driveReporting(_ operation: consuming PageOperation, in e: PageSessionEntry, preloading: Bool = false) async
+        -> (error: PageError?, notMade: (failure: ContainerFailure, error: RPCError)?)
+    {
+        let outcome = await driveSteps(operation, in: e)
+        if !preloading { schedulePreload(e) }
+        // Range sessions nested in its pages follow their pages' appearance.
+        await ranges?.pageChanged(e.session.id)
+        return outcome
+    }
+
+    private func driveSteps(_ operation: consuming PageOperation, in e: PageSessionEntry) async
         -> (error: PageError?, notMade: (failure: ContainerFailure, error: RPCError)?)
     {
         var notMade: (failure: ContainerFailure, error: RPCError)?
-        defer {
-            if !preloading { schedulePreload(e) }
-            // Range sessions nested in its pages follow their pages' appearance.
-            ranges?.pageChanged(e.session.id)
-        }
         var op = operation
         var input = PageOperation.Input.start
         while true {
             switch op.next(input) {
             case .perform:
-                input = .performed(containers.failure(performing: op.actions))
+                input = .performed(await containers.failure(performing: op.actions))
             case .makeChild(let index):
-                do throws(ContainerFailure) { input = .made(try makeChild(e, index: index, notMade: &notMade)) } catch { input = .notMade(error) }
+                do throws(ContainerFailure) { input = .made(try await makeChild(e, index: index, notMade: &notMade)) } catch { input = .notMade(error) }
             case .release(let c, _):
-                releaseChild(c)
+                await releaseChild(c)
                 input = .resumed
             case .recycle(let c, _):
-                recycleChild(c, of: e)
+                await recycleChild(c, of: e)
                 input = .resumed
             case .event(let kind, let from, let to, let completed):
                 pageEvent(e, kind, from: from, to: to, completed: completed)
@@ -46,12 +51,12 @@ extension PageSessions {
                 trackingChanged()
                 input = .resumed
             case .report(let failure):
-                tearDown(failure)
+                await tearDown(failure)
                 input = .resumed
             case .startTimer(let ms):
                 input = .timerStarted(containers.schedule(afterMs: ms, label: "\(e.session.id) animation") { [weak self, weak e] in
                     guard let self, let e else { return }
-                    drive(e.session.animationEnded(), in: e)
+                    await drive(e.session.animationEnded(), in: e)
                 })
             case .cancelTimer(let token):
                 containers.cancel(token)
@@ -71,14 +76,14 @@ extension PageSessions {
         dispatcher.enqueue(key: "preload:\(id)", mode: .default, costKey: "preload") { [weak self, weak e] in
             guard let self, let e, sessions[id] === e, !e.isDestroying else { return }
             // No call waits for it: a neighbour that failed is torn down (its events say so), as `rpc` would.
-            let outcome = driveReporting(e.session.preloadNeighbours(), in: e, preloading: true)
-            if let error = outcome.error { _ = rpc(error, notMade: outcome.notMade) }
+            let outcome = await driveReporting(e.session.preloadNeighbours(), in: e, preloading: true)
+            if let error = outcome.error { _ = await rpc(error, notMade: outcome.notMade) }
         }
     }
 
     /// A container for page `index`, attached to the session (created, taken from a reuse queue and
     /// re-configured, or taken from a prerender pool). Runs containment hooks.
-    private func makeChild(_ e: PageSessionEntry, index: Int, notMade: inout (failure: ContainerFailure, error: RPCError)?) throws(ContainerFailure) -> ContainerRecord {
+    private func makeChild(_ e: PageSessionEntry, index: Int, notMade: inout (failure: ContainerFailure, error: RPCError)?) async throws(ContainerFailure) -> ContainerRecord {
         let session = e.session
         guard sessions[session.id] === e else { throw ContainerFailure(container: session.id, hook: .initialize) }
         let cls = e.classes[index]
@@ -93,7 +98,7 @@ extension PageSessions {
         } else if e.prerender, let conn = connections[e.owner] {
             // Children from the prerender pool of their class at the page size; the pool refills after.
             let pool = containers.pools.poolForShow(className: cls, size: session.pageSize)
-            let taken = containers.pools.take(from: pool, owner: conn)
+            let taken = await containers.pools.take(from: pool, owner: conn)
             if let warm = taken {
                 pool.hits += 1
                 c = warm
@@ -103,7 +108,7 @@ extension PageSessions {
                 pool.misses += 1
                 containers.pools.poolEvent("miss", pool, nil, to: conn, ["session": .string(session.id), "index": .int(index)])
             }
-            containers.pools.refill(pool, afterHit: taken != nil, cause: conn)
+            await containers.pools.refill(pool, afterHit: taken != nil, cause: conn)
         }
         let child: ContainerRecord
         if let c {
@@ -111,7 +116,7 @@ extension PageSessions {
         } else {
             guard let klass = classes[cls] else { throw ContainerFailure(container: "\(session.id)[\(index)]", hook: .initialize) }
             do throws(RPCError) {
-                child = try containers.create(klass, owner: e.owner, data: data, parent: .page(session: session.id, index: index))
+                child = try await containers.create(klass, owner: e.owner, data: data, parent: .page(session: session.id, index: index))
             } catch {
                 // Its init failed (already torn down) or the host refused it (a limit): the reply says which.
                 let failure = ContainerFailure(container: "\(session.id)[\(index)]", hook: .initialize)
@@ -120,10 +125,10 @@ extension PageSessions {
             }
         }
         child.parent = .page(session: session.id, index: index)
-        try containers.perform(containers.lifecycle.willMove(child, toParent: session.id))
-        try containers.perform(containers.lifecycle.didMove(child, toParent: session.id))
+        try await containers.perform(containers.lifecycle.willMove(child, toParent: session.id))
+        try await containers.perform(containers.lifecycle.didMove(child, toParent: session.id))
         if needsConfigure, let data {
-            do { _ = try containers.configure(child, data: data) } catch {
+            do { _ = try await containers.configure(child, data: data) } catch {
                 throw ContainerFailure(container: child.id, hook: .configure)
             }
         }
@@ -131,16 +136,16 @@ extension PageSessions {
     }
 
     /// Detaches and deinits a child (willMoveToParent nil, didMoveToParent nil, deinit).
-    func releaseChild(_ child: ContainerRecord) {
-        try? containers.perform(containers.lifecycle.willMove(child, toParent: nil))
-        try? containers.perform(containers.lifecycle.didMove(child, toParent: nil))
+    func releaseChild(_ child: ContainerRecord) async {
+        try? await containers.perform(containers.lifecycle.willMove(child, toParent: nil))
+        try? await containers.perform(containers.lifecycle.didMove(child, toParent: nil))
         // Its deinit still says which page it was (teardown clears the parent afterwards).
-        containers.teardown(child)
+        await containers.teardown(child)
     }
 
     /// Reuse mode: parks a child that left current +- 1 in its class's reuse queue.
-    private func recycleChild(_ child: ContainerRecord, of e: PageSessionEntry) {
-        guard sessions[e.session.id] === e else { return releaseChild(child) }
+    private func recycleChild(_ child: ContainerRecord, of e: PageSessionEntry) async {
+        guard sessions[e.session.id] === e else { return await releaseChild(child) }
         child.parent = .page(session: e.session.id, index: -1)
         e.reuseQueue[child.className, default: []].append(child)
     }
@@ -157,7 +162,7 @@ extension PageSessions {
 
     /// A child failed where no reply carries the error (an animation's end, a hide mid-gesture): it is
     /// torn down.
-    func tearDown(_ failure: ContainerFailure) {
-        if let c = containers.containers[failure.container], !c.isDestroyed { containers.fail(c) }
+    func tearDown(_ failure: ContainerFailure) async {
+        if let c = containers.containers[failure.container], !c.isDestroyed { await containers.fail(c) }
     }
 }

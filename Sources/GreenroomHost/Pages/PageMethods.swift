@@ -10,9 +10,9 @@ extension PageSessions {
 
     /// Maps Core's page errors onto JSON-RPC errors (CoreToWire.swift); a failed child is torn down (-32004).
     /// `notMade`: why the child the error names could not be made (`driveReporting`), answered as it is.
-    func rpc(_ e: PageError, notMade: (failure: ContainerFailure, error: RPCError)? = nil) -> RPCError {
-        RPCError(e) { failure in
-            if let c = containers.containers[failure.container], !c.isDestroyed { return containers.fail(c) }
+    func rpc(_ e: PageError, notMade: (failure: ContainerFailure, error: RPCError)? = nil) async -> RPCError {
+        await RPCError.from(e) { failure in
+            if let c = containers.containers[failure.container], !c.isDestroyed { return await containers.fail(c) }
             if let notMade, notMade.failure == failure { return notMade.error }
             return RPCError(.pluginFailed, "A page's container failed in \(failure.hook.rawValue)",
                             ["container": .string(failure.container), "hook": .string(failure.hook.rawValue)])
@@ -20,9 +20,9 @@ extension PageSessions {
     }
 
     /// Runs `op` on `e`'s session; its error is the call's.
-    func run(_ op: consuming PageOperation, in e: PageSessionEntry) throws(RPCError) {
-        let outcome = driveReporting(op, in: e)
-        if let error = outcome.error { throw rpc(error, notMade: outcome.notMade) }
+    func run(_ op: consuming PageOperation, in e: PageSessionEntry) async throws(RPCError) {
+        let outcome = await driveReporting(op, in: e)
+        if let error = outcome.error { throw await rpc(error, notMade: outcome.notMade) }
     }
 
     func info(_ e: PageSessionEntry) -> JSONValue {
@@ -109,7 +109,7 @@ extension PageSessions {
     }
 
     func registerPageMethods(into r: inout MethodRegistry<HostConnection>) {
-        r.register(PageCreate.self) { [unowned self] conn, p throws(RPCError) in
+        r.register(PageCreate.self) { [unowned self] conn, p async throws(RPCError) in
             let (classes, data) = try pageList(className: p.className, pages: p.pages, count: p.count, data: p.data)
             guard !classes.isEmpty, classes.count <= 1_000_000 else {
                 throw .invalidParams(path: p.pages != nil ? "pages" : "count", "must have 1 to 1000000 pages")
@@ -151,71 +151,71 @@ extension PageSessions {
                 let ownID = containers.nextContainerID
                 sessionByContainer[ownID] = e
                 let own: ContainerRecord
-                do throws(RPCError) { own = try containers.create(self.classes["PageViewController"]!, owner: conn.id, data: nil) } catch {
+                do throws(RPCError) { own = try await containers.create(self.classes["PageViewController"]!, owner: conn.id, data: nil) } catch {
                     sessionByContainer[ownID] = nil
                     sessions[session.id] = nil
                     throw error
                 }
                 e.ownContainer = own
-                do throws(RPCError) { try containers.push(own, onto: stack, animated: false) } catch {
-                    destroy(e)
+                do throws(RPCError) { try await containers.push(own, onto: stack, animated: false) } catch {
+                    await destroy(e)
                     throw error
                 }
             } else {
                 // No stack: on screen at once, so the initial page loads and appears now.
-                do throws(RPCError) { try run(session.setVisible(true), in: e) } catch {
-                    destroy(e)
+                do throws(RPCError) { try await run(session.setVisible(true), in: e) } catch {
+                    await destroy(e)
                     throw error
                 }
             }
             return info(e)
         }
-        r.register(PageShow.self) { [unowned self] conn, p throws(RPCError) in
+        r.register(PageShow.self) { [unowned self] conn, p async throws(RPCError) in
             let ms = try containers.duration(p.duration, animated: p.animated ?? true)
             try Self.checkPageIndex(p.index, "index")
             let e = try entry(p.session, owner: conn)
             let index = p.index
             let animated = p.animated ?? true
-            try run(e.session.show(index, animated: animated, durationMs: ms), in: e)
+            try await run(e.session.show(index, animated: animated, durationMs: ms), in: e)
             return info(e)
         }
-        r.register(PageWillBeginDragging.self) { [unowned self] conn, p throws(RPCError) in
+        r.register(PageWillBeginDragging.self) { [unowned self] conn, p async throws(RPCError) in
             let e = try entry(p.session, owner: conn)
             let x = p.offset
-            try run(e.session.willBeginDragging(offset: x), in: e)
+            try await run(e.session.willBeginDragging(offset: x), in: e)
             return streamReply(e)
         }
-        r.register(PageDidScroll.self) { [unowned self] conn, p throws(RPCError) in
+        r.register(PageDidScroll.self) { [unowned self] conn, p async throws(RPCError) in
             let e = try entry(p.session, owner: conn)
             let x = p.offset
-            try run(e.session.didScroll(offset: x), in: e)
+            try await run(e.session.didScroll(offset: x), in: e)
             return streamReply(e)
         }
-        r.register(PageWillEndDragging.self) { [unowned self] conn, p throws(RPCError) in
+        r.register(PageWillEndDragging.self) { [unowned self] conn, p async throws(RPCError) in
             // velocity and targetOffset are decoded (and checked) but change nothing: the page the drag rests on
             // decides, as UIPageViewController's paging does.
             let e = try entry(p.session, owner: conn)
             let x = p.offset
-            try run(e.session.willEndDragging(offset: x), in: e)
+            try await run(e.session.willEndDragging(offset: x), in: e)
             return streamReply(e)
         }
-        r.register(PageDidEndDragging.self) { [unowned self] conn, p throws(RPCError) in
+        r.register(PageDidEndDragging.self) { [unowned self] conn, p async throws(RPCError) in
             let e = try entry(p.session, owner: conn)
             let x = p.offset
             let decelerate = p.willDecelerate
-            try run(e.session.didEndDragging(offset: x, willDecelerate: decelerate), in: e)
+            try await run(e.session.didEndDragging(offset: x, willDecelerate: decelerate), in: e)
             return streamReply(e)
         }
-        r.register(PageDidEndDecelerating.self) { [unowned self] conn, p throws(RPCError) in
+        r.register(PageDidEndDecelerating.self) { [unowned self] conn, p async throws(RPCError) in
             let e = try entry(p.session, owner: conn)
             let x = p.offset
-            try run(e.session.didEndDecelerating(offset: x), in: e)
+            try await run(e.session.didEndDecelerating(offset: x), in: e)
             return streamReply(e)
         }
         r.register(PageInfo.self) { [unowned self] conn, p throws(RPCError) in
             info(try entry(p.session, owner: conn))
         }
-        r.register(PageInsertPages.self) { [unowned self] conn, p throws(RPCError) in
+        r.register(PageInsertPages.self) { [unowned self] conn, p async throws(RPCError) in
             guard p.at >= 0 else { throw .invalidParams(path: "at", "must be >= 0") }
             let (classes, data) = try pageList(className: p.className, pages: p.pages, count: p.count, data: p.data)
             let e = try entry(p.session, owner: conn)
@@ -225,7 +225,7 @@ extension PageSessions {
             try refuseUnlessAtRest(e, "page.insertPages")
             let k = classes.count
             s.insertPages(at: p.at, count: k)
-            ranges?.pagesMoved(s.id) { $0 >= p.at ? $0 + k : $0 }
+            await ranges?.pagesMoved(s.id) { $0 >= p.at ? $0 + k : $0 }
             e.classes.insert(contentsOf: classes, at: p.at)
             var moved: [Int: JSONValue] = [:]
             for (i, d) in e.data { moved[i >= p.at ? i + k : i] = d }
@@ -234,7 +234,7 @@ extension PageSessions {
             schedulePreload(e)
             return info(e)
         }
-        r.register(PageRemovePages.self) { [unowned self] conn, p throws(RPCError) in
+        r.register(PageRemovePages.self) { [unowned self] conn, p async throws(RPCError) in
             try Self.checkPageIndex(p.at, "at")
             guard p.count >= 1, p.count <= 1_000_000 else { throw .invalidParams(path: "count", "must be between 1 and 1000000") }
             let e = try entry(p.session, owner: conn)
@@ -249,17 +249,17 @@ extension PageSessions {
             if range.contains(s.current) {
                 // UIKit's way: the neighbour is shown (not animated), then the old page goes.
                 let neighbour = range.upperBound < s.count ? range.upperBound : range.lowerBound - 1
-                try run(s.show(neighbour, animated: false), in: e)
+                try await run(s.show(neighbour, animated: false), in: e)
             }
-            try run(s.removePages(at: p.at, count: p.count), in: e)
-            ranges?.pagesMoved(s.id) { range.contains($0) ? nil : $0 >= range.upperBound ? $0 - p.count : $0 }
+            try await run(s.removePages(at: p.at, count: p.count), in: e)
+            await ranges?.pagesMoved(s.id) { range.contains($0) ? nil : $0 >= range.upperBound ? $0 - p.count : $0 }
             e.classes.removeSubrange(range)
             var moved: [Int: JSONValue] = [:]
             for (i, d) in e.data where !range.contains(i) { moved[i >= range.upperBound ? i - p.count : i] = d }
             e.data = moved
             return info(e)
         }
-        r.register(PageReloadPage.self) { [unowned self] conn, p throws(RPCError) in
+        r.register(PageReloadPage.self) { [unowned self] conn, p async throws(RPCError) in
             try Self.checkPageIndex(p.index, "index")
             let e = try entry(p.session, owner: conn)
             guard p.index < e.session.count else {
@@ -271,7 +271,7 @@ extension PageSessions {
             var reply: JSONObject = ["session": .string(e.session.id), "index": .int(p.index), "container": .null]
             if let child = e.session.children[p.index] {
                 reply["container"] = .string(child.id)
-                do throws(RPCError) { reply["output"] = try containers.configure(child, data: data) } catch {
+                do throws(RPCError) { reply["output"] = try await containers.configure(child, data: data) } catch {
                     // Its failure tore it down: it leaves the session (the current page's leaves the screen).
                     e.session.forget(child)
                     throw error
@@ -279,9 +279,9 @@ extension PageSessions {
             }
             return .object(reply)
         }
-        r.register(PageDestroy.self) { [unowned self] conn, p throws(RPCError) in
+        r.register(PageDestroy.self) { [unowned self] conn, p async throws(RPCError) in
             let e = try entry(p.session, owner: conn)
-            destroy(e)
+            await destroy(e)
             return ["session": .string(e.session.id), "destroyed": true]
         }
     }

@@ -70,12 +70,12 @@ public final class PageSessions: HostDomain, ContainerPages {
 
     func session(owning c: ContainerRecord) -> String? { sessionByContainer[c.id]?.session.id }
 
-    func stackWillBeDestroyed(_ s: StackRecord) {
+    func stackWillBeDestroyed(_ s: StackRecord) async {
         // A destroyed stack takes the page sessions in it along (UIKit releases the page view
         // controller with its navigation stack): children first, then the session's container.
         let inStack = Set(s.items.map(\.id))
         for e in sessions.values.sorted(by: { $0.session.id < $1.session.id }) {
-            if let own = e.ownContainer, inStack.contains(own.id) { destroy(e) }
+            if let own = e.ownContainer, inStack.contains(own.id) { await destroy(e) }
         }
     }
 
@@ -87,7 +87,7 @@ public final class PageSessions: HostDomain, ContainerPages {
     }
 
     /// The session's own container appeared or disappeared in its stack: the current page follows.
-    func appearanceHookRan(on c: ContainerRecord, _ hook: Hook, animated: Bool) {
+    func appearanceHookRan(on c: ContainerRecord, _ hook: Hook, animated: Bool) async {
         // A session being destroyed no longer forwards (its children are already released).
         guard let e = sessionByContainer[c.id], !e.isDestroying else { return }
         let op: PageOperation
@@ -99,7 +99,7 @@ public final class PageSessions: HostDomain, ContainerPages {
         }
         // The page failed, not the session's container: the page is torn down now (it must not stay
         // listed, appeared, to fail the next call) and the call that moved the stack reports it.
-        if case .child(let failure)? = drive(op, in: e) { tearDown(failure) }
+        if case .child(let failure)? = await drive(op, in: e) { await tearDown(failure) }
     }
 
     // MARK: HostDomain
@@ -111,23 +111,23 @@ public final class PageSessions: HostDomain, ContainerPages {
         return [:]
     }
 
-    public func connectionClosed(_ connection: HostConnection) {
+    public func connectionClosed(_ connection: HostConnection) async {
         for e in sessions.values.sorted(by: { $0.session.id < $1.session.id }) where e.owner == connection.id {
-            destroy(e)
+            await destroy(e)
         }
     }
 
-    public func memoryWarning(level: String, caller: HostConnection?) -> JSONObject {
+    public func memoryWarning(level: String, caller: HostConnection?) async -> JSONObject {
         var released = 0, notified = 0
         for e in sessions.values.sorted(by: { $0.session.id < $1.session.id }) {
-            for (_, queue) in e.reuseQueue { for c in queue { releaseChild(c); released += 1 } }
+            for (_, queue) in e.reuseQueue { for c in queue { await releaseChild(c); released += 1 } }
             e.reuseQueue = [:]
             let purge = e.session.purgeForMemoryWarning()
             released += purge.purged.count
-            drive(purge, in: e)
+            await drive(purge, in: e)
             for i in e.session.children.keys.sorted() {
                 guard let c = e.session.children[i] else { continue }  // loaded or not, as in UIKit
-                containers.notifyMemoryWarning(c, level: level)
+                await containers.notifyMemoryWarning(c, level: level)
                 notified += 1
             }
         }
@@ -152,18 +152,18 @@ public final class PageSessions: HostDomain, ContainerPages {
         sessions[id]?.session.children[index]?.state
     }
 
-    func destroy(_ e: PageSessionEntry) {
+    func destroy(_ e: PageSessionEntry) async {
         e.isDestroying = true
         dispatcher.cancel(key: "preload:\(e.session.id)")
-        drive(e.session.destroy(), in: e)
-        for (_, queue) in e.reuseQueue { for c in queue { releaseChild(c) } }
+        await drive(e.session.destroy(), in: e)
+        for (_, queue) in e.reuseQueue { for c in queue { await releaseChild(c) } }
         e.reuseQueue = [:]
         if let own = e.ownContainer {
-            containers.release(own)  // its events still name the session
+            await containers.release(own)  // its events still name the session
             sessionByContainer[own.id] = nil
         }
         sessions[e.session.id] = nil
-        ranges?.pageSessionEnded(e.session.id)
+        await ranges?.pageSessionEnded(e.session.id)
         trackingChanged()
     }
 

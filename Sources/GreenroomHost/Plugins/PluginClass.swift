@@ -29,7 +29,12 @@ public final class PluginClass: ContainerClass {
         self.maxOutputBytes = maxOutputBytes
     }
 
-    public func makeInstance(containerID: String) throws(HookFailure) -> ContainerInstance {
+    public func makeInstance(containerID: String) async throws(HookFailure) -> ContainerInstance {
+        try makeNativeInstance(containerID: containerID)
+    }
+
+    /// Calls the plugin's `create` (a call into this process never waits).
+    package func makeNativeInstance(containerID: String) throws(HookFailure) -> PluginInstance {
         let call = PluginCall()
         let instance = call.with { c in
             containerID.withCString { id in table.create!(table.class_ctx, id, c) }
@@ -61,7 +66,7 @@ package final class PluginInstance: ContainerInstance {
         self.containerID = containerID
     }
 
-    package func run(_ hook: Hook, input: JSONObject) throws(HookFailure) -> JSONValue? {
+    package func run(_ hook: Hook, input: JSONObject) async throws(HookFailure) -> JSONValue? {
         try run(hook, inputJSON: JSONCodec.encode(.object(input)))
     }
 
@@ -108,7 +113,10 @@ package final class PluginInstance: ContainerInstance {
         return Int(clamping: cls.table.instance_memory_bytes)
     }
 
-    package func destroy() {
+    package func destroy() async { release() }
+
+    /// Frees the plugin's state, once.
+    package func release() {
         guard let p = pointer else { return }
         pointer = nil
         cls.table.destroy!(p)
@@ -116,7 +124,7 @@ package final class PluginInstance: ContainerInstance {
 
     deinit {
         // The host calls destroy(); this only keeps a missed call from leaking the plugin's state.
-        destroy()
+        release()
     }
 
     package static func describe(_ error: JSONDecodeError) -> String {

@@ -179,7 +179,7 @@ extension RangeSessions {
     /// let go, the rest follow their items, reloaded ones bind again), then one update with its events.
     /// Returns the reply: the summary with `applied`.
     func applyBatch(_ e: RangeEntry, _ ops: [RangeBatchOp], data: [(update: Int, values: [JSONValue])],
-                    sections: [Int: [RangeSectionInfo]]) throws(RPCError) -> JSONObject {
+                    sections: [Int: [RangeSectionInfo]]) async throws(RPCError) -> JSONObject {
         let s = e.session
         let oldInfo = e.sectionInfo
         let r = try mappingErrors(RPCError.init) { () throws(RangeBatchError) in try s.performBatch(ops) }
@@ -201,7 +201,7 @@ extension RangeSessions {
             if let o = source { return o < oldInfo.count ? oldInfo[o] : RangeSectionInfo() }
             return insertedAt[j] ?? RangeSectionInfo()
         }
-        itemsRemapped(e, r.newFlat, oldPath: { oldPaths[$0] ?? .null }, notes: &notes)
+        await itemsRemapped(e, r.newFlat, oldPath: { oldPaths[$0] ?? .null }, notes: &notes)
         if let cells = e.cells {
             for d in data {
                 guard case .insertItems(let at, _) = ops[d.update] else { continue }
@@ -215,10 +215,10 @@ extension RangeSessions {
             }
             // A cell moved into a section of another class binds afresh.
             for m in r.moved {
-                if let c = cells.bound[m.to], let cls = cellClass(e, m.to), cls.name != c.className { notes.rebind.append(m.to) }
+                if let c = cells.bound[m.to], let cls = await cellClass(e, m.to), cls.name != c.className { notes.rebind.append(m.to) }
             }
         }
-        refresh(e, checkBatch: !s.dragging, notes: notes)
+        await refresh(e, checkBatch: !s.dragging, notes: notes)
         var reply = summary(e)
         reply["applied"] = ["deleted": .int(r.deleted.count), "inserted": .int(r.inserted.count), "moved": .int(r.moved.count),
                             "reloaded": .int(r.reloaded.count), "resized": .int(r.resized.count)]

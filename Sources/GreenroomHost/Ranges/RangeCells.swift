@@ -62,7 +62,7 @@ extension RangeSessions {
     }
 
     /// The class of the cells of flat index `f`'s section, when its reuse identifier names one.
-    func cellClass(_ e: RangeEntry, _ f: Int) -> ContainerClass? {
+    func cellClass(_ e: RangeEntry, _ f: Int) async -> ContainerClass? {
         let section = e.session.path(f).section
         guard section < e.sectionInfo.count, let name = e.sectionInfo[section].reuseIdentifier else { return nil }
         return classes[name]
@@ -72,40 +72,40 @@ extension RangeSessions {
     /// (or was `removed`) goes back to its queue, what entered it is bound, what became visible appears.
     /// Returns the `cells` member of the update's `range` event (nil: nothing changed).
     func applyCells(_ e: RangeEntry, _ u: RangeUpdate, removedCells: [(path: JSONValue, cell: ContainerRecord)],
-                    rebind: [Int] = []) -> JSONValue? {
+                    rebind: [Int] = []) async -> JSONValue? {
         guard let cells = e.cells else { return nil }
         let s = e.session
         let containers = self.containers
         var boundJSON: [JSONValue] = [], unboundJSON: [JSONValue] = []
         for f in u.exitVisible {
             guard let c = cells.bound[f], !c.isFailed, !c.isDestroyed else { continue }
-            if containers.failure(performing: containers.lifecycle.disappear(c)) != nil { forgetCell(e, c) }
+            if await containers.failure(performing: containers.lifecycle.disappear(c)) != nil { await forgetCell(e, c) }
         }
-        for (path, c) in removedCells { unboundJSON.append(unbind(e, c, path: path)) }
+        for (path, c) in removedCells { unboundJSON.append(await unbind(e, c, path: path)) }
         // A reloaded item's cell lets go and the item is bound again, as UIKit replaces a reloaded cell
         // (the same cell usually comes back from the queue, configured with the item's new version).
         var again: [Int] = []
         for f in rebind where !u.exitDisplay.contains(f) {
             guard let c = cells.bound.removeValue(forKey: f) else { continue }
-            unboundJSON.append(unbind(e, c, path: pathJSON(s, f)))
+            unboundJSON.append(await unbind(e, c, path: pathJSON(s, f)))
             again.append(f)
         }
         for f in u.exitDisplay {
             guard let c = cells.bound.removeValue(forKey: f) else { continue }
-            unboundJSON.append(unbind(e, c, path: pathJSON(s, f)))
+            unboundJSON.append(await unbind(e, c, path: pathJSON(s, f)))
         }
         for f in u.enterDisplay where cells.bound[f] == nil {
-            if let b = bind(e, f) { boundJSON.append(b) }
+            if let b = await bind(e, f) { boundJSON.append(b) }
         }
         for f in again where cells.bound[f] == nil && s.state(f).display {
-            guard let b = bind(e, f) else { continue }
+            guard let b = await bind(e, f) else { continue }
             boundJSON.append(b)
             if s.state(f).visible, let c = cells.bound[f], !u.enterVisible.contains(f),
-               containers.failure(performing: containers.lifecycle.appear(c, size: rowSize(s, f))) != nil { forgetCell(e, c) }
+               await containers.failure(performing: containers.lifecycle.appear(c, size: rowSize(s, f))) != nil { await forgetCell(e, c) }
         }
         for f in u.enterVisible {
             guard let c = cells.bound[f], !c.isFailed, !c.isDestroyed else { continue }
-            if containers.failure(performing: containers.lifecycle.appear(c, size: rowSize(s, f))) != nil { forgetCell(e, c) }
+            if await containers.failure(performing: containers.lifecycle.appear(c, size: rowSize(s, f))) != nil { await forgetCell(e, c) }
         }
         guard !boundJSON.isEmpty || !unboundJSON.isEmpty else { return nil }
         return ["bound": .array(boundJSON), "unbound": .array(unboundJSON)]
@@ -113,8 +113,8 @@ extension RangeSessions {
 
     /// A cell for item `f`: queued, pooled or new; joined, configured and laid out. Nil when its class
     /// is unknown or one of its hooks failed (it is torn down, and the call's reply says so).
-    private func bind(_ e: RangeEntry, _ f: Int) -> JSONValue? {
-        guard let cells = e.cells, let cls = cellClass(e, f), let conn = e.connection else { return nil }
+    private func bind(_ e: RangeEntry, _ f: Int) async -> JSONValue? {
+        guard let cells = e.cells, let cls = await cellClass(e, f), let conn = e.connection else { return nil }
         let s = e.session
         let containers = self.containers
         let size = rowSize(s, f)
@@ -130,23 +130,23 @@ extension RangeSessions {
             cells.reused += 1
         } else {
             let pool = containers.pools.poolForShow(className: cls.name, size: size)
-            if let warm = containers.pools.take(from: pool, owner: conn) {
+            if let warm = await containers.pools.take(from: pool, owner: conn) {
                 pool.hits += 1
                 containers.pools.poolEvent("hit", pool, warm, to: conn, ["session": .string(s.id)])
-                containers.pools.refill(pool, afterHit: true, cause: conn)
+                await containers.pools.refill(pool, afterHit: true, cause: conn)
                 c = warm
                 source = "pool"
                 cells.fromPool += 1
             } else {
-                do throws(RPCError) { c = try containers.create(cls, owner: e.owner, data: nil) } catch { return nil }
+                do throws(RPCError) { c = try await containers.create(cls, owner: e.owner, data: nil) } catch { return nil }
                 cells.made += 1
             }
             c.parent = .cell(session: s.id)
             do throws(ContainerFailure) {
-                try containers.perform(containers.lifecycle.willMove(c, toParent: s.id))
-                try containers.perform(containers.lifecycle.didMove(c, toParent: s.id))
+                try await containers.perform(containers.lifecycle.willMove(c, toParent: s.id))
+                try await containers.perform(containers.lifecycle.didMove(c, toParent: s.id))
             } catch {
-                forgetCell(e, c)
+                await forgetCell(e, c)
                 return nil
             }
         }
@@ -156,7 +156,7 @@ extension RangeSessions {
         if let last = cells.shown[c.id], last.flat == f, last.version == version {
             cells.skipped += 1  // MDTable's isDirty: the same row at the same data
         } else if let data = cells.data[f] {
-            do throws(RPCError) { _ = try containers.configure(c, data: data) } catch {
+            do throws(RPCError) { _ = try await containers.configure(c, data: data) } catch {
                 cells.bound[f] = nil
                 cells.shown[c.id] = nil
                 return nil
@@ -165,8 +165,8 @@ extension RangeSessions {
             cells.configured += 1
             didConfigure = true
         }
-        if containers.failure(performing: containers.lifecycle.loadIfNeeded(c, size: size)) != nil {
-            forgetCell(e, c)
+        if await containers.failure(performing: containers.lifecycle.loadIfNeeded(c, size: size)) != nil {
+            await forgetCell(e, c)
             return nil
         }
         return ["path": pathJSON(s, f), "container": .string(c.id), "source": .string(source),
@@ -174,43 +174,43 @@ extension RangeSessions {
     }
 
     /// A cell leaves its item: brought to rest, then parked in its queue, or released past the limit.
-    private func unbind(_ e: RangeEntry, _ c: ContainerRecord, path: JSONValue) -> JSONValue {
+    private func unbind(_ e: RangeEntry, _ c: ContainerRecord, path: JSONValue) async -> JSONValue {
         guard let cells = e.cells else { return .null }
         let containers = self.containers
         var queued = false
         if !c.isFailed, !c.isDestroyed {
-            if containers.failure(performing: containers.lifecycle.disappear(c)) != nil {
-                forgetCell(e, c)  // its failure is the call's; it is torn down
+            if await containers.failure(performing: containers.lifecycle.disappear(c)) != nil {
+                await forgetCell(e, c)  // its failure is the call's; it is torn down
             } else if (cells.queues[c.className]?.count ?? 0) < cells.reuseLimit {
                 cells.queues[c.className, default: []].append(c)
                 queued = true
             } else {
-                releaseCell(e, c)
+                await releaseCell(e, c)
             }
         } else if !c.isDestroyed {
-            forgetCell(e, c)
+            await forgetCell(e, c)
         }
         return ["path": path, "container": .string(c.id), "queued": .bool(queued)]
     }
 
     /// Detaches and deinits a cell (`willMoveToParent(null)`, `didMoveToParent(null)`, `deinit`).
-    func releaseCell(_ e: RangeEntry, _ c: ContainerRecord) {
+    func releaseCell(_ e: RangeEntry, _ c: ContainerRecord) async {
         let containers = self.containers
         e.cells?.shown[c.id] = nil
         e.cells?.released += 1
-        try? containers.perform(containers.lifecycle.willMove(c, toParent: nil))
-        try? containers.perform(containers.lifecycle.didMove(c, toParent: nil))
-        containers.teardown(c)
+        try? await containers.perform(containers.lifecycle.willMove(c, toParent: nil))
+        try? await containers.perform(containers.lifecycle.didMove(c, toParent: nil))
+        await containers.teardown(c)
     }
 
     /// A cell whose hook failed: out of the session's books, then torn down (its failure is the call's).
-    func forgetCell(_ e: RangeEntry, _ c: ContainerRecord) {
+    func forgetCell(_ e: RangeEntry, _ c: ContainerRecord) async {
         if let cells = e.cells {
             for (f, b) in cells.bound where b === c { cells.bound[f] = nil }
             for (k, q) in cells.queues { cells.queues[k] = q.filter { $0 !== c } }
             cells.shown[c.id] = nil
         }
-        if !c.isDestroyed { _ = containers.fail(c) }
+        if !c.isDestroyed { _ = await containers.fail(c) }
     }
 
     /// A cell failed elsewhere (`Containers.fail`): it leaves its session's books.
@@ -222,19 +222,19 @@ extension RangeSessions {
     }
 
     /// Every cell of the session, bound or parked, released (the session ends).
-    func releaseAllCells(_ e: RangeEntry) {
+    func releaseAllCells(_ e: RangeEntry) async {
         guard let cells = e.cells else { return }
-        for f in cells.bound.keys.sorted() { if let c = cells.bound[f], !c.isDestroyed { releaseCell(e, c) } }
-        for k in cells.queues.keys.sorted() { for c in cells.queues[k]! where !c.isDestroyed { releaseCell(e, c) } }
+        for f in cells.bound.keys.sorted() { if let c = cells.bound[f], !c.isDestroyed { await releaseCell(e, c) } }
+        for k in cells.queues.keys.sorted() { for c in cells.queues[k]! where !c.isDestroyed { await releaseCell(e, c) } }
         cells.bound = [:]
         cells.queues = [:]
     }
 
     /// Parked cells go on a memory warning (UITableView keeps none it does not show).
-    func purgeQueues(_ e: RangeEntry) -> Int {
+    func purgeQueues(_ e: RangeEntry) async -> Int {
         guard let cells = e.cells else { return 0 }
         var n = 0
-        for k in cells.queues.keys.sorted() { for c in cells.queues[k]! where !c.isDestroyed { releaseCell(e, c); n += 1 } }
+        for k in cells.queues.keys.sorted() { for c in cells.queues[k]! where !c.isDestroyed { await releaseCell(e, c); n += 1 } }
         cells.queues = [:]
         return n
     }

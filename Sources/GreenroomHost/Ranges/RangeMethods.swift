@@ -82,7 +82,7 @@ extension RangeSessions {
     }
 
     func registerRangeMethods(into r: inout MethodRegistry<HostConnection>) {
-        r.register(RangeCreate.self) { [unowned self] conn, p throws(RPCError) in
+        r.register(RangeCreate.self) { [unowned self] conn, p async throws(RPCError) in
             var sections: [[Double]] = []
             var infos: [RangeSectionInfo] = []
             var itemKeys: [[String]?] = []
@@ -191,14 +191,14 @@ extension RangeSessions {
             if e.cells != nil { sessionsWithCells += 1 }
             if let parent {
                 attach(e, to: parent, item: try? Self.indexPath(p.parent?["item"], path: "parent.item"))
-                setNested(e, nestedState(e), announce: false)
+                await setNested(e, nestedState(e), announce: false)
             }
-            refresh(e, checkBatch: true)
+            await refresh(e, checkBatch: true)
             var reply = summary(e)
-            if templates { reply["templatesQueued"] = .int(queueTemplates(e, cause: conn)) }
+            if templates { reply["templatesQueued"] = .int(await queueTemplates(e, cause: conn)) }
             return .object(reply)
         }
-        r.register(RangeWillBeginDragging.self) { [unowned self] conn, p throws(RPCError) in
+        r.register(RangeWillBeginDragging.self) { [unowned self] conn, p async throws(RPCError) in
             let e = try entry(p.session, owner: conn)
             let x = try offset(p.offset, e)
             let v = try velocity(p.velocity)
@@ -206,20 +206,20 @@ extension RangeSessions {
             // Where the drag starts: a layout, no motion yet (the velocity's, when sent).
             if let x { try mapped { () throws(RangeError) in try e.session.didScroll(to: x, velocity: v ?? 0) } }
             trackingChanged()
-            refresh(e, checkBatch: false)
+            await refresh(e, checkBatch: false)
             return .object(summary(e))
         }
-        r.register(RangeDidScroll.self, encoded: { [unowned self] conn, p throws(RPCError) in
+        r.register(RangeDidScroll.self, encoded: { [unowned self] conn, p async throws(RPCError) in
             let e = try entry(p.session, owner: conn)
             let x = p.offset
             let v = try velocity(p.velocity)
             try mapped { () throws(RangeError) in try e.session.didScroll(to: x, velocity: v) }
             // Texture's scrollViewDidScroll: batch fetching is judged only when visible and not dragging
             // (decelerating or programmatic).
-            refresh(e, checkBatch: !e.session.dragging && e.session.isVisible)
+            await refresh(e, checkBatch: !e.session.dragging && e.session.isVisible)
             return streamReply(e)
         })
-        r.register(RangeWillEndDragging.self) { [unowned self] conn, p throws(RPCError) in
+        r.register(RangeWillEndDragging.self) { [unowned self] conn, p async throws(RPCError) in
             let e = try entry(p.session, owner: conn)
             // Every param is checked before anything moves: bad input changes nothing.
             let v = p.velocity
@@ -237,10 +237,10 @@ extension RangeSessions {
             let target = try mapped { () throws(RangeError) in try e.session.willEndDragging(velocity: v, target: t) }
             trackingChanged()
             // Judged at the target, toward it (Texture's scrollViewWillEndDragging).
-            refresh(e, checkBatch: true, batchOffset: target)
+            await refresh(e, checkBatch: true, batchOffset: target)
             return ["session": .string(e.session.id), "targetOffset": .double(target)]
         }
-        r.register(RangeDidEndDecelerating.self) { [unowned self] conn, p throws(RPCError) in
+        r.register(RangeDidEndDecelerating.self) { [unowned self] conn, p async throws(RPCError) in
             let e = try entry(p.session, owner: conn)
             let x = try offset(p.offset, e)
             var decided: Bool?
@@ -258,17 +258,17 @@ extension RangeSessions {
                 if wasDragging { decided = e.session.batchDecision() }
             }
             trackingChanged()
-            refresh(e, checkBatch: false, decided: decided)
+            await refresh(e, checkBatch: false, decided: decided)
             return .object(summary(e))
         }
-        r.register(RangeSetVisible.self) { [unowned self] conn, p throws(RPCError) in
+        r.register(RangeSetVisible.self) { [unowned self] conn, p async throws(RPCError) in
             let e = try entry(p.session, owner: conn)
             let changed = e.session.setVisible(p.visible)
             // Texture's didMoveToWindow: once on screen, a batch is judged with the leading screens.
-            refresh(e, checkBatch: changed && e.session.isVisible && !e.session.dragging)
+            await refresh(e, checkBatch: changed && e.session.isVisible && !e.session.dragging)
             return .object(summary(e))
         }
-        r.register(RangeSetViewport.self) { [unowned self] conn, p throws(RPCError) in
+        r.register(RangeSetViewport.self) { [unowned self] conn, p async throws(RPCError) in
             // Every member given is checked, the one that is used or not, before the session is looked up.
             let vp: (width: Double, height: Double)
             if p.viewport != nil, p.width != nil || p.height != nil {
@@ -283,10 +283,10 @@ extension RangeSessions {
             let e = try entry(p.session, owner: conn)
             let h = e.session.horizontal
             e.session.setViewport(length: h ? vp.width : vp.height, cross: h ? vp.height : vp.width)
-            refresh(e, checkBatch: false)
+            await refresh(e, checkBatch: false)
             return .object(summary(e))
         }
-        r.register(RangeInsertItems.self) { [unowned self] conn, p throws(RPCError) in
+        r.register(RangeInsertItems.self) { [unowned self] conn, p async throws(RPCError) in
             let at = p.at
             guard at.count == 2 else { throw .invalidParams(path: "at", "expected an index path [section, row]") }
             let lengths = try Self.lengths(["lengths": p.lengths], path: "")
@@ -298,13 +298,13 @@ extension RangeSessions {
             if p.data != nil, e.cells == nil { throw .invalidParams(path: "data", "item data is for a session with cells") }
             let flat = try mapped { () throws(RangeError) in try e.session.insert(section: at[0], row: at[1], lengths: lengths, keys: p.keys,
                                                                                   keepOnScreen: p.keepOnScreen ?? false) }
-            itemsInserted(e, at: flat, count: lengths.count)
+            await itemsInserted(e, at: flat, count: lengths.count)
             for (i, d) in (p.data ?? []).enumerated() { e.cells?.data[flat + i] = d }
             // Texture re-checks after a data change with changes, unless dragging.
-            refresh(e, checkBatch: !e.session.dragging)
+            await refresh(e, checkBatch: !e.session.dragging)
             return .object(summary(e))
         }
-        r.register(RangeDeleteItems.self) { [unowned self] conn, p throws(RPCError) in
+        r.register(RangeDeleteItems.self) { [unowned self] conn, p async throws(RPCError) in
             let e = try entry(p.session, owner: conn)
             let list = p.paths
             var flats: [Int] = []
@@ -319,23 +319,23 @@ extension RangeSessions {
             // Highest first, so the paths of the rest stay valid while deleting.
             for f in flats.sorted(by: >) {
                 let path = pathJSON(e.session, f)
-                itemRemoved(e, flat: f, path: path, notes: &notes)
+                await itemRemoved(e, flat: f, path: path, notes: &notes)
                 let key = e.session.key(f)
                 if e.session.remove(flat: f) { notes.removed.append((path, key)) }
             }
-            refresh(e, checkBatch: !e.session.dragging, notes: notes)
+            await refresh(e, checkBatch: !e.session.dragging, notes: notes)
             return .object(summary(e))
         }
-        r.register(RangeBatchFetchDone.self) { [unowned self] conn, p throws(RPCError) in
+        r.register(RangeBatchFetchDone.self) { [unowned self] conn, p async throws(RPCError) in
             let lengths = try Self.lengths(["lengths": p.lengths ?? .array([])], path: "")
             let e = try entry(p.session, owner: conn)
             let context = p.context
             let at = try mapped { () throws(RangeError) in try e.session.finishBatch(context: context, lengths: lengths, keys: p.keys) }
             // A prepended batch moves everything kept by item down with its item.
-            itemsInserted(e, at: at, count: lengths.count)
+            await itemsInserted(e, at: at, count: lengths.count)
             // An exhausted backend (no items) gets no re-check: Texture runs none after a change with
             // zero changes, so a finished list does not ask again and again.
-            refresh(e, checkBatch: !lengths.isEmpty && !e.session.dragging)
+            await refresh(e, checkBatch: !lengths.isEmpty && !e.session.dragging)
             return .object(summary(e))
         }
         r.register(RangeState.self) { [unowned self] conn, p throws(RPCError) in
@@ -367,7 +367,7 @@ extension RangeSessions {
             if let viewable = viewableState(e) { state["viewable"] = viewable }
             return .object(state)
         }
-        r.register(RangeSetItemData.self) { [unowned self] conn, p throws(RPCError) in
+        r.register(RangeSetItemData.self) { [unowned self] conn, p async throws(RPCError) in
             guard !p.items.isEmpty, p.items.count <= 100_000 else { throw .invalidParams(path: "items", "must have 1 to 100000 entries") }
             // Every item is checked before anything changes: its shape first, then whether it is an item.
             var given: [(path: [Int], data: JSONValue, version: Int?)] = []
@@ -402,14 +402,14 @@ extension RangeSessions {
                 guard let c = cells.bound[change.flat], !c.isDestroyed,
                       cells.shown[c.id].map({ $0.flat != change.flat || $0.version != cells.versions[change.flat] }) ?? true
                 else { continue }
-                let output = try containers.configure(c, data: change.data)
+                let output = try await containers.configure(c, data: change.data)
                 cells.shown[c.id] = (change.flat, cells.versions[change.flat] ?? 0)
                 cells.configured += 1
                 rebound.append(["path": pathJSON(e.session, change.flat), "container": .string(c.id), "output": output])
             }
             return ["session": .string(e.session.id), "items": .int(changes.count), "rebound": .array(rebound)]
         }
-        r.register(RangePerformBatchUpdates.self) { [unowned self] conn, p throws(RPCError) in
+        r.register(RangePerformBatchUpdates.self) { [unowned self] conn, p async throws(RPCError) in
             guard !p.updates.isEmpty, p.updates.count <= 100_000 else { throw .invalidParams(path: "updates", "must have 1 to 100000 entries") }
             var ops: [RangeBatchOp] = []
             var data: [(update: Int, values: [JSONValue])] = []
@@ -422,9 +422,9 @@ extension RangeSessions {
             }
             let e = try entry(p.session, owner: conn)
             if !data.isEmpty, e.cells == nil { throw .invalidParams(path: "updates[\(data[0].update)].data", "item data is for a session with cells") }
-            return .object(try applyBatch(e, ops, data: data, sections: infos))
+            return .object(try await applyBatch(e, ops, data: data, sections: infos))
         }
-        r.register(RangeApplySnapshot.self) { [unowned self] conn, p throws(RPCError) in
+        r.register(RangeApplySnapshot.self) { [unowned self] conn, p async throws(RPCError) in
             // Params first: an empty list is refused before the session is looked at.
             guard !p.sections.isEmpty else { throw .invalidParams(path: "sections", "lists no section (a session has at least one)") }
             var given: [(keys: [String], lengths: [Double]?)] = []
@@ -468,11 +468,11 @@ extension RangeSessions {
                 reply["applied"] = ["deleted": 0, "inserted": 0, "moved": 0, "reloaded": 0, "resized": 0]
                 return .object(reply)
             }
-            return .object(try applyBatch(e, ops, data: [], sections: [:]))
+            return .object(try await applyBatch(e, ops, data: [], sections: [:]))
         }
-        r.register(RangeDestroy.self) { [unowned self] conn, p throws(RPCError) in
+        r.register(RangeDestroy.self) { [unowned self] conn, p async throws(RPCError) in
             let e = try entry(p.session, owner: conn)
-            end(e)
+            await end(e)
             trackingChanged()
             return ["session": .string(e.session.id), "destroyed": true]
         }

@@ -84,7 +84,7 @@ extension RangeSessions {
     /// `lowMemory` mode (Texture: an outer controller sets the inner one's interface state; a controller
     /// that is not visible uses the minimum mode; one whose node left the preload range drops to
     /// lowMemory). `announce`: recompute and send the child's events now.
-    func setNested(_ child: RangeEntry, _ state: NestedState, announce: Bool) {
+    func setNested(_ child: RangeEntry, _ state: NestedState, announce: Bool) async {
         let s = child.session
         child.lastNestedState = state
         let becameVisible = state == .visible && !s.isVisible
@@ -100,7 +100,7 @@ extension RangeSessions {
             s.setVisible(false)
             s.holdMode(.lowMemory)
         }
-        if announce { refresh(child, checkBatch: becameVisible && !s.dragging) }
+        if announce { await refresh(child, checkBatch: becameVisible && !s.dragging) }
     }
 
     /// The state of a child of row `f` of `p`.
@@ -111,7 +111,7 @@ extension RangeSessions {
 
     /// After a parent's update: the children of the rows that entered or left the visible or preload
     /// range follow them. O(changes).
-    func parentRowsChanged(_ e: RangeEntry, _ u: RangeUpdate) {
+    func parentRowsChanged(_ e: RangeEntry, _ u: RangeUpdate) async {
         var rows = Set<Int>()
         for list in [u.enterVisible, u.exitVisible, u.enterPreload, u.exitPreload] {
             for f in list where e.nested[f] != nil { rows.insert(f) }
@@ -119,14 +119,14 @@ extension RangeSessions {
         for f in rows.sorted() {
             let state = Self.rowState(e.session, f)
             for child in e.nested[f] ?? [] where sessions[child.session.id] === child && child.lastNestedState != state {
-                setNested(child, state, announce: true)
+                await setNested(child, state, announce: true)
             }
         }
     }
 
     /// The parent's rows moved (`newFlat`: where a row is now, nil when deleted): children follow their
     /// rows; those of deleted rows end with them.
-    func parentRowsMoved(_ e: RangeEntry, _ newFlat: (Int) -> Int?) {
+    func parentRowsMoved(_ e: RangeEntry, _ newFlat: (Int) -> Int?) async {
         guard !e.nested.isEmpty else { return }
         var moved: [Int: [RangeEntry]] = [:]
         for (f, children) in e.nested {
@@ -134,43 +134,43 @@ extension RangeSessions {
                 moved[n, default: []] += children
                 for c in children { c.parentRow = n }
             } else {
-                for c in children { end(c) }
+                for c in children { await end(c) }
             }
         }
         e.nested = moved
     }
 
     /// A page session ran an operation: its nested sessions follow their pages' appearance.
-    func pageChanged(_ pageSession: String) {
+    func pageChanged(_ pageSession: String) async {
         guard let children = pageChildren[pageSession] else { return }
         for child in children where sessions[child.session.id] === child {
             let state = nestedState(child)
-            if state != child.lastNestedState { setNested(child, state, announce: true) }
+            if state != child.lastNestedState { await setNested(child, state, announce: true) }
         }
     }
 
     /// Pages were inserted or removed (`newIndex`: where a page is now, nil when removed).
-    func pagesMoved(_ pageSession: String, _ newIndex: (Int) -> Int?) {
+    func pagesMoved(_ pageSession: String, _ newIndex: (Int) -> Int?) async {
         guard let children = pageChildren[pageSession] else { return }
         for child in children {
             guard case .page(let id, let index)? = child.parent else { continue }
-            if let n = newIndex(index) { child.parent = .page(session: id, index: n) } else { end(child) }
+            if let n = newIndex(index) { child.parent = .page(session: id, index: n) } else { await end(child) }
         }
-        pageChanged(pageSession)
+        await pageChanged(pageSession)
     }
 
     /// The page session ended: its nested sessions end with it.
-    func pageSessionEnded(_ pageSession: String) {
-        for child in pageChildren.removeValue(forKey: pageSession) ?? [] { end(child) }
+    func pageSessionEnded(_ pageSession: String) async {
+        for child in pageChildren.removeValue(forKey: pageSession) ?? [] { await end(child) }
     }
 
     /// Ends a session: its cells released, its viewability timer gone, its nested sessions ended first,
     /// and it leaves its parent's books. No events (as `range.destroy`).
-    func end(_ e: RangeEntry) {
+    func end(_ e: RangeEntry) async {
         guard sessions[e.session.id] === e else { return }
-        for f in e.nested.keys.sorted() { for c in e.nested[f]! { end(c) } }
+        for f in e.nested.keys.sorted() { for c in e.nested[f]! { await end(c) } }
         e.nested = [:]
-        releaseAllCells(e)
+        await releaseAllCells(e)
         endViewability(e)
         sessions[e.session.id] = nil
         if e.cells != nil { sessionsWithCells -= 1 }

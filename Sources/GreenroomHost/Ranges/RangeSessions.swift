@@ -142,7 +142,7 @@ public final class RangeSessions: HostDomain {
     /// and sends what changed: one `range` event and `prefetch` events; then a `batch` event when a
     /// fetch should begin (`checkBatch`, judged at `batchOffset`; `decided`: judged earlier in the call).
     func refresh(_ e: RangeEntry, checkBatch: Bool, batchOffset: Double? = nil, decided: Bool? = nil,
-                 notes: RangeChangeNotes = RangeChangeNotes()) {
+                 notes: RangeChangeNotes = RangeChangeNotes()) async {
         let s = e.session
         // Viewability is judged at every call that moves or changes what is on screen, ranges changed or not.
         defer { if e.viewability != nil { evaluateViewability(e) } }
@@ -155,7 +155,7 @@ public final class RangeSessions: HostDomain {
         // Most scroll steps change nothing: no event to route, no batch to judge.
         if u.isEmpty && notes.isEmpty && !checkBatch && decided == nil && headersNow == nil { return }
         let target = e.connection
-        let cellsJSON = e.cells == nil ? nil : applyCells(e, u, removedCells: notes.removedCells, rebind: notes.rebind)
+        let cellsJSON = e.cells == nil ? nil : await applyCells(e, u, removedCells: notes.removedCells, rebind: notes.rebind)
         if let h = headersNow { e.headerState = h }
         if (!u.isEmpty || !notes.removed.isEmpty || !notes.moved.isEmpty || cellsJSON != nil || headersNow != nil),
            events.wants(mask: Self.rangeTopic, owner: target) {
@@ -179,7 +179,6 @@ public final class RangeSessions: HostDomain {
             if let h = headersNow { f["headers"] = headersJSON(h) }
             events.emit(RangeTopic.self, owner: target, f)
         }
-        defer { if !e.nested.isEmpty && !u.isEmpty { parentRowsChanged(e, u) } }
         if events.wants(mask: Self.prefetchTopic, owner: target) {
             func prefetch(_ kind: String, _ list: [Int]) {
                 guard !list.isEmpty else { return }
@@ -197,26 +196,27 @@ public final class RangeSessions: HostDomain {
             events.emit(BatchTopic.self, owner: target, ["session": .string(s.id), "context": .string(context),
                                                "kind": "willBeginBatchFetch", "prepend": .bool(s.batchPrepends)])
         }
+        if !e.nested.isEmpty && !u.isEmpty { await parentRowsChanged(e, u) }
     }
 
     /// Items were inserted before flat index `at`: what is kept by item (cells and their data, viewable
     /// marks, nested sessions) moves with its item.
-    func itemsInserted(_ e: RangeEntry, at: Int, count k: Int) {
+    func itemsInserted(_ e: RangeEntry, at: Int, count k: Int) async {
         guard k > 0 else { return }
         e.cells?.shift(from: at, by: k)
         viewabilityInserted(e, at: at, count: k)
-        parentRowsMoved(e) { $0 >= at ? $0 + k : $0 }
+        await parentRowsMoved(e) { $0 >= at ? $0 + k : $0 }
     }
 
     /// Item `f` is about to be deleted (`path`: where it is): its cell lets go (in the update's event),
     /// its viewable marks end, its nested sessions end, and the rest move up. Highest first.
-    func itemRemoved(_ e: RangeEntry, flat f: Int, path: JSONValue, notes: inout RangeChangeNotes) {
-        itemsRemapped(e, { $0 == f ? nil : $0 > f ? $0 - 1 : $0 }, oldPath: { _ in path }, notes: &notes)
+    func itemRemoved(_ e: RangeEntry, flat f: Int, path: JSONValue, notes: inout RangeChangeNotes) async {
+        await itemsRemapped(e, { $0 == f ? nil : $0 > f ? $0 - 1 : $0 }, oldPath: { _ in path }, notes: &notes)
     }
 
     /// The items moved (`newFlat`: where an item is now, nil when deleted; `oldPath`: a deleted item's
     /// path before): cells, viewable marks and nested sessions follow, and deleted items' go.
-    func itemsRemapped(_ e: RangeEntry, _ newFlat: (Int) -> Int?, oldPath: (Int) -> JSONValue, notes: inout RangeChangeNotes) {
+    func itemsRemapped(_ e: RangeEntry, _ newFlat: (Int) -> Int?, oldPath: (Int) -> JSONValue, notes: inout RangeChangeNotes) async {
         if let cells = e.cells {
             for f in cells.bound.keys.sorted() where newFlat(f) == nil {
                 notes.removedCells.append((oldPath(f), cells.bound.removeValue(forKey: f)!))
@@ -224,7 +224,7 @@ public final class RangeSessions: HostDomain {
             cells.remap(newFlat)
         }
         viewabilityRemapped(e, newFlat, oldPath: oldPath)
-        parentRowsMoved(e, newFlat)
+        await parentRowsMoved(e, newFlat)
     }
 
     /// The sections whose headers show now, and the sticky ones pinned: a plain header shows while its
@@ -290,16 +290,16 @@ public final class RangeSessions: HostDomain {
         return [:]
     }
 
-    public func connectionClosed(_ connection: HostConnection) {
-        for (_, e) in sessions.sorted(by: { $0.key < $1.key }) where e.owner == connection.id { end(e) }
+    public func connectionClosed(_ connection: HostConnection) async {
+        for (_, e) in sessions.sorted(by: { $0.key < $1.key }) where e.owner == connection.id { await end(e) }
         trackingChanged()
     }
 
-    public func memoryWarning(level: String, caller: HostConnection?) -> JSONObject {
+    public func memoryWarning(level: String, caller: HostConnection?) async -> JSONObject {
         for e in sessions.values.sorted(by: { $0.session.id < $1.session.id }) {
-            _ = purgeQueues(e)
+            _ = await purgeQueues(e)
             e.session.memoryWarning()
-            refresh(e, checkBatch: false)
+            await refresh(e, checkBatch: false)
         }
         return ["rangeSessions": .int(sessions.count)]
     }
@@ -319,7 +319,7 @@ public final class RangeSessions: HostDomain {
     /// The MDTable article's template preloading: one warm container per reuse identifier that names a class,
     /// at the size its rows have (the viewport's cross size by the length of the first row of the first
     /// section that uses it), as default-mode idle tasks (they wait while any session tracks).
-    func queueTemplates(_ e: RangeEntry, cause: HostConnection) -> Int {
+    func queueTemplates(_ e: RangeEntry, cause: HostConnection) async -> Int {
         var queued = 0
         let containers = self.containers
         let s = e.session
@@ -331,7 +331,7 @@ public final class RangeSessions: HostDomain {
             seen.insert(id)
             let size = rowSize(s, first)
             let pool = containers.pools.poolForShow(className: id, size: size)
-            if pool.idle.count + pool.warming == 0 { queued += containers.pools.queueWarmups(pool, count: 1, cause: cause) }
+            if pool.idle.count + pool.warming == 0 { await queued += containers.pools.queueWarmups(pool, count: 1, cause: cause) }
         }
         return queued
     }

@@ -52,26 +52,26 @@ final class IsolatedPlugin {
             guard let self else { return }
             // Whatever happens to the worker runs hooks (teardown, restart): in the lane when it is on.
             let lane = supervisor.lane
-            if lane.isEnabled { lane.enqueue(.task { [weak self] in self?.hungUp(generation: generation) }) } else { hungUp(generation: generation) }
+            lane.enqueue(.task { [weak self] in await self?.hungUp(generation: generation) })
         }
     }
 
     private func unwatch() { worker?.link?.stopWatching() }
 
     /// The worker's socket hung up between calls: if that worker still is the current one, it died.
-    private func hungUp(generation: Int) {
+    private func hungUp(generation: Int) async {
         guard generation == self.generation, let worker, state == .running, worker.hasHungUp else { return }
-        workerEnded(worker.end(killing: false, reason: "closed", detail: "its socket closed"))
+        await workerEnded(worker.end(killing: false, reason: "closed", detail: "its socket closed"))
     }
 
     var config: PluginConfig { supervisor.config.plugins }
 
     /// Makes sure a worker runs (restarting one whose backoff passed), or says why it cannot.
-    func ensureRunning(className: String) throws(HookFailure) {
+    func ensureRunning(className: String) async throws(HookFailure) {
         if case .restarting(let notBefore) = state {
             let now = PluginSupervisor.monotonicMs()
             if now >= notBefore {
-                restart(reason: "backoff")
+                await restart(reason: "backoff")
             } else {
                 throw HookFailure("Plugin \(name)'s worker is restarting after a crash; retry in \(Int((notBefore - now).rounded(.up))) ms",
                                   ["plugin": .string(name), "class": .string(className), "reason": "restarting",
@@ -86,15 +86,15 @@ final class IsolatedPlugin {
 
     /// Runs one request on the current worker. A worker that dies on it (crash, exit, deadline) is
     /// reported to the supervisor, and the call fails with how it ended.
-    func call(_ request: [UInt8], hook: String, className: String, containerID: String) throws(HookFailure) -> WireReader {
+    func call(_ request: [UInt8], hook: String, className: String, containerID: String) async throws(HookFailure) -> WireReader {
         guard let worker, state == .running else {
             throw HookFailure("Plugin \(name) has no running worker", ["plugin": .string(name), "class": .string(className),
                                                                       "hook": .string(hook), "reason": "restarting"])
         }
         do {
-            return try worker.call(request, timeoutMs: config.hookTimeoutMs)
+            return try await worker.call(request, timeoutMs: config.hookTimeoutMs)
         } catch {
-            throw failure(after: error, hook: hook, className: className, containerID: containerID)
+            throw await failure(after: error, hook: hook, className: className, containerID: containerID)
         }
     }
 
@@ -103,9 +103,9 @@ final class IsolatedPlugin {
     /// down with the worker). When the worker ended on the hook after those, `death` says how; it is not reported yet: the caller reports it
     /// (`failure(after:...)`) where that hook's outcome is taken, so events keep the order they would
     /// have had one hook at a time.
-    func callBatch(_ batch: BatchRequest) -> (replies: [WireReader?], death: WorkerDeath?) {
+    func callBatch(_ batch: BatchRequest) async -> (replies: [WireReader?], death: WorkerDeath?) {
         guard let worker, state == .running else { return ([], WorkerDeath(reason: "closed", detail: "the worker is not running")) }
-        return worker.callBatch(batch, timeoutMs: config.hookTimeoutMs)
+        return await worker.callBatch(batch, timeoutMs: config.hookTimeoutMs)
     }
 
     /// Tells the worker a batch follows (sent while the host plans it, so the worker's wake-up overlaps
@@ -116,8 +116,8 @@ final class IsolatedPlugin {
 
     /// Reports that the worker ended during a call (it restarts or is marked failed) and returns what the
     /// hook it ended on failed with.
-    func failure(after death: WorkerDeath, hook: String, className: String, containerID: String) -> HookFailure {
-        workerEnded(death)
+    func failure(after death: WorkerDeath, hook: String, className: String, containerID: String) async -> HookFailure {
+        await workerEnded(death)
         let why = death.reason == "timeout"
             ? "ran past its deadline of \(config.hookTimeoutMs) ms (--hook-timeout-ms); the worker was killed"
             : "crashed: its worker \(death.detail)"
@@ -130,7 +130,7 @@ final class IsolatedPlugin {
     }
 
     /// A worker ended: instances of its generation are lost; restart with backoff, or mark it failed.
-    private func workerEnded(_ death: WorkerDeath) {
+    private func workerEnded(_ death: WorkerDeath) async {
         unwatch()
         worker = nil
         generation += 1
@@ -143,7 +143,7 @@ final class IsolatedPlugin {
         if recentCrashes.count > config.restartLimitPerMinute {
             state = .failed("\(recentCrashes.count) crashes within a minute, over --plugin-restart-limit \(config.restartLimitPerMinute)")
             event["willRestart"] = false
-            supervisor.workerEnded(self, death: death, event: event)
+            await supervisor.workerEnded(self, death: death, event: event)
             supervisor.emit(["kind": "pluginFailed", "plugin": .string(name),
                              "reason": .string("restart limit: \(recentCrashes.count) crashes within a minute")])
         } else {
@@ -153,24 +153,24 @@ final class IsolatedPlugin {
             state = .restarting(notBefore: now + backoff)
             event["willRestart"] = true
             event["backoffMs"] = .int(Int(backoff))
-            supervisor.workerEnded(self, death: death, event: event)
+            await supervisor.workerEnded(self, death: death, event: event)
         }
     }
 
     /// Starts a new worker (after a crash's backoff, or `plugins.restart`). A library that no longer
     /// loads marks the plugin failed.
-    func restart(reason: String) {
+    func restart(reason: String) async {
         if let worker {
             unwatch()
-            worker.stop()
+            await worker.stop()
             self.worker = nil
             generation += 1
         }
         do {
-            let w = try PluginWorkerProcess.start(source, config: config, maxDepth: supervisor.config.limits.maxDepth,
+            let w = try await PluginWorkerProcess.start(source, config: config, maxDepth: supervisor.config.limits.maxDepth,
                                                   lane: supervisor.lane)
             guard w.classNames == classNames, w.plugin == name else {
-                w.stop()
+                await w.stop()
                 let why = w.plugin == name
                     ? "its worker now declares other classes (\(w.classNames.joined(separator: ", ")))"
                     : "its worker now calls itself \(w.plugin)"
@@ -190,14 +190,14 @@ final class IsolatedPlugin {
     }
 
     /// `plugins.restart`: a fresh start and a fresh restart budget.
-    func restartOnRequest() {
+    func restartOnRequest() async {
         recentCrashes.removeAll()
-        restart(reason: "requested")
+        await restart(reason: "requested")
     }
 
-    func stop() {
+    func stop() async {
         unwatch()
-        worker?.stop()
+        await worker?.stop()
         worker = nil
     }
 
@@ -229,13 +229,13 @@ final class IsolatedPluginClass: ContainerClass {
         self.optionalHooks = optionalHooks
     }
 
-    func makeInstance(containerID: String) throws(HookFailure) -> ContainerInstance {
-        try plugin.ensureRunning(className: name)
+    func makeInstance(containerID: String) async throws(HookFailure) -> ContainerInstance {
+        try await plugin.ensureRunning(className: name)
         let generation = plugin.generation
         var w = WireWriter(.create)
         w.u32(index)
         w.raw(containerID.utf8)
-        var reply = try plugin.call(w.finished(), hook: "create", className: name, containerID: containerID)
+        var reply = try await plugin.call(w.finished(), hook: "create", className: name, containerID: containerID)
         let handle = try IsolatedInstance.check(&reply, plugin: plugin.name, className: name, hook: "create", containerID: containerID)
         return IsolatedInstance(cls: self, handle: handle.value, generation: generation, containerID: containerID,
                                 memoryBytes: handle.memoryBytes)
@@ -265,14 +265,14 @@ final class IsolatedInstance: ContainerInstance {
     /// Whether its hooks can go to its worker now (else `run` fails at once: the worker that held it ended).
     var canCall: Bool { !isLost && !destroyed }
 
-    func run(_ hook: Hook, input: JSONObject) throws(HookFailure) -> JSONValue? {
+    func run(_ hook: Hook, input: JSONObject) async throws(HookFailure) -> JSONValue? {
         guard canCall else {
             let plugin = cls.plugin
             throw HookFailure("\(cls.name).\(hook.rawValue): the worker of plugin \(plugin.name) that held container \(containerID) ended",
                               ["plugin": .string(plugin.name), "class": .string(cls.name), "hook": .string(hook.rawValue),
                                "container": .string(containerID), "reason": "workerEnded"])
         }
-        var reply = try cls.plugin.call(hookFrame(hook, input: input), hook: hook.rawValue, className: cls.name, containerID: containerID)
+        var reply = try await cls.plugin.call(hookFrame(hook, input: input), hook: hook.rawValue, className: cls.name, containerID: containerID)
         return try read(&reply, hook: hook)
     }
 
@@ -306,13 +306,13 @@ final class IsolatedInstance: ContainerInstance {
         }
     }
 
-    func destroy() {
+    func destroy() async {
         guard !destroyed else { return }
         destroyed = true
         guard !isLost else { return }
         var w = WireWriter(.destroy)
         w.u64(handle)
-        _ = try? cls.plugin.call(w.finished(), hook: "destroy", className: cls.name, containerID: containerID)
+        _ = try? await cls.plugin.call(w.finished(), hook: "destroy", className: cls.name, containerID: containerID)
     }
 
     /// Reads an ok reply's value and memory bytes, or throws the plugin's own failure.

@@ -35,7 +35,7 @@ public final class PluginSupervisor: HostDomain, WorkerSweeper {
             loadInProcess: { [unowned host] path throws(PluginLoadError) in try PluginLoader.load(path: path, into: host) })
         host.add(s)
         host.classes.pluginStatus = { [unowned s] name in s.status(of: name) }
-        host.afterTeardown.append { [unowned s] in s.stopAll() }
+        host.afterTeardown.append { [unowned s] in await s.stopAll() }
         // Lost containers are torn down (and due restarts made) before any further request is handled,
         // so no request sees a container whose worker is gone.
         host.pipeline.sweeper = s
@@ -58,7 +58,7 @@ public final class PluginSupervisor: HostDomain, WorkerSweeper {
 
     /// Loads `path` as the config says: in a worker process (the default) or in process.
     @discardableResult
-    public func load(path: String) throws(PluginLoadError) -> PluginInfo {
+    public func load(path: String) async throws(PluginLoadError) -> PluginInfo {
         if config.plugins.isolation == .none {
             let info = try loadInProcess(path)
             inProcess.insert(info.name)
@@ -67,14 +67,14 @@ public final class PluginSupervisor: HostDomain, WorkerSweeper {
         let resolved = PluginLoader.realPath(path) ?? path
         var st = stat()
         guard stat(path, &st) == 0 else { throw .fileNotFound(path: path) }
-        return try start(.library(resolved), path: resolved)
+        return try await start(.library(resolved), path: resolved)
     }
 
     /// Starts `command` (split as `CommandLineWords` says) as a plugin worker: any executable that speaks
     /// the worker protocol (docs/worker-protocol.md), isolated as a library's worker is. Refused in one
     /// sentence when it cannot be split, found or started, or when what it declares cannot be used.
     @discardableResult
-    public func load(command line: String) throws(PluginLoadError) -> PluginInfo {
+    public func load(command line: String) async throws(PluginLoadError) -> PluginInfo {
         let argv: [String]
         do { argv = try CommandLineWords.split(line) } catch {
             throw .worker(path: line, message: "cannot start plugin command: \(error.description)")
@@ -83,7 +83,7 @@ public final class PluginSupervisor: HostDomain, WorkerSweeper {
             throw .worker(path: line, message: "cannot start plugin command \(CommandLineWords.join(argv)): "
                 + (argv[0].contains("/") ? "\(argv[0]) is not an executable file" : "no executable \(argv[0]) in PATH"))
         }
-        return try start(.command(argv), path: executable)
+        return try await start(.command(argv), path: executable)
     }
 
     /// `word` as an executable file: a path (with a `/`) as it is, else the first match in `PATH`.
@@ -98,8 +98,8 @@ public final class PluginSupervisor: HostDomain, WorkerSweeper {
         return nil
     }
 
-    private func start(_ source: WorkerSource, path: String) throws(PluginLoadError) -> PluginInfo {
-        let worker = try PluginWorkerProcess.start(source, config: config.plugins,
+    private func start(_ source: WorkerSource, path: String) async throws(PluginLoadError) -> PluginInfo {
+        let worker = try await PluginWorkerProcess.start(source, config: config.plugins,
                                                    maxDepth: config.limits.maxDepth, lane: lane)
         do {
             try PluginLoader.checkNamesAreFree(worker.classNames, path: source.description, in: classes)
@@ -112,10 +112,10 @@ public final class PluginSupervisor: HostDomain, WorkerSweeper {
                     message: "a plugin named \(worker.plugin) is already loaded; plugin names are unique")
             }
         } catch let error as PluginLoadError {
-            worker.stop()
+            await worker.stop()
             throw error
         } catch {
-            worker.stop()
+            await worker.stop()
             throw .worker(path: source.description, message: "\(error)")
         }
         let plugin = IsolatedPlugin(source: source, worker: worker, supervisor: self)
@@ -124,7 +124,6 @@ public final class PluginSupervisor: HostDomain, WorkerSweeper {
                                                            optionalHooks: worker.optionalHooks[name] ?? []))
         }
         plugins.append(plugin)
-        lane.hasIsolatedPlugins = true
         let info = PluginInfo(name: plugin.name, path: path, version: plugin.version, classes: plugin.classNames)
         classes.addPlugin(info)
         PluginLoader.logToStandardError(plugin: plugin.name, level: .info,
@@ -134,8 +133,8 @@ public final class PluginSupervisor: HostDomain, WorkerSweeper {
     }
 
     /// Stops every worker (after the host's own graceful shutdown ran their containers' deinit).
-    public func stopAll() {
-        for p in plugins { p.stop() }
+    public func stopAll() async {
+        for p in plugins { await p.stop() }
     }
 
     func status(of plugin: String) -> JSONObject? {
@@ -145,24 +144,24 @@ public final class PluginSupervisor: HostDomain, WorkerSweeper {
 
     // MARK: Crashes and restarts
 
-    /// Before a call (`HostPipeline`): the sweep, when a worker ended. With the lane on, a call that runs
-    /// where it is read (it touches nothing: `LaneDependency.none`) may run while lane items are parked,
-    /// so the sweep (which restarts workers) waits for a call in a lane item; until it ran, every item
+    /// Before a call of a line the lane took (`HostPipeline`): the sweep, when a worker ended. A call that
+    /// runs where it is read (it touches nothing: `LaneDependency.none`) may run while lane items wait,
+    /// so the sweep (which restarts workers) waits for a call in the lane; until it ran, every lane item
     /// depends on everything, so it runs alone.
-    func sweepIfDue(before method: String) {
-        if needsSweep && !(lane.isEnabled && !lane.isInItem) { sweep() }
+    func sweepIfDue(before method: String) async {
+        if needsSweep { await sweep() }
     }
 
     func emit(_ fields: JSONObject) {
         events.emit(HostTopic.self, owner: nil, broadcast: true, fields)
     }
 
-    func workerEnded(_ plugin: IsolatedPlugin, death: WorkerDeath, event: JSONObject) {
+    func workerEnded(_ plugin: IsolatedPlugin, death: WorkerDeath, event: JSONObject) async {
         if death.reason == "timeout" { timeouts += 1 }
         events.withCause(.plugin(plugin.name)) { emit(event) }
         needsSweep = true
         // With a real clock, the sweep also runs as soon as the loop turns, even if no request follows.
-        if !hasVirtualClock { timers.schedule(at: clock.nowMs) { [weak self] in self?.sweep() } }
+        if !hasVirtualClock { timers.schedule(at: clock.nowMs) { [weak self] in await self?.sweep() } }
     }
 
     func restarted(_ plugin: IsolatedPlugin, reason: String) {
@@ -172,14 +171,14 @@ public final class PluginSupervisor: HostDomain, WorkerSweeper {
 
     /// Tears down containers whose worker ended (as a failed container is: no hook but deinit, out of
     /// its stack or page balanced) and restarts workers whose backoff passed.
-    func sweep() {
+    func sweep() async {
         needsSweep = false
         let system = containers
         for (id, instance) in system.instances.sorted(by: { $0.key < $1.key }) {
             guard let lost = instance as? IsolatedInstance, lost.isLost,
                   let c = system.containers[id], !c.isDestroyed, !c.isFailed else { continue }
-            events.withCause(.plugin(lost.cls.plugin.name)) {
-                system.failOutOfBand(c, hook: .deinitialize, HookFailure(
+            await events.withCause(.plugin(lost.cls.plugin.name)) {
+                await system.failOutOfBand(c, hook: .deinitialize, HookFailure(
                     "The worker of plugin \(lost.cls.plugin.name) ended; container \(id) was lost with it",
                     ["plugin": .string(lost.cls.plugin.name), "class": .string(lost.cls.name), "reason": "workerEnded"]))
             }
@@ -188,9 +187,9 @@ public final class PluginSupervisor: HostDomain, WorkerSweeper {
         for p in plugins {
             if case .restarting(let notBefore) = p.state {
                 if now >= notBefore {
-                    events.withCause(.plugin(p.name)) { p.restart(reason: "crash") }
+                    await events.withCause(.plugin(p.name)) { await p.restart(reason: "crash") }
                 } else if !hasVirtualClock {
-                    timers.schedule(at: clock.nowMs + (notBefore - now)) { [weak self] in self?.sweep() }
+                    timers.schedule(at: clock.nowMs + (notBefore - now)) { [weak self] in await self?.sweep() }
                 }
             }
         }
@@ -201,7 +200,7 @@ public final class PluginSupervisor: HostDomain, WorkerSweeper {
     // MARK: HostDomain
 
     public func register(into r: inout MethodRegistry<HostConnection>) {
-        r.register(PluginsRestart.self) { [unowned self] _, p throws(RPCError) in
+        r.register(PluginsRestart.self) { [unowned self] _, p async throws(RPCError) in
             let name = p.plugin
             if inProcess.contains(name) {
                 throw RPCError.invalidState("Plugin \(name) runs in process (--plugin-isolation none): it cannot be restarted",
@@ -212,9 +211,9 @@ public final class PluginSupervisor: HostDomain, WorkerSweeper {
                                ["path": "plugin", "plugin": .string(name),
                                 "known": .array((plugins.map(\.name) + inProcess.sorted()).map { .string($0) })])
             }
-            plugin.restartOnRequest()
+            await plugin.restartOnRequest()
             // Its containers from the previous worker go now, before the reply.
-            sweep()
+            await sweep()
             // Tearing down the old worker's containers is what was asked, not a failure of this call:
             // like the host-wide calls, it lists them in its result (`failed`).
             var result = mergingData(["plugin": .string(name)], plugin.status)

@@ -177,7 +177,7 @@ final class PluginWorkerProcess {
     /// The wait for the ready frame (a process start and a library load) parks in `lane`: at start-up the
     /// loop turns meanwhile; a restart runs in the lane's item, and the loop serves everyone else.
     static func start(_ source: WorkerSource, config: PluginConfig, maxDepth: Int, lane: CallLane)
-        throws(PluginLoadError) -> PluginWorkerProcess
+        async throws(PluginLoadError) -> PluginWorkerProcess
     {
         let label = source.description
         var fds: [Int32] = [0, 0]
@@ -237,9 +237,12 @@ final class PluginWorkerProcess {
         ]))
         let helloFrame = hello.finished()
         var incoming = FrameBuffer(maxBody: 1 << 20)
-        let ready = Result { () throws(WireError) in
+        let ready: Result<WireReader, WireError>
+        do throws(WireError) {
             link.send(helloFrame)
-            return try readFrame(link, &incoming, deadline: deadline, lane: lane)
+            ready = .success(try await readFrame(link, &incoming, deadline: deadline, lane: lane))
+        } catch {
+            ready = .failure(error)
         }
         let refusal: String
         switch ready {
@@ -257,7 +260,7 @@ final class PluginWorkerProcess {
                 }
             case .refused:
                 link.close()
-                _ = reap(pid, process, graceMs: 1000, lane: lane)
+                _ = await reap(pid, process, graceMs: 1000, lane: lane)
                 throw .worker(path: label, message: String(decoding: frame.body, as: UTF8.self))
             default:
                 refusal = "its first frame was of kind 0x\(String(frame.kind, radix: 16)), not ready (docs/worker-protocol.md)"
@@ -270,13 +273,13 @@ final class PluginWorkerProcess {
             case .io(let e): refusal = "socket error \(e) while waiting for its ready frame"
             case .closed:
                 link.close()
-                let death = reap(pid, process, graceMs: 1000, lane: lane)
+                let death = await reap(pid, process, graceMs: 1000, lane: lane)
                 throw .worker(path: label, message: "its worker ended before it was ready (\(death.detail))")
             }
         }
         link.close()
         kill(pid, SIGKILL)
-        _ = reap(pid, process, graceMs: 0, lane: lane)
+        _ = await reap(pid, process, graceMs: 0, lane: lane)
         throw .worker(path: label, message: "its worker did not start: \(refusal)")
     }
 
@@ -290,20 +293,19 @@ final class PluginWorkerProcess {
     /// Runs `body` (one request and its reply, or one batch) with the socket to itself: the worker answers
     /// one request at a time. The lane keeps calls on one plugin in order, so this waits only when some
     /// other work (a teardown, a sweep) reaches the same worker while a call is parked on it.
-    private func exclusively<T>(_ body: () -> T) -> T {
-        while isBusy { lane.park { wake in queued.append(wake) } }
+    private func exclusively<T>(_ body: () async -> T) async -> T {
+        while isBusy { await lane.park { wake in queued.append(wake) } }
         isBusy = true
-        defer {
-            isBusy = false
-            if !queued.isEmpty { queued.removeFirst()() }
-        }
-        return body()
+        let result = await body()
+        isBusy = false
+        if !queued.isEmpty { queued.removeFirst()() }
+        return result
     }
 
     /// Sends one request and parks until its reply, up to `timeoutMs`. Any failure to get a reply ends the
     /// worker (killed if need be, then reaped) and says how it ended.
-    func call(_ request: [UInt8], timeoutMs: Int) throws(WorkerDeath) -> WireReader {
-        try exclusively { exchange(request, timeoutMs: timeoutMs) }.get()
+    func call(_ request: [UInt8], timeoutMs: Int) async throws(WorkerDeath) -> WireReader {
+        try await exclusively { await exchange(request, timeoutMs: timeoutMs) }.get()
     }
 
     /// Sends `wake`: the worker wakes now and looks for the next request awake for a moment. Best effort:
@@ -318,11 +320,11 @@ final class PluginWorkerProcess {
     /// reply, or nil for a hook that ran but whose reply went down with the worker. When the worker died
     /// (or ran past a hook's deadline and was killed) on the hook after those, `death` says how. Each hook
     /// has `timeoutMs` of its own, from when the worker starts it.
-    func callBatch(_ batch: BatchRequest, timeoutMs: Int) -> (replies: [WireReader?], death: WorkerDeath?) {
-        exclusively { sendBatch(batch, timeoutMs: timeoutMs) }
+    func callBatch(_ batch: BatchRequest, timeoutMs: Int) async -> (replies: [WireReader?], death: WorkerDeath?) {
+        await exclusively { await sendBatch(batch, timeoutMs: timeoutMs) }
     }
 
-    private func sendBatch(_ batch: BatchRequest, timeoutMs: Int) -> (replies: [WireReader?], death: WorkerDeath?) {
+    private func sendBatch(_ batch: BatchRequest, timeoutMs: Int) async -> (replies: [WireReader?], death: WorkerDeath?) {
         let request = batch.frame()
         let count = batch.count
         let progress = self.progress
@@ -330,7 +332,7 @@ final class PluginWorkerProcess {
             // No shared page to tell which hook a crash was in: one hook at a time.
             var replies: [WireReader?] = []
             for k in 0..<count {
-                switch exchange(batch.hookFrame(k, in: request), timeoutMs: timeoutMs) {
+                switch await exchange(batch.hookFrame(k, in: request), timeoutMs: timeoutMs) {
                 case .failure(let death): return (replies, death)
                 case .success(let r):
                     replies.append(r)
@@ -347,7 +349,7 @@ final class PluginWorkerProcess {
         replies.reserveCapacity(count)
         /// Reads until every hook answered or one failed; the deadline runs from the start of the hook
         /// the worker is in.
-        func readAll() -> WireError? {
+        func readAll() async -> WireError? {
             var seen = 0
             var since = monotonicNanos()
             while true {
@@ -375,43 +377,57 @@ final class PluginWorkerProcess {
                 }
                 guard now - since < timeout else { return .timeout }
                 // Parked until the reply comes, or for a while (then the worker's progress is read again).
-                _ = lane.waitReceived(link, timeoutMs: Int(min(10, (since + timeout - now + 999_999) / 1_000_000)))
+                _ = await lane.waitReceived(link, timeoutMs: Int(min(10, (since + timeout - now + 999_999) / 1_000_000)))
             }
         }
         var failure: WireError?
         do {
             try checkNothingPending(link)
             link.send(request)
-            failure = readAll()
+            failure = await readAll()
         } catch {
             failure = error
         }
-        return finishBatch(replies, failure, progress: progress, timeoutMs: timeoutMs)
+        return await finishBatch(replies, failure, progress: progress, timeoutMs: timeoutMs)
     }
 
     /// A batch's outcome: the hooks the worker started before the one it died on ran (their replies, if
     /// any, were lost with it).
-    private func finishBatch(_ replies: [WireReader?], _ failure: WireError?, progress: BatchProgress?, timeoutMs: Int)
+    private func finishBatch(_ replies: [WireReader?], _ failure: WireError?, progress: BatchProgress?, timeoutMs: Int) async
         -> (replies: [WireReader?], death: WorkerDeath?)
     {
         guard let failure else { return (replies, nil) }
         var all = replies
         let ran = progress.map { max(0, $0.started - 1) } ?? replies.count
         while all.count < ran { all.append(nil) }
-        return (all, death(after: failure, timeoutMs: timeoutMs))
+        return (all, await death(after: failure, timeoutMs: timeoutMs))
     }
 
-    private func exchange(_ request: [UInt8], timeoutMs: Int) -> Result<WireReader, WorkerDeath> {
+    private func exchange(_ request: [UInt8], timeoutMs: Int) async -> Result<WireReader, WorkerDeath> {
         guard let link else { return .failure(WorkerDeath(reason: "closed", detail: "the worker is not running")) }
         let deadline = monotonicNanos() + UInt64(max(1, timeoutMs)) * 1_000_000
-        let outcome = Result { () throws(WireError) -> WireReader in
+        let failure: WireError
+        do throws(WireError) {
             try checkNothingPending(link)
             link.send(request)
-            let frame = try Self.readFrame(link, &incoming, deadline: deadline, lane: lane)
+            // Read into a buffer of this call's own: no access to the process's buffer is held while the
+            // call waits for the reply.
+            var buffer = takeIncoming()
+            defer { incoming = buffer }
+            let frame = try await Self.readFrame(link, &buffer, deadline: deadline, lane: lane)
             try Self.validate(frame)
-            return frame
+            return .success(frame)
+        } catch {
+            failure = error
         }
-        return outcome.mapError { death(after: $0, timeoutMs: timeoutMs) }
+        return .failure(await death(after: failure, timeoutMs: timeoutMs))
+    }
+
+    /// What was received and not yet read, taken out (the process keeps an empty buffer meanwhile).
+    private func takeIncoming() -> FrameBuffer {
+        let taken = incoming
+        incoming = FrameBuffer(maxBody: taken.maxBody)
+        return taken
     }
 
     /// Refuses a reply a request cannot have: only `ok` (its value and memory bytes, then any output) and
@@ -433,12 +449,12 @@ final class PluginWorkerProcess {
 
     /// The next frame from `link`, parked for as long as it takes to come, up to `deadline`.
     private static func readFrame(_ link: WorkerLink, _ incoming: inout FrameBuffer, deadline: UInt64, lane: CallLane)
-        throws(WireError) -> WireReader
+        async throws(WireError) -> WireReader
     {
         while true {
             if let frame = try incoming.next() { return frame }
             if try link.take(into: &incoming) { continue }
-            _ = lane.waitReceived(link, timeoutMs: try Wire.msLeft(until: deadline))
+            _ = await lane.waitReceived(link, timeoutMs: try Wire.msLeft(until: deadline))
         }
     }
 
@@ -456,13 +472,13 @@ final class PluginWorkerProcess {
     }
 
     /// Ends the worker after `error` and says how it ended.
-    private func death(after error: WireError, timeoutMs: Int) -> WorkerDeath {
+    private func death(after error: WireError, timeoutMs: Int) async -> WorkerDeath {
         switch error {
-        case .timeout: end(killing: true, reason: "timeout", detail: "no reply within \(timeoutMs) ms")
-        case .violation(let why): end(killing: true, reason: "protocol", detail: "it broke the worker protocol: \(why)")
-        case .tooLarge(let n): end(killing: true, reason: "protocol", detail: "a reply of \(n) bytes, over the limit")
-        case .io(let e): end(killing: true, reason: "protocol", detail: "socket error \(e)")
-        case .closed: end(killing: false, reason: "closed", detail: "its socket closed")
+        case .timeout: await end(killing: true, reason: "timeout", detail: "no reply within \(timeoutMs) ms")
+        case .violation(let why): await end(killing: true, reason: "protocol", detail: "it broke the worker protocol: \(why)")
+        case .tooLarge(let n): await end(killing: true, reason: "protocol", detail: "a reply of \(n) bytes, over the limit")
+        case .io(let e): await end(killing: true, reason: "protocol", detail: "socket error \(e)")
+        case .closed: await end(killing: false, reason: "closed", detail: "its socket closed")
         }
     }
 
@@ -470,19 +486,19 @@ final class PluginWorkerProcess {
     var hasHungUp: Bool { link?.hasHungUp ?? true }
 
     /// Stops the worker: closes its socket (it exits on EOF), then kills it if it lingers.
-    func stop(graceMs: Int = 1000) {
+    func stop(graceMs: Int = 1000) async {
         guard let link else { return }
         link.close()
         self.link = nil
-        _ = PluginWorkerProcess.reap(pid, process, graceMs: graceMs, lane: lane)
+        _ = await PluginWorkerProcess.reap(pid, process, graceMs: graceMs, lane: lane)
     }
 
     /// Ends the worker after a failed call and reports how it ended.
-    func end(killing: Bool, reason: String, detail: String) -> WorkerDeath {
+    func end(killing: Bool, reason: String, detail: String) async -> WorkerDeath {
         link?.close()
         link = nil
         if killing { kill(pid, SIGKILL) }
-        var death = PluginWorkerProcess.reap(pid, process, graceMs: killing ? 0 : 1000, lane: lane)
+        var death = await PluginWorkerProcess.reap(pid, process, graceMs: killing ? 0 : 1000, lane: lane)
         // A killed worker's status is our SIGKILL: the reason is what made us kill it.
         if killing {
             death.reason = reason
@@ -519,11 +535,11 @@ final class PluginWorkerProcess {
 
     /// Waits for the worker to end (up to `graceMs`, then SIGKILL) and describes how it ended. On the loop
     /// (`process`), the wait parks until the loop reports the end; a host with no loop polls waitpid.
-    static func reap(_ pid: pid_t, _ process: (any SpawnedProcess)?, graceMs: Int, lane: CallLane) -> WorkerDeath {
+    static func reap(_ pid: pid_t, _ process: (any SpawnedProcess)?, graceMs: Int, lane: CallLane) async -> WorkerDeath {
         // With no loop left (after it ended), the worker is killed and waited for by hand.
         if let process, lane.canWait {
             if process.ending == nil && graceMs > 0, let waits = lane.waits {
-                lane.park { wake in
+                await lane.park { wake in
                     let cancel = waits.after(ms: graceMs, wake)
                     process.whenEnded {
                         cancel()
@@ -533,7 +549,7 @@ final class PluginWorkerProcess {
             }
             if process.ending == nil {
                 kill(pid, SIGKILL)
-                lane.park { wake in process.whenEnded(wake) }
+                await lane.park { wake in process.whenEnded(wake) }
             }
             guard let (code, signal) = process.ending else { return WorkerDeath(reason: "closed", detail: "already reaped") }
             if signal != 0 {
@@ -541,11 +557,11 @@ final class PluginWorkerProcess {
             }
             return WorkerDeath(reason: "exited", exitStatus: code, detail: "exited with status \(code)")
         }
-        return reapByHand(pid, graceMs: graceMs, lane: lane)
+        return await reapByHand(pid, graceMs: graceMs, lane: lane)
     }
 
     /// `reap` for a worker spawned by hand.
-    private static func reapByHand(_ pid: pid_t, graceMs: Int, lane: CallLane) -> WorkerDeath {
+    private static func reapByHand(_ pid: pid_t, graceMs: Int, lane: CallLane) async -> WorkerDeath {
         var status: Int32 = 0
         var waited = 0
         var step = 1
@@ -560,7 +576,7 @@ final class PluginWorkerProcess {
                 while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
                 break
             }
-            lane.sleep(ms: step)
+            await lane.sleep(ms: step)
             waited += step
             step = min(step * 2, 50)
         }

@@ -310,6 +310,10 @@ class Limits(TypedDict):
       MiB).
     - ``outboundLowWaterBytes``: Backpressure's low-water mark: the connection resumes once its queue
       drains below it (a quarter of the high-water mark).
+    - ``maxWaitingCalls`` (optional): Most calls that may wait (on a plugin worker or a scripted cost)
+      that are waiting or waiting their turn at once, host-wide; past it a further one gets -32005 with
+      `data.limit: "waitingCalls"` (`--max-waiting-calls`, default 1024). A connection has at most one
+      such line at a time: its later lines wait unread behind it.
     - ``maxUnauthenticated``: With a token: most TCP connections open at once that have not authenticated
       (`--max-unauthenticated`, default 64, at most half of `maxConnections`).
     - ``maxUnauthenticatedMessageBytes``: With a token: longest message before `host.auth` succeeds
@@ -329,6 +333,7 @@ class Limits(TypedDict):
     slowReaderGraceMs: int
     outboundHighWaterBytes: int
     outboundLowWaterBytes: int
+    maxWaitingCalls: NotRequired[int]
     maxUnauthenticated: int
     maxUnauthenticatedMessageBytes: int
     authTimeoutMs: int
@@ -687,33 +692,43 @@ class HostStatsHookBatching(TypedDict):
 
 
 class HostStatsLane(TypedDict):
-    """The call lane: with plugins in worker processes (or scripted classes that declare a hook cost), lines
-    whose calls may run a container hook run in the lane, each on a stack of its own: calls that depend on
-    each other (the same container or plugin, or anything for calls not described more narrowly) in the order
-    they came, others side by side. While a hook waits on its worker (or spends its scripted cost) the call
-    parks and the loop keeps serving the calls that never run hooks (`host.ping`, `host.auth`,
-    `events.subscribe`, `events.unsubscribe`, `rpc.discover`, `clock.now` and the range stream:
-    `range.didScroll`, the drag calls, `range.setViewport`, `range.setVisible`, `range.insertItems`,
-    `range.deleteItems`, `range.batchFetchDone`, `range.state`). One thread runs all of it. See
-    docs/plugins.md.
+    """The call lane: lines whose calls may wait (a container hook, which may run in a plugin's worker process or
+    spend a scripted cost) run in the lane, each as a Swift task on the host's loop thread: calls that depend
+    on each other (the same container or plugin, or anything for calls not described more narrowly) in the
+    order they came, others side by side. While a hook waits on its worker (or spends its scripted cost) the
+    call's task suspends and the loop keeps serving the calls that never wait (`host.ping`, `host.auth`,
+    `events.subscribe`, `events.unsubscribe`, `rpc.discover`, `clock.now`, `tasks.add`, `tasks.cancel`). One
+    thread runs all of it. See docs/plugins.md.
 
-    - ``enabled``: Whether lines go through the lane (a plugin runs in a worker process, or a scripted
-      class declares a cost).
+    - ``enabled``: Always true: every call that may wait goes through the lane (kept for clients that read
+      it).
     - ``queued``: Work waiting in the lane now (lines, teardowns, timers, idle passes).
-    - ``running``: Whether an item runs now (it may be parked, waiting on a worker).
+    - ``running``: Whether an item runs now (it may be waiting on a worker).
+    - ``waiting`` (optional): Items started and not finished now (running, or waiting on a worker or a
+      cost).
+    - ``mostWaiting`` (optional): The most items started and not finished at once since start (at most
+      `host.info` `limits.maxWaitingCalls`).
     - ``deferredLines``: Lines that went through the lane since start.
-    - ``parks``: Times an item parked since start: its hook's reply was not there yet (or its scripted
-      cost was being spent), so it waited on its own stack while the loop served the others.
-    - ``overlapped``: Items that started while another was parked since start: a call that depends on
+    - ``parks``: Times an item waited since start: its hook's reply was not there yet (or its scripted
+      cost was being spent), so its task suspended while the loop served the others.
+    - ``overlapped``: Items that started while another was waiting, since start: a call that depends on
       nothing running (a call on another plugin's container) passes a slow hook.
+    - ``jobs`` (optional): Jobs the loop ran for the lane's tasks since start (a task runs one job, and
+      one more after each wait).
+    - ``refused`` (optional): Lines refused since start because `limits.maxWaitingCalls` calls were
+      waiting already (-32005, `data.limit: "waitingCalls"`).
     """
 
     enabled: bool
     queued: int
     running: bool
+    waiting: NotRequired[int]
+    mostWaiting: NotRequired[int]
     deferredLines: int
     parks: int
     overlapped: int
+    jobs: NotRequired[int]
+    refused: NotRequired[int]
 
 
 class HostStatsPlugins(TypedDict):
@@ -825,15 +840,13 @@ class HostStats(TypedDict):
       `memoryBytes` times live instances, pooled or not (`--scripted-memory-budget-bytes`, default 1 GiB).
       Creating an instance past it (container.create, showRendered, a page child, a warm-up) is -32005
       with `data.limit: "scriptedMemoryBytes"`, `budget`, `used` and `asked`.
-    - ``lane``: The call lane: with plugins in worker processes (or scripted classes that declare a hook
-      cost), lines whose calls may run a container hook run in the lane, each on a stack of its own: calls
-      that depend on each other (the same container or plugin, or anything for calls not described more
-      narrowly) in the order they came, others side by side. While a hook waits on its worker (or spends
-      its scripted cost) the call parks and the loop keeps serving the calls that never run hooks
-      (`host.ping`, `host.auth`, `events.subscribe`, `events.unsubscribe`, `rpc.discover`, `clock.now` and
-      the range stream: `range.didScroll`, the drag calls, `range.setViewport`, `range.setVisible`,
-      `range.insertItems`, `range.deleteItems`, `range.batchFetchDone`, `range.state`). One thread runs
-      all of it. See docs/plugins.md.
+    - ``lane``: The call lane: lines whose calls may wait (a container hook, which may run in a plugin's
+      worker process or spend a scripted cost) run in the lane, each as a Swift task on the host's loop
+      thread: calls that depend on each other (the same container or plugin, or anything for calls not
+      described more narrowly) in the order they came, others side by side. While a hook waits on its
+      worker (or spends its scripted cost) the call's task suspends and the loop keeps serving the calls
+      that never wait (`host.ping`, `host.auth`, `events.subscribe`, `events.unsubscribe`, `rpc.discover`,
+      `clock.now`, `tasks.add`, `tasks.cancel`). One thread runs all of it. See docs/plugins.md.
     - ``hookBatching``: Hook batching (`serve --hook-batching`, on by default): a call whose hooks run in
       a plugin's worker (a showRendered hit of such a class) is planned with every hook assumed to
       succeed, and the plan's hooks go to the worker in one message. When one failed, the plan is undone
