@@ -130,7 +130,8 @@ struct ReplayCommand: ParsableCommand {
     }
 
     private func load(_ path: String) throws -> Transcript {
-        guard let text = readFile(path) else { throw refuse("cannot read \(path)") }
+        let text: String
+        do { text = try readFile(path) } catch { throw refuse("cannot read \(path): \(error.reason)") }
         do { return try Transcript.parse(text, name: path) } catch { throw refuse(error.description) }
     }
 
@@ -156,8 +157,9 @@ struct TranscriptCommand: ParsableCommand {
 
         func run() throws {
             func load(_ path: String) throws -> Transcript {
-                guard let text = readFile(path) else {
-                    writeStandardError("greenroom transcript diff: cannot read \(path)\n")
+                let text: String
+                do { text = try readFile(path) } catch {
+                    writeStandardError("greenroom transcript diff: cannot read \(path): \(error.reason)\n")
                     throw ExitCode(2)
                 }
                 do { return try Transcript.parse(text, name: path) } catch {
@@ -174,9 +176,9 @@ struct TranscriptCommand: ParsableCommand {
     }
 }
 
-/// A whole file as text (nil: it cannot be read).
-func readFile(_ path: String) -> String? {
-    guard let f = fopen(path, "rb") else { return nil }
+/// A whole file as text, or why it cannot be read.
+func readFile(_ path: String) throws(FileReadFailure) -> String {
+    guard let f = fopen(path, "rb") else { throw FileReadFailure(errno: errno) }
     defer { fclose(f) }
     var bytes: [UInt8] = []
     var buf = [UInt8](repeating: 0, count: 65536)
@@ -185,7 +187,15 @@ func readFile(_ path: String) -> String? {
         if n <= 0 { break }
         bytes.append(contentsOf: buf[0..<n])
     }
+    // A directory opens, and fails on its first read (EISDIR).
+    if ferror(f) != 0 { throw FileReadFailure(errno: errno) }
     return String(decoding: bytes, as: UTF8.self)
+}
+
+/// Why a file could not be read: the system's words for its errno ("No such file or directory").
+struct FileReadFailure: Error {
+    let reason: String
+    init(errno code: Int32) { reason = String(cString: strerror(code)) }
 }
 
 /// Writes `text` to `path` (replacing it); false when it cannot.

@@ -142,7 +142,16 @@ def test_a_file_that_is_not_a_transcript_gets_one_sentence_and_exit_2(greenroom_
         assert r.returncode == 2, (args, r.stdout, r.stderr)
         assert says in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
         assert "Traceback" not in r.stderr and r.stdout == ""
-    assert run(greenroom_bin, "replay", str(tmp_path / "missing.ndjson")).returncode == 2
+
+
+def test_a_file_that_cannot_be_read_says_why(greenroom_bin, tmp_path):
+    """Not "cannot read" alone: the system's reason, in the one line, for replay and transcript diff."""
+    for missing, reason in ((tmp_path / "missing.ndjson", "No such file or directory"), (tmp_path, "Is a directory")):
+        for args in (("replay", str(missing)), ("transcript", "diff", str(missing), str(missing))):
+            r = run(greenroom_bin, *args)
+            assert r.returncode == 2, (args, r.stderr)
+            assert f"cannot read {missing}: {reason}" in r.stderr, r.stderr
+            assert len(r.stderr.strip().splitlines()) == 1, r.stderr
 
 
 def test_transcript_diff_compares_two_recordings(start_host, greenroom_bin, tmp_path):
