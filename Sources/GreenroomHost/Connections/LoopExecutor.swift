@@ -77,7 +77,11 @@ public final class LoopExecutor: TaskExecutor, SerialExecutor, @unchecked Sendab
             if batch.isEmpty { return }
             for job in batch {
                 jobsRun += 1
-                job.runSynchronously(isolatedTo: asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor())
+                // On the task executor alone, not isolated to the serial one: the lane's tasks and the
+                // nonisolated async functions they call then share one executor, and an `await` of one
+                // switches nowhere (isolated to the serial executor, every such call hopped through the
+                // queue: a job per call).
+                job.runSynchronously(on: asUnownedTaskExecutor())
             }
         }
     }
