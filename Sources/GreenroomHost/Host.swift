@@ -93,8 +93,7 @@ public final class Host {
         add(clientTasks)
         pipeline = HostPipeline(
             lane: lane, containers: containers, virtualClock: virtualClock != nil,
-            withNote: { [unowned self] run throws(RPCError) in try withVirtualClockNote(run) },
-            withNoteTaken: { [unowned self] run async throws(RPCError) in try await withVirtualClockNote(run) })
+            notes: { [unowned self] in callNotes }, withNote: { [unowned self] in noted($0, since: $1) })
         processor.pipeline = pipeline
         // `unowned(unsafe)`: the host owns the dispatcher and the timers, and outlives both.
         dispatcher.onQueuedChange = { [unowned(unsafe) self] change in callNotes.tasks += change }

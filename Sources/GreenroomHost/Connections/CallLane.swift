@@ -1,12 +1,12 @@
 import GreenroomJSON
 import GreenroomRPC
 
-/// What a parked call waits for, served by the loop: a worker's reply arriving, time passing, a worker
+/// What a waiting call waits for, served by the loop: a worker's reply arriving, time passing, a worker
 /// process ending (the loop starts the workers, so it can tell).
 ///
 /// The server implements it with libuv (a pipe on the worker's socket, a timer, uv_spawn); each wait
-/// calls back exactly once, on the loop's own stack. The lane parks the call that asked and carries it
-/// on from that callback.
+/// calls back exactly once, from a loop callback. The lane suspends the task that asked; that callback
+/// resumes it.
 package protocol LoopWaits: AnyObject {
     /// The loop's link to a worker over the connected socket `fd` (non-blocking; the link owns it from
     /// here and closes it).
@@ -173,7 +173,8 @@ public final class CallLane {
             guard !pending.isEmpty || !running.isEmpty || owner.workerSweepIsDue,
                   owner.laneDependency(of: read) != .none else { return false }
         }
-        if lines >= maxWaiting {
+        // Counting lines walks the lane: only when it may be full.
+        if pending.count + running.count >= maxWaiting, lines >= maxWaiting {
             refused += 1
             c.refuseLine(read, RPCError(.limitExceeded,
                 "\(maxWaiting) calls wait already (on plugin workers or scripted costs), the most the host keeps (--max-waiting-calls)",

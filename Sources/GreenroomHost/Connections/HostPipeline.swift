@@ -31,17 +31,17 @@ final class HostPipeline: CallPipeline {
     var sweeper: (any WorkerSweeper)?
     /// The methods whose replies may carry a note, when the clock is virtual (else none).
     private let noted: Set<String>
-    /// Runs a noted call and adds its note to the reply (`Host.withVirtualClockNote`).
-    private let withNote: (() throws(RPCError) -> JSONValue) throws(RPCError) -> JSONValue
-    private let withNoteTaken: (() async throws(RPCError) -> JSONValue) async throws(RPCError) -> JSONValue
+    /// What the call being run queued and scheduled so far, and its result with its note
+    /// (`Host.callNotes`, `Host.noted`).
+    private let notes: () -> Host.CallNotes
+    private let withNote: (JSONValue, Host.CallNotes) -> JSONValue
 
     init(lane: CallLane, containers: Containers, virtualClock: Bool,
-         withNote: @escaping (() throws(RPCError) -> JSONValue) throws(RPCError) -> JSONValue,
-         withNoteTaken: @escaping (() async throws(RPCError) -> JSONValue) async throws(RPCError) -> JSONValue) {
+         notes: @escaping () -> Host.CallNotes, withNote: @escaping (JSONValue, Host.CallNotes) -> JSONValue) {
         self.lane = lane
         self.containers = containers
+        self.notes = notes
         self.withNote = withNote
-        self.withNoteTaken = withNoteTaken
         noted = virtualClock ? Set(Host.notedMethods.map { $0.name }) : []
     }
 
@@ -58,7 +58,8 @@ final class HostPipeline: CallPipeline {
     /// A call run where it was read: it never waits and runs no hook (so it has no hook failures to report).
     func run(_ spec: MethodSpec<HostConnection>, _ c: HostConnection, _ params: Params) throws(RPCError) -> RPCResult {
         guard !noted.isEmpty, noted.contains(spec.name) else { return try spec.call(c, params) }
-        return .value(try withNote { () throws(RPCError) in try spec.call(c, params).value })
+        let before = notes()
+        return .value(withNote(try spec.call(c, params).value, before))
     }
 
     /// A call of a line the lane took, in its task.
@@ -66,7 +67,8 @@ final class HostPipeline: CallPipeline {
         await sweeper?.sweepIfDue(before: spec.name)
         return try await containers.reportingFailures { () async throws(RPCError) -> RPCResult in
             guard !noted.isEmpty, noted.contains(spec.name) else { return try await spec.callTaken(c, params) }
-            return .value(try await withNoteTaken { () async throws(RPCError) in try await spec.callTaken(c, params).value })
+            let before = notes()
+            return .value(withNote(try await spec.callTaken(c, params).value, before))
         }
     }
 }

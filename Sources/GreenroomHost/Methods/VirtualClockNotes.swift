@@ -18,8 +18,8 @@ extension Host {
         HostMemoryWarning.self, TasksAdd.self,
     ]
 
-    /// What the call being run queued and scheduled (`CallContext`): its note counts its own work, not
-    /// what another connection did while it waited.
+    /// What the call being run queued and scheduled (in its `CallScope`): its note counts its own work,
+    /// not what another connection did while it waited.
     struct CallNotes {
         /// Idle tasks queued less those cancelled.
         var tasks = 0
@@ -27,21 +27,9 @@ extension Host {
         var timers = 0
     }
 
-    /// Runs a call of one of `notedMethods` (`HostPipeline`) and adds its note to the result, when the call
-    /// left work waiting.
-    func withVirtualClockNote(_ run: () throws(RPCError) -> JSONValue) throws(RPCError) -> JSONValue {
-        let before = callNotes
-        return noted(try run(), since: before)
-    }
-
-    /// `withVirtualClockNote` for a call that may wait.
-    func withVirtualClockNote(_ run: () async throws(RPCError) -> JSONValue) async throws(RPCError) -> JSONValue {
-        let before = callNotes
-        return noted(try await run(), since: before)
-    }
-
-    /// `result` with its note, when the call left work waiting since `before`.
-    private func noted(_ result: JSONValue, since before: CallNotes) -> JSONValue {
+    /// The result of a call of one of `notedMethods` (`HostPipeline`) with its note, when the call left
+    /// work waiting since `before` (its `callNotes` when it began).
+    func noted(_ result: JSONValue, since before: CallNotes) -> JSONValue {
         guard case .object(var reply) = result,
               let note = virtualClockNote(newTasks: callNotes.tasks - before.tasks,
                                           // A reply held for the timer says nothing of it.
