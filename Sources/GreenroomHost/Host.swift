@@ -42,11 +42,15 @@ public final class Host {
 
     /// Each piece of work's own state on the shared parts (`CallScope`).
     let scopes = CallScopes()
-    /// Whether a read line calls a method whose calls may wait.
+    /// The last method `runsNow` was asked about, and its decider.
+    var lastNowDecider: (method: String, decide: (@Sendable (Host, JSONValue?) -> Bool)?)?
+    /// Whether a read line calls a method whose calls may wait. A method that can also run now
+    /// (`MethodSpec.canRunNow`) is asked whether this call can (`HostMethod.runsNow`).
     func mayWait(_ read: RPCProcessor<HostConnection>.ReadLine) -> Bool {
         func waits(_ entry: RPCProcessor<HostConnection>.Incoming) -> Bool {
-            if case .request(let method, _, _) = entry { return processor.registry[method]?.mayWait == true }
-            return false
+            guard case .request(let method, _, let raw) = entry, let spec = processor.spec(method), spec.mayWait
+            else { return false }
+            return !spec.canRunNow || !runsNow(method: method, params: raw)
         }
         switch read {
         case .single(let entry): return waits(entry)

@@ -16,8 +16,12 @@ public struct MethodSpec<Context> {
     public let params: [String]?
     private let run: ((Context, Params) throws(RPCError) -> RPCResult)?
     private let runWaiting: ((Context, Params) async throws(RPCError) -> RPCResult)?
-    /// Whether its calls may wait: they run only in a line the pipeline took.
+    /// Whether its calls may wait: they run only in a line the pipeline took (unless `canRunNow` and the
+    /// host knows the call cannot wait).
     public var mayWait: Bool { runWaiting != nil }
+    /// Whether it has a synchronous handler: a method whose calls may wait can have one too, for the calls
+    /// the host knows cannot wait (a scroll step on a session with no cells), which then run with no task.
+    public var canRunNow: Bool { run != nil }
 
     public init(_ name: String, params: [String]? = [], _ handler: @escaping Handler) {
         self.name = name
@@ -46,6 +50,15 @@ public struct MethodSpec<Context> {
         self.params = params
         self.run = nil
         self.runWaiting = { (c: Context, p: Params) async throws(RPCError) -> RPCResult in .encoded(try await handler(c, p)) }
+    }
+
+    /// A method whose calls may wait (`waiting`), with `now` for the calls that the host knows cannot.
+    public init(_ name: String, params: [String]? = [], encoded now: @escaping EncodedHandler,
+                mayWaitEncoded waiting: @escaping (Context, Params) async throws(RPCError) -> EncodedJSON) {
+        self.name = name
+        self.params = params
+        self.run = { (c: Context, p: Params) throws(RPCError) -> RPCResult in .encoded(try now(c, p)) }
+        self.runWaiting = { (c: Context, p: Params) async throws(RPCError) -> RPCResult in .encoded(try await waiting(c, p)) }
     }
 
     /// Runs the handler where the line was read. A method whose calls may wait runs only in a line the
@@ -154,6 +167,18 @@ public struct MethodRegistry<Context> {
                                                 encoded handler: @escaping (Context, M.Params) async throws(RPCError) -> EncodedJSON) {
         register(MethodSpec(M.name, params: M.Params.names, mayWaitEncoded: { (c: Context, p: Params) async throws(RPCError) -> EncodedJSON in
             try await handler(c, try M.Params.decode(p))
+        }))
+    }
+
+    /// `register(_:encoded:)` for a method whose calls may wait (`waiting`) unless the host knows they
+    /// cannot: those run `now`, where they are read, with no task (`MethodSpec.canRunNow`).
+    public mutating func register<M: RPCMethod>(_ method: M.Type,
+                                                encoded now: @escaping (Context, M.Params) throws(RPCError) -> EncodedJSON,
+                                                waiting: @escaping (Context, M.Params) async throws(RPCError) -> EncodedJSON) {
+        register(MethodSpec(M.name, params: M.Params.names, encoded: { (c: Context, p: Params) throws(RPCError) -> EncodedJSON in
+            try now(c, try M.Params.decode(p))
+        }, mayWaitEncoded: { (c: Context, p: Params) async throws(RPCError) -> EncodedJSON in
+            try await waiting(c, try M.Params.decode(p))
         }))
     }
 

@@ -75,8 +75,10 @@ public protocol CallPipeline<Context>: AnyObject {
 }
 
 /// The call being run, as a value of its own: its id, method and context, whether it runs in a batch and
-/// whether its reply is held. It is bound to the call as a task-local for as long as its handler runs, so a
-/// call that waits keeps its own while others run, and nothing it sets here is seen by another call.
+/// whether its reply is held. A call that runs in a task (one that may wait) has it bound as a task-local
+/// for as long as its handler runs, so it keeps its own while others run, and nothing it sets here is seen
+/// by another call. A call run where it is read, with no task, cannot be suspended: the processor keeps it
+/// for exactly as long as its handler runs (`RPCProcessor.callRunNow`), which costs no allocation.
 /// `@unchecked Sendable` because a task-local's value must be: it is made and used on the host's loop
 /// thread only.
 public final class RPCCall: @unchecked Sendable {
@@ -124,28 +126,45 @@ public struct RPCCounters: Sendable {
 /// The envelope (jsonrpc, id, method) is read from the borrowed Jansson tree; only `id` and `params`
 /// become Swift values, and the tree is released before any handler runs.
 public final class RPCProcessor<Context> {
-    public var registry: MethodRegistry<Context>
+    public var registry: MethodRegistry<Context> { didSet { lastSpec = nil } }
     public var limits: RPCLimits
     public var counters = RPCCounters()
     /// The steps every line and call goes through around its handler (`CallPipeline`); nil runs each
     /// call's handler as it is (tests of the processor alone).
     public var pipeline: (any CallPipeline<Context>)?
+    /// The call whose handler runs now with no task (`run`): code in a task never sees it, so a task run
+    /// meanwhile (a host with no loop runs its lane where work is queued) sees only its own call.
+    private var callRunNow: RPCCall?
+    /// The call being run: in a task, the task's; otherwise the one run now.
+    private var call: RPCCall? {
+        if let call = RPCCall.current { return call }
+        return withUnsafeCurrentTask(body: { $0 == nil }) ? callRunNow : nil
+    }
     /// The call being run (nil between calls). What a call causes (the host's events) names it.
     public var currentCall: (id: JSONValue?, method: String, context: Context)? {
-        guard let call = RPCCall.current, let context = call.context as? Context else { return nil }
+        guard let call, let context = call.context as? Context else { return nil }
         return (call.id, call.method, context)
     }
     /// True when the call being run asked for its reply to be held (`holdReply`).
-    public var isHoldingReply: Bool { RPCCall.current?.heldReply != nil }
+    public var isHoldingReply: Bool { call?.heldReply != nil }
     /// True while a batch's entries run.
-    public var isInBatch: Bool { RPCCall.current?.isInBatch ?? false }
+    public var isInBatch: Bool { call?.isInBatch ?? false }
+
+    /// The last method looked up: a stream of calls names the same one line after line.
+    private var lastSpec: MethodSpec<Context>?
+    /// The method called `name` (each line's is asked for more than once: by the pipeline, then here).
+    public func spec(_ name: String) -> MethodSpec<Context>? {
+        if let lastSpec, lastSpec.name == name { return lastSpec }
+        lastSpec = registry[name]
+        return lastSpec
+    }
 
     /// Asks that the call being run be answered later: when it succeeds, its result is given to `receive`
     /// instead of written, and the caller writes the reply when it is due (a reply after an animation
     /// ends). A failure is answered at once, as always. False (nothing held) for a notification, which gets
     /// no reply, and for a batch entry, whose reply goes out with the batch's.
     public func holdReply(_ receive: @escaping (RPCResult) -> Void) -> Bool {
-        guard let call = RPCCall.current, call.id != nil, !call.isInBatch else { return false }
+        guard let call, call.id != nil, !call.isInBatch else { return false }
         call.heldReply = receive
         return true
     }
@@ -417,7 +436,7 @@ public final class RPCProcessor<Context> {
             let call = RPCCall(id: id, method: method, context: context, isInBatch: inBatch)
             do throws(RPCError) {
                 if let pipeline { try pipeline.admit(context, method: method) }
-                guard let spec = registry[method] else {
+                guard let spec = spec(method) else {
                     throw RPCError(.methodNotFound, "Method not found: \(method)", ["method": .string(method)])
                 }
                 return .call(spec, try spec.normalise(params), call)
@@ -453,12 +472,20 @@ public final class RPCProcessor<Context> {
         case .done(let reply):
             return reply
         case .call(let spec, let params, let call):
-            let result = RPCCall.$current.withValue(call) {
+            func handle() -> Result<RPCResult, RPCError> {
                 Result { () throws(RPCError) -> RPCResult in
                     if let pipeline { return try pipeline.run(spec, context, params) }
                     return try spec.call(context, params)
                 }
             }
+            // In a task (a line run after the lane's line, in its task) the call is the task's own; outside
+            // one, nothing can suspend it, and it is kept in `callRunNow` (nested when a handler runs
+            // another line: a lane item that a host with no loop runs where it is queued).
+            if !withUnsafeCurrentTask(body: { $0 == nil }) { return finish(RPCCall.$current.withValue(call, operation: handle), call) }
+            let outer = callRunNow
+            callRunNow = call
+            let result = handle()
+            callRunNow = outer
             return finish(result, call)
         }
     }

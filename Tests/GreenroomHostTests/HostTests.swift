@@ -339,7 +339,7 @@ final class LostPeerTransport: ConnectionTransport {
     @Test func exactlyTheDocumentedMethodsTouchNothing() {
         let host = virtualHost()
         #expect(Set(host.processor.registry.names.filter { dependency(host, $0) == .none }) == [
-            "host.ping", "host.auth", "events.subscribe", "events.unsubscribe", "rpc.discover", "clock.now",
+            "host.ping", "host.auth", "host.info", "host.stats", "events.subscribe", "events.unsubscribe", "rpc.discover", "clock.now",
             "range.didScroll", "range.willBeginDragging", "range.willEndDragging", "range.didEndDecelerating",
             "range.setViewport", "range.setVisible", "range.insertItems", "range.deleteItems",
             "range.batchFetchDone", "range.state", "tasks.add", "tasks.cancel",
@@ -417,5 +417,66 @@ final class LostPeerTransport: ConnectionTransport {
         _ = MemoryClient(host).call("classes.define", ["name": "Container"])
         #expect(dependency(host, "showRendered", ["class": "Container"]) == .everything)
         #expect(dependency(host, "container.create", ["class": "Container"]) == .only([host.runnerScope(of: "Container")]))
+    }
+}
+
+/// A scroll step that can run no hook runs where it is read, with no task; one on a session that holds
+/// nested sessions runs as a task, as calls that may wait do. Both answer and announce the same.
+@Suite struct ScrollStepsWithoutTasksTests {
+    /// Events and reply of a drag of `steps` steps on r-1, and the jobs the loop's executor ran for it.
+    private func drag(nested: Bool, steps: Int = 40) -> (lines: [JSONValue], jobs: Int) {
+        let c = MemoryClient(virtualHost())
+        c.call("events.subscribe", ["topics": ["range", "prefetch", "batch"]])
+        c.call("range.create", ["count": 200, "itemLength": 44, "viewport": ["width": 375, "height": 667]])
+        if nested {
+            // In the last row: no step of the drag reaches it.
+            let child = c.call("range.create", ["count": 5, "itemLength": 100, "axis": "horizontal", "viewport": ["width": 375, "height": 44],
+                                                "parent": ["session": "r-1", "item": [0, 199]]])
+            #expect(child.reply["error"] == nil)
+        }
+        c.call("range.willBeginDragging", ["session": "r-1", "offset": 0])
+        let jobs = c.host.lane.executor.jobsRun
+        var lines: [JSONValue] = []
+        for i in 1...steps { lines += c.call("range.didScroll", ["session": "r-1", "offset": .double(Double(i) * 30)]).events }
+        lines += c.request("range.didScroll", ["session": "r-1", "offset": 1234]).lines
+        return (lines, c.host.lane.executor.jobsRun - jobs)
+    }
+
+    @Test func aPlainSessionsStepsRunWithNoTaskAndANestingOnesInTasks() {
+        let plain = drag(nested: false)
+        let nesting = drag(nested: true)
+        #expect(plain.jobs == 0)
+        #expect(nesting.jobs >= 41)
+        #expect(plain.lines.count > 10)
+        // The same events and replies either way, but for the numbering the nested session's creation
+        // shifted (request ids, event `seq` and `cause`).
+        func unnumbered(_ v: JSONValue) -> JSONValue {
+            guard var o = v.objectValue else { return v }
+            o["id"] = nil
+            if var p = o["params"]?.objectValue {
+                p["seq"] = nil
+                p["cause"] = nil
+                o["params"] = .object(p)
+            }
+            return .object(o)
+        }
+        let same = plain.lines.map(unnumbered) == nesting.lines.map(unnumbered)
+        #expect(same)
+    }
+
+    @Test func aSessionThatGainsANestedOneMovesToTasksAndBackWhenItEnds() {
+        let c = MemoryClient(virtualHost())
+        c.call("range.create", ["count": 200, "itemLength": 44, "viewport": ["width": 375, "height": 667]])
+        func jobs(_ offset: Double) -> Int {
+            let before = c.host.lane.executor.jobsRun
+            #expect(c.call("range.didScroll", ["session": "r-1", "offset": .double(offset)]).reply["result"] != nil)
+            return c.host.lane.executor.jobsRun - before
+        }
+        #expect(jobs(10) == 0)
+        let child = c.call("range.create", ["count": 5, "itemLength": 100, "axis": "horizontal", "viewport": ["width": 375, "height": 44],
+                                            "parent": ["session": "r-1", "item": [0, 150]]]).reply["result"]?["session"]
+        #expect(jobs(20) > 0)
+        c.call("range.destroy", ["session": child ?? .null])
+        #expect(jobs(30) == 0)
     }
 }

@@ -57,6 +57,14 @@ extension HostMethod {
     static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { .everything }
 }
 
+/// A method whose calls may wait but that serves the calls the host knows cannot with a synchronous
+/// handler (`MethodRegistry.register(_:encoded:waiting:)`).
+protocol HostMethodRunningNow: HostMethod {
+    /// Whether this call cannot wait (then it runs where it is read, with no task). `params` as for
+    /// `dependency`; params that do not decode run now, and fail there.
+    static func runsNow(on host: Host, _ params: () -> Params?) -> Bool
+}
+
 extension Host {
     /// The scope of the code that runs `className`'s hooks.
     func runnerScope(of className: String) -> LaneScope {
@@ -132,14 +140,31 @@ extension Host {
 
     private static let notedNames = Set(notedMethods.map { $0.name })
 
+    /// Whether a call of a method that may wait and has a synchronous handler cannot wait.
+    func runsNow(method: String, params raw: JSONValue?) -> Bool {
+        // A stream names the same method line after line: the last one's decider is kept.
+        if lastNowDecider?.method != method { lastNowDecider = (method, Self.nowDeciders[method]) }
+        return lastNowDecider?.decide?(self, raw) ?? false
+    }
+
+    /// Decodes a call's params for a classifier (nil when they do not decode).
+    private static func decoded<M: HostMethod>(_ m: M.Type, _ host: Host, _ raw: JSONValue?) -> M.Params? {
+        guard let raw, let params = try? host.processor.registry[M.name]?.normalise(raw) else { return nil }
+        return try? M.Params.decode(params)
+    }
+
+    private static let nowDeciders: [String: @Sendable (Host, JSONValue?) -> Bool] = {
+        func decider<M: HostMethodRunningNow>(_ m: M.Type) -> @Sendable (Host, JSONValue?) -> Bool {
+            { host, raw in M.runsNow(on: host) { decoded(M.self, host, raw) } }
+        }
+        var all: [String: @Sendable (Host, JSONValue?) -> Bool] = [:]
+        for case let m as any HostMethodRunningNow.Type in ProtocolCatalog.methods { all[m.name] = decider(m) }
+        return all
+    }()
+
     private static let classifiers: [String: @Sendable (Host, JSONValue?) -> LaneDependency] = {
         func classifier<M: HostMethod>(_ m: M.Type) -> @Sendable (Host, JSONValue?) -> LaneDependency {
-            { host, raw in
-                M.dependency(on: host) {
-                    guard let raw, let params = try? host.processor.registry[M.name]?.normalise(raw) else { return nil }
-                    return try? M.Params.decode(params)
-                }
-            }
+            { host, raw in M.dependency(on: host) { decoded(M.self, host, raw) } }
         }
         var all: [String: @Sendable (Host, JSONValue?) -> LaneDependency] = [:]
         for m in ProtocolCatalog.methods { all[m.name] = classifier(m) }
@@ -154,6 +179,9 @@ extension HostPing { static func dependency(on host: Host, _ params: () -> NoPar
 extension HostAuth { static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { .none } }
 extension EventsSubscribe { static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { .none } }
 extension EventsUnsubscribe { static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { .none } }
+// A report of counters: answered while calls wait, so that a monitor sees them waiting.
+extension HostStats { static func dependency(on host: Host, _ params: () -> NoParams?) -> LaneDependency { .none } }
+extension HostInfo { static func dependency(on host: Host, _ params: () -> NoParams?) -> LaneDependency { .none } }
 extension ClockNow { static func dependency(on host: Host, _ params: () -> NoParams?) -> LaneDependency { .none } }
 extension TasksAdd { static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { .none } }
 extension TasksCancel { static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { .none } }
@@ -172,7 +200,15 @@ private func rangeStream(_ host: Host, _ session: () -> String?) -> LaneDependen
     return .only(scopes)
 }
 extension RangeWillBeginDragging { static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { rangeStream(host) { params()?.session } } }
-extension RangeDidScroll { static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { rangeStream(host) { params()?.session } } }
+extension RangeDidScroll: HostMethodRunningNow {
+    static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { rangeStream(host) { params()?.session } }
+    /// A scroll step on a session with no cells and no nested sessions runs no hook.
+    static func runsNow(on host: Host, _ params: () -> Params?) -> Bool {
+        guard let ranges = host.ranges, ranges.hasCells || ranges.hasNesting else { return true }
+        guard let id = params()?.session, let e = ranges.sessions[id] else { return true }
+        return RangeSessions.canRefreshNow(e)
+    }
+}
 extension RangeWillEndDragging { static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { rangeStream(host) { params()?.session } } }
 extension RangeDidEndDecelerating { static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { rangeStream(host) { params()?.session } } }
 extension RangeSetVisible { static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { rangeStream(host) { params()?.session } } }

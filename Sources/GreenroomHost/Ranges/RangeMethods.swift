@@ -81,6 +81,12 @@ extension RangeSessions {
         return v
     }
 
+    /// A scroll step's move (`range.didScroll`).
+    private func scrolled(_ e: RangeEntry, _ p: RangeDidScroll.Params) throws(RPCError) {
+        let v = try velocity(p.velocity)
+        try mapped { () throws(RangeError) in try e.session.didScroll(to: p.offset, velocity: v) }
+    }
+
     func registerRangeMethods(into r: inout MethodRegistry<HostConnection>) {
         r.register(RangeCreate.self) { [unowned self] conn, p async throws(RPCError) in
             var sections: [[Double]] = []
@@ -209,13 +215,21 @@ extension RangeSessions {
             await refresh(e, checkBatch: false)
             return .object(summary(e))
         }
-        r.register(RangeDidScroll.self, encoded: { [unowned self] conn, p async throws(RPCError) in
+        // Texture's scrollViewDidScroll: batch fetching is judged only when visible and not dragging
+        // (decelerating or programmatic). A session with cells or nested sessions binds cells as it
+        // scrolls (its steps may wait); any other runs each step where it is read, with no task.
+        r.register(RangeDidScroll.self, encoded: { [unowned self] conn, p throws(RPCError) in
             let e = try entry(p.session, owner: conn)
-            let x = p.offset
-            let v = try velocity(p.velocity)
-            try mapped { () throws(RangeError) in try e.session.didScroll(to: x, velocity: v) }
-            // Texture's scrollViewDidScroll: batch fetching is judged only when visible and not dragging
-            // (decelerating or programmatic).
+            guard RangeSessions.canRefreshNow(e) else {
+                throw RPCError(.internalError, "Internal error: a scroll step that binds cells was not taken to run in a task",
+                               ["session": .string(p.session)])
+            }
+            try scrolled(e, p)
+            refreshNow(e, checkBatch: !e.session.dragging && e.session.isVisible)
+            return streamReply(e)
+        }, waiting: { [unowned self] conn, p async throws(RPCError) in
+            let e = try entry(p.session, owner: conn)
+            try scrolled(e, p)
             await refresh(e, checkBatch: !e.session.dragging && e.session.isVisible)
             return streamReply(e)
         })

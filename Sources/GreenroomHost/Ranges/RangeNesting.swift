@@ -55,6 +55,7 @@ extension RangeSessions {
         child.parent = parent
         switch parent {
         case .row(let id):
+            sessionsInRows += 1
             guard let p = sessions[id], let item, let f = p.session.flatIndex(section: item.section, row: item.row) else { return }
             p.nested[f, default: []].append(child)
             child.parentRow = f
@@ -176,6 +177,7 @@ extension RangeSessions {
         if e.cells != nil { sessionsWithCells -= 1 }
         switch e.parent {
         case .row(let id)?:
+            sessionsInRows -= 1
             if let p = sessions[id], let children = p.nested[e.parentRow] {
                 let rest = children.filter { $0 !== e }
                 p.nested[e.parentRow] = rest.isEmpty ? nil : rest

@@ -99,6 +99,9 @@ public final class RangeSessions: HostDomain {
     /// run in workers: a count, not a walk of the sessions.
     var hasCells: Bool { sessionsWithCells > 0 }
     var sessionsWithCells = 0
+    /// Whether any session is nested in another's row (its parent's range calls reach it), a count too.
+    var hasNesting: Bool { sessionsInRows > 0 }
+    var sessionsInRows = 0
 
     /// The connection's range session `id` (-32002 naming `session` otherwise); the last one looked up is
     /// kept, as a scroll stream names the same session call after call.
@@ -141,23 +144,55 @@ public final class RangeSessions: HostDomain {
     /// Recomputes the ranges if they need it (the items on screen, the mode or the visibility changed)
     /// and sends what changed: one `range` event and `prefetch` events; then a `batch` event when a
     /// fetch should begin (`checkBatch`, judged at `batchOffset`; `decided`: judged earlier in the call).
+    /// A session's cells are bound and released on the way, and its nested sessions follow their rows.
     func refresh(_ e: RangeEntry, checkBatch: Bool, batchOffset: Double? = nil, decided: Bool? = nil,
                  notes: RangeChangeNotes = RangeChangeNotes()) async {
-        let s = e.session
         // Viewability is judged at every call that moves or changes what is on screen, ranges changed or not.
         defer { if e.viewability != nil { evaluateViewability(e) } }
-        let u = s.updateIfNeeded()
+        guard let change = changes(e, checkBatch: checkBatch, decided: decided, notes: notes) else { return }
+        let cellsJSON = e.cells == nil ? nil : await applyCells(e, change.update, removedCells: notes.removedCells, rebind: notes.rebind)
+        send(e, change, cellsJSON: cellsJSON, checkBatch: checkBatch, batchOffset: batchOffset, decided: decided, notes: notes)
+        if !e.nested.isEmpty && !change.update.isEmpty { await parentRowsChanged(e, change.update) }
+    }
+
+    /// `refresh` for a session that has no cells and holds no nested sessions: nothing it does can run a
+    /// hook, so it runs where the call is read, with no task (the scroll stream's path, `canRefreshNow`).
+    func refreshNow(_ e: RangeEntry, checkBatch: Bool) {
+        defer { if e.viewability != nil { evaluateViewability(e) } }
+        guard let change = changes(e, checkBatch: checkBatch, decided: nil, notes: RangeChangeNotes()) else { return }
+        send(e, change, cellsJSON: nil, checkBatch: checkBatch, batchOffset: nil, decided: nil, notes: RangeChangeNotes())
+    }
+
+    /// Whether `refreshNow` can serve `e`.
+    static func canRefreshNow(_ e: RangeEntry) -> Bool { e.cells == nil && e.nested.isEmpty }
+
+    /// What a refresh found: the ranges' update, and the headers when they changed.
+    struct Change {
+        let update: RangeUpdate
+        let headers: (visible: [Int], pinned: [Int])?
+    }
+
+    /// Updates the ranges; nil when there is nothing to send (most scroll steps change nothing: no event
+    /// to route, no batch to judge).
+    private func changes(_ e: RangeEntry, checkBatch: Bool, decided: Bool?, notes: RangeChangeNotes) -> Change? {
+        let u = e.session.updateIfNeeded()
         var headersNow: (visible: [Int], pinned: [Int])?
         if e.hasHeaders {
             let h = headers(e)
             if h != e.headerState { headersNow = h }
         }
-        // Most scroll steps change nothing: no event to route, no batch to judge.
-        if u.isEmpty && notes.isEmpty && !checkBatch && decided == nil && headersNow == nil { return }
+        if u.isEmpty && notes.isEmpty && !checkBatch && decided == nil && headersNow == nil { return nil }
+        return Change(update: u, headers: headersNow)
+    }
+
+    /// Sends a refresh's events (`cellsJSON`: the cells bound and released meanwhile).
+    private func send(_ e: RangeEntry, _ change: Change, cellsJSON: JSONValue?, checkBatch: Bool, batchOffset: Double?,
+                      decided: Bool?, notes: RangeChangeNotes) {
+        let s = e.session
+        let u = change.update
         let target = e.connection
-        let cellsJSON = e.cells == nil ? nil : await applyCells(e, u, removedCells: notes.removedCells, rebind: notes.rebind)
-        if let h = headersNow { e.headerState = h }
-        if (!u.isEmpty || !notes.removed.isEmpty || !notes.moved.isEmpty || cellsJSON != nil || headersNow != nil),
+        if let h = change.headers { e.headerState = h }
+        if (!u.isEmpty || !notes.removed.isEmpty || !notes.moved.isEmpty || cellsJSON != nil || change.headers != nil),
            events.wants(mask: Self.rangeTopic, owner: target) {
             var f: JSONObject = [
                 "session": .string(s.id), "mode": .string(s.mode.rawValue), "direction": .string(s.direction.wireName),
@@ -176,7 +211,7 @@ public final class RangeSessions: HostDomain {
             }
             if let cellsJSON { f["cells"] = cellsJSON }
             if let parent = parentJSON(e) { f["parent"] = parent }
-            if let h = headersNow { f["headers"] = headersJSON(h) }
+            if let h = change.headers { f["headers"] = headersJSON(h) }
             events.emit(RangeTopic.self, owner: target, f)
         }
         if events.wants(mask: Self.prefetchTopic, owner: target) {
@@ -196,7 +231,6 @@ public final class RangeSessions: HostDomain {
             events.emit(BatchTopic.self, owner: target, ["session": .string(s.id), "context": .string(context),
                                                "kind": "willBeginBatchFetch", "prepend": .bool(s.batchPrepends)])
         }
-        if !e.nested.isEmpty && !u.isEmpty { await parentRowsChanged(e, u) }
     }
 
     /// Items were inserted before flat index `at`: what is kept by item (cells and their data, viewable
