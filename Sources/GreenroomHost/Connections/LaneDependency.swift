@@ -63,6 +63,12 @@ protocol HostMethodRunningNow: HostMethod {
     /// Whether this call cannot wait (then it runs where it is read, with no task). `params` as for
     /// `dependency`; params that do not decode run now, and fail there.
     static func runsNow(on host: Host, _ params: () -> Params?) -> Bool
+    /// `runsNow` with the raw params at hand (a method may read what it needs without decoding them all).
+    static func runsNow(on host: Host, raw: JSONValue?, _ params: () -> Params?) -> Bool
+}
+
+extension HostMethodRunningNow {
+    static func runsNow(on host: Host, raw: JSONValue?, _ params: () -> Params?) -> Bool { runsNow(on: host, params) }
 }
 
 extension Host {
@@ -155,7 +161,7 @@ extension Host {
 
     private static let nowDeciders: [String: @Sendable (Host, JSONValue?) -> Bool] = {
         func decider<M: HostMethodRunningNow>(_ m: M.Type) -> @Sendable (Host, JSONValue?) -> Bool {
-            { host, raw in M.runsNow(on: host) { decoded(M.self, host, raw) } }
+            { host, raw in M.runsNow(on: host, raw: raw) { decoded(M.self, host, raw) } }
         }
         var all: [String: @Sendable (Host, JSONValue?) -> Bool] = [:]
         for case let m as any HostMethodRunningNow.Type in ProtocolCatalog.methods { all[m.name] = decider(m) }
@@ -203,10 +209,17 @@ extension RangeWillBeginDragging { static func dependency(on host: Host, _ param
 extension RangeDidScroll: HostMethodRunningNow {
     static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { rangeStream(host) { params()?.session } }
     /// A scroll step on a session with no cells and no nested sessions runs no hook.
-    static func runsNow(on host: Host, _ params: () -> Params?) -> Bool {
+    static func runsNow(on host: Host, _ params: () -> Params?) -> Bool { runsNow(on: host, raw: nil, params) }
+    static func runsNow(on host: Host, raw: JSONValue?, _ params: () -> Params?) -> Bool {
         guard let ranges = host.ranges, ranges.hasCells || ranges.hasNesting else { return true }
-        guard let id = params()?.session, let e = ranges.sessions[id] else { return true }
+        guard let id = session(raw) ?? params()?.session, let e = ranges.sessions[id] else { return true }
         return RangeSessions.canRefreshNow(e)
+    }
+    /// The session named by params given as an object is read without decoding them (every step of a
+    /// stream asks, while any session has cells or nested sessions).
+    static func session(_ raw: JSONValue?) -> String? {
+        if case .object(let o)? = raw, case .string(let id)? = o["session"] { return id }
+        return nil
     }
 }
 extension RangeWillEndDragging { static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { rangeStream(host) { params()?.session } } }

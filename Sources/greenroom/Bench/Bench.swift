@@ -18,7 +18,7 @@ struct Bench: ParsableCommand {
             help: "Run the whole table N times: each row shows its median ratio and the spread across runs, and a budget missed by less than that spread is reported as within noise.")
     var runs: Int?
     @Flag(help: "A short run (for smoke tests).") var quick = false
-    @Flag(help: "Only the in-process range.didScroll handling row (for profilers).") var rangeHandlingOnly = false
+    @Flag(help: "Only the in-process range.didScroll handling rows, where read and in a task (for profilers).") var rangeHandlingOnly = false
     @Option(help: "Only these groups of rows, comma-separated: wire, prerender, plugins, pages, ranges, memory, connections, auth.")
     var only: String?
 
@@ -30,6 +30,7 @@ struct Bench: ParsableCommand {
     func run() throws {
         if rangeHandlingOnly {
             print("range.didScroll host handling, median us:", inProcessDidScroll(items: quick ? 1_000 : 1_000_000, samples: 20_000))
+            print("the same in a task, median us:", inProcessDidScrollInTask(items: quick ? 1_000 : 1_000_000, samples: 20_000))
             return
         }
         let rt = quick ? 2_000 : roundTrips
