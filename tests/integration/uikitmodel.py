@@ -12,7 +12,7 @@ Where each rule comes from ("proposed" = no public source says; the choice and i
 ---------------------------------------------------------------------------------------------------------------
 
 Appearance machine
-- The four-state table (docs/lifecycle.md, DESIGN.md section 4) checks every hook the model emits (a model that would
+- The four-state table (docs/lifecycle.md) checks every hook the model emits (a model that would
   emit an unbalanced call raises AssertionError). Manual begin/end calls that fit no cell are emitted as
   `unbalancedAppearanceTransition` {call, state} and counted in `Model.unbalanced` (docs/lifecycle.md).
 - viewIsAppearing (uikit_generation >= 17): Apple, viewIsAppearing(_:): "once each time a view controller's view
@@ -27,7 +27,7 @@ Appearance machine
   containment: parent viewWillAppear, child viewWillAppear, parent viewDidAppear, child viewDidAppear). Disappearing
   uses the same parent-first order (proposed). A child's viewIsAppearing and layout come after its parent's layout
   (the child is laid out by its superview, the parent's view: Apple's viewIsAppearing text). The view loads lazily,
-  right before its first viewWillAppear (DESIGN.md section 4); a presented container loads before the presenter's
+  right before its first viewWillAppear (docs/lifecycle.md); a presented container loads before the presenter's
   viewWillDisappear (juejin.cn/post/7171098718656020510: "B viewDidLoad A viewWillDisappear B viewWillAppear").
 
 Presentations (`present`, `dismiss`)
@@ -46,7 +46,7 @@ Presentations (`present`, `dismiss`)
 - The presenter that handles a non-context style is the root of the presenter's hierarchy (Apple, present(_:...):
   "it forwards the request up the view controller hierarchy"); currentContext / overCurrentContext use the given
   presenter as the context (proposed: definesPresentationContext is not modelled).
-- Chains: dismissing a presented container dismisses it and everything it presents (DESIGN.md presentation.dismiss;
+- Chains: dismissing a presented container dismisses it and everything it presents (the protocol's presentation.dismiss;
   Apple dismiss(animated:completion:): "dismisses its immediate child view controller and all view controllers above
   that child ... only the top-most view is dismissed in an animated fashion; any intermediate view controllers are
   simply removed"). Proposed: every presented container still on screen gets viewWillDisappear (top first; only the
