@@ -1,3 +1,4 @@
+import GreenroomCore
 import GreenroomRPC
 import Logging
 
@@ -6,6 +7,8 @@ public struct HostConfig {
     public enum ClockMode: String, Sendable { case real, virtual }
 
     public var clockMode: ClockMode = .real
+    /// The UIKit whose hooks containers get (`UIKitGeneration`): iOS 17's `viewIsAppearing` by default.
+    public var uikit = UIKitGeneration.current
     public var limits = RPCLimits()
     public var maxConnections = 1024
     public var maxOutboundBytes = 8 << 20

@@ -1,3 +1,4 @@
+import GreenroomCore
 import Glibc
 import GreenroomHost
 import GreenroomJSON
@@ -22,6 +23,8 @@ public struct ServeOptions: Equatable, Sendable {
     public var bindAny = false
     public var tokenFile: String?
     public var clock = "real"
+    /// The UIKit modelled (16 or 17): 16 sends no `viewIsAppearing`.
+    public var uikit = UIKitGeneration.current.rawValue
     public var allowUid: [UInt32] = []
     public var plugins: [String] = []
     public var pluginCommands: [String] = []
@@ -64,7 +67,7 @@ extension ServeOptions {
         func optional(_ s: String?) -> JSONValue { s.map { .string($0) } ?? .null }
         return .object([
             "socket": optional(socket), "listen": strings(listen), "allowOrigin": strings(allowOrigin),
-            "bindAny": .bool(bindAny), "tokenFile": optional(tokenFile), "clock": .string(clock),
+            "bindAny": .bool(bindAny), "tokenFile": optional(tokenFile), "clock": .string(clock), "uikit": .int(uikit),
             "allowUid": .array(allowUid.map { .int(Int($0)) }), "plugins": strings(plugins),
             "pluginCommands": strings(pluginCommands), "pluginStartTimeoutMs": .int(pluginStartTimeoutMs),
             "pluginIsolation": .string(pluginIsolation), "hookTimeoutMs": hookTimeoutMs.map { .int($0) } ?? .null,
@@ -109,6 +112,7 @@ extension ServeOptions {
         bindAny = try value("bindAny", \.boolValue)
         tokenFile = try optional("tokenFile", \.stringValue)
         clock = try value("clock", \.stringValue)
+        uikit = try value("uikit", \.intValue)
         allowUid = try value("allowUid", uids)
         plugins = try value("plugins", strings)
         pluginCommands = try value("pluginCommands", strings)
@@ -164,6 +168,7 @@ extension ServeOptions {
         }
         config.logger = makeLogger(level: Logger.Level(rawValue: logLevel) ?? .warning)
         config.clockMode = clock == "virtual" ? .virtual : .real
+        config.uikit = UIKitGeneration(rawValue: uikit) ?? .current
         config.limits.maxMessageBytes = maxMessageBytes
         config.limits.maxBatch = maxBatch
         config.limits.maxDepth = maxDepth

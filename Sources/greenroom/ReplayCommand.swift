@@ -87,6 +87,11 @@ struct ReplayCommand: ParsableCommand {
                 let reply = try client.roundTrip(id: 0, method: "host.auth", params: ["token": .string(try readToken(tokenFile))])
                 if let e = reply["error"] { throw refuse("host.auth refused: \(JSONCodec.encodeString(e))") }
             }
+            // The host's hooks must be the recording's: a host modelling another UIKit sends other events.
+            let uikit = try client.roundTrip(id: 0, method: "host.info", params: nil)["result"]?["uikit"]?.intValue
+            if let uikit, uikit != t.uikit.rawValue {
+                throw refuse("the transcript was recorded on a host modelling UIKit \(t.uikit.rawValue) and this host models \(uikit): start it with --uikit \(t.uikit.rawValue)")
+            }
             let reset = try client.roundTrip(id: 0, method: "host.reset", params: nil)
             if let e = reset["error"] {
                 throw refuse("the host refused host.reset (\(e["message"]?.stringValue ?? "?")): start it with --clock virtual or --allow-reset")

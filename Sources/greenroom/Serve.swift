@@ -1,3 +1,4 @@
+import GreenroomCore
 import ArgumentParser
 import Glibc
 import GreenroomHost
@@ -25,6 +26,8 @@ struct Serve: ParsableCommand {
 
     @Option(help: "real, or virtual: time moves only by clock.advance.")
     var clock: String = ServeOptions().clock
+    @Option(help: "The UIKit modelled: 17 (containers get viewIsAppearing after viewWillAppear), or 16 (they do not, as before iOS 17).")
+    var uikit: Int = ServeOptions().uikit
 
     @Option(help: "Also accept Unix peers with this uid (repeatable).")
     var allowUid: [UInt32] = []
@@ -84,6 +87,9 @@ struct Serve: ParsableCommand {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
         }
         guard clock == "real" || clock == "virtual" else { throw ValidationError("--clock must be real or virtual") }
+        guard UIKitGeneration(rawValue: uikit) != nil else {
+            throw ValidationError("--uikit must be one of \(UIKitGeneration.allCases.map { String($0.rawValue) }.joined(separator: ", ")), not \(uikit)")
+        }
         guard taskSliceMs.isFinite, taskSliceMs > 0, taskSliceMs <= 1000 else {
             throw ValidationError("--task-slice-ms must be a number of ms in (0, 1000]")
         }
@@ -119,6 +125,7 @@ struct Serve: ParsableCommand {
         o.bindAny = bindAny
         o.tokenFile = tokenFile
         o.clock = clock
+        o.uikit = uikit
         o.allowUid = allowUid
         o.plugins = plugins
         o.pluginCommands = pluginCommands

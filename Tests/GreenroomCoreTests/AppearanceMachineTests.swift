@@ -97,11 +97,13 @@ final class RecordingDelegate {
         let c = ContainerRecord(id: "c", className: "K", owner: nil)
         let size = Size(width: 10, height: 20)
         try d.perform(life.begin(c, appearing: true, animated: false, size: size))
-        #expect(d.take() == ["c:loadView", "c:viewDidLoad", "c:viewWillLayoutSubviews", "c:viewDidLayoutSubviews", "c:viewWillAppear"])
+        #expect(d.take() == ["c:loadView", "c:viewDidLoad", "c:viewWillLayoutSubviews", "c:viewDidLayoutSubviews", "c:viewWillAppear",
+                             "c:viewIsAppearing"])
         try d.perform(life.end(c, animated: false))
         try d.perform(life.disappear(c))
         try d.perform(life.appear(c, size: size))
-        #expect(d.take() == ["c:viewDidAppear", "c:viewWillDisappear", "c:viewDidDisappear", "c:viewWillAppear", "c:viewDidAppear"])
+        #expect(d.take() == ["c:viewDidAppear", "c:viewWillDisappear", "c:viewDidDisappear", "c:viewWillAppear", "c:viewIsAppearing",
+                             "c:viewDidAppear"])
         try d.perform(life.layout(c, size: Size(width: 11, height: 20)))
         #expect(d.take() == ["c:viewWillLayoutSubviews", "c:viewDidLayoutSubviews"])
     }

@@ -25,7 +25,7 @@ import Testing
         #expect(a == actions([
             run(.loadView, c), run(.viewDidLoad, c),
             run(.viewWillLayoutSubviews, c, HookContext(size: size)), run(.viewDidLayoutSubviews, c, HookContext(size: size)),
-            run(.viewWillAppear, c, HookContext(animated: true)), run(.viewDidAppear, c, HookContext(animated: true)),
+            run(.viewWillAppear, c, HookContext(animated: true)), run(.viewIsAppearing, c, HookContext(animated: true)), run(.viewDidAppear, c, HookContext(animated: true)),
         ]))
         #expect(c.state == .appeared && c.viewLoaded && c.laidOutSize == size, "the record moves as the list is made")
     }
@@ -35,7 +35,7 @@ import Testing
         Lifecycle().stackMembershipChanged(c, joined: true)
         let a = life.appear(c, animated: true, size: size, layout: .afterWillAppear)
         #expect(a == actions([
-            run(.loadView, c), run(.viewDidLoad, c), run(.viewWillAppear, c, HookContext(animated: true)),
+            run(.loadView, c), run(.viewDidLoad, c), run(.viewWillAppear, c, HookContext(animated: true)), run(.viewIsAppearing, c, HookContext(animated: true)),
             run(.viewSafeAreaInsetsDidChange, c), run(.viewLayoutMarginsDidChange, c),
             run(.viewWillLayoutSubviews, c, HookContext(size: size)), run(.viewDidLayoutSubviews, c, HookContext(size: size)),
             run(.viewDidAppear, c, HookContext(animated: true)),
@@ -53,7 +53,7 @@ import Testing
             run(.viewWillLayoutSubviews, c, HookContext(size: bigger)), run(.viewDidLayoutSubviews, c, HookContext(size: bigger)),
         ]))
         _ = life.disappear(c)
-        #expect(life.begin(c, appearing: true, animated: false, size: bigger) == actions([run(.viewWillAppear, c, HookContext(animated: false))]))
+        #expect(life.begin(c, appearing: true, animated: false, size: bigger) == actions([run(.viewWillAppear, c, HookContext(animated: false)), run(.viewIsAppearing, c, HookContext(animated: false))]))
     }
 
     @Test func anUnbalancedCallRunsNoHookChangesNothingAndCarriesTheState() {
@@ -148,5 +148,56 @@ extension Lifecycle {
         var pass = LifecyclePass()
         while let action = pass.next(in: actions) { pass.ran(action, ok: effect(action)) }
         if let failure = pass.failure { throw failure }
+    }
+}
+
+/// `viewIsAppearing` (UIKit 17): once per appearance, right after `viewWillAppear`, before the container's
+/// own layout and `viewDidAppear`; none on a host that models UIKit 16.
+@Suite struct ViewIsAppearingTests {
+    let life = Lifecycle()
+    let size = Size(width: 10, height: 20)
+
+    private func hooks(_ a: LifecycleActions) -> [Hook] {
+        a.compactMap { if case .run(let h, _, _) = $0 { h } else { nil } }
+    }
+
+    @Test func itFollowsEveryWillAppearBeforeTheLayoutAndTheDidAppear() {
+        let c = ContainerRecord(id: "c", className: "K", owner: nil)
+        #expect(c.uikit == .ios17)
+        #expect(hooks(life.appear(c, animated: true, size: size, layout: .afterWillAppear)) == [
+            .loadView, .viewDidLoad, .viewWillAppear, .viewIsAppearing, .viewWillLayoutSubviews, .viewDidLayoutSubviews, .viewDidAppear,
+        ])
+        // A page lays its view out first: it still comes right after viewWillAppear.
+        let p = ContainerRecord(id: "p", className: "K", owner: nil)
+        #expect(hooks(life.appear(p, size: size, layout: .beforeWillAppear)) == [
+            .loadView, .viewDidLoad, .viewWillLayoutSubviews, .viewDidLayoutSubviews, .viewWillAppear, .viewIsAppearing, .viewDidAppear,
+        ])
+    }
+
+    @Test func itCarriesTheAnimationFlagAndComesAgainOnAReappearanceMidTransition() {
+        let c = ContainerRecord(id: "c", className: "K", owner: nil)
+        _ = life.appear(c, size: size)
+        _ = life.begin(c, appearing: false, animated: true)
+        // A cancelled disappearance: it appears again, and is told so again.
+        let back = life.begin(c, appearing: true, animated: true)
+        #expect(back == LifecycleActions([.run(.viewWillAppear, c, HookContext(animated: true)), .run(.viewIsAppearing, c, HookContext(animated: true))]))
+        // Disappearing, ending, or an unbalanced call sends none.
+        #expect(!hooks(life.end(c, animated: true)).contains(.viewIsAppearing))
+        #expect(!hooks(life.begin(c, appearing: true, animated: false)).contains(.viewIsAppearing), "unbalanced: no hook at all")
+        #expect(!hooks(life.disappear(c)).contains(.viewIsAppearing))
+    }
+
+    @Test func aUIKit16ContainerNeverGetsIt() {
+        let c = ContainerRecord(id: "c", className: "K", owner: nil, uikit: .ios16)
+        #expect(hooks(life.appear(c, animated: true, size: size, layout: .afterWillAppear)) == [
+            .loadView, .viewDidLoad, .viewWillAppear, .viewWillLayoutSubviews, .viewDidLayoutSubviews, .viewDidAppear,
+        ])
+    }
+}
+
+extension LifecycleActions {
+    init(_ list: [LifecycleAction]) {
+        self.init()
+        for a in list { append(a) }
     }
 }

@@ -6,7 +6,7 @@ import Testing
 @Suite struct PageOperationStepTests {
     let size = Size(width: 100, height: 200)
 
-    /// What a step asks for, in words: "make 2", "perform p2:viewWillAppear", "release 0", "recycle 3",
+    /// What a step asks for, in words: "make 2", "perform p2:viewWillAppear,p2:viewIsAppearing", "release 0", "recycle 3",
     /// "willTransition 1->2", "didTransition 1->2 done", "tracking", "report p2:viewDidAppear",
     /// "timer 300", "cancel 7", "done", "done failing p2:viewDidAppear", "done <error>".
     func describe(_ step: PageOperation.Step, _ op: PageOperation) -> String {
@@ -62,7 +62,7 @@ import Testing
         let s = PageSession(id: "p", count: 5, pageSize: size, initialIndex: 1, cacheMode: .limit(3))
         #expect(steps(s.setVisible(true)) == [
             "make 1",
-            "perform p1:loadView,p1:viewDidLoad,p1:viewWillLayoutSubviews,p1:viewDidLayoutSubviews,p1:viewWillAppear,p1:viewDidAppear",
+            "perform p1:loadView,p1:viewDidLoad,p1:viewWillLayoutSubviews,p1:viewDidLayoutSubviews,p1:viewWillAppear,p1:viewIsAppearing,p1:viewDidAppear",
             "done",
         ])
         #expect(steps(s.setVisible(true)) == ["done"], "already visible: nothing")
@@ -74,7 +74,7 @@ import Testing
         #expect(steps(s.didScroll(offset: 110)) == [
             "make 2",
             "willTransition 1->2",
-            "perform p2:loadView,p2:viewDidLoad,p2:viewWillLayoutSubviews,p2:viewDidLayoutSubviews,p2:viewWillAppear",
+            "perform p2:loadView,p2:viewDidLoad,p2:viewWillLayoutSubviews,p2:viewDidLayoutSubviews,p2:viewWillAppear,p2:viewIsAppearing",
             "perform p1:viewWillDisappear",
             "done",
         ])
@@ -103,7 +103,7 @@ import Testing
         #expect(steps(s.show(2, animated: true), token: 42) == [
             "make 2",
             "willTransition 1->2",
-            "perform p2:loadView,p2:viewDidLoad,p2:viewWillLayoutSubviews,p2:viewDidLayoutSubviews,p2:viewWillAppear",
+            "perform p2:loadView,p2:viewDidLoad,p2:viewWillLayoutSubviews,p2:viewDidLayoutSubviews,p2:viewWillAppear,p2:viewIsAppearing",
             "perform p1:viewWillDisappear",
             "timer 300",
             "tracking",
@@ -140,7 +140,7 @@ import Testing
         #expect(steps(s.didEndDecelerating(offset: 200), failing: ["p2:viewDidAppear"]) == [
             "perform p2:viewDidAppear",
             // The rest after the failure: p1 comes back (it was disappearing), and the transition did not complete.
-            "perform p1:viewWillAppear,p1:viewDidAppear",
+            "perform p1:viewWillAppear,p1:viewIsAppearing,p1:viewDidAppear",
             "didTransition 1->2 cancelled",
             "tracking",
             "done failing p2:viewDidAppear",
@@ -163,7 +163,7 @@ import Testing
         _ = steps(s.show(2, animated: true))
         let all = steps(s.animationEnded(), failing: ["p2:viewDidAppear"])
         #expect(all.contains("report p2:viewDidAppear") && all.last == "done")
-        #expect(all.contains("perform p1:viewWillAppear,p1:viewDidAppear"), "the page it was leaving comes back")
+        #expect(all.contains("perform p1:viewWillAppear,p1:viewIsAppearing,p1:viewDidAppear"), "the page it was leaving comes back")
         #expect(s.current == 1)
     }
 

@@ -57,7 +57,7 @@ import Testing
             "perform b:willMoveToParent",
             "perform b:loadView,b:viewDidLoad",
             "perform a:viewWillDisappear",
-            "perform b:viewWillAppear,b:viewWillLayoutSubviews,b:viewDidLayoutSubviews",
+            "perform b:viewWillAppear,b:viewIsAppearing,b:viewWillLayoutSubviews,b:viewDidLayoutSubviews",
             "perform a:viewDidDisappear",
             "perform b:viewDidAppear",
             "perform b:didMoveToParent",
@@ -79,9 +79,9 @@ import Testing
         let c = fresh("c"), top = fresh("top")
         let t = stack(with: [top])
         var late = StackOperation.push(c, onto: t, animated: false)
-        #expect(steps(&late, failing: ["c:viewWillAppear"]).suffix(3) == [
+        #expect(steps(&late, failing: ["c:viewWillAppear", "c:viewIsAppearing"]).suffix(3) == [
             "perform top:viewWillDisappear",
-            "perform c:viewWillAppear,c:viewWillLayoutSubviews,c:viewDidLayoutSubviews",
+            "perform c:viewWillAppear,c:viewIsAppearing,c:viewWillLayoutSubviews,c:viewDidLayoutSubviews",
             "done failing c:viewWillAppear",
         ])
         #expect(top.state == .disappearing, "the caller tears c down and the old top, uncovered, appears again")
@@ -125,7 +125,7 @@ import Testing
             "cancel 9",
             "perform a:viewDidDisappear", "perform b:viewDidAppear", "perform b:didMoveToParent",
             "perform b:willMoveToParent",
-            "perform b:viewWillDisappear", "perform a:viewWillAppear",
+            "perform b:viewWillDisappear", "perform a:viewWillAppear,a:viewIsAppearing",
             "perform b:viewDidDisappear", "perform a:viewDidAppear", "perform b:didMoveToParent",
             "done",
         ])

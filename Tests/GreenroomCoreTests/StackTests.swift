@@ -21,10 +21,10 @@ import Testing
         let s = StackRecord(id: "s", size: size, owner: "conn")
         let a = container("a"), b = container("b")
         try ops.push(a, onto: s, animated: false, onFailure: noFailure)
-        #expect(d.take() == ["a:willMoveToParent", "a:loadView", "a:viewDidLoad", "a:viewWillAppear",
+        #expect(d.take() == ["a:willMoveToParent", "a:loadView", "a:viewDidLoad", "a:viewWillAppear", "a:viewIsAppearing",
                              "a:viewWillLayoutSubviews", "a:viewDidLayoutSubviews", "a:viewDidAppear", "a:didMoveToParent"])
         try ops.push(b, onto: s, animated: true, onFailure: noFailure)
-        #expect(d.take() == ["b:willMoveToParent", "b:loadView", "b:viewDidLoad", "a:viewWillDisappear", "b:viewWillAppear",
+        #expect(d.take() == ["b:willMoveToParent", "b:loadView", "b:viewDidLoad", "a:viewWillDisappear", "b:viewWillAppear", "b:viewIsAppearing",
                              "b:viewWillLayoutSubviews", "b:viewDidLayoutSubviews"])
         #expect(s.isAnimating)
         d.advance(299)
@@ -47,7 +47,7 @@ import Testing
         let s = StackRecord(id: "s", size: size, owner: "conn")
         let a = insetted("a")
         try ops.push(a, onto: s, animated: false, onFailure: noFailure)
-        #expect(d.take() == ["a:willMoveToParent", "a:loadView", "a:viewDidLoad", "a:viewWillAppear",
+        #expect(d.take() == ["a:willMoveToParent", "a:loadView", "a:viewDidLoad", "a:viewWillAppear", "a:viewIsAppearing",
                              "a:viewSafeAreaInsetsDidChange", "a:viewLayoutMarginsDidChange",
                              "a:viewWillLayoutSubviews", "a:viewDidLayoutSubviews", "a:viewDidAppear", "a:didMoveToParent"])
         // Revealed again by a pop, it is still in the stack: nothing changed, no inset hooks.
@@ -56,7 +56,7 @@ import Testing
         #expect(d.take().filter { $0.hasPrefix("b:view") && $0.contains("Insets") || $0.contains("Margins") } == ["b:viewLayoutMarginsDidChange"],
                 "only the hook the class asked for")
         _ = ops.pop(s, animated: false, onFailure: noFailure)
-        #expect(d.take() == ["b:willMoveToParent", "b:viewWillDisappear", "a:viewWillAppear", "b:viewDidDisappear",
+        #expect(d.take() == ["b:willMoveToParent", "b:viewWillDisappear", "a:viewWillAppear", "a:viewIsAppearing", "b:viewDidDisappear",
                              "a:viewDidAppear", "b:didMoveToParent"])
     }
 
@@ -70,7 +70,7 @@ import Testing
         _ = ops.pop(room, animated: false, onFailure: noFailure)
         _ = d.take()
         try ops.push(a, onto: s, animated: false, onFailure: noFailure)
-        #expect(d.take() == ["a:willMoveToParent", "a:viewWillAppear", "a:viewSafeAreaInsetsDidChange",
+        #expect(d.take() == ["a:willMoveToParent", "a:viewWillAppear", "a:viewIsAppearing", "a:viewSafeAreaInsetsDidChange",
                              "a:viewLayoutMarginsDidChange", "a:viewDidAppear", "a:didMoveToParent"])
     }
 
@@ -92,7 +92,7 @@ import Testing
         try ops.push(b, onto: s, animated: false, onFailure: noFailure)
         #expect(!d.take().contains { $0.contains("Insets") })
         ops.setHidden(s, false, onFailure: noFailure)
-        #expect(d.take() == ["b:loadView", "b:viewDidLoad", "b:viewWillAppear", "b:viewSafeAreaInsetsDidChange",
+        #expect(d.take() == ["b:loadView", "b:viewDidLoad", "b:viewWillAppear", "b:viewIsAppearing", "b:viewSafeAreaInsetsDidChange",
                              "b:viewLayoutMarginsDidChange", "b:viewWillLayoutSubviews", "b:viewDidLayoutSubviews",
                              "b:viewDidAppear"])
         ops.resize(s, to: size, onFailure: noFailure)
@@ -101,7 +101,7 @@ import Testing
         #expect(d.take() == ["b:viewSafeAreaInsetsDidChange", "b:viewLayoutMarginsDidChange",
                              "b:viewWillLayoutSubviews", "b:viewDidLayoutSubviews"])
         _ = ops.pop(s, animated: false, onFailure: noFailure)
-        #expect(d.take().filter { $0.hasPrefix("a:") } == ["a:loadView", "a:viewDidLoad", "a:viewWillAppear",
+        #expect(d.take().filter { $0.hasPrefix("a:") } == ["a:loadView", "a:viewDidLoad", "a:viewWillAppear", "a:viewIsAppearing",
                 "a:viewSafeAreaInsetsDidChange", "a:viewLayoutMarginsDidChange", "a:viewWillLayoutSubviews",
                 "a:viewDidLayoutSubviews", "a:viewDidAppear"])
     }
@@ -124,7 +124,7 @@ import Testing
         _ = d.take()
         let popped = ops.pop(s, animated: true, onFailure: noFailure)
         #expect(popped === b)
-        #expect(d.take() == ["b:willMoveToParent", "b:viewWillDisappear", "a:viewWillAppear"])
+        #expect(d.take() == ["b:willMoveToParent", "b:viewWillDisappear", "a:viewWillAppear", "a:viewIsAppearing"])
         d.advance(300)
         #expect(d.take() == ["b:viewDidDisappear", "a:viewDidAppear", "b:didMoveToParent"])
         #expect(b.parent == .none)
@@ -138,7 +138,7 @@ import Testing
         try ops.push(b, onto: s, animated: true, onFailure: noFailure)
         _ = d.take()
         try ops.push(c, onto: s, animated: true, onFailure: noFailure)
-        #expect(appearance(d.take()) == ["a:viewDidDisappear", "b:viewDidAppear", "b:viewWillDisappear", "c:viewWillAppear"])
+        #expect(appearance(d.take()) == ["a:viewDidDisappear", "b:viewDidAppear", "b:viewWillDisappear", "c:viewWillAppear", "c:viewIsAppearing"])
         d.advance(300)
         #expect(appearance(d.take()) == ["b:viewDidDisappear", "c:viewDidAppear"])
         d.advance(1000)
@@ -153,7 +153,7 @@ import Testing
         #expect(d.take() == ["a:willMoveToParent", "a:didMoveToParent"])
         #expect(!a.viewLoaded)
         ops.setHidden(s, false, onFailure: noFailure)
-        #expect(d.take() == ["a:loadView", "a:viewDidLoad", "a:viewWillAppear", "a:viewWillLayoutSubviews",
+        #expect(d.take() == ["a:loadView", "a:viewDidLoad", "a:viewWillAppear", "a:viewIsAppearing", "a:viewWillLayoutSubviews",
                              "a:viewDidLayoutSubviews", "a:viewDidAppear"])
         ops.setHidden(s, true, onFailure: noFailure)
         #expect(d.take() == ["a:viewWillDisappear", "a:viewDidDisappear"])
@@ -169,13 +169,13 @@ import Testing
         ops.remove(b, from: g, onFailure: noFailure)
         // A green room is a shown window: like any stack, the one below appears again, so it too
         // leaves from on screen when it is taken.
-        #expect(appearance(d.take()) == ["b:viewWillDisappear", "a:viewWillAppear", "b:viewDidDisappear", "a:viewDidAppear"])
+        #expect(appearance(d.take()) == ["b:viewWillDisappear", "a:viewWillAppear", "a:viewIsAppearing", "b:viewDidDisappear", "a:viewDidAppear"])
         #expect(a.state == .appeared && a.isOffscreen)
         ops.remove(a, from: g, onFailure: noFailure)
         #expect(appearance(d.take()) == ["a:viewWillDisappear", "a:viewDidDisappear"])
         let c = container("c")
         try ops.push(c, onto: g, animated: false, onFailure: noFailure)
-        #expect(appearance(d.take()) == ["c:viewWillAppear", "c:viewDidAppear"])
+        #expect(appearance(d.take()) == ["c:viewWillAppear", "c:viewIsAppearing", "c:viewDidAppear"])
         #expect(d.unbalancedCalls.isEmpty)
     }
 
@@ -187,7 +187,7 @@ import Testing
         ops.remove(a, from: g, onFailure: noFailure)
         _ = d.take()
         try ops.push(a, onto: s, animated: false, onFailure: noFailure)
-        #expect(d.take() == ["a:willMoveToParent", "a:viewWillAppear", "a:viewWillLayoutSubviews",
+        #expect(d.take() == ["a:willMoveToParent", "a:viewWillAppear", "a:viewIsAppearing", "a:viewWillLayoutSubviews",
                              "a:viewDidLayoutSubviews", "a:viewDidAppear", "a:didMoveToParent"])
         #expect(a.laidOutSize == size)
     }
@@ -223,7 +223,7 @@ import Testing
         _ = d.take()
         d.advance(300)
         #expect(failed == ["b"])
-        #expect(appearance(d.take()) == ["a:viewDidDisappear", "b:viewDidAppear", "a:viewWillAppear", "a:viewDidAppear"])
+        #expect(appearance(d.take()) == ["a:viewDidDisappear", "b:viewDidAppear", "a:viewWillAppear", "a:viewIsAppearing", "a:viewDidAppear"])
         #expect(a.state == .appeared && s.top === a)
         #expect(d.unbalancedCalls.isEmpty)
     }
@@ -245,7 +245,7 @@ import Testing
         #expect(removed.map(\.id) == ["b", "c", "e"])
         #expect(s.items.map(\.id) == ["a"])
         #expect(d.take() == ["e:willMoveToParent", "c:willMoveToParent", "b:willMoveToParent",
-                             "e:viewWillDisappear", "a:viewWillAppear"])
+                             "e:viewWillDisappear", "a:viewWillAppear", "a:viewIsAppearing"])
         d.advance(300)
         #expect(d.take() == ["e:viewDidDisappear", "a:viewDidAppear",
                              "e:didMoveToParent", "c:didMoveToParent", "b:didMoveToParent"])
@@ -269,11 +269,11 @@ import Testing
         let a = container("a"), b = container("b"), c = container("c")
         let s = try stack([a, b, c])
         _ = ops.setContainers(s, [c, b, a], animated: false)
-        #expect(d.take() == ["c:viewWillDisappear", "a:viewWillAppear", "c:viewDidDisappear", "a:viewDidAppear"])
+        #expect(d.take() == ["c:viewWillDisappear", "a:viewWillAppear", "a:viewIsAppearing", "c:viewDidDisappear", "a:viewDidAppear"])
         let n = container("n")
         _ = ops.setContainers(s, [n], animated: true)
         #expect(d.take() == ["n:willMoveToParent", "a:willMoveToParent", "b:willMoveToParent", "c:willMoveToParent",
-                             "n:loadView", "n:viewDidLoad", "a:viewWillDisappear", "n:viewWillAppear",
+                             "n:loadView", "n:viewDidLoad", "a:viewWillDisappear", "n:viewWillAppear", "n:viewIsAppearing",
                              "n:viewWillLayoutSubviews", "n:viewDidLayoutSubviews"])
         d.advance(300)
         #expect(d.take() == ["a:viewDidDisappear", "n:viewDidAppear", "n:didMoveToParent",
@@ -299,7 +299,7 @@ import Testing
         let a = container("a"), b = container("b")
         let s = try stack([a, b])
         ops.beginInteractivePop(s)
-        #expect(d.take() == ["b:willMoveToParent", "b:viewWillDisappear", "a:viewWillAppear"])
+        #expect(d.take() == ["b:willMoveToParent", "b:viewWillDisappear", "a:viewWillAppear", "a:viewIsAppearing"])
         #expect(s.interactivePop?.top === b && s.items.count == 2)
         StackOperation.updateInteractivePop(s, progress: 0.25)
         #expect(d.take().isEmpty)
@@ -324,7 +324,7 @@ import Testing
         d.advance(119)
         #expect(d.take().isEmpty)
         d.advance(1)
-        #expect(d.take() == ["a:viewWillDisappear", "a:viewDidDisappear", "b:viewWillAppear", "b:viewDidAppear",
+        #expect(d.take() == ["a:viewWillDisappear", "a:viewDidDisappear", "b:viewWillAppear", "b:viewIsAppearing", "b:viewDidAppear",
                              "b:didMoveToParent"])
         #expect(s.items.map(\.id) == ["a", "b"] && b.state == .appeared && a.state == .disappeared)
         #expect(d.unbalancedCalls.isEmpty)
@@ -340,7 +340,7 @@ import Testing
         _ = d.take()
         ops.beginInteractivePop(s)
         #expect(d.take() == ["b:willMoveToParent", "a:loadView", "a:viewDidLoad", "b:viewWillDisappear",
-                             "a:viewWillAppear", "a:viewWillLayoutSubviews", "a:viewDidLayoutSubviews"])
+                             "a:viewWillAppear", "a:viewIsAppearing", "a:viewWillLayoutSubviews", "a:viewDidLayoutSubviews"])
     }
 
     /// A stack torn down mid-gesture cancels it at once, then tears down, balanced.
@@ -350,7 +350,7 @@ import Testing
         ops.beginInteractivePop(s)
         _ = d.take()
         ops.destroy(s)
-        #expect(d.take() == ["a:viewWillDisappear", "a:viewDidDisappear", "b:viewWillAppear", "b:viewDidAppear",
+        #expect(d.take() == ["a:viewWillDisappear", "a:viewDidDisappear", "b:viewWillAppear", "b:viewIsAppearing", "b:viewDidAppear",
                              "b:didMoveToParent", "b:viewWillDisappear", "b:viewDidDisappear", "b:deinit", "a:deinit"])
         #expect(d.unbalancedCalls.isEmpty)
     }

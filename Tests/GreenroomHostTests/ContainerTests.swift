@@ -69,7 +69,7 @@ func errorOf(_ r: (events: [JSONValue], reply: JSONValue)) -> JSONValue? { r.rep
         #expect(again?["code"] == -32003)
         let moved = c.call("stack.push", ["stack": s2, "container": a])
         #expect(lifecycleLog(moved.events) == ["c-1:willMoveToParent", "c-1:viewWillDisappear", "c-1:viewDidDisappear", "c-1:didMoveToParent",
-                                              "c-1:willMoveToParent", "c-1:viewWillAppear", "c-1:viewDidAppear", "c-1:didMoveToParent"])
+                                              "c-1:willMoveToParent", "c-1:viewWillAppear", "c-1:viewIsAppearing", "c-1:viewDidAppear", "c-1:didMoveToParent"])
         #expect(result(c.call("stack.info", ["stack": s1]))["containers"] == [])
         #expect(result(c.call("stack.info", ["stack": s2]))["top"] == a)
         #expect(errorOf(c.call("stack.pop", ["stack": s1]))?["code"] == -32003)
@@ -82,8 +82,8 @@ func errorOf(_ r: (events: [JSONValue], reply: JSONValue)) -> JSONValue? { r.rep
         let s = result(c.call("stack.create", ["width": 100, "height": 200]))["stack"]!
         let a = result(c.call("container.create", ["class": "Container"]))["container"]!
         let pushed = c.call("stack.push", ["stack": s, "container": a, "animated": true])
-        #expect(lifecycleLog(pushed.events).suffix(3) == ["c-1:viewWillAppear", "c-1:viewWillLayoutSubviews", "c-1:viewDidLayoutSubviews"],
-                "layout follows viewWillAppear, as in UINavigationController")
+        #expect(lifecycleLog(pushed.events).suffix(4) == ["c-1:viewWillAppear", "c-1:viewIsAppearing", "c-1:viewWillLayoutSubviews", "c-1:viewDidLayoutSubviews"],
+                "layout follows viewWillAppear and viewIsAppearing, as in UINavigationController")
         #expect(result(c.call("clock.advance", ["ms": 299]))["fired"] == 0)
         let ended = c.call("clock.advance", ["ms": 1])
         #expect(lifecycleLog(ended.events) == ["c-1:viewDidAppear", "c-1:didMoveToParent"])
@@ -118,13 +118,13 @@ func errorOf(_ r: (events: [JSONValue], reply: JSONValue)) -> JSONValue? { r.rep
         #expect(result(c.call("tasks.status"))["pending"] == 1)
         let drained = c.call("tasks.drain")
         #expect(lifecycleLog(drained.events) == ["c-2:init~", "c-2:willMoveToParent~", "c-2:loadView~", "c-2:viewDidLoad~",
-                                                 "c-2:viewWillAppear~", "c-2:viewWillLayoutSubviews~", "c-2:viewDidLayoutSubviews~",
+                                                 "c-2:viewWillAppear~", "c-2:viewIsAppearing~", "c-2:viewWillLayoutSubviews~", "c-2:viewDidLayoutSubviews~",
                                                  "c-2:viewDidAppear~", "c-2:didMoveToParent~"])
         let hit = c.call("showRendered", ["class": "Card", "stack": s, "data": ["id": 1]])
         #expect(hit.reply["result"]?["warm"] == true)
         #expect(hit.reply["result"]?["container"] == "c-2")
         #expect(lifecycleLog(hit.events) == ["c-2:willMoveToParent~", "c-2:viewWillDisappear~", "c-2:viewDidDisappear~", "c-2:didMoveToParent~",
-                                             "c-2:willMoveToParent", "c-1:viewWillDisappear", "c-2:viewWillAppear",
+                                             "c-2:willMoveToParent", "c-1:viewWillDisappear", "c-2:viewWillAppear", "c-2:viewIsAppearing",
                                              "c-1:viewDidDisappear", "c-2:viewDidAppear", "c-2:didMoveToParent", "c-2:configure"])
         let status = result(c.call("pool.status", ["class": "Card"]))["pools"]?.arrayValue?.first
         #expect(status?["hits"] == 1 && status?["misses"] == 1 && status?["idle"] == 0)

@@ -160,7 +160,7 @@ extension FailingHookTests {
         let r = c.call("stack.setContainers", ["stack": s, "containers": [a, bad]])
         #expect(errorOf(r)?["data"]?["container"] == bad)
         #expect(lifecycleLog(r.events).filter { $0.hasPrefix("\(a.stringValue!):") } == [
-            "c-1:willMoveToParent", "c-1:loadView", "c-1:viewDidLoad", "c-1:viewWillAppear",
+            "c-1:willMoveToParent", "c-1:loadView", "c-1:viewDidLoad", "c-1:viewWillAppear", "c-1:viewIsAppearing",
             "c-1:viewWillLayoutSubviews", "c-1:viewDidLayoutSubviews", "c-1:viewDidAppear", "c-1:didMoveToParent"])
         #expect(result(c.call("container.info", ["container": a]))["appearance"] == "appeared")
         #expect(unbalanced(r.events).isEmpty)

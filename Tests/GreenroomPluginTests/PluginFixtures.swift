@@ -67,7 +67,7 @@ func input(for hook: Hook, data: JSONValue = .null) -> JSONObject {
     switch hook {
     case .initialize, .configure: ["data": data]
     case .viewWillLayoutSubviews, .viewDidLayoutSubviews: ["size": ["width": 390, "height": 844]]
-    case .viewWillAppear, .viewDidAppear, .viewWillDisappear, .viewDidDisappear: ["animated": false]
+    case .viewWillAppear, .viewIsAppearing, .viewDidAppear, .viewWillDisappear, .viewDidDisappear: ["animated": false]
     case .willMoveToParent, .didMoveToParent: ["parent": "s-1"]
     case .didReceiveMemoryWarning: ["level": "warning"]
     case .loadView, .viewDidLoad, .deinitialize, .viewSafeAreaInsetsDidChange, .viewLayoutMarginsDidChange: [:]
@@ -77,7 +77,7 @@ func input(for hook: Hook, data: JSONValue = .null) -> JSONObject {
 /// Every hook, in the order a container lives through them: created, loaded, shown and laid out,
 /// configured, warned, moved, hidden, gone.
 let lifeOrder: [Hook] = [
-    .initialize, .loadView, .viewDidLoad, .viewWillAppear, .viewSafeAreaInsetsDidChange, .viewLayoutMarginsDidChange,
+    .initialize, .loadView, .viewDidLoad, .viewWillAppear, .viewIsAppearing, .viewSafeAreaInsetsDidChange, .viewLayoutMarginsDidChange,
     .viewWillLayoutSubviews, .viewDidLayoutSubviews, .viewDidAppear, .configure, .didReceiveMemoryWarning, .willMoveToParent, .didMoveToParent,
     .viewWillDisappear, .viewDidDisappear, .deinitialize,
 ]

@@ -231,6 +231,11 @@ export interface HostInfo {
   protocol: HostInfoProtocol;
   /** `virtual`: time moves only by `clock.advance` (started with `--clock virtual`). */
   clock: ClockMode;
+  /**
+   * The UIKit the host models (`serve --uikit`): 17, where every appearance runs `viewIsAppearing` after
+   * `viewWillAppear`, or 16, where none does (transcripts recorded before the hook existed replay on it).
+   */
+  uikit: 16 | 17;
   pid: number;
   /**
    * What the server listens on, in the order of its ready line: `unix:/path`, `tcp:127.0.0.1:7000`,
@@ -726,6 +731,7 @@ export type LifecycleHook =
   | "loadView"
   | "viewDidLoad"
   | "viewWillAppear"
+  | "viewIsAppearing"
   | "viewDidAppear"
   | "viewWillDisappear"
   | "viewDidDisappear"
@@ -770,6 +776,7 @@ export interface LifecycleEvent {
     | "loadView"
     | "viewDidLoad"
     | "viewWillAppear"
+    | "viewIsAppearing"
     | "viewDidAppear"
     | "viewWillDisappear"
     | "viewDidDisappear"

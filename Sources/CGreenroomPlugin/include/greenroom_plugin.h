@@ -63,7 +63,8 @@
  *   - When a hook returns 0, any error set is ignored; when it fails, any output set is ignored.
  *
  * Hooks
- *   - Names are UIKit's: init, loadView, viewDidLoad, viewWillAppear, viewDidAppear,
+ *   - Names are UIKit's: init, loadView, viewDidLoad, viewWillAppear, viewIsAppearing (a host that
+ *     models iOS 17, the default: after every viewWillAppear, before the layout), viewDidAppear,
  *     viewWillDisappear, viewDidDisappear, viewWillLayoutSubviews, viewDidLayoutSubviews, configure,
  *     didReceiveMemoryWarning, willMoveToParent, didMoveToParent, deinit; and, only for a class that
  *     lists them in `optional_hooks`, viewSafeAreaInsetsDidChange and viewLayoutMarginsDidChange. A

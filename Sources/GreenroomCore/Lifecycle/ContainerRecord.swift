@@ -41,6 +41,8 @@ public final class ContainerRecord {
     /// The hooks UIKit sends only to classes that override them (`Hook.isOptional`) that its class asked
     /// for: only these of them run.
     public let optionalHooks: Set<Hook>
+    /// The UIKit whose hooks it gets (its host's).
+    public let uikit: UIKitGeneration
     /// It joined a stack, or its stack changed size, since its last layout: its next layout pass begins
     /// with the inset hooks it asked for (`viewSafeAreaInsetsDidChange`, `viewLayoutMarginsDidChange`).
     public internal(set) var insetsChanged = false { willSet { journal?.willChange(self) } }
@@ -51,11 +53,12 @@ public final class ContainerRecord {
     var journalRun = 0
 
     public init(id: String, className: String, owner: String?, optionalHooks: Set<Hook> = [],
-                journal: RecordJournal? = nil) {
+                uikit: UIKitGeneration = .current, journal: RecordJournal? = nil) {
         self.id = id
         self.className = className
         self.owner = owner
         self.optionalHooks = optionalHooks
+        self.uikit = uikit
         self.journal = journal
     }
 

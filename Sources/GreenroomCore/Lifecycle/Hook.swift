@@ -4,6 +4,10 @@ public enum Hook: String, Sendable, CaseIterable {
     case loadView
     case viewDidLoad
     case viewWillAppear
+    /// Right after `viewWillAppear`, on every appearance (also one that a cancelled transition later takes
+    /// back), before the container's own layout and `viewDidAppear`: UIKit 17's hook, back-deployed to iOS
+    /// 13. Only containers of a host that models that UIKit get it (`UIKitGeneration`).
+    case viewIsAppearing
     case viewDidAppear
     case viewWillDisappear
     case viewDidDisappear
@@ -25,6 +29,24 @@ public enum Hook: String, Sendable, CaseIterable {
     /// class in `optional_hooks`): UIKit sends them to every controller, but a stream with them for every
     /// container would bury the appearance calls that tests compare.
     public static let optional: Set<Hook> = [.viewSafeAreaInsetsDidChange, .viewLayoutMarginsDidChange]
+}
+
+/// The UIKit a host models: what differs between them is which hooks a container gets. A host's
+/// transcripts say which they were recorded with, so that a recording made before a hook existed still
+/// replays.
+public enum UIKitGeneration: Int, Sendable, Comparable, CaseIterable {
+    /// iOS 16 and earlier: no `viewIsAppearing`.
+    case ios16 = 16
+    /// iOS 17 and later (the default): `viewIsAppearing` after every `viewWillAppear`.
+    case ios17 = 17
+
+    /// What a host models unless told otherwise.
+    public static let current = UIKitGeneration.ios17
+
+    public static func < (a: UIKitGeneration, b: UIKitGeneration) -> Bool { a.rawValue < b.rawValue }
+
+    /// Whether containers get `viewIsAppearing`.
+    public var sendsViewIsAppearing: Bool { self >= .ios17 }
 }
 
 /// A size in points.

@@ -178,6 +178,9 @@ public struct Lifecycle: Sendable {
             a.append(.unbalanced(c, appearing ? .beginAppearing : .beginDisappearing, state: c.state))
             return
         }
+        // Apple: "once each time a view controller's view appears after the viewWillAppear(_:) call", in
+        // the same CATransaction, once the view is in the hierarchy: before its own layout pass.
+        if appearing, c.uikit.sendsViewIsAppearing { a.append(.run(.viewIsAppearing, c, HookContext(animated: animated))) }
         if appearing, !layoutFirst, let size { self.layout(c, size: size, into: &a) }
     }
 

@@ -16,13 +16,13 @@ public enum LifecycleAction: Equatable {
     }
 }
 
-/// The actions of one lifecycle input, in order. At most eight (a first appearance loads, begins, hears
-/// its new insets, lays out and ends), held inline: an input allocates nothing.
+/// The actions of one lifecycle input, in order. At most nine (a first appearance loads, begins, is
+/// appearing, hears its new insets, lays out and ends), held inline: an input allocates nothing.
 public struct LifecycleActions: RandomAccessCollection, Equatable {
-    public static let capacity = 8
-    // Eight fields rather than an `InlineArray`: copying, building and dropping a list then compiles to
+    public static let capacity = 9
+    // Nine fields rather than an `InlineArray`: copying, building and dropping a list then compiles to
     // plain code for each field, where the array's went through generic value witnesses per element.
-    private var a0, a1, a2, a3, a4, a5, a6, a7: LifecycleAction?
+    private var a0, a1, a2, a3, a4, a5, a6, a7, a8: LifecycleAction?
     public private(set) var count = 0
 
     public init() {}
@@ -42,7 +42,8 @@ public struct LifecycleActions: RandomAccessCollection, Equatable {
         case 4: a4!
         case 5: a5!
         case 6: a6!
-        default: a7!
+        case 7: a7!
+        default: a8!
         }
     }
 
@@ -56,7 +57,8 @@ public struct LifecycleActions: RandomAccessCollection, Equatable {
         case 4: a4 = action
         case 5: a5 = action
         case 6: a6 = action
-        default: a7 = action
+        case 7: a7 = action
+        default: a8 = action
         }
         count += 1
     }

@@ -159,7 +159,7 @@ public final class HostConnection {
         codec.maxMessageBytes = authenticated ? maxMessageBytes : maxUnauthenticatedMessageBytes
         out.framing = codec
         if let sink = config.transcriptSink?(id) {
-            let r = ConnectionRecording(sink: sink, framing: codec, clock: config.clockMode.rawValue, connection: id)
+            let r = ConnectionRecording(sink: sink, framing: codec, clock: config.clockMode.rawValue, uikit: config.uikit, connection: id)
             recording = r
             out.framing = r
         }

@@ -317,7 +317,7 @@ public final class Containers: HostDomain {
             throw RPCError(.pluginFailed, "Creating a \(cls.name) failed: \(error.message)",
                            mergingData(error.data, ["class": .string(cls.name), "hook": "init"]))
         }
-        let c = ContainerRecord(id: id, className: cls.name, owner: owner, optionalHooks: cls.optionalHooks, journal: journal)
+        let c = ContainerRecord(id: id, className: cls.name, owner: owner, optionalHooks: cls.optionalHooks, uikit: config.uikit, journal: journal)
         containers[id] = c
         instances[id] = instance
         if asked > 0 {

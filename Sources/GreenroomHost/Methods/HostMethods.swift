@@ -60,6 +60,7 @@ extension Host {
             "version": .string(GreenroomVersion.version),
             "protocol": .object(["jsonrpc": "2.0", "version": .int(GreenroomVersion.protocolVersion)]),
             "clock": .string(config.clockMode.rawValue),
+            "uikit": .int(config.uikit.rawValue),
             "pid": .int(config.pid),
             "listen": .array(listenAddresses.map { .string($0) }),
             "classes": .array(classNames().map { .string($0) }),

@@ -1,3 +1,4 @@
+import GreenroomCore
 import GreenroomJSON
 
 /// Where a connection's transcript goes, line by line (the executable writes a file; `serve --record DIR`).
@@ -20,10 +21,11 @@ final class ConnectionRecording: MessageFraming {
 
     func stop() { stopped = true }
 
-    init(sink: TranscriptSink, framing: MessageFraming, clock: String, connection: String) {
+    init(sink: TranscriptSink, framing: MessageFraming, clock: String, uikit: UIKitGeneration, connection: String) {
         self.sink = sink
         inner = framing
         var header = Transcript(clock: clock).header
+        header["uikit"] = .int(uikit.rawValue)
         header["host"] = .string(GreenroomVersion.version)
         header["connection"] = .string(connection)
         sink.write(line: JSONCodec.encodeString(.object(header)))

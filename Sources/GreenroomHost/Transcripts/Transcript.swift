@@ -1,3 +1,4 @@
+import GreenroomCore
 import GreenroomJSON
 
 /// What one connection said and heard, in order (docs/transcripts.md): the requests it sent and the
@@ -19,6 +20,11 @@ public struct Transcript {
 
     public var protocolVersion: Int
     public var clock: String
+    /// The UIKit the recording host modelled (its header's `uikit`): a transcript recorded before the
+    /// member existed was recorded without `viewIsAppearing`, so it replays on `.ios16`.
+    public var uikit: UIKitGeneration {
+        header["uikit"]?.intValue.flatMap(UIKitGeneration.init(rawValue:)) ?? .ios16
+    }
     /// The header as read (extra members, such as `host` and `plugins`, are kept for `--update`).
     public var header: JSONObject
     public var entries: [Entry]

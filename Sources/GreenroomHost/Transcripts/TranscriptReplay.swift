@@ -5,11 +5,12 @@ import GreenroomJSON
 /// and event of a request is in the connection's output when its line has been handled, so nothing is
 /// waited for.
 public enum TranscriptReplay {
-    /// What a fresh host (made from `config`, its clock made virtual; `prepare` adds plugins) receives
-    /// for `transcript`'s requests.
+    /// What a fresh host (made from `config`, its clock made virtual and its UIKit the recording's;
+    /// `prepare` adds plugins) receives for `transcript`'s requests.
     public static func inProcess(_ transcript: Transcript, config: HostConfig, prepare: (Host) throws -> Void = { _ in }) rethrows -> [JSONValue] {
         var config = config
         config.clockMode = .virtual
+        config.uikit = transcript.uikit
         let host = Host(config: config)
         try prepare(host)
         let connection = host.openConnection(kind: .unix, transport: MemoryTransport())

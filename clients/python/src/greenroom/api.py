@@ -563,6 +563,9 @@ class HostInfo(TypedDict):
     - ``version``: The host's version (semver).
     - ``protocol``
     - ``clock``
+    - ``uikit``: The UIKit the host models (`serve --uikit`): 17, where every appearance runs
+      `viewIsAppearing` after `viewWillAppear`, or 16, where none does (transcripts recorded before the
+      hook existed replay on it).
     - ``pid``
     - ``listen``: What the server listens on, in the order of its ready line: `unix:/path`,
       `tcp:127.0.0.1:7000`, `ws:127.0.0.1:7001` (the port it really bound).
@@ -579,6 +582,7 @@ class HostInfo(TypedDict):
     version: str
     protocol: HostInfoProtocol
     clock: ClockMode
+    uikit: Literal[16, 17]
     pid: int
     listen: list[ListenAddress]
     classes: list[ClassName]
@@ -1065,6 +1069,7 @@ LifecycleHook: TypeAlias = Literal[
     "loadView",
     "viewDidLoad",
     "viewWillAppear",
+    "viewIsAppearing",
     "viewDidAppear",
     "viewWillDisappear",
     "viewDidDisappear",
@@ -1127,6 +1132,7 @@ LifecycleEvent = TypedDict("LifecycleEvent", {
         "loadView",
         "viewDidLoad",
         "viewWillAppear",
+        "viewIsAppearing",
         "viewDidAppear",
         "viewWillDisappear",
         "viewDidDisappear",
