@@ -40,7 +40,7 @@ import { basename } from "node:path";
 export const PROTOCOL_VERSION = 1;
 
 export const HOOKS = new Set([
-  "init", "loadView", "viewDidLoad", "viewWillAppear", "viewDidAppear", "viewWillDisappear", "viewDidDisappear",
+  "init", "loadView", "viewDidLoad", "viewWillAppear", "viewIsAppearing", "viewDidAppear", "viewWillDisappear", "viewDidDisappear",
   "viewWillLayoutSubviews", "viewDidLayoutSubviews", "viewSafeAreaInsetsDidChange", "viewLayoutMarginsDidChange",
   "configure", "didReceiveMemoryWarning", "willMoveToParent", "didMoveToParent", "deinit",
 ]);

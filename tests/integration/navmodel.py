@@ -16,6 +16,10 @@ Where each rule comes from
   `viewDidLoad` run before the old top's `viewWillDisappear`, and `viewWillLayoutSubviews` /
   `viewDidLayoutSubviews` run after the incoming `viewWillAppear` (layout is part of the transition, which
   starts after `viewWillAppear`).
+- `viewIsAppearing` (UIKit 17, the host's default): right after every `viewWillAppear`, with its `animated`,
+  before the layout and `viewDidAppear`, cancelled transitions included: Apple's documentation of
+  `viewIsAppearing(_:)` ("once each time a view controller's view appears after the viewWillAppear(_:) call",
+  "within the same CATransaction"); WWDC23 puts it before `viewWillLayoutSubviews`.
 - First appearance anywhere (a stack, the green room, a hidden stack being shown): `loadView, viewDidLoad,
   viewWillAppear, viewWillLayoutSubviews, viewDidLayoutSubviews, viewDidAppear`; layout hooks only when the
   laid-out size changes (first time, or a window of another size): the issue; UIKit lays a view out when its
@@ -191,8 +195,9 @@ class Nav:
     """Stacks, green rooms and containers, as UIKit would drive them. Every public call returns the list of
     events it causes (those at once; `advance` returns the ones a clock advance delivers)."""
 
-    def __init__(self, default_duration: float = DEFAULT_DURATION):
+    def __init__(self, default_duration: float = DEFAULT_DURATION, uikit: int = 17):
         self.default_duration = float(default_duration)
+        self.uikit = uikit
         self.now = 0.0
         self.containers: dict[str, Container] = {}
         self.stacks: dict[str, Stack] = {}
@@ -241,6 +246,10 @@ class Nav:
             c = self.containers[cid]
             if kind == "hook":
                 self._emit(cid, step[2], offscreen, **step[3])
+                # Apple's viewIsAppearing(_:): "once each time a view controller's view appears after the
+                # viewWillAppear(_:) call", in the same CATransaction (UIKit 17 and later).
+                if step[2] == "viewWillAppear" and self.uikit >= 17:
+                    self._emit(cid, "viewIsAppearing", offscreen, **step[3])
             elif kind == "load":
                 if not c.loaded:
                     c.loaded = True

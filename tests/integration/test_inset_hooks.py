@@ -25,8 +25,8 @@ def test_a_class_that_asks_hears_them_between_will_appear_and_the_layout(vhost):
     s.skip()
     s("stack.push", {"stack": st, "container": c})
     assert s.tags() == [f"{c}:{h}" for h in (
-        "willMoveToParent", "loadView", "viewDidLoad", "viewWillAppear", "viewSafeAreaInsetsDidChange",
-        "viewLayoutMarginsDidChange", "viewWillLayoutSubviews", "viewDidLayoutSubviews", "viewDidAppear",
+        "willMoveToParent", "loadView", "viewDidLoad", "viewWillAppear", "viewIsAppearing",
+        "viewSafeAreaInsetsDidChange", "viewLayoutMarginsDidChange", "viewWillLayoutSubviews", "viewDidLayoutSubviews", "viewDidAppear",
         "didMoveToParent")]
     s.assert_balanced()
 
@@ -63,7 +63,7 @@ def test_a_prerendered_container_hears_them_in_the_green_room_and_again_on_the_u
     st = s("stack.create", {"width": 375, "height": 667})["stack"]
     assert s("showRendered", {"class": "Insetted", "stack": st})["warm"] is True
     on_stack = [t for t in s.tags() if not t.endswith("~") and t.startswith(f"{c}:")]
-    assert on_stack == [f"{c}:{h}" for h in ("willMoveToParent", "viewWillAppear", "viewSafeAreaInsetsDidChange",
+    assert on_stack == [f"{c}:{h}" for h in ("willMoveToParent", "viewWillAppear", "viewIsAppearing", "viewSafeAreaInsetsDidChange",
                                               "viewLayoutMarginsDidChange", "viewDidAppear", "didMoveToParent")]
     s.assert_balanced()
 
@@ -83,8 +83,8 @@ def test_a_resize_gives_them_to_the_top_now_and_to_the_others_when_they_appear(v
                         f"{b}:viewWillLayoutSubviews", f"{b}:viewDidLayoutSubviews"]
     s("stack.pop", {"stack": st})
     revealed = [t for t in s.tags() if t.startswith(f"{a}:")]
-    assert revealed == [f"{a}:{h}" for h in ("viewWillAppear", "viewSafeAreaInsetsDidChange", "viewLayoutMarginsDidChange",
-                                              "viewWillLayoutSubviews", "viewDidLayoutSubviews", "viewDidAppear")]
+    assert revealed == [f"{a}:{h}" for h in ("viewWillAppear", "viewIsAppearing", "viewSafeAreaInsetsDidChange",
+                                              "viewLayoutMarginsDidChange", "viewWillLayoutSubviews", "viewDidLayoutSubviews", "viewDidAppear")]
 
 
 def test_a_failing_inset_hook_fails_its_container_and_says_which_hook(vhost):

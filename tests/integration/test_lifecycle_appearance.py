@@ -95,7 +95,7 @@ def test_lifecycle_events_have_the_documented_shape(vhost):
     for e in lifecycle(events):
         assert isinstance(e["t"], float), e
         keys = set(e) - {"seq", "t", "cause", "container", "class", "event", "offscreen"}
-        allowed = {"page"} | ({"animated"} if e["event"] in APPEARANCE else set()) \
+        allowed = {"page"} | ({"animated"} if e["event"] in (*APPEARANCE, "viewIsAppearing") else set()) \
             | ({"size"} if e["event"] in LAYOUT else set()) | ({"parent"} if e["event"] in CONTAINMENT else set())
         assert keys <= allowed, e
         if e["event"] in APPEARANCE:
@@ -126,7 +126,7 @@ def test_view_loads_lazily_just_before_the_first_will_appear(vhost):
     p("stack.push", {"stack": shown, "container": c})  # moved from the hidden stack: loads on the way in
     tags = p.tags()
     i = tags.index(f"{c}:loadView")
-    assert tags[i:i + 5] == [f"{c}:loadView", f"{c}:viewDidLoad", f"{c}:viewWillAppear", f"{c}:viewWillLayoutSubviews",
+    assert tags[i:i + 6] == [f"{c}:loadView", f"{c}:viewDidLoad", f"{c}:viewWillAppear", f"{c}:viewIsAppearing", f"{c}:viewWillLayoutSubviews",
                              f"{c}:viewDidLayoutSubviews"], tags
     assert tags.count(f"{c}:loadView") == 1 and tags.count(f"{c}:viewDidLoad") == 1
     assert p.info(c)["size"] == {"width": 375, "height": 667}
@@ -209,14 +209,14 @@ def test_balanced_calls_run_the_table_hooks(vhost):
     info = p("container.beginAppearanceTransition", {"container": c, "appearing": True, "animated": True})
     assert info["appearance"] == "appearing"
     events = p.events()
-    assert [e["params"]["event"] for e in events] == [*LOAD, "viewWillAppear"]
+    assert [e["params"]["event"] for e in events] == [*LOAD, "viewWillAppear", "viewIsAppearing"]
     assert events[-1]["params"]["animated"] is True
     assert p("container.endAppearanceTransition", {"container": c})["appearance"] == "appeared"
     assert p("container.beginAppearanceTransition", {"container": c, "appearing": False})["appearance"] == "disappearing"
     assert p("container.beginAppearanceTransition", {"container": c, "appearing": True})["appearance"] == "appearing"
     assert p("container.endAppearanceTransition", {"container": c})["appearance"] == "appeared"
     assert [e["params"]["event"] for e in p.events()] == ["viewDidAppear", "viewWillDisappear", "viewWillAppear",
-                                                           "viewDidAppear"]
+                                                           "viewIsAppearing", "viewDidAppear"]
     assert p.stats()["unbalancedTransitions"] == 0
     # Released while appeared: it disappears with balanced calls, then deinit.
     p("container.release", {"container": c})

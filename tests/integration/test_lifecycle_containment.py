@@ -27,7 +27,7 @@ def test_push_order_is_the_navigation_controllers(vhost):
     assert (info["containers"], info["top"], info["animating"]) == ([a, b], b, False)
     events = p.events()
     assert [tag(e) for e in events] == [f"{b}:willMoveToParent", f"{b}:loadView", f"{b}:viewDidLoad",
-                                        f"{a}:viewWillDisappear", f"{b}:viewWillAppear",
+                                        f"{a}:viewWillDisappear", f"{b}:viewWillAppear", f"{b}:viewIsAppearing",
                                         f"{b}:viewWillLayoutSubviews", f"{b}:viewDidLayoutSubviews",
                                         f"{a}:viewDidDisappear", f"{b}:viewDidAppear", f"{b}:didMoveToParent"]
     assert all(e["animated"] is False for e in lifecycle(events) if e["event"] in APPEARANCE)
@@ -48,7 +48,7 @@ def test_animated_pop_ends_exactly_300ms_after_it_started(vhost):
     p.skip()
     popped = p("stack.pop", {"stack": stack, "animated": True})
     assert popped["container"] == b and popped["stack"]["animating"] is True
-    assert p.tags() == [f"{b}:willMoveToParent", f"{b}:viewWillDisappear", f"{a}:viewWillAppear"]
+    assert p.tags() == [f"{b}:willMoveToParent", f"{b}:viewWillDisappear", f"{a}:viewWillAppear", f"{a}:viewIsAppearing"]
     p("clock.advance", {"ms": 150})
     p("clock.advance", {"ms": 149.5})
     assert p.tags() == []
@@ -73,7 +73,7 @@ def test_animated_push_and_pop_finish_after_300ms(vhost):
     assert s("stack.push", {"stack": stack, "container": b, "animated": True})["animating"] is True
     events = s.events()
     assert [tag(e) for e in events] == [f"{b}:willMoveToParent", f"{b}:loadView", f"{b}:viewDidLoad",
-                                        f"{a}:viewWillDisappear", f"{b}:viewWillAppear",
+                                        f"{a}:viewWillDisappear", f"{b}:viewWillAppear", f"{b}:viewIsAppearing",
                                         f"{b}:viewWillLayoutSubviews", f"{b}:viewDidLayoutSubviews"]
     assert all(e["params"]["animated"] is True for e in events if e["params"]["event"] in APPEARANCE)
     assert s("clock.advance", {"ms": 299}) == {"now": 299, "ms": 299, "fired": 0}
@@ -88,7 +88,7 @@ def test_animated_push_and_pop_finish_after_300ms(vhost):
 
     popped = s("stack.pop", {"stack": stack, "animated": True})
     assert popped["container"] == b and popped["stack"]["containers"] == [a] and popped["stack"]["animating"]
-    assert s.tags() == [f"{b}:willMoveToParent", f"{b}:viewWillDisappear", f"{a}:viewWillAppear"]
+    assert s.tags() == [f"{b}:willMoveToParent", f"{b}:viewWillDisappear", f"{a}:viewWillAppear", f"{a}:viewIsAppearing"]
     s("clock.advance", {"ms": 299})
     assert s.tags() == []
     s("clock.advance", {"ms": 1})
@@ -201,9 +201,9 @@ def test_push_from_another_stack_mid_animation_completes_it_then_moves(vhost):
     p("stack.push", {"stack": s2, "container": moved})
     tags = p.tags()
     assert tags == [f"{under}:viewDidDisappear", f"{moved}:viewDidAppear", f"{moved}:didMoveToParent",
-                    f"{moved}:willMoveToParent", f"{moved}:viewWillDisappear", f"{under}:viewWillAppear",
+                    f"{moved}:willMoveToParent", f"{moved}:viewWillDisappear", f"{under}:viewWillAppear", f"{under}:viewIsAppearing",
                     f"{moved}:viewDidDisappear", f"{under}:viewDidAppear", f"{moved}:didMoveToParent",
-                    f"{moved}:willMoveToParent", f"{moved}:viewWillAppear", f"{moved}:viewDidAppear",
+                    f"{moved}:willMoveToParent", f"{moved}:viewWillAppear", f"{moved}:viewIsAppearing", f"{moved}:viewDidAppear",
                     f"{moved}:didMoveToParent"], tags
     assert p("stack.info", {"stack": s1})["containers"] == [under]
     assert p("stack.info", {"stack": s2})["containers"] == [moved]
@@ -225,13 +225,13 @@ def test_pushing_a_container_from_another_stack_moves_it(vhost):
     events = s.events()
     # It disappears in s1 first (s1's next container appears), then appears in s2 and lays out at s2's size.
     assert [tag(e) for e in events] == [
-        f"{moved}:willMoveToParent", f"{moved}:viewWillDisappear", f"{under}:viewWillAppear",
+        f"{moved}:willMoveToParent", f"{moved}:viewWillDisappear", f"{under}:viewWillAppear", f"{under}:viewIsAppearing",
         f"{moved}:viewDidDisappear", f"{under}:viewDidAppear", f"{moved}:didMoveToParent",
-        f"{moved}:willMoveToParent", f"{moved}:viewWillAppear", f"{moved}:viewWillLayoutSubviews",
+        f"{moved}:willMoveToParent", f"{moved}:viewWillAppear", f"{moved}:viewIsAppearing", f"{moved}:viewWillLayoutSubviews",
         f"{moved}:viewDidLayoutSubviews", f"{moved}:viewDidAppear", f"{moved}:didMoveToParent",
     ]
     assert [e["params"]["parent"] for e in events if "MoveToParent" in e["params"]["event"]] == [None, None, s2, s2]
-    assert events[8]["params"]["size"] == {"width": 768, "height": 1024}
+    assert events[10]["params"]["size"] == {"width": 768, "height": 1024}
     assert s("stack.info", {"stack": s1})["containers"] == [under]
     s.assert_balanced()
 
@@ -253,7 +253,7 @@ def test_hidden_stack_is_unhidden_by_set_hidden_and_lays_out_at_its_current_size
     assert p.info(c)["viewLoaded"] is False
     p("stack.setHidden", {"stack": stack, "hidden": False})
     events = p.events()
-    assert [tag(e) for e in events] == [f"{c}:loadView", f"{c}:viewDidLoad", f"{c}:viewWillAppear",
+    assert [tag(e) for e in events] == [f"{c}:loadView", f"{c}:viewDidLoad", f"{c}:viewWillAppear", f"{c}:viewIsAppearing",
                                         f"{c}:viewWillLayoutSubviews", f"{c}:viewDidLayoutSubviews", f"{c}:viewDidAppear"]
     assert lifecycle(events, c, "viewDidLayoutSubviews")[0]["size"] == {"width": 500, "height": 300}
     assert p.info(c)["appearance"] == "appeared"
@@ -276,13 +276,13 @@ def test_a_hidden_stack_loads_nothing_until_shown(vhost):
         assert (info["state"], info["viewLoaded"], info["size"]) == ("fresh", False, None), info
 
     s("stack.setHidden", {"stack": stack, "hidden": False})
-    assert s.tags() == [f"{shown}:loadView", f"{shown}:viewDidLoad", f"{shown}:viewWillAppear",
+    assert s.tags() == [f"{shown}:loadView", f"{shown}:viewDidLoad", f"{shown}:viewWillAppear", f"{shown}:viewIsAppearing",
                         f"{shown}:viewWillLayoutSubviews", f"{shown}:viewDidLayoutSubviews", f"{shown}:viewDidAppear"]
     assert s("container.info", {"container": first})["viewLoaded"] is False  # only the top is shown
     s("stack.setHidden", {"stack": stack, "hidden": True})
     assert s.tags() == [f"{shown}:viewWillDisappear", f"{shown}:viewDidDisappear"]
     s("stack.setHidden", {"stack": stack, "hidden": False})
-    assert s.tags() == [f"{shown}:viewWillAppear", f"{shown}:viewDidAppear"]  # loaded once
+    assert s.tags() == [f"{shown}:viewWillAppear", f"{shown}:viewIsAppearing", f"{shown}:viewDidAppear"]  # loaded once
     s.assert_balanced()
 
 
@@ -299,7 +299,7 @@ def test_pop_reveals_the_one_below_laid_out_at_the_new_size(vhost):
     p.skip()
     p("stack.pop", {"stack": stack})
     events = p.events()
-    assert [tag(e) for e in events] == [f"{b}:willMoveToParent", f"{b}:viewWillDisappear", f"{a}:viewWillAppear",
+    assert [tag(e) for e in events] == [f"{b}:willMoveToParent", f"{b}:viewWillDisappear", f"{a}:viewWillAppear", f"{a}:viewIsAppearing",
                                         f"{a}:viewWillLayoutSubviews", f"{a}:viewDidLayoutSubviews",
                                         f"{b}:viewDidDisappear", f"{a}:viewDidAppear", f"{b}:didMoveToParent"]
     assert lifecycle(events, a, "viewWillLayoutSubviews")[0]["size"] == {"width": 667, "height": 375}
@@ -369,7 +369,7 @@ def test_container_release_disappears_then_deinits(vhost):
         p("stack.push", {"stack": stack, "container": x})
     p.skip()
     assert p("container.release", {"container": c}) == {"container": c, "released": True}
-    assert p.tags() == [f"{c}:willMoveToParent", f"{c}:viewWillDisappear", f"{b}:viewWillAppear",
+    assert p.tags() == [f"{c}:willMoveToParent", f"{c}:viewWillDisappear", f"{b}:viewWillAppear", f"{b}:viewIsAppearing",
                         f"{c}:viewDidDisappear", f"{b}:viewDidAppear", f"{c}:didMoveToParent", f"{c}:deinit"]
     p("container.release", {"container": a})  # covered: already disappeared
     assert p.tags() == [f"{a}:willMoveToParent", f"{a}:didMoveToParent", f"{a}:deinit"]

@@ -102,9 +102,9 @@ def test_each_failing_hook_of_a_show_is_plugin_failed(vhost, hook):
     bad = err["data"]["container"]
     tags = s.tags()
     if hook in AFTER_THE_OUTGOING_BEGAN:
-        assert tags[-4:] == [f"{bad}:{hook}!", f"{bad}:deinit", f"{below}:viewWillAppear", f"{below}:viewDidAppear"], tags
+        assert tags[-5:] == [f"{bad}:{hook}!", f"{bad}:deinit", f"{below}:viewWillAppear", f"{below}:viewIsAppearing", f"{below}:viewDidAppear"], tags
         assert [t for t in tags if t.startswith(below + ":")] == [
-            f"{below}:viewWillDisappear", f"{below}:viewWillAppear", f"{below}:viewDidAppear"], tags
+            f"{below}:viewWillDisappear", f"{below}:viewWillAppear", f"{below}:viewIsAppearing", f"{below}:viewDidAppear"], tags
     else:
         assert tags[-2:] == [f"{bad}:{hook}!", f"{bad}:deinit"], tags
         assert not [t for t in tags if t.startswith(below + ":")], tags
@@ -202,7 +202,7 @@ def test_a_container_failing_at_the_end_of_an_animated_push_leaves_the_covered_o
     assert "unbalancedAppearanceTransition" not in [ev for _, ev in lifecycle_pairs(c.events)], c.events
     assert [ev for _, ev in lifecycle_pairs(c.events, bad)][-1] == "deinit", c.events
     assert [ev for _, ev in lifecycle_pairs(c.events, under)] == ["viewDidDisappear", "viewWillAppear",
-                                                                 "viewDidAppear"], c.events
+                                                                 "viewIsAppearing", "viewDidAppear"], c.events
     assert_error_reply(c.call("container.info", {"container": bad}), -32002)
     info = c.result("stack.info", {"stack": s})
     assert info["containers"] == [under] and info["animating"] is False, info
@@ -220,7 +220,7 @@ def test_a_page_failing_in_viewDidAppear_on_page_show_is_32004_and_torn_down(vho
     assert [ev for _, ev in lifecycle_pairs(c.events, bad)][-1] == "deinit", c.events
     # The page it was leaving comes back, balanced.
     assert [ev for _, ev in lifecycle_pairs(c.events, first)] == ["viewWillDisappear", "viewDidDisappear",
-                                                             "viewWillAppear", "viewDidAppear"], c.events
+                                                             "viewWillAppear", "viewIsAppearing", "viewDidAppear"], c.events
     _assert_rest_on(c, p, 0, first)
     c.result("page.show", {"session": p, "index": 2, "animated": False})
     assert c.result("host.stats")["unbalancedTransitions"] == 0

@@ -291,7 +291,7 @@ def test_prerendered_children_come_from_the_pool_and_refill_after_the_animation(
     hit = [e["params"] for e in events if e["method"] == "pool"]
     assert [(h["kind"], h.get("container"), h.get("session"), h.get("index")) for h in hit] == [("hit", warm, s, 0)]
     assert [e["event"] for e in lifecycle(events, warm) if "page" in e] == \
-        ["willMoveToParent", "didMoveToParent", "configure", "viewWillAppear", "viewDidAppear"]
+        ["willMoveToParent", "didMoveToParent", "configure", "viewWillAppear", "viewIsAppearing", "viewDidAppear"]
     p("page.show", {"session": s, "index": 1})
     miss = [e["params"] for e in p.events() if e["method"] == "pool"]
     assert [(m["kind"], m.get("session"), m.get("index"), "container" in m) for m in miss] == [("miss", s, 1, False)]

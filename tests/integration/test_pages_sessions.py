@@ -27,7 +27,7 @@ def test_page_create_without_stack_shows_the_initial_page_during_create(vhost):
     events = p.events()
     c = info["children"][0]["container"]
     assert [tag(e) for e in events] == [f"{c}:init", f"{c}:willMoveToParent", f"{c}:didMoveToParent", *load(c),
-                                        f"{c}:viewWillAppear", f"{c}:viewDidAppear"]
+                                        f"{c}:viewWillAppear", f"{c}:viewIsAppearing", f"{c}:viewDidAppear"]
     assert all(e["page"] == {"session": s, "index": 2} for e in lifecycle(events))
     assert lifecycle(events, c, "willMoveToParent")[0]["parent"] == s
     assert lifecycle(events, c, "viewDidLayoutSubviews")[0]["size"] == {"width": 320, "height": 480}

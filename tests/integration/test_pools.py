@@ -463,7 +463,7 @@ def test_pool_events_go_to_the_cause_and_to_observers(vhost):
     assert a.tags() == []
     observer("host.ping")
     assert observer.tags() == ["c-1:init", "pool:miss:c-1", "c-2:init~", "c-2:willMoveToParent~",
-                               "c-2:loadView~", "c-2:viewDidLoad~", "c-2:viewWillAppear~",
+                               "c-2:loadView~", "c-2:viewDidLoad~", "c-2:viewWillAppear~", "c-2:viewIsAppearing~",
                                "c-2:viewWillLayoutSubviews~", "c-2:viewDidLayoutSubviews~", "c-2:viewDidAppear~",
                                "c-2:didMoveToParent~", "pool:warmed:c-2",
                                "c-2:viewWillDisappear~", "c-2:viewDidDisappear~", "c-2:deinit~", "pool:purged"]

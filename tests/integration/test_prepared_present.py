@@ -70,7 +70,7 @@ def test_a_miss_loads_in_the_green_room_first(vhost):
     offscreen = [t for t in seq if t.endswith("~")]
     assert f"{c}:viewDidLoad~" in offscreen and f"{c}:configure~" in offscreen, seq
     # On the user's stack it only moves and appears: no load, no configure there.
-    assert on_screen == [f"{c}:willMoveToParent", f"{c}:viewWillAppear", f"{c}:viewDidAppear",
+    assert on_screen == [f"{c}:willMoveToParent", f"{c}:viewWillAppear", f"{c}:viewIsAppearing", f"{c}:viewDidAppear",
                          f"{c}:didMoveToParent"], seq
     pool = s.pool("Card")
     assert (pool["misses"], pool["hits"], pool["warming"]) == (1, 0, 1), pool

@@ -31,7 +31,7 @@ def test_seed000_miss_then_drain_then_hit_with_exact_lifecycles(vhost):
     events = s.events()
     assert [tag(e) for e in events] == [
         "c-1:init", "pool:miss:c-1", "c-1:willMoveToParent", "c-1:loadView", "c-1:viewDidLoad",
-        "c-1:viewWillAppear", "c-1:viewWillLayoutSubviews", "c-1:viewDidLayoutSubviews", "c-1:viewDidAppear",
+        "c-1:viewWillAppear", "c-1:viewIsAppearing", "c-1:viewWillLayoutSubviews", "c-1:viewDidLayoutSubviews", "c-1:viewDidAppear",
         "c-1:didMoveToParent", "c-1:configure",
     ]
     assert find(events, "c-1", "willMoveToParent")["parent"] == stack
@@ -49,7 +49,7 @@ def test_seed000_miss_then_drain_then_hit_with_exact_lifecycles(vhost):
     assert s("tasks.drain") == {"ran": 1, "pending": 0}
     events = s.events()
     assert [tag(e) for e in events] == [
-        "c-2:init~", "c-2:willMoveToParent~", "c-2:loadView~", "c-2:viewDidLoad~", "c-2:viewWillAppear~",
+        "c-2:init~", "c-2:willMoveToParent~", "c-2:loadView~", "c-2:viewDidLoad~", "c-2:viewWillAppear~", "c-2:viewIsAppearing~",
         "c-2:viewWillLayoutSubviews~", "c-2:viewDidLayoutSubviews~", "c-2:viewDidAppear~", "c-2:didMoveToParent~",
         "pool:warmed:c-2",
     ]
@@ -67,7 +67,7 @@ def test_seed000_miss_then_drain_then_hit_with_exact_lifecycles(vhost):
     assert [tag(e) for e in events] == [
         "c-2:willMoveToParent~", "c-2:viewWillDisappear~", "c-2:viewDidDisappear~", "c-2:didMoveToParent~",
         "pool:hit:c-2",
-        "c-2:willMoveToParent", "c-1:viewWillDisappear", "c-2:viewWillAppear", "c-1:viewDidDisappear",
+        "c-2:willMoveToParent", "c-1:viewWillDisappear", "c-2:viewWillAppear", "c-2:viewIsAppearing", "c-1:viewDidDisappear",
         "c-2:viewDidAppear", "c-2:didMoveToParent", "c-2:configure",
     ]
     leaving = [e["params"] for e in events[:4]]
@@ -108,7 +108,7 @@ def test_show_rendered_hit_animated_event_order_and_reply(vhost):
     events = p.events()
     assert [tag(e) for e in events] == [f"{w}:willMoveToParent~", f"{w}:viewWillDisappear~", f"{w}:viewDidDisappear~",
                                         f"{w}:didMoveToParent~", f"pool:hit:{w}", f"{w}:willMoveToParent",
-                                        f"{below}:viewWillDisappear", f"{w}:viewWillAppear"]
+                                        f"{below}:viewWillDisappear", f"{w}:viewWillAppear", f"{w}:viewIsAppearing"]
     assert [e["animated"] for e in lifecycle(events) if e["event"] in APPEARANCE] == [False, False, True, True]
     p("clock.advance", {"ms": 299})
     assert p.tags() == []
@@ -138,7 +138,7 @@ def test_hit_into_a_stack_of_another_size_lays_out_there_without_loading(vhost):
     events = p.events()
     assert [tag(e) for e in events] == [f"{c}:willMoveToParent~", f"{c}:viewWillDisappear~", f"{c}:viewDidDisappear~",
                                         f"{c}:didMoveToParent~", f"pool:hit:{c}", f"{c}:willMoveToParent",
-                                        f"{c}:viewWillAppear", f"{c}:viewWillLayoutSubviews",
+                                        f"{c}:viewWillAppear", f"{c}:viewIsAppearing", f"{c}:viewWillLayoutSubviews",
                                         f"{c}:viewDidLayoutSubviews", f"{c}:viewDidAppear", f"{c}:didMoveToParent"]
     assert lifecycle(events, c, "viewDidLayoutSubviews")[0]["size"] == {"width": 768, "height": 1024}
     hit = [e["params"] for e in events if e["method"] == "pool"][0]
@@ -194,7 +194,7 @@ def test_hit_without_stack_is_loaded_and_lays_out_when_pushed_at_another_size(vh
     p.skip()
     p("stack.push", {"stack": stack, "container": c})
     events = p.events()
-    assert [tag(e) for e in events] == [f"{c}:willMoveToParent", f"{c}:viewWillAppear", f"{c}:viewWillLayoutSubviews",
+    assert [tag(e) for e in events] == [f"{c}:willMoveToParent", f"{c}:viewWillAppear", f"{c}:viewIsAppearing", f"{c}:viewWillLayoutSubviews",
                                         f"{c}:viewDidLayoutSubviews", f"{c}:viewDidAppear", f"{c}:didMoveToParent"]
     assert lifecycle(events, c, "viewDidLayoutSubviews")[0]["size"] == {"width": 768, "height": 1024}
     p.assert_balanced()
@@ -218,7 +218,7 @@ def test_show_rendered_hit_onto_a_hidden_stack_shows_nothing_until_unhidden(vhos
                         f"{c}:didMoveToParent~", f"pool:hit:{c}", f"{c}:willMoveToParent", f"{c}:didMoveToParent"]
     assert p("stack.info", {"stack": stack})["animating"] is False
     p("stack.setHidden", {"stack": stack, "hidden": False})
-    assert p.tags() == [f"{c}:viewWillAppear", f"{c}:viewDidAppear"]
+    assert p.tags() == [f"{c}:viewWillAppear", f"{c}:viewIsAppearing", f"{c}:viewDidAppear"]
     p("stack.resize", {"stack": stack, "width": 300, "height": 480})
     events = p.events()
     assert [tag(e) for e in events] == [f"{c}:viewWillLayoutSubviews", f"{c}:viewDidLayoutSubviews"]
@@ -249,7 +249,7 @@ def test_every_hit_leaves_the_green_room_from_on_screen(vhost):
         others = [t for t in tags if not (t.startswith(f"{c}:") or t.startswith("pool:"))]
         if len(taken) == 1:
             below = others[0].split(":")[0]
-            assert others == [f"{below}:viewWillAppear~", f"{below}:viewDidAppear~"], tags
+            assert others == [f"{below}:viewWillAppear~", f"{below}:viewIsAppearing~", f"{below}:viewDidAppear~"], tags
         else:
             assert others == [] and c == below, tags
     assert p("host.stats")["unbalancedTransitions"] == 0

@@ -673,7 +673,7 @@ def test_async_handlers_run_in_order_before_the_call_returns(greenroom_host):
             client.on("page", lambda params: order.append(("page", params["seq"])))
             page = {"class": "Container", "count": 3, "width": 100, "height": 100}
             session = (await client.call("page.create", page))["session"]
-            assert [topic for topic, _ in order] == ["lifecycle"] * 9  # handled before the reply came back
+            assert [topic for topic, _ in order] == ["lifecycle"] * 10  # handled before the reply came back
             await client.call("page.show", {"session": session, "index": 2, "animated": False})
             assert order[-1][0] == "page"  # didTransition, the last event before the reply
             seqs = [seq for _, seq in order]

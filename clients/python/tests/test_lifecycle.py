@@ -130,6 +130,21 @@ def test_a_balanced_flow_has_no_violation_and_ends_at_rest():
     checker.check(at_rest=True)
 
 
+def test_view_is_appearing_belongs_right_after_its_will_appear_once():
+    """UIKit 17's viewIsAppearing: once per appearance, right after viewWillAppear (docs/lifecycle.md)."""
+    checker = AppearanceChecker()
+    good = [hook("c-1", "init"), hook("c-1", "viewWillAppear", animated=False), hook("c-1", "viewIsAppearing", animated=False),
+            hook("c-1", "viewDidAppear", animated=False)]
+    assert checker.feed_all(good) == []
+    # Again, with no viewWillAppear before it: a violation naming the hook.
+    [v] = checker.feed_all([hook("c-1", "viewIsAppearing", animated=False)])
+    assert v.event == "viewIsAppearing" and "right after its viewWillAppear" in v.message
+    twice = AppearanceChecker()
+    found = twice.feed_all([hook("c-2", "init"), hook("c-2", "viewWillAppear", animated=True),
+                            hook("c-2", "viewIsAppearing", animated=True), hook("c-2", "viewIsAppearing", animated=True)])
+    assert [v.event for v in found] == ["viewIsAppearing"]
+
+
 def test_every_cell_outside_the_table_is_a_violation():
     """From each state, each hook the table does not run from it is reported; the others are not."""
     for state, hook_name in itertools.product(STATES, APPEARANCE):

@@ -184,9 +184,9 @@ def test_shell_readme_navigation_example(host, workdir):
     assert lines[begin:] == [
         # the one below never appeared: it loads first, before the top is told it will disappear
         "c-2 willMoveToParent", "c-1 loadView", "c-1 viewDidLoad", "c-2 viewWillDisappear",
-        "c-1 viewWillAppear", "c-1 viewWillLayoutSubviews", "c-1 viewDidLayoutSubviews",
-        "c-1 viewWillDisappear", "c-1 viewDidDisappear", "c-2 viewWillAppear", "c-2 viewDidAppear", "c-2 didMoveToParent",
-        "c-2 willMoveToParent", "c-2 viewWillDisappear", "c-1 viewWillAppear",
+        "c-1 viewWillAppear", "c-1 viewIsAppearing", "c-1 viewWillLayoutSubviews", "c-1 viewDidLayoutSubviews",
+        "c-1 viewWillDisappear", "c-1 viewDidDisappear", "c-2 viewWillAppear", "c-2 viewIsAppearing", "c-2 viewDidAppear",
+        "c-2 didMoveToParent", "c-2 willMoveToParent", "c-2 viewWillDisappear", "c-1 viewWillAppear", "c-1 viewIsAppearing",
         "c-2 viewDidDisappear", "c-1 viewDidAppear", "c-2 didMoveToParent",
     ], lines
 

@@ -421,14 +421,14 @@ def test_real_interactive_pop_from_a_shell_session(real_host, session):
 
     began, events = s.call('stack.beginInteractivePop {"stack":"%s"}' % stack)
     assert began["result"]["stack"]["interactivePop"] == {"container": b, "revealed": a, "progress": 0}
-    assert calls(events) == [f"{b} willMoveToParent", f"{b} viewWillDisappear", f"{a} viewWillAppear"]
+    assert calls(events) == [f"{b} willMoveToParent", f"{b} viewWillDisappear", f"{a} viewWillAppear", f"{a} viewIsAppearing"]
     refused, events = s.call('stack.pop {"stack":"%s"}' % stack)
     assert refused["error"]["code"] == -32003 and events == []
     s.call('stack.updateInteractivePop {"stack":"%s","progress":0.5}' % stack)
     cancelled, events = s.call('stack.cancelInteractivePop {"stack":"%s","duration":0}' % stack)
     assert cancelled["result"]["stack"]["containers"] == [a, b]
     assert calls(events) == [f"{a} viewWillDisappear", f"{a} viewDidDisappear", f"{b} viewWillAppear",
-                             f"{b} viewDidAppear", f"{b} didMoveToParent"]
+                             f"{b} viewIsAppearing", f"{b} viewDidAppear", f"{b} didMoveToParent"]
 
     s.call('stack.beginInteractivePop {"stack":"%s"}' % stack)
     s.call('stack.updateInteractivePop {"stack":"%s","progress":0.25}' % stack)

@@ -11,7 +11,7 @@ function hookGroup(event) {
   switch (event) {
     case "init": case "deinit": return "birth";
     case "loadView": case "viewDidLoad": return "load";
-    case "viewWillAppear": case "viewDidAppear": return "appear";
+    case "viewWillAppear": case "viewIsAppearing": case "viewDidAppear": return "appear";
     case "viewWillDisappear": case "viewDidDisappear": return "disappear";
     case "viewWillLayoutSubviews": case "viewDidLayoutSubviews":
     case "viewSafeAreaInsetsDidChange": case "viewLayoutMarginsDidChange": return "layout";
@@ -23,7 +23,7 @@ function hookGroup(event) {
 
 /** A short label drawn on a mark. */
 const SHORT = {
-  init: "i", loadView: "L", viewDidLoad: "dL", viewWillAppear: "wA", viewDidAppear: "dA",
+  init: "i", loadView: "L", viewDidLoad: "dL", viewWillAppear: "wA", viewIsAppearing: "iA", viewDidAppear: "dA",
   viewWillDisappear: "wD", viewDidDisappear: "dD", viewWillLayoutSubviews: "wl", viewDidLayoutSubviews: "dl",
   viewSafeAreaInsetsDidChange: "sa", viewLayoutMarginsDidChange: "lm",
   configure: "cf", didReceiveMemoryWarning: "mw", willMoveToParent: "wP", didMoveToParent: "dP", deinit: "†",

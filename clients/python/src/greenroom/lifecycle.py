@@ -283,6 +283,13 @@ class AppearanceChecker:
         elif hook == "deinit":
             self.states.pop(container, None)
             self._last.pop(container, None)
+        elif hook == "viewIsAppearing":
+            # UIKit 17: once per appearance, right after viewWillAppear (docs/lifecycle.md).
+            if self._last.get(container) != "viewWillAppear" or self.states.get(container) != "appearing":
+                return self._add(p, self.states.get(container),
+                                 f"{_where(p)} viewIsAppearing not right after its viewWillAppear: UIKit sends it "
+                                 "once per appearance, after viewWillAppear and before viewDidAppear")
+            self._last[container] = hook
         elif hook in _FROM:
             before = self.states.get(container)
             self.states[container] = _TO[hook]

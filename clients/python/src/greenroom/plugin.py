@@ -60,7 +60,7 @@ PROTOCOL_VERSION = 1
 
 #: Every hook a class may receive, in UIKit's names.
 HOOKS = frozenset({
-    "init", "loadView", "viewDidLoad", "viewWillAppear", "viewDidAppear", "viewWillDisappear", "viewDidDisappear",
+    "init", "loadView", "viewDidLoad", "viewWillAppear", "viewIsAppearing", "viewDidAppear", "viewWillDisappear", "viewDidDisappear",
     "viewWillLayoutSubviews", "viewDidLayoutSubviews", "viewSafeAreaInsetsDidChange", "viewLayoutMarginsDidChange",
     "configure", "didReceiveMemoryWarning", "willMoveToParent", "didMoveToParent", "deinit",
 })

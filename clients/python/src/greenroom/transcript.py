@@ -35,7 +35,8 @@ def header_from_info(info: Mapping[str, Any]) -> dict[str, Any]:
     """The header line of a transcript recorded on a host whose ``host.info`` reply is ``info``.
 
     ``protocol`` is the host's wire protocol version (``protocol.version``), ``clock`` its clock
-    (``virtual`` or ``real``); ``host`` its version and ``plugins`` (``[{name, path}]``, when it has any)
+    (``virtual`` or ``real``), ``uikit`` the UIKit it models (a replay runs its host on the same one);
+    ``host`` its version and ``plugins`` (``[{name, path}]``, when it has any)
     are there for a person, or a replay, that needs to know where the transcript was made.
     """
     protocol = info.get("protocol")
@@ -47,6 +48,8 @@ def header_from_info(info: Mapping[str, Any]) -> dict[str, Any]:
             f"{dict(info)!r:.200}")
     header: dict[str, Any] = {"transcript": "greenroom", "version": FORMAT_VERSION, "protocol": version,
                               "clock": clock}
+    if type(info.get("uikit")) is int:
+        header["uikit"] = info["uikit"]
     if isinstance(info.get("version"), str):
         header["host"] = info["version"]
     plugins = [{"name": p["name"], "path": p["path"]} for p in info.get("plugins") or ()

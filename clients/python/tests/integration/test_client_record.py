@@ -32,7 +32,7 @@ def test_a_recorded_client_replays_the_same(greenroom_host, tmp_path):
         client.notify("host.ping")
         client.call("clock.settle")
     header = json.loads(path.read_text().splitlines()[0])
-    assert header == {"transcript": "greenroom", "version": 1, "protocol": 1, "clock": "virtual",
+    assert header == {"transcript": "greenroom", "version": 1, "protocol": 1, "clock": "virtual", "uikit": 17,
                       "host": header["host"]}
     assert recording.messages > 20
     done = replay(greenroom_host.command[0], path)

@@ -39,7 +39,7 @@ def test_miss_drain_hit(greenroom_client):
     cold = miss["container"]
     events = drained(client)
     assert hooks(events, cold) == ["init", "willMoveToParent", "loadView", "viewDidLoad", "viewWillAppear",
-                                   "viewWillLayoutSubviews", "viewDidLayoutSubviews", "viewDidAppear", "didMoveToParent",
+                                   "viewIsAppearing", "viewWillLayoutSubviews", "viewDidLayoutSubviews", "viewDidAppear", "didMoveToParent",
                                    "configure"]
     assert [p["kind"] for topic, p in events if topic == "pool"] == ["miss"]
     assert all(p["offscreen"] is False for topic, p in events if topic == "lifecycle")
@@ -61,10 +61,10 @@ def test_miss_drain_hit(greenroom_client):
     assert hit == {"container": warm, "class": "Web", "warm": True, "output": {"loaded": True}}
     events = drained(client)
     assert hooks(events, warm) == ["willMoveToParent", "viewWillDisappear", "viewDidDisappear", "didMoveToParent",
-                                   "willMoveToParent", "viewWillAppear", "viewDidAppear", "didMoveToParent",
+                                   "willMoveToParent", "viewWillAppear", "viewIsAppearing", "viewDidAppear", "didMoveToParent",
                                    "configure"]
     assert [p["offscreen"] for topic, p in events if topic == "lifecycle" and p["container"] == warm] == \
-        [True] * 4 + [False] * 5
+        [True] * 4 + [False] * 6
     assert hooks(events, cold) == ["viewWillDisappear", "viewDidDisappear"]
 
     [pool] = client.call("pool.status", {"class": "Web"})["pools"]
