@@ -459,16 +459,14 @@ final class PluginWorkerProcess {
     }
 
     /// Refuses bytes the worker wrote when no request was in flight: a worker speaks only when asked.
-    /// What the loop read is looked at, then what the kernel holds and the loop has not read yet.
+    /// The link's owner reads the socket (the loop reads as bytes come; a link with no loop reads what the
+    /// kernel holds when asked), so what it has taken is what the worker wrote since its last reply.
+    /// Bytes still on their way when the next request goes out are read as that request's reply, where
+    /// they fail the reply's checks, or leave the real reply to be refused here next time.
     private func checkNothingPending(_ link: WorkerLink) throws(WireError) {
         _ = try link.take(into: &incoming)
-        var n = incoming.pending
-        if n == 0 {
-            n = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { peek in
-                max(0, recv(link.fd, peek.baseAddress!, peek.count, Int32(MSG_PEEK | MSG_DONTWAIT)))
-            }
-        }
-        if n > 0 { throw .violation("it wrote \(n >= 64 ? "64 or more" : "\(n)") bytes no request asked for") }
+        let n = incoming.pending
+        if n > 0 { throw .violation("it wrote \(n) bytes no request asked for") }
     }
 
     /// Ends the worker after `error` and says how it ended.

@@ -5,8 +5,6 @@
 /// The server's link is a libuv pipe (`uv_pipe_open` on the socket); a host with no loop (`greenroom
 /// replay` in process) reads and writes the socket itself, blocking where it waits.
 package protocol WorkerLink: AnyObject {
-    /// The socket's descriptor (a look at what is queued in the kernel, between calls).
-    var fd: Int32 { get }
     /// Queues `bytes` for the worker, after anything queued before. A write that fails shows in `take`.
     func send(_ bytes: [UInt8])
     /// Moves what arrived into `buffer`: true when something did, false when nothing is waiting. Throws
