@@ -35,20 +35,24 @@ enum JanssonArena {
     /// A cursor's allocation: two cache lines (adjacent-line prefetch pairs them), aligned.
     private static let cursorBytes = 128
 
-    /// Two arenas, each allocated from only by the thread that owns it (`mine()` checks `pthread_self`),
-    /// so the shared storage is never raced although Swift cannot prove it.
-    nonisolated(unsafe) static var arenas: (Arena, Arena) = (Arena(), Arena())
+    /// Two arenas, each allocated from only by the thread that owns it (`mine()` checks `pthread_self`).
+    /// They live behind a pointer made once: both threads read through it, and neither makes a Swift
+    /// access to a shared variable (an `inout` of a global is a write to Swift's exclusivity checks and
+    /// to ThreadSanitizer, even when only read through).
+    nonisolated(unsafe) static let arenas: UnsafeMutablePointer<Arena> = {
+        let p = UnsafeMutablePointer<Arena>.allocate(capacity: 2)
+        p.initialize(repeating: Arena(), count: 2)
+        return p
+    }()
 
     /// The arena owned by the calling thread, if any.
     @inline(__always)
     static func mine() -> UnsafeMutablePointer<Arena>? {
         let me = pthread_self()
-        return withUnsafeMutablePointer(to: &arenas) { p in
-            let s = UnsafeMutableRawPointer(p).assumingMemoryBound(to: Arena.self)
-            if s[0].owner == me { return s }
-            if s[1].owner == me { return s + 1 }
-            return nil
-        }
+        let s = arenas
+        if s[0].owner == me { return s }
+        if s[1].owner == me { return s + 1 }
+        return nil
     }
 
     /// Set once, on the loop thread, before any other thread makes a Jansson value.
@@ -57,9 +61,8 @@ enum JanssonArena {
     /// Gives an arena to `thread`. Call on the loop thread before `thread` makes Jansson values (for
     /// the parser: before its first job is posted).
     static func adopt(_ role: Role, thread: pthread_t) {
-        withUnsafeMutablePointer(to: &arenas) { p in
-            let s = UnsafeMutableRawPointer(p).assumingMemoryBound(to: Arena.self) + role.rawValue
-            guard s.pointee.owner == 0 else { return }
+        let s = arenas + role.rawValue
+        if s.pointee.owner == 0 {
             let b = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
             let c = UnsafeMutableRawPointer.allocate(byteCount: cursorBytes, alignment: cursorBytes)
                 .bindMemory(to: Cursor.self, capacity: 1)
@@ -87,13 +90,11 @@ enum JanssonArena {
     /// True for memory inside either arena (freed by the reset, not by `free`).
     @inline(__always)
     static func owns(_ p: UnsafeMutableRawPointer) -> Bool {
-        withUnsafeMutablePointer(to: &arenas) { q in
-            let s = UnsafeMutableRawPointer(q).assumingMemoryBound(to: Arena.self)
-            for i in 0..<2 {
-                if let b = s[i].base, p >= b && p < s[i].end! { return true }
-            }
-            return false
+        let s = arenas
+        for i in 0..<2 {
+            if let b = s[i].base, p >= b && p < s[i].end! { return true }
         }
+        return false
     }
 
     /// Runs `body` with the calling thread's arena active, if it has one; the arena resets when the
