@@ -64,6 +64,9 @@ public protocol CallPipeline<Context>: AnyObject {
     /// Whether the line is taken to run later (`RPCProcessor.dispatchNow`): a call that may wait on
     /// another process waits its turn in the host's call lane.
     func takes(_ read: RPCProcessor<Context>.ReadLine, from context: Context) -> Bool
+    /// Counts a line the connection sent and returns its number there (1 for its first line, or first
+    /// WebSocket message): a parse error names it, so a client finds the line that was not JSON.
+    func lineNumber(of context: Context) -> Int
     /// Refuses a call before its method is looked up (a thrown error is the reply: an unauthenticated
     /// TCP client's call, say).
     func admit(_ context: Context, method: String) throws(RPCError)
@@ -262,7 +265,14 @@ public final class RPCProcessor<Context> {
     /// the pipeline takes it to run later.
     @inline(__always)
     func dispatch(_ read: ReadLine, context: Context, out: OutboundBuffer) {
-        if let pipeline, pipeline.takes(read, from: context) { return }
+        guard let pipeline else { return dispatchNow(read, context: context, out: out) }
+        let line = pipeline.lineNumber(of: context)
+        if case .failed(var error, let isBatch) = read, error.code == .parseError {
+            // The parser saw one line alone: where it is in the connection is counted here.
+            error.data["line"] = .int(line)
+            return dispatchNow(.failed(error, isBatch: isBatch), context: context, out: out)
+        }
+        if pipeline.takes(read, from: context) { return }
         dispatchNow(read, context: context, out: out)
     }
 

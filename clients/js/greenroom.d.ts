@@ -127,7 +127,12 @@ export interface ErrorData {
   /** Which limit was exceeded (-32005, and -32600 for message limits). */
   limit?: string;
   max?: number;
+  /**
+   * -32700: the number of the line that was not JSON on this connection (1 for its first line; over
+   * WebSocket, its message).
+   */
   line?: number;
+  /** -32700: where in that line. */
   column?: number;
   position?: number;
   /** The class (-32001 the unknown one; -32004 the failed container's). */

@@ -8,6 +8,8 @@ How the expectations are worked out and the hosts started: grhost.py.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from grhost import (KNOWN_CODES, SCOPE_METHODS, assert_error, assert_error_reply, assert_next_is_pong,
                     assert_response_shape, encode, nested_ping, next_is_pong, note, req, roundtrip)
@@ -21,6 +23,25 @@ def test_invalid_json_is_32700_with_id_null(host, text):
     c = host.connect()
     assert_error(roundtrip(c, text + b"\n"), -32700, id=None, kind="parseError")
     next_is_pong(c)
+
+
+def test_a_parse_error_names_the_connections_line_and_the_column_in_it(start_host):
+    """data.line is the line's number on the connection (the 1st, 4th, 7th line here, among pipelined
+    and separately sent lines, an oversized one included), data.column where in that line."""
+    c = start_host("--max-message-bytes", "256").connect()
+    ping = b'{"jsonrpc":"2.0","id":1,"method":"host.ping"}\n'
+    c.send_raw(b'{"jsonrpc" 2}\n' + ping + ping)
+    first = [json.loads(c.read_line()) for _ in range(3)]
+    assert first[0]["error"]["code"] == -32700 and first[0]["error"]["data"]["line"] == 1, first
+    assert first[0]["error"]["data"]["column"] == 12, first
+    c.send_raw(b"[1,\n")
+    assert json.loads(c.read_line())["error"]["data"]["line"] == 4
+    c.send_raw(b'{"x": "' + b"y" * 400 + b'"}\n' + ping)
+    assert json.loads(c.read_line())["error"]["data"]["kind"] == "messageTooLarge"
+    assert "result" in json.loads(c.read_line())
+    c.send_raw(b"  nul\n")
+    err = json.loads(c.read_line())["error"]
+    assert (err["code"], err["data"]["line"]) == (-32700, 7), err
 
 
 @pytest.mark.parametrize("big", [12345678901234567890, -9223372036854775809])

@@ -264,6 +264,9 @@ public final class HostConnection {
         perform(life.heldLinesRan(allRan: held.isEmpty))
     }
 
+    /// Lines (or WebSocket messages) this connection sent that reached the processor, oversized ones
+    /// included: a parse error's `data.line` is the number of its line here.
+    var linesRead = 0
     /// Wrong tokens given to `host.auth` so far.
     var authFailures = 0
     /// Set when `host.auth` succeeded mid-read: the message limit grows once the read is done.
@@ -308,6 +311,8 @@ public final class HostConnection {
 
     /// The reply to a line over the message limit (a smaller one before `host.auth`).
     private func oversized() {
+        // A line too long to read still counts: the lines after it keep their numbers.
+        linesRead += 1
         if isAuthenticated { processor.handleOversized(out: out); return }
         // Not `codec.maxMessageBytes`: this runs inside the codec's receive (exclusive access).
         let max = maxUnauthenticatedMessageBytes

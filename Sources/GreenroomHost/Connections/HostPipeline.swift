@@ -49,6 +49,11 @@ final class HostPipeline: CallPipeline {
         lane.takes(read, from: c)
     }
 
+    func lineNumber(of c: HostConnection) -> Int {
+        c.linesRead += 1
+        return c.linesRead
+    }
+
     func admit(_ c: HostConnection, method: String) throws(RPCError) {
         if !c.isAuthenticated && method != "host.auth" {
             throw RPCError(.unauthorized, "Unauthorized: call host.auth with the host's token first", ["method": .string(method)])

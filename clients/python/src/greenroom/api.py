@@ -431,8 +431,9 @@ say what was wrong.
 - ``expected`` (optional): What kind of object the id should have named (-32002).
 - ``limit`` (optional): Which limit was exceeded (-32005, and -32600 for message limits).
 - ``max`` (optional)
-- ``line`` (optional)
-- ``column`` (optional)
+- ``line`` (optional): -32700: the number of the line that was not JSON on this connection (1 for its
+  first line; over WebSocket, its message).
+- ``column`` (optional): -32700: where in that line.
 - ``position`` (optional)
 - ``class`` (optional): The class (-32001 the unknown one; -32004 the failed container's).
 - ``known`` (optional): -32001: the classes that exist.
