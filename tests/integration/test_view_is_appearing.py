@@ -48,13 +48,19 @@ def test_a_uikit_the_host_does_not_know_is_refused_at_start(start_host):
     assert "--uikit must be one of 16, 17" in e.stderr, e.stderr
 
 
-def test_a_push_and_a_pop_run_it_after_will_appear_and_before_the_layout(vhost):
-    p = lifecycle(vhost.connect())
+def stack_of_one(p: P) -> tuple[str, str, str]:
+    """A stack holding `a` (appeared), and `b` made but not pushed; the cursor past their events."""
     s = p("stack.create", {"width": 375, "height": 667})["stack"]
     a = p("container.create", {"class": "Container"})["container"]
     b = p("container.create", {"class": "Container"})["container"]
     p("stack.push", {"stack": s, "container": a, "animated": False})
     p.skip()
+    return s, a, b
+
+
+def test_a_push_and_a_pop_run_it_after_will_appear_and_before_the_layout(vhost):
+    p = lifecycle(vhost.connect())
+    s, a, b = stack_of_one(p)
     p("stack.push", {"stack": s, "container": b, "animated": True})
     assert p.tags() == [f"{b}:willMoveToParent", f"{b}:loadView", f"{b}:viewDidLoad", f"{a}:viewWillDisappear",
                         f"{b}:viewWillAppear", f"{b}:viewIsAppearing", f"{b}:viewWillLayoutSubviews",
@@ -71,10 +77,7 @@ def test_a_push_and_a_pop_run_it_after_will_appear_and_before_the_layout(vhost):
 
 def test_a_cancelled_interactive_pop_tells_the_top_again(vhost):
     p = lifecycle(vhost.connect())
-    s = p("stack.create", {"width": 375, "height": 667})["stack"]
-    a = p("container.create", {"class": "Container"})["container"]
-    b = p("container.create", {"class": "Container"})["container"]
-    p("stack.push", {"stack": s, "container": a})
+    s, a, b = stack_of_one(p)
     p("stack.push", {"stack": s, "container": b, "animated": False})
     p.skip()
     p("stack.beginInteractivePop", {"stack": s})

@@ -802,11 +802,17 @@ class Model:
         self.sheet_gestures[cid] = SheetGesture(tree)
         return self._take()
 
-    def _sheet_gesture(self, cid: str) -> SheetGesture:
+    def _sheet_gesture(self, cid: str, ending: bool = False) -> SheetGesture:
         g = self.sheet_gestures.get(cid)
         if g is None:
             raise ModelError(-32003, f"no interactive dismissal of {cid}")
+        if ending:
+            del self.sheet_gestures[cid]
         return g
+
+    def _rest(self, duration, fraction: float) -> float:
+        """What is left of a gesture's transition: `fraction` of its duration."""
+        return self._dur(True, duration) * fraction
 
     def update_interactive_dismiss(self, cid: str, progress: float) -> list[Ev]:
         self._sheet_gesture(cid).progress = min(1.0, max(0.0, float(progress)))
@@ -814,12 +820,10 @@ class Model:
 
     def finish_interactive_dismiss(self, cid: str, duration=None) -> tuple[list[Ev], float]:
         """Returns (events now, remaining ms). After duration*(1-progress): viewDidDisappear, didDismiss."""
-        g = self._sheet_gesture(cid)
-        del self.sheet_gestures[cid]
+        g = self._sheet_gesture(cid, ending=True)
         if g.refused:
             return self._take(), 0.0
-        d = self.default_duration if duration is None else float(duration)
-        remaining = d * (1.0 - g.progress)
+        remaining = self._rest(duration, 1.0 - g.progress)
 
         def end():
             self._did_disappear(g.tree, True)
@@ -832,12 +836,10 @@ class Model:
 
     def cancel_interactive_dismiss(self, cid: str, duration=None) -> tuple[list[Ev], float]:
         """Returns (events now, remaining ms). After duration*progress: viewWillAppear (...), viewDidAppear."""
-        g = self._sheet_gesture(cid)
-        del self.sheet_gestures[cid]
+        g = self._sheet_gesture(cid, ending=True)
         if g.refused:
             return self._take(), 0.0
-        d = self.default_duration if duration is None else float(duration)
-        remaining = d * g.progress
+        remaining = self._rest(duration, g.progress)
 
         def end():
             self._will_appear(g.tree, True)
@@ -1020,25 +1022,24 @@ class Model:
         p.gesture.progress = min(1.0, max(0.0, float(progress)))
         return self._take()
 
-    def page_finish(self, pid: str, duration=None) -> tuple[list[Ev], float]:
+    def _end_page_gesture(self, pid: str):
+        """The page session `pid` and its gesture, which ends now."""
         p = self._pages(pid)
         g = p.gesture
         if g is None:
             raise ModelError(-32003, f"no page gesture on {pid}")
         p.gesture = None
-        d = self.default_duration if duration is None else float(duration)
-        remaining = d * (1.0 - g.progress)
+        return p, g
+
+    def page_finish(self, pid: str, duration=None) -> tuple[list[Ev], float]:
+        p, g = self._end_page_gesture(pid)
+        remaining = self._rest(duration, 1.0 - g.progress)
         self._schedule("page", set(g.l_from) | set(g.l_to) | {pid}, self._page_finish_steps(p, g, True), remaining)
         return self._take(), remaining
 
     def page_cancel(self, pid: str, duration=None) -> tuple[list[Ev], float]:
-        p = self._pages(pid)
-        g = p.gesture
-        if g is None:
-            raise ModelError(-32003, f"no page gesture on {pid}")
-        p.gesture = None
-        d = self.default_duration if duration is None else float(duration)
-        remaining = d * g.progress
+        p, g = self._end_page_gesture(pid)
+        remaining = self._rest(duration, g.progress)
 
         def end():
             if p.style == "pageCurl":

@@ -60,15 +60,10 @@ extension HostMethod {
 /// A method whose calls may wait but that serves the calls the host knows cannot with a synchronous
 /// handler (`MethodRegistry.register(_:encoded:waiting:)`).
 protocol HostMethodRunningNow: HostMethod {
-    /// Whether this call cannot wait (then it runs where it is read, with no task). `params` as for
-    /// `dependency`; params that do not decode run now, and fail there.
-    static func runsNow(on host: Host, _ params: () -> Params?) -> Bool
-    /// `runsNow` with the raw params at hand (a method may read what it needs without decoding them all).
+    /// Whether this call cannot wait (then it runs where it is read, with no task). `raw` is the call's
+    /// params as sent (a method may read what it needs without decoding them all); `params` decodes
+    /// them as for `dependency`. Params that do not decode run now, and fail there.
     static func runsNow(on host: Host, raw: JSONValue?, _ params: () -> Params?) -> Bool
-}
-
-extension HostMethodRunningNow {
-    static func runsNow(on host: Host, raw: JSONValue?, _ params: () -> Params?) -> Bool { runsNow(on: host, params) }
 }
 
 extension Host {
@@ -209,7 +204,6 @@ extension RangeWillBeginDragging { static func dependency(on host: Host, _ param
 extension RangeDidScroll: HostMethodRunningNow {
     static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency { rangeStream(host) { params()?.session } }
     /// A scroll step on a session with no cells and no nested sessions runs no hook.
-    static func runsNow(on host: Host, _ params: () -> Params?) -> Bool { runsNow(on: host, raw: nil, params) }
     static func runsNow(on host: Host, raw: JSONValue?, _ params: () -> Params?) -> Bool {
         guard let ranges = host.ranges, ranges.hasCells || ranges.hasNesting else { return true }
         guard let id = session(raw) ?? params()?.session, let e = ranges.sessions[id] else { return true }

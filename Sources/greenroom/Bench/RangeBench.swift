@@ -177,12 +177,15 @@ struct InProcessRangeHost {
 /// Host-side handling of one `range.didScroll` (parse, dispatch, range update, reply), in process
 /// with an in-memory connection: the median in microseconds.
 func inProcessDidScroll(items: Int, samples: Int) -> Double {
-    let h = InProcessRangeHost(items: items)
-    let lines: [[UInt8]] = (0..<samples).map { i in
-        let offset = Double(i % 5_000) * 7  // a drag within the first 35,000 points (inside 1k items too)
+    InProcessRangeHost(items: items).medianHandling(dragLines(samples))
+}
+
+/// `samples` scroll steps of r-1: a drag within the first 35,000 points (inside 1k items too).
+private func dragLines(_ samples: Int) -> [[UInt8]] {
+    (0..<samples).map { i in
+        let offset = Double(i % 5_000) * 7
         return InProcessRangeHost.line("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"range.didScroll\",\"params\":{\"session\":\"r-1\",\"offset\":\(offset)}}")
     }
-    return h.medianHandling(lines)
 }
 
 /// The same handling when the scroll step runs in a task, as every call that may wait does: the session
@@ -192,12 +195,8 @@ func inProcessDidScrollInTask(items: Int, samples: Int) -> Double {
     let h = InProcessRangeHost(items: items)
     h.send("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"range.create\",\"params\":{\"count\":20,\"itemLength\":120,\"axis\":\"horizontal\",\"viewport\":{\"width\":375,\"height\":44},\"parent\":{\"session\":\"r-1\",\"item\":[0,\(items - 1)]}}}")
     h.connection.out.removeAll()
-    let lines: [[UInt8]] = (0..<samples).map { i in
-        let offset = Double(i % 5_000) * 7
-        return InProcessRangeHost.line("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"range.didScroll\",\"params\":{\"session\":\"r-1\",\"offset\":\(offset)}}")
-    }
     let tasks = h.host.lane.executor.jobsRun
-    let median = h.medianHandling(lines)
+    let median = h.medianHandling(dragLines(samples))
     // Measured what it says only if every step ran as a task.
     precondition(h.host.lane.executor.jobsRun - tasks >= samples, "the scroll steps did not run as tasks")
     return median
