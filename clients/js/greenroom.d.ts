@@ -11,7 +11,17 @@
 // The wire's types: components.schemas, then inline objects named after where they are.
 
 /** An event topic; also the `method` of the notifications on that topic. */
-export type Topic = "lifecycle" | "pool" | "page" | "range" | "prefetch" | "batch" | "host" | "task" | "viewable";
+export type Topic =
+  | "lifecycle"
+  | "pool"
+  | "page"
+  | "range"
+  | "prefetch"
+  | "batch"
+  | "host"
+  | "task"
+  | "viewable"
+  | "presentation";
 
 /** `virtual`: time moves only by `clock.advance` (started with `--clock virtual`). */
 export type ClockMode = "real" | "virtual";
@@ -1291,13 +1301,14 @@ export interface ClassDefinition {
 
 /**
  * Where a container sits: nothing (null), a stack, a green room (idle in a pool), a page session at an index,
- * or a range session as a cell (bound to an item or parked).
+ * a range session as a cell (bound to an item or parked), or a presentation (`presentation.present`).
  */
 export type ContainerParent =
   | ContainerParentStack
   | ContainerParentGreenRoom
   | ContainerParentPage
   | ContainerParentCell
+  | ContainerParentPresentation
   | null;
 
 export interface ContainerParentStack {
@@ -1329,6 +1340,12 @@ export interface ContainerParentCell {
   id: RangeSessionId;
 }
 
+export interface ContainerParentPresentation {
+  kind: "presentation";
+  /** What presents it: a stack or a presented container. */
+  id: StackId | ContainerId;
+}
+
 /** A container's state. */
 export interface ContainerInfo {
   /** Opaque id of a container (`c-N`). */
@@ -1349,7 +1366,8 @@ export interface ContainerInfo {
   size: Size | null;
   /**
    * Where a container sits: nothing (null), a stack, a green room (idle in a pool), a page session at an
-   * index, or a range session as a cell (bound to an item or parked).
+   * index, a range session as a cell (bound to an item or parked), or a presentation
+   * (`presentation.present`).
    */
   parent: ContainerParent;
   /** True while it sits in a green room. */
@@ -2200,6 +2218,66 @@ export interface ViewableEvent {
 /** A session with `viewability` only: per threshold name, the items viewable now, ascending. */
 export type RangeViewable = { [key: string]: IndexPath[] };
 
+/**
+ * A presentation (docs/lifecycle.md "Presentations"). After a dismissal it describes the presentation as it
+ * was, with `dismissed: true`.
+ */
+export interface PresentationInfo {
+  /** Opaque id of a container (`c-N`). */
+  container: ContainerId;
+  /** What presents it: a stack (the window) or a presented container. */
+  presenter: StackId | ContainerId;
+  /** UIModalPresentationStyle. */
+  style:
+    | "pageSheet"
+    | "formSheet"
+    | "fullScreen"
+    | "overFullScreen"
+    | "currentContext"
+    | "overCurrentContext"
+    | "custom";
+  /**
+   * The presenter's views are out of the window while it is up (its top got
+   * `viewWillDisappear`/`viewDidDisappear`).
+   */
+  removesPresenterViews: boolean;
+  /** `isModalInPresentation`: a swipe-down is refused. */
+  modalInPresentation: boolean;
+  size: Size;
+  /** The container it presents in turn, null when none. */
+  presenting: ContainerId | null;
+  /** A transition of this presentation is still running (its end calls are to come). */
+  animating: boolean;
+  /** The swipe-down in progress, null when none. */
+  interactiveDismiss: PresentationInfoInteractiveDismissVariant2 | null;
+  /** It was dismissed (or is being: its end calls may still be to come). */
+  dismissed: boolean;
+}
+
+export interface PresentationInfoInteractiveDismissVariant2 {
+  progress: number;
+  /** Refused (modal in presentation, or the delegate said no): nothing runs at its end. */
+  refused: boolean;
+}
+
+/** A presentation controller's delegate call, for the presented `container`. */
+export interface PresentationEvent {
+  /** Per-connection event number, strictly increasing from 1. */
+  seq: EventSeq;
+  /** Host clock when the event happened, in milliseconds. */
+  t: EventTime;
+  /**
+   * What made the event happen (docs/protocol.md "Causes"): the request that caused it, else a timer, an idle
+   * task, a connection opening or closing, a signal or a plugin's worker.
+   */
+  cause: EventCause;
+  kind: "shouldDismiss" | "willDismiss" | "didDismiss" | "didAttemptToDismiss";
+  /** Opaque id of a container (`c-N`). */
+  container: ContainerId;
+  /** What presents it. */
+  presenter: StackId | ContainerId;
+}
+
 /** `rpc.discover` takes no params. */
 export type RpcDiscoverParams = Record<string, never>;
 
@@ -2834,6 +2912,164 @@ export interface StackDestroyResult {
   destroyed: true;
   /** The containers released, top first. */
   released: ContainerId[];
+}
+
+/** The params of `presentation.present` (by name; by position in this order). */
+export interface PresentationPresentParams {
+  /** What presents: a stack, a stack's top container, or a presented container (one of this connection's). */
+  presenter: StackId | ContainerId;
+  /** The container to present (one of this connection's). */
+  container: ContainerId;
+  /** UIModalPresentationStyle (default `pageSheet`, iOS 13's default). */
+  style?: "pageSheet" | "formSheet" | "fullScreen" | "overFullScreen" | "currentContext" | "overCurrentContext" | "custom";
+  /**
+   * `custom` only (-32602 otherwise): the presentation controller's `shouldRemovePresentersView` (default
+   * false, as UIKit's).
+   */
+  removesPresenterViews?: boolean;
+  /** Animate the transition: the did-hooks run after `duration` ms of host clock (default false). */
+  animated?: boolean;
+  /**
+   * How long the animated transition runs, in ms of host clock (default 300; 0 ends it at once, its calls
+   * still `animated: true`). Ignored when not animated. A transition that would end past 2^53 ms on the
+   * clock, which never gets there, is refused (-32602).
+   */
+  duration?: DurationMs;
+  /** `isModalInPresentation`: a swipe-down is refused with a `didAttemptToDismiss` event (default false). */
+  modalInPresentation?: boolean;
+}
+
+export interface PresentationPresentResult {
+  /**
+   * A presentation (docs/lifecycle.md "Presentations"). After a dismissal it describes the presentation as it
+   * was, with `dismissed: true`.
+   */
+  presentation: PresentationInfo;
+  /**
+   * Only under `--clock virtual`, and only when this request left work that waits for the script: idle tasks
+   * (pool warm-ups) that run only on `tasks.drain`, or a timer (an animation's end, a memory warning's
+   * cool-down) that fires only on `clock.advance`. Says what waits and which call runs it, e.g. "1 idle task
+   * (a pool warm-up) was queued; under the virtual clock it runs only on tasks.drain". For people reading
+   * replies; programs have the same facts in `tasks.status`, `clock.now`, `pool.status` and `page.info`. See
+   * docs/virtual-clock.md.
+   */
+  note?: VirtualClockNote;
+}
+
+/** The params of `presentation.dismiss` (by name; by position in this order). */
+export interface PresentationDismissParams {
+  /** The presented container (one of this connection's). */
+  container: ContainerId;
+  /** Animate the transition: the did-hooks run after `duration` ms of host clock (default false). */
+  animated?: boolean;
+  /**
+   * How long the animated transition runs, in ms of host clock (default 300; 0 ends it at once, its calls
+   * still `animated: true`). Ignored when not animated. A transition that would end past 2^53 ms on the
+   * clock, which never gets there, is refused (-32602).
+   */
+  duration?: DurationMs;
+}
+
+export interface PresentationDismissResult {
+  /** The dismissed containers, bottom first. */
+  containers: ContainerId[];
+  /**
+   * Only under `--clock virtual`, and only when this request left work that waits for the script: idle tasks
+   * (pool warm-ups) that run only on `tasks.drain`, or a timer (an animation's end, a memory warning's
+   * cool-down) that fires only on `clock.advance`. Says what waits and which call runs it, e.g. "1 idle task
+   * (a pool warm-up) was queued; under the virtual clock it runs only on tasks.drain". For people reading
+   * replies; programs have the same facts in `tasks.status`, `clock.now`, `pool.status` and `page.info`. See
+   * docs/virtual-clock.md.
+   */
+  note?: VirtualClockNote;
+}
+
+/** The params of `presentation.beginInteractiveDismiss` (by name; by position in this order). */
+export interface PresentationBeginInteractiveDismissParams {
+  /** The presented sheet. */
+  container: ContainerId;
+  /** What the delegate's `presentationControllerShouldDismiss` answers (default true). */
+  shouldDismiss?: boolean;
+}
+
+/** The params of `presentation.updateInteractiveDismiss` (by name; by position in this order). */
+export interface PresentationUpdateInteractiveDismissParams {
+  /** The presented sheet. */
+  container: ContainerId;
+  /** How far the swipe has gone, 0 to 1. */
+  progress: number;
+}
+
+/** The params of `presentation.finishInteractiveDismiss` (by name; by position in this order). */
+export interface PresentationFinishInteractiveDismissParams {
+  /** The presented sheet. */
+  container: ContainerId;
+  /**
+   * How long the animated transition runs, in ms of host clock (default 300; 0 ends it at once, its calls
+   * still `animated: true`). Ignored when not animated. A transition that would end past 2^53 ms on the
+   * clock, which never gets there, is refused (-32602).
+   */
+  duration?: DurationMs;
+}
+
+export interface PresentationFinishInteractiveDismissResult {
+  /**
+   * A presentation (docs/lifecycle.md "Presentations"). After a dismissal it describes the presentation as it
+   * was, with `dismissed: true`.
+   */
+  presentation: PresentationInfo;
+  /** Host-clock ms until the end calls (0: they ran before the reply). */
+  remainingMs: number;
+  /** The swipe had been refused: nothing ran. */
+  refused: boolean;
+  /**
+   * Only under `--clock virtual`, and only when this request left work that waits for the script: idle tasks
+   * (pool warm-ups) that run only on `tasks.drain`, or a timer (an animation's end, a memory warning's
+   * cool-down) that fires only on `clock.advance`. Says what waits and which call runs it, e.g. "1 idle task
+   * (a pool warm-up) was queued; under the virtual clock it runs only on tasks.drain". For people reading
+   * replies; programs have the same facts in `tasks.status`, `clock.now`, `pool.status` and `page.info`. See
+   * docs/virtual-clock.md.
+   */
+  note?: VirtualClockNote;
+}
+
+/** The params of `presentation.cancelInteractiveDismiss` (by name; by position in this order). */
+export interface PresentationCancelInteractiveDismissParams {
+  /** The presented sheet. */
+  container: ContainerId;
+  /**
+   * How long the animated transition runs, in ms of host clock (default 300; 0 ends it at once, its calls
+   * still `animated: true`). Ignored when not animated. A transition that would end past 2^53 ms on the
+   * clock, which never gets there, is refused (-32602).
+   */
+  duration?: DurationMs;
+}
+
+export interface PresentationCancelInteractiveDismissResult {
+  /**
+   * A presentation (docs/lifecycle.md "Presentations"). After a dismissal it describes the presentation as it
+   * was, with `dismissed: true`.
+   */
+  presentation: PresentationInfo;
+  /** Host-clock ms until the end calls (0: they ran before the reply). */
+  remainingMs: number;
+  /** The swipe had been refused: nothing ran. */
+  refused: boolean;
+  /**
+   * Only under `--clock virtual`, and only when this request left work that waits for the script: idle tasks
+   * (pool warm-ups) that run only on `tasks.drain`, or a timer (an animation's end, a memory warning's
+   * cool-down) that fires only on `clock.advance`. Says what waits and which call runs it, e.g. "1 idle task
+   * (a pool warm-up) was queued; under the virtual clock it runs only on tasks.drain". For people reading
+   * replies; programs have the same facts in `tasks.status`, `clock.now`, `pool.status` and `page.info`. See
+   * docs/virtual-clock.md.
+   */
+  note?: VirtualClockNote;
+}
+
+/** The params of `presentation.info` (by name; by position in this order). */
+export interface PresentationInfoParams {
+  /** The presented container (one of this connection's). */
+  container: ContainerId;
 }
 
 /** The params of `showRendered` (by name; by position in this order). */
@@ -3857,6 +4093,94 @@ export interface Methods {
    */
   "stack.destroy": { params: StackDestroyParams; result: StackDestroyResult };
   /**
+   * Presents a container modally (UIKit's present(_:animated:)), in a style.
+   *
+   * `container` (one of this connection's, in no stack, page, pool or presentation, not on screen) is
+   * presented over `presenter`: a stack (its window), a stack's top container (it presents from its window,
+   * as UIKit forwards a presentation up to the controller that covers the screen) or a presented container (a
+   * chain). The presented container loads (`loadView`, `viewDidLoad`); if the style removes the presenter's
+   * views (`fullScreen`, `currentContext`, `custom` with `removesPresenterViews`), the presenter's top gets
+   * `viewWillDisappear`; the presented container gets `viewWillAppear`, `viewIsAppearing` and its layout at
+   * the presented size; then (after `duration` when `animated`) its `viewDidAppear`, and last the removed
+   * presenter's `viewDidDisappear` (docs/lifecycle.md "Presentations"). Styles that keep the presenter's
+   * views (sheets, the over- styles, custom by default) give the presenter no call. A stack whose views are
+   * removed is covered: its navigations run only their containment calls until the dismissal reveals its top.
+   * UIKit refuses, with a console warning, to present from a presenter that already presents, while a
+   * presentation on it is still running, or whose view is not in the window hierarchy (a hidden stack, a
+   * container below a stack's top, a container in no window): each is -32003 with `data.reason`
+   * (`alreadyPresenting`, `presentationInProgress`, `notInWindowHierarchy`) and UIKit's warning in
+   * `data.warning`, and nothing changes. A running stack transition completes first; a live interactive pop
+   * or sheet swipe on the presenter is -32003. A failing hook is -32004: that container is torn down (a
+   * presented one is dismissed at once, its presenter revealed). Under `--clock virtual` an animated
+   * presentation ends only on `clock.advance`; the reply's `note` says so. Over TCP with a token, every
+   * method but `host.auth` answers -32006 until `host.auth` succeeds.
+   */
+  "presentation.present": { params: PresentationPresentParams; result: PresentationPresentResult };
+  /**
+   * Dismisses a presented container and everything it presents (UIKit's dismiss(animated:)).
+   *
+   * Every container of the chain still on screen gets `viewWillDisappear`, top first (only the top one
+   * `animated`: UIKit animates the top-most and simply removes the ones between); if the bottom presentation
+   * removed its presenter's views and the presenter is shown, the presenter's top gets `viewWillAppear`,
+   * `viewIsAppearing` and its layout if its size changed; then (after `duration` when `animated`) the
+   * presenter's `viewDidAppear` and the `viewDidDisappear` calls, top first, and the containers are this
+   * connection's again, in no parent. A programmatic dismissal sends no `presentation` event (Apple: the
+   * delegate's will/didDismiss are "not called if the presentation is dismissed programmatically").
+   * Transitions still running on the chain or its presenter complete first. A container that is not
+   * presented, or one whose chain has a live swipe, is -32003. Under `--clock virtual` an animated dismissal
+   * ends only on `clock.advance`; the reply's `note` says so. Over TCP with a token, every method but
+   * `host.auth` answers -32006 until `host.auth` succeeds.
+   */
+  "presentation.dismiss": { params: PresentationDismissParams; result: PresentationDismissResult };
+  /**
+   * A sheet's swipe-down begins.
+   *
+   * For a `pageSheet` or `formSheet` at the top of its chain (-32003 otherwise). With `modalInPresentation`
+   * the swipe is refused: a `presentation` event `didAttemptToDismiss` and nothing else. Otherwise
+   * `shouldDismiss`; if `shouldDismiss` is false (the delegate's answer) `didAttemptToDismiss` and nothing
+   * else; else `willDismiss` and the sheet's `viewWillDisappear` (animated). A refused swipe stays open
+   * (update, finish and cancel answer and do nothing), so a prototype can stream it. While it is live, every
+   * other presentation call on the chain is -32003. Over TCP with a token, every method but `host.auth`
+   * answers -32006 until `host.auth` succeeds.
+   */
+  "presentation.beginInteractiveDismiss": { params: PresentationBeginInteractiveDismissParams; result: PresentationInfo };
+  /**
+   * Moves a sheet's swipe-down on: no lifecycle call.
+   *
+   * Records how far the swipe has gone (0 to 1): it decides how long the finish or the cancel takes. No hook
+   * runs. A container with no swipe in progress is -32003; a progress outside 0...1 is -32602. Over TCP with
+   * a token, every method but `host.auth` answers -32006 until `host.auth` succeeds.
+   */
+  "presentation.updateInteractiveDismiss": { params: PresentationUpdateInteractiveDismissParams; result: PresentationInfo };
+  /**
+   * Completes a sheet's swipe-down.
+   *
+   * After the rest of the transition, `duration * (1 - progress)` ms of host clock (at once when that is 0),
+   * the sheet gets `viewDidDisappear`, a `presentation` event `didDismiss` follows, and the sheet is this
+   * connection's again, in no parent. A refused swipe just ends. A container with no swipe in progress is
+   * -32003. Under `--clock virtual` the end comes only on `clock.advance`; the reply's `note` says so. Over
+   * TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds.
+   */
+  "presentation.finishInteractiveDismiss": { params: PresentationFinishInteractiveDismissParams; result: PresentationFinishInteractiveDismissResult };
+  /**
+   * Calls a sheet's swipe-down off: the sheet comes back.
+   *
+   * After the way back, `duration * progress` ms of host clock (at once when that is 0), the sheet gets
+   * `viewWillAppear`, `viewIsAppearing` and `viewDidAppear`: its `viewWillDisappear` stays without a
+   * `viewDidDisappear`, as in every cancelled interactive transition of UIKit. No `presentation` event. A
+   * refused swipe just ends. A container with no swipe in progress is -32003. Under `--clock virtual` the end
+   * comes only on `clock.advance`; the reply's `note` says so. Over TCP with a token, every method but
+   * `host.auth` answers -32006 until `host.auth` succeeds.
+   */
+  "presentation.cancelInteractiveDismiss": { params: PresentationCancelInteractiveDismissParams; result: PresentationCancelInteractiveDismissResult };
+  /**
+   * A presented container's presentation: its presenter, style, chain and what is running.
+   *
+   * A container that is not presented is -32003. Over TCP with a token, every method but `host.auth` answers
+   * -32006 until `host.auth` succeeds.
+   */
+  "presentation.info": { params: PresentationInfoParams; result: PresentationInfo };
+  /**
    * Shows a prerendered container (ViewControllerPreRender's showRenderedViewController; docs/pools.md).
    *
    * Takes a warm container of `class`: from its pool at the stack's size, else from the first of its pools
@@ -4395,6 +4719,15 @@ export interface Events {
    * (`removed`: before them), before its reply. To the session's owner and `scope: "all"` observers.
    */
   viewable: ViewableEvent;
+  /**
+   * A presentation controller's delegate call (UIAdaptivePresentationControllerDelegate).
+   *
+   * `shouldDismiss`, `willDismiss`, `didDismiss` and `didAttemptToDismiss` for a sheet's swipe-down
+   * (docs/lifecycle.md "Presentations"): begin sends `shouldDismiss` then `willDismiss` (or
+   * `didAttemptToDismiss` when refused), a finished swipe `didDismiss` after the sheet's `viewDidDisappear`.
+   * A programmatic `presentation.dismiss` sends none. To the container's owner and `scope: "all"` observers.
+   */
+  presentation: PresentationEvent;
 }
 
 /** An event topic. */

@@ -5,7 +5,7 @@ size transitions, for comparing with the host's `presentation.*`, `tabs.*`, `con
 Written from public UIKit material only (Apple's documentation, published logs, blog posts), never from the host's
 sources (Sources/): the point is a second opinion. Same style as navmodel.py: the model holds containers (loaded
 flag, last laid-out size, appearance state) and returns, for every call, the exact list of events (`Ev`) the call
-causes at once; `advance(ms)` returns the ones a clock advance delivers later. /work/drafts/uikit-orders.md has the
+causes at once; `advance(ms)` returns the ones a clock advance delivers later. notes/uikit-orders.md has the
 same rules with the quotes.
 
 Where each rule comes from ("proposed" = no public source says; the choice and its reason are in the draft)

@@ -9,6 +9,8 @@ public enum ContainerParent: Equatable, Sendable {
     case greenRoom(String)
     /// A cell of a range session: bound to an item, or parked in its reuse queue.
     case cell(session: String)
+    /// Presented (modally) by a stack or by another presented container.
+    case presentation(presenter: String)
 
     /// The parent's id for containment hooks (nil for none).
     public var id: String? {
@@ -18,6 +20,7 @@ public enum ContainerParent: Equatable, Sendable {
         case .page(let s, _): s
         case .greenRoom(let g): g
         case .cell(let s): s
+        case .presentation(let p): p
         }
     }
 }

@@ -181,7 +181,7 @@ public struct StackOperation {
     /// (`willMoveToParent(nil)`, `viewWillDisappear`) and the one below loads and begins appearing. The
     /// stack keeps both until the gesture finishes or is cancelled.
     public static func beginInteractivePop(_ s: StackRecord) -> StackOperation {
-        guard s.interactivePop == nil, !s.isHidden, s.items.count > 1 else { return StackOperation(animationMs: 0) }
+        guard s.interactivePop == nil, s.isShown, s.items.count > 1 else { return StackOperation(animationMs: 0) }
         return StackOperation(animationMs: 0, .completeTransition(s), then: .beginInteractivePopRest(s))
     }
 
@@ -240,7 +240,7 @@ public struct StackOperation {
     public static func resize(_ s: StackRecord, to size: Size) -> StackOperation {
         if s.size != size { for c in s.items { Lifecycle().stackResized(c) } }
         s.size = size
-        guard !s.isHidden, let top = s.top, top.viewLoaded else { return StackOperation(animationMs: 0) }
+        guard s.isShown, let top = s.top, top.viewLoaded else { return StackOperation(animationMs: 0) }
         return StackOperation(animationMs: 0, .run(.layout(top, size: size), .report))
     }
 
@@ -368,7 +368,7 @@ public struct StackOperation {
                 navigate(n, incoming: incoming)
 
             case .beginInteractivePopRest(let s):
-                guard !s.isHidden, let top = s.top, let below = s.belowTop else { continue }
+                guard s.isShown, let top = s.top, let below = s.belowTop else { continue }
                 s.interactivePop = InteractivePop(top: top, revealed: below, progress: 0)
                 // Pushed last to first: `pending` runs from its end.
                 pending.append(.duringInteractivePop(s, top: top, .beginAppearing(below, animated: true, size: s.size)))
@@ -399,7 +399,7 @@ public struct StackOperation {
 
             case .setHiddenRest(let s, let hidden):
                 s.isHidden = hidden
-                guard let top = s.top else { continue }
+                guard let top = s.top, !s.isCovered else { continue }
                 then(.run(hidden ? .disappear(top, animated: false) : .appear(top, animated: false, size: s.size), .report))
 
             case .destroyRest(let s):
@@ -444,7 +444,7 @@ public struct StackOperation {
     /// The top that appears in navigation `n`, from the stack as it is now (nil: the window is hidden, or
     /// the top did not change, or it failed).
     private func incomingTop(of n: Navigation) -> ContainerRecord? {
-        guard !n.stack.isHidden, let top = n.stack.top, top !== n.oldTop, !top.isFailed, !top.isDestroyed else { return nil }
+        guard n.stack.isShown, let top = n.stack.top, top !== n.oldTop, !top.isFailed, !top.isDestroyed else { return nil }
         return top
     }
 
@@ -456,7 +456,7 @@ public struct StackOperation {
     /// once.
     private mutating func navigate(_ n: Navigation, incoming: ContainerRecord?) {
         let s = n.stack
-        let newTop = s.isHidden ? nil : s.top
+        let newTop = s.isShown ? s.top : nil
         let outgoing = n.oldTop.flatMap { old in
             old !== newTop && (old.state == .appeared || old.state == .appearing) ? old : nil
         }

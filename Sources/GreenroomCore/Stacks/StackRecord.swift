@@ -5,6 +5,12 @@ public final class StackRecord {
     public let id: String
     public internal(set) var size: Size { willSet { journal?.willChange(self) } }
     public internal(set) var isHidden: Bool { willSet { journal?.willChange(self) } }
+    /// A presentation over it took its views out of the window (fullScreen, currentContext, custom that
+    /// removes them): its top is off screen, and navigations run only their containment calls until the
+    /// presentation is dismissed, as on a hidden window.
+    public var isCovered = false { willSet { journal?.willChange(self) } }
+    /// Its top is on screen: the window is shown and no presentation covers it.
+    public var isShown: Bool { !isHidden && !isCovered }
     /// Bottom first. Changed in place (a green room may hold thousands): saved before the change.
     public internal(set) var items: [ContainerRecord] {
         get { _items }
@@ -44,18 +50,19 @@ public final class StackRecord {
 
     /// Its whole changeable state, for `RecordJournal`.
     struct Saved {
-        var size: Size, isHidden: Bool, items: [ContainerRecord], owner: String?
+        var size: Size, isHidden: Bool, isCovered: Bool, items: [ContainerRecord], owner: String?
         var transition: (pending: StackTransition, timer: Int)?
         var interactivePop: InteractivePop?
     }
 
     var saved: Saved {
-        Saved(size: size, isHidden: isHidden, items: items, owner: owner, transition: transition, interactivePop: interactivePop)
+        Saved(size: size, isHidden: isHidden, isCovered: isCovered, items: items, owner: owner, transition: transition, interactivePop: interactivePop)
     }
 
     func restore(_ s: Saved) {
         size = s.size
         isHidden = s.isHidden
+        isCovered = s.isCovered
         _items = s.items
         owner = s.owner
         transition = s.transition

@@ -82,7 +82,7 @@ extension Host {
     /// A stack and the runners of every container in it (a transition's hooks reach all of them); nil when
     /// it is not there or holds a page session's container (whose appearance reaches its pages).
     func stackScopes(_ id: String) -> Set<LaneScope>? {
-        guard let s = containers.stacks[id], !s.isGreenRoom else { return nil }
+        guard let s = containers.stacks[id], !s.isGreenRoom, !containers.presentations.presents(stack: id) else { return nil }
         var scopes: Set<LaneScope> = [.stack(id)]
         for item in s.items {
             guard pages.session(owning: item) == nil else { return nil }

@@ -54,6 +54,7 @@ extension Containers {
         case .greenRoom(let g): parent = ["kind": "greenRoom", "id": .string(g)]
         case .page(let s, let i): parent = ["kind": "page", "id": .string(s), "index": .int(i)]
         case .cell(let s): parent = ["kind": "cell", "id": .string(s)]
+        case .presentation(let p): parent = ["kind": "presentation", "id": .string(p)]
         }
         return [
             "container": .string(c.id),
@@ -98,6 +99,7 @@ extension Containers {
                                     ["container": .string(c.id), "session": .string(session)])
             }
             try await refuseDuringInteractivePop(containing: c)
+            try refusePresented(c)
             await release(c)
             return ["container": .string(c.id), "released": true]
         }
@@ -136,6 +138,7 @@ extension Containers {
         case .greenRoom(let g): data["greenRoom"] = .string(g)
         case .page(let session, _): data["session"] = .string(session)
         case .cell(let session): data["session"] = .string(session)
+        case .presentation(let p): data["presenter"] = .string(p)
         }
         throw .invalidState("Container \(c.id) has a parent that drives its appearance; manual appearance calls are for a container with none", data)
     }
@@ -217,6 +220,7 @@ extension Containers {
         }
         try refuseDuringInteractivePop(s)
         try await refuseDuringInteractivePop(containing: c)
+        try refusePresented(c)
         await detach(c)
         // A hook that failed as it left its last parent tore it down: the reply is that failure's -32004,
         // with this in its `data.error`.
@@ -236,6 +240,10 @@ extension Containers {
         }
         if let s, s.isHidden {
             throw RPCError(.invalidState, "Stack \(s.id) is hidden: nothing appears on it until it is shown, so afterAppear would wait for that",
+                           ["stack": .string(s.id), "param": "reply"])
+        }
+        if let s, s.isCovered {
+            throw RPCError(.invalidState, "Stack \(s.id) is covered by a presentation: nothing appears on it until that is dismissed, so afterAppear would wait for that",
                            ["stack": .string(s.id), "param": "reply"])
         }
     }
@@ -278,6 +286,7 @@ extension Containers {
                                     ["container": .string(c.id), "session": .string(session), "path": .string(path)])
             }
             if !s.contains(c) { try await refuseDuringInteractivePop(containing: c) }
+            try refusePresented(c, path: path)
             list.append(c)
         }
         return list
@@ -334,8 +343,8 @@ extension Containers {
         }
         r.register(StackBeginInteractivePop.self) { [unowned self] conn, p async throws(RPCError) in
             let s = try stackAtRest(p.stack, owner: conn)
-            guard !s.isHidden else {
-                throw .invalidState("Stack \(s.id) is hidden: nothing is on screen to swipe back from", ["stack": .string(s.id)])
+            guard s.isShown else {
+                throw .invalidState("Stack \(s.id) is \(s.isHidden ? "hidden" : "covered by a presentation"): nothing is on screen to swipe back from", ["stack": .string(s.id)])
             }
             guard s.items.count > 1 else {
                 throw .invalidState("Stack \(s.id) holds \(s.items.count) container\(s.items.count == 1 ? "" : "s"): an interactive pop needs one below the top",
@@ -367,6 +376,10 @@ extension Containers {
         }
         r.register(StackSetHidden.self) { [unowned self] conn, p async throws(RPCError) in
             let s = try stackAtRest(p.stack, owner: conn)
+            if let r = presentations.byPresenter[s.id], p.hidden != s.isHidden {
+                throw .invalidState("Stack \(s.id) presents \(r.presented.id): dismiss it before hiding the window",
+                                    ["stack": .string(s.id), "presented": .string(r.presented.id)])
+            }
             await stackOps.setHidden(s, p.hidden)
             return stackInfo(s)
         }

@@ -90,6 +90,8 @@ public final class Containers: HostDomain {
         _modify { yield &events.scopes.current.containers }
     }
     lazy var stackOps = StackDriver(containers: self)
+    /// Modal presentations over stacks and presented containers.
+    private(set) lazy var presentations = Presentations(containers: self)
 
     init(config: HostConfig, classes: ClassRegistry, events: EventRouter, timers: HostTimers, clock: HostClock,
          connections: ConnectionTable, processor: RPCProcessor<HostConnection>, lane: CallLane, dispatcher: IdleTasks) {
@@ -393,6 +395,8 @@ public final class Containers: HostDomain {
         switch c.parent {
         case .stack(let sid), .greenRoom(let sid):
             if let s = stackRecord(sid) { await stackOps.remove(c, from: s) }
+        case .presentation:
+            if let r = presentations.byPresented[c.id] { await presentations.dismissNow(r) }
         case .page, .cell, .none:
             break
         }
@@ -419,6 +423,7 @@ public final class Containers: HostDomain {
         // still say where it was (offscreen in the green room) until it is gone.
         let parent = c.parent
         var revealed: StackRecord?
+        var uncovered: (containers: [ContainerRecord], size: Size?) = ([], nil)
         switch parent {
         case .stack(let sid), .greenRoom(let sid):
             if let s = stackRecord(sid) {
@@ -427,18 +432,24 @@ public final class Containers: HostDomain {
                 // bring the right top on.
                 let wasShownTop = s.top === c && c.state != .disappeared
                 await stackOps.discard(c, from: s)
-                if wasShownTop && !s.isHidden { revealed = s }
+                if wasShownTop && s.isShown { revealed = s }
             }
         case .page:
             // Its session must never hold (or end calls on) a torn-down container.
             pages?.childFailed(c)
         case .cell:
             ranges?.cellFailed(c)
+        case .presentation:
+            // What it presents is dismissed first; the presenter it covered comes back after its teardown.
+            uncovered = await presentations.presentedWillFail(c)
         default: break
         }
         c.parent = parent
         await teardown(c)
         c.parent = .none
+        for shown in uncovered.containers {
+            do throws(ContainerFailure) { try await perform(lifecycle.appear(shown, size: uncovered.size, layout: .afterWillAppear)) } catch { await deferredFailure(error) }
+        }
         // The container it covered is the top of a shown stack again: it appears.
         if let s = revealed, let top = s.top {
             do throws(ContainerFailure) { try await perform(lifecycle.appear(top, size: s.size, layout: .afterWillAppear)) } catch { await deferredFailure(error) }
@@ -510,6 +521,7 @@ public final class Containers: HostDomain {
 
     func destroyStack(_ s: StackRecord) async {
         await stackOps.completeTransition(s)
+        await presentations.stackWillBeDestroyed(s)
         await pages?.stackWillBeDestroyed(s)
         await stackOps.destroy(s)
         stacks[s.id] = nil
@@ -521,6 +533,7 @@ public final class Containers: HostDomain {
         registerClassMethods(into: &r)
         registerContainerMethods(into: &r)
         registerStackMethods(into: &r)
+        registerPresentationMethods(into: &r)
         pools.register(into: &r)
     }
 

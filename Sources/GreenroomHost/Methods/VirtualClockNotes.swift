@@ -15,7 +15,8 @@ extension Host {
     static let notedMethods: [any RPCMethod.Type] = [
         ShowRendered.self, PoolConfigure.self, PoolWarm.self, PageCreate.self, PageShow.self, StackPush.self, StackPop.self,
         StackPopToRoot.self, StackSetContainers.self, StackFinishInteractivePop.self, StackCancelInteractivePop.self,
-        HostMemoryWarning.self, TasksAdd.self,
+        HostMemoryWarning.self, TasksAdd.self, PresentationPresent.self, PresentationDismiss.self,
+        PresentationFinishInteractiveDismiss.self, PresentationCancelInteractiveDismiss.self,
     ]
 
     /// What the call being run queued and scheduled (in its `CallScope`): its note counts its own work,

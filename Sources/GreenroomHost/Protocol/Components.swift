@@ -583,7 +583,11 @@ enum SchemaName: String, CaseIterable {
                 "kind": .any().const("cell"),
                 "id": .ref(.rangeSessionId),
             ], required: ["kind", "id"]),
-        ], "Where a container sits: nothing (null), a stack, a green room (idle in a pool), a page session at an index, or a range session as a cell (bound to an item or parked).")
+            .object(nil, [
+                "kind": .any().const("presentation"),
+                "id": .oneOf([.ref(.stackId), .ref(.containerId)], "What presents it: a stack or a presented container."),
+            ], required: ["kind", "id"]),
+        ], "Where a container sits: nothing (null), a stack, a green room (idle in a pool), a page session at an index, a range session as a cell (bound to an item or parked), or a presentation (`presentation.present`).")
         case .containerInfo: .object("A container's state.", [
             "container": .ref(.containerId),
             "class": .ref(.className),

@@ -28,6 +28,7 @@ from .api import (
     _PageHandler,
     _PoolHandler,
     _PrefetchHandler,
+    _PresentationHandler,
     _RangeHandler,
     _TaskHandler,
     _ViewableHandler,
@@ -77,6 +78,12 @@ from .api import (
     PoolStatusResult,
     PoolWarmResult,
     PrefetchEvent,
+    PresentationCancelInteractiveDismissResult,
+    PresentationDismissResult,
+    PresentationEvent,
+    PresentationFinishInteractiveDismissResult,
+    PresentationInfo,
+    PresentationPresentResult,
     RangeBatchParam,
     RangeBatchUpdate,
     RangeCreateCells,
@@ -146,6 +153,7 @@ __all__ = [
     "AsyncPageSession",
     "AsyncPluginsMethods",
     "AsyncPoolMethods",
+    "AsyncPresentationMethods",
     "AsyncRangeMethods",
     "AsyncRangeSession",
     "AsyncRpcMethods",
@@ -2565,6 +2573,284 @@ class AsyncStackMethods:
         return result
 
 
+class AsyncPresentationMethods:
+    """The ``presentation.*`` methods (awaitable): ``present``, ``dismiss``, ``begin_interactive_dismiss``,
+    ``update_interactive_dismiss``, ``finish_interactive_dismiss``, ``cancel_interactive_dismiss``, ``info``.
+
+    Reached as ``client.presentation``; each call is one request (``client.call("presentation.present", ...)``
+    and so on).
+    """
+
+    __slots__ = ("_client",)
+
+    def __init__(self, client: "AsyncMethods") -> None:
+        self._client = client
+
+    async def present(
+        self,
+        presenter: StackId | ContainerId,
+        container: ContainerId | ContainerHandle,
+        *,
+        style: Literal["pageSheet", "formSheet", "fullScreen", "overFullScreen", "currentContext", "overCurrentContext", "custom"] | None = None,
+        removes_presenter_views: bool | None = None,
+        animated: bool | None = None,
+        duration: DurationMs | None = None,
+        modal_in_presentation: bool | None = None,
+    ) -> PresentationPresentResult:
+        """Presents a container modally (UIKit's present(_:animated:)), in a style.
+
+        `container` (one of this connection's, in no stack, page, pool or presentation, not on screen) is
+        presented over `presenter`: a stack (its window), a stack's top container (it presents from its
+        window, as UIKit forwards a presentation up to the controller that covers the screen) or a presented
+        container (a chain). The presented container loads (`loadView`, `viewDidLoad`); if the style removes
+        the presenter's views (`fullScreen`, `currentContext`, `custom` with `removesPresenterViews`), the
+        presenter's top gets `viewWillDisappear`; the presented container gets `viewWillAppear`,
+        `viewIsAppearing` and its layout at the presented size; then (after `duration` when `animated`) its
+        `viewDidAppear`, and last the removed presenter's `viewDidDisappear` (docs/lifecycle.md
+        "Presentations"). Styles that keep the presenter's views (sheets, the over- styles, custom by default)
+        give the presenter no call. A stack whose views are removed is covered: its navigations run only their
+        containment calls until the dismissal reveals its top. UIKit refuses, with a console warning, to
+        present from a presenter that already presents, while a presentation on it is still running, or whose
+        view is not in the window hierarchy (a hidden stack, a container below a stack's top, a container in
+        no window): each is -32003 with `data.reason` (`alreadyPresenting`, `presentationInProgress`,
+        `notInWindowHierarchy`) and UIKit's warning in `data.warning`, and nothing changes. A running stack
+        transition completes first; a live interactive pop or sheet swipe on the presenter is -32003. A
+        failing hook is -32004: that container is torn down (a presented one is dismissed at once, its
+        presenter revealed). Under `--clock virtual` an animated presentation ends only on `clock.advance`;
+        the reply's `note` says so. Over TCP with a token, every method but `host.auth` answers -32006 until
+        `host.auth` succeeds.
+
+        Args:
+            presenter: What presents: a stack, a stack's top container, or a presented container (one of this
+                connection's).
+            container: The container to present (one of this connection's).
+            style: UIModalPresentationStyle (default `pageSheet`, iOS 13's default). (Not sent when None.)
+            removes_presenter_views: `custom` only (-32602 otherwise): the presentation controller's
+                `shouldRemovePresentersView` (default false, as UIKit's). (Not sent when None.)
+            animated: Animate the transition: the did-hooks run after `duration` ms of host clock (default
+                false). (Not sent when None.)
+            duration: How long the animated transition runs, in ms of host clock (default 300; 0 ends it at
+                once, its calls still `animated: true`). Ignored when not animated. A transition that would end
+                past 2^53 ms on the clock, which never gets there, is refused (-32602). (Not sent when None.)
+            modal_in_presentation: `isModalInPresentation`: a swipe-down is refused with a
+                `didAttemptToDismiss` event (default false). (Not sent when None.)
+
+        Returns:
+            ``PresentationPresentResult``
+
+        Wire: ``presentation.present``.
+        """
+        params: dict[str, Any] = {
+            "presenter": presenter,
+            "container": container.id if isinstance(container, ContainerHandle) else container,
+        }
+        if style is not None:
+            params["style"] = style
+        if removes_presenter_views is not None:
+            params["removesPresenterViews"] = removes_presenter_views
+        if animated is not None:
+            params["animated"] = animated
+        if duration is not None:
+            params["duration"] = duration
+        if modal_in_presentation is not None:
+            params["modalInPresentation"] = modal_in_presentation
+        _check_params("presentation.present", params)
+        result: PresentationPresentResult = await self._client.call("presentation.present", params)
+        return result
+
+    async def dismiss(
+        self,
+        container: ContainerId | ContainerHandle,
+        *,
+        animated: bool | None = None,
+        duration: DurationMs | None = None,
+    ) -> PresentationDismissResult:
+        """Dismisses a presented container and everything it presents (UIKit's dismiss(animated:)).
+
+        Every container of the chain still on screen gets `viewWillDisappear`, top first (only the top one
+        `animated`: UIKit animates the top-most and simply removes the ones between); if the bottom
+        presentation removed its presenter's views and the presenter is shown, the presenter's top gets
+        `viewWillAppear`, `viewIsAppearing` and its layout if its size changed; then (after `duration` when
+        `animated`) the presenter's `viewDidAppear` and the `viewDidDisappear` calls, top first, and the
+        containers are this connection's again, in no parent. A programmatic dismissal sends no `presentation`
+        event (Apple: the delegate's will/didDismiss are "not called if the presentation is dismissed
+        programmatically"). Transitions still running on the chain or its presenter complete first. A
+        container that is not presented, or one whose chain has a live swipe, is -32003. Under `--clock
+        virtual` an animated dismissal ends only on `clock.advance`; the reply's `note` says so. Over TCP with
+        a token, every method but `host.auth` answers -32006 until `host.auth` succeeds.
+
+        Args:
+            container: The presented container (one of this connection's).
+            animated: Animate the transition: the did-hooks run after `duration` ms of host clock (default
+                false). (Not sent when None.)
+            duration: How long the animated transition runs, in ms of host clock (default 300; 0 ends it at
+                once, its calls still `animated: true`). Ignored when not animated. A transition that would end
+                past 2^53 ms on the clock, which never gets there, is refused (-32602). (Not sent when None.)
+
+        Returns:
+            ``PresentationDismissResult``
+
+        Wire: ``presentation.dismiss``.
+        """
+        params: dict[str, Any] = {"container": container.id if isinstance(container, ContainerHandle) else container}
+        if animated is not None:
+            params["animated"] = animated
+        if duration is not None:
+            params["duration"] = duration
+        _check_params("presentation.dismiss", params)
+        result: PresentationDismissResult = await self._client.call("presentation.dismiss", params)
+        return result
+
+    async def begin_interactive_dismiss(
+        self,
+        container: ContainerId | ContainerHandle,
+        *,
+        should_dismiss: bool | None = None,
+    ) -> PresentationInfo:
+        """A sheet's swipe-down begins.
+
+        For a `pageSheet` or `formSheet` at the top of its chain (-32003 otherwise). With
+        `modalInPresentation` the swipe is refused: a `presentation` event `didAttemptToDismiss` and nothing
+        else. Otherwise `shouldDismiss`; if `shouldDismiss` is false (the delegate's answer)
+        `didAttemptToDismiss` and nothing else; else `willDismiss` and the sheet's `viewWillDisappear`
+        (animated). A refused swipe stays open (update, finish and cancel answer and do nothing), so a
+        prototype can stream it. While it is live, every other presentation call on the chain is -32003. Over
+        TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds.
+
+        Args:
+            container: The presented sheet.
+            should_dismiss: What the delegate's `presentationControllerShouldDismiss` answers (default true).
+                (Not sent when None.)
+
+        Returns:
+            ``PresentationInfo``: A presentation (docs/lifecycle.md "Presentations"). After a dismissal it
+                describes the presentation as it was, with `dismissed: true`.
+
+        Wire: ``presentation.beginInteractiveDismiss``.
+        """
+        params: dict[str, Any] = {"container": container.id if isinstance(container, ContainerHandle) else container}
+        if should_dismiss is not None:
+            params["shouldDismiss"] = should_dismiss
+        _check_params("presentation.beginInteractiveDismiss", params)
+        result: PresentationInfo = await self._client.call("presentation.beginInteractiveDismiss", params)
+        return result
+
+    async def update_interactive_dismiss(
+        self,
+        container: ContainerId | ContainerHandle,
+        progress: float,
+    ) -> PresentationInfo:
+        """Moves a sheet's swipe-down on: no lifecycle call.
+
+        Records how far the swipe has gone (0 to 1): it decides how long the finish or the cancel takes. No
+        hook runs. A container with no swipe in progress is -32003; a progress outside 0...1 is -32602. Over
+        TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds.
+
+        Args:
+            container: The presented sheet.
+            progress: How far the swipe has gone, 0 to 1.
+
+        Returns:
+            ``PresentationInfo``: A presentation (docs/lifecycle.md "Presentations"). After a dismissal it
+                describes the presentation as it was, with `dismissed: true`.
+
+        Wire: ``presentation.updateInteractiveDismiss``.
+        """
+        params: dict[str, Any] = {
+            "container": container.id if isinstance(container, ContainerHandle) else container,
+            "progress": progress,
+        }
+        _check_params("presentation.updateInteractiveDismiss", params)
+        result: PresentationInfo = await self._client.call("presentation.updateInteractiveDismiss", params)
+        return result
+
+    async def finish_interactive_dismiss(
+        self,
+        container: ContainerId | ContainerHandle,
+        *,
+        duration: DurationMs | None = None,
+    ) -> PresentationFinishInteractiveDismissResult:
+        """Completes a sheet's swipe-down.
+
+        After the rest of the transition, `duration * (1 - progress)` ms of host clock (at once when that is
+        0), the sheet gets `viewDidDisappear`, a `presentation` event `didDismiss` follows, and the sheet is
+        this connection's again, in no parent. A refused swipe just ends. A container with no swipe in
+        progress is -32003. Under `--clock virtual` the end comes only on `clock.advance`; the reply's `note`
+        says so. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth`
+        succeeds.
+
+        Args:
+            container: The presented sheet.
+            duration: How long the animated transition runs, in ms of host clock (default 300; 0 ends it at
+                once, its calls still `animated: true`). Ignored when not animated. A transition that would end
+                past 2^53 ms on the clock, which never gets there, is refused (-32602). (Not sent when None.)
+
+        Returns:
+            ``PresentationFinishInteractiveDismissResult``
+
+        Wire: ``presentation.finishInteractiveDismiss``.
+        """
+        params: dict[str, Any] = {"container": container.id if isinstance(container, ContainerHandle) else container}
+        if duration is not None:
+            params["duration"] = duration
+        _check_params("presentation.finishInteractiveDismiss", params)
+        result: PresentationFinishInteractiveDismissResult = await self._client.call("presentation.finishInteractiveDismiss", params)
+        return result
+
+    async def cancel_interactive_dismiss(
+        self,
+        container: ContainerId | ContainerHandle,
+        *,
+        duration: DurationMs | None = None,
+    ) -> PresentationCancelInteractiveDismissResult:
+        """Calls a sheet's swipe-down off: the sheet comes back.
+
+        After the way back, `duration * progress` ms of host clock (at once when that is 0), the sheet gets
+        `viewWillAppear`, `viewIsAppearing` and `viewDidAppear`: its `viewWillDisappear` stays without a
+        `viewDidDisappear`, as in every cancelled interactive transition of UIKit. No `presentation` event. A
+        refused swipe just ends. A container with no swipe in progress is -32003. Under `--clock virtual` the
+        end comes only on `clock.advance`; the reply's `note` says so. Over TCP with a token, every method but
+        `host.auth` answers -32006 until `host.auth` succeeds.
+
+        Args:
+            container: The presented sheet.
+            duration: How long the animated transition runs, in ms of host clock (default 300; 0 ends it at
+                once, its calls still `animated: true`). Ignored when not animated. A transition that would end
+                past 2^53 ms on the clock, which never gets there, is refused (-32602). (Not sent when None.)
+
+        Returns:
+            ``PresentationCancelInteractiveDismissResult``
+
+        Wire: ``presentation.cancelInteractiveDismiss``.
+        """
+        params: dict[str, Any] = {"container": container.id if isinstance(container, ContainerHandle) else container}
+        if duration is not None:
+            params["duration"] = duration
+        _check_params("presentation.cancelInteractiveDismiss", params)
+        result: PresentationCancelInteractiveDismissResult = await self._client.call("presentation.cancelInteractiveDismiss", params)
+        return result
+
+    async def info(self, container: ContainerId | ContainerHandle) -> PresentationInfo:
+        """A presented container's presentation: its presenter, style, chain and what is running.
+
+        A container that is not presented is -32003. Over TCP with a token, every method but `host.auth`
+        answers -32006 until `host.auth` succeeds.
+
+        Args:
+            container: The presented container (one of this connection's).
+
+        Returns:
+            ``PresentationInfo``: A presentation (docs/lifecycle.md "Presentations"). After a dismissal it
+                describes the presentation as it was, with `dismissed: true`.
+
+        Wire: ``presentation.info``.
+        """
+        params: dict[str, Any] = {"container": container.id if isinstance(container, ContainerHandle) else container}
+        _check_params("presentation.info", params)
+        result: PresentationInfo = await self._client.call("presentation.info", params)
+        return result
+
+
 class AsyncPoolMethods:
     """The ``pool.*`` methods (awaitable): ``configure``, ``warm``, ``status``, ``purge``.
 
@@ -3968,6 +4254,11 @@ class AsyncMethods:
         return AsyncStackMethods(self)
 
     @cached_property
+    def presentation(self) -> AsyncPresentationMethods:
+        """The ``presentation.*`` methods."""
+        return AsyncPresentationMethods(self)
+
+    @cached_property
     def pool(self) -> AsyncPoolMethods:
         """The ``pool.*`` methods."""
         return AsyncPoolMethods(self)
@@ -4122,6 +4413,14 @@ class AsyncMethods:
     ) -> Callable[[_ViewableHandler], _ViewableHandler]: ...
 
     @overload
+    def on(self, topic: Literal["presentation"], handler: _PresentationHandler) -> _PresentationHandler: ...
+
+    @overload
+    def on(
+        self, topic: Literal["presentation"], handler: None = None
+    ) -> Callable[[_PresentationHandler], _PresentationHandler]: ...
+
+    @overload
     def on(self, topic: str, handler: _Handler) -> _Handler: ...
 
     @overload
@@ -4137,7 +4436,8 @@ class AsyncMethods:
         The params are typed per topic: ``lifecycle``: :class:`LifecycleEvent`, ``pool``: :class:`PoolEvent`,
         ``page``: :class:`PageEvent`, ``range``: :class:`RangeEvent`, ``prefetch``: :class:`PrefetchEvent`,
         ``batch``: :class:`BatchEvent`, ``host``: :class:`HostEvent`, ``task``: :class:`TaskEvent`,
-        ``viewable``: :class:`ViewableEvent`. As a decorator the handler is checked against its topic's type;
-        ``on(topic, handler)`` takes any callable of one argument, as it always has.
+        ``viewable``: :class:`ViewableEvent`, ``presentation``: :class:`PresentationEvent`. As a decorator the
+        handler is checked against its topic's type; ``on(topic, handler)`` takes any callable of one
+        argument, as it always has.
         """
         return self._on(topic, handler)

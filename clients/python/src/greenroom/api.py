@@ -56,6 +56,7 @@ __all__ = [
     "ContainerParentCell",
     "ContainerParentGreenRoom",
     "ContainerParentPage",
+    "ContainerParentPresentation",
     "ContainerParentStack",
     "ContainerReleaseResult",
     "ContainerState",
@@ -146,6 +147,14 @@ __all__ = [
     "PoolStatusResult",
     "PoolWarmResult",
     "PrefetchEvent",
+    "PresentationCancelInteractiveDismissResult",
+    "PresentationDismissResult",
+    "PresentationEvent",
+    "PresentationFinishInteractiveDismissResult",
+    "PresentationInfo",
+    "PresentationInfoInteractiveDismissVariant2",
+    "PresentationMethods",
+    "PresentationPresentResult",
     "RangeBatchParam",
     "RangeBatchUpdate",
     "RangeBatchUpdateDeleteItems",
@@ -252,7 +261,18 @@ __all__ = [
 # after where they are: `HostInfoProtocol`, `ClockAdvanceResult`).
 
 
-Topic: TypeAlias = Literal["lifecycle", "pool", "page", "range", "prefetch", "batch", "host", "task", "viewable"]
+Topic: TypeAlias = Literal[
+    "lifecycle",
+    "pool",
+    "page",
+    "range",
+    "prefetch",
+    "batch",
+    "host",
+    "task",
+    "viewable",
+    "presentation",
+]
 """An event topic; also the `method` of the notifications on that topic."""
 
 
@@ -1807,6 +1827,17 @@ class ContainerParentPage(TypedDict):
     index: int
 
 
+class ContainerParentPresentation(TypedDict):
+    """The ``ContainerParentPresentation`` object.
+
+    - ``kind``
+    - ``id``: What presents it: a stack or a presented container.
+    """
+
+    kind: Literal["presentation"]
+    id: StackId | ContainerId
+
+
 class ContainerParentStack(TypedDict):
     """The ``ContainerParentStack`` object.
 
@@ -1823,10 +1854,11 @@ ContainerParent: TypeAlias = (
     | ContainerParentGreenRoom
     | ContainerParentPage
     | ContainerParentCell
+    | ContainerParentPresentation
     | None
 )
-"""Where a container sits: nothing (null), a stack, a green room (idle in a pool), a page session at an index, or
-a range session as a cell (bound to an item or parked).
+"""Where a container sits: nothing (null), a stack, a green room (idle in a pool), a page session at an index, a
+range session as a cell (bound to an item or parked), or a presentation (`presentation.present`).
 """
 
 
@@ -2618,6 +2650,73 @@ class ViewableEvent(TypedDict):
     percent: float
 
 
+class PresentationInfoInteractiveDismissVariant2(TypedDict):
+    """The ``PresentationInfoInteractiveDismissVariant2`` object.
+
+    - ``progress``
+    - ``refused``: Refused (modal in presentation, or the delegate said no): nothing runs at its end.
+    """
+
+    progress: float
+    refused: bool
+
+
+class PresentationInfo(TypedDict):
+    """A presentation (docs/lifecycle.md "Presentations"). After a dismissal it describes the presentation as it
+    was, with `dismissed: true`.
+
+    - ``container``
+    - ``presenter``: What presents it: a stack (the window) or a presented container.
+    - ``style``: UIModalPresentationStyle.
+    - ``removesPresenterViews``: The presenter's views are out of the window while it is up (its top got
+      `viewWillDisappear`/`viewDidDisappear`).
+    - ``modalInPresentation``: `isModalInPresentation`: a swipe-down is refused.
+    - ``size``
+    - ``presenting``: The container it presents in turn, null when none.
+    - ``animating``: A transition of this presentation is still running (its end calls are to come).
+    - ``interactiveDismiss``: The swipe-down in progress, null when none.
+    - ``dismissed``: It was dismissed (or is being: its end calls may still be to come).
+    """
+
+    container: ContainerId
+    presenter: StackId | ContainerId
+    style: Literal[
+        "pageSheet",
+        "formSheet",
+        "fullScreen",
+        "overFullScreen",
+        "currentContext",
+        "overCurrentContext",
+        "custom",
+    ]
+    removesPresenterViews: bool
+    modalInPresentation: bool
+    size: Size
+    presenting: ContainerId | None
+    animating: bool
+    interactiveDismiss: PresentationInfoInteractiveDismissVariant2 | None
+    dismissed: bool
+
+
+class PresentationEvent(TypedDict):
+    """A presentation controller's delegate call, for the presented `container`.
+
+    - ``seq``
+    - ``t``
+    - ``cause``
+    - ``kind``
+    - ``container``
+    - ``presenter``: What presents it.
+    """
+
+    seq: EventSeq
+    t: EventTime
+    cause: EventCause
+    kind: Literal["shouldDismiss", "willDismiss", "didDismiss", "didAttemptToDismiss"]
+    container: ContainerId
+    presenter: StackId | ContainerId
+
+
 class RpcDiscoverResult(TypedDict):
     """The OpenRPC document.
 
@@ -3013,6 +3112,58 @@ class StackDestroyResult(TypedDict):
     released: list[ContainerId]
 
 
+class PresentationPresentResult(TypedDict):
+    """The ``PresentationPresentResult`` object.
+
+    - ``presentation``
+    - ``note`` (optional)
+    """
+
+    presentation: PresentationInfo
+    note: NotRequired[VirtualClockNote]
+
+
+class PresentationDismissResult(TypedDict):
+    """The ``PresentationDismissResult`` object.
+
+    - ``containers``: The dismissed containers, bottom first.
+    - ``note`` (optional)
+    """
+
+    containers: list[ContainerId]
+    note: NotRequired[VirtualClockNote]
+
+
+class PresentationFinishInteractiveDismissResult(TypedDict):
+    """The ``PresentationFinishInteractiveDismissResult`` object.
+
+    - ``presentation``
+    - ``remainingMs``: Host-clock ms until the end calls (0: they ran before the reply).
+    - ``refused``: The swipe had been refused: nothing ran.
+    - ``note`` (optional)
+    """
+
+    presentation: PresentationInfo
+    remainingMs: float
+    refused: bool
+    note: NotRequired[VirtualClockNote]
+
+
+class PresentationCancelInteractiveDismissResult(TypedDict):
+    """The ``PresentationCancelInteractiveDismissResult`` object.
+
+    - ``presentation``
+    - ``remainingMs``: Host-clock ms until the end calls (0: they ran before the reply).
+    - ``refused``: The swipe had been refused: nothing ran.
+    - ``note`` (optional)
+    """
+
+    presentation: PresentationInfo
+    remainingMs: float
+    refused: bool
+    note: NotRequired[VirtualClockNote]
+
+
 ShowRenderedResult = TypedDict("ShowRenderedResult", {
     "container": ContainerId,
     "class": ClassName,
@@ -3205,10 +3356,10 @@ class RangeSetItemDataResult(TypedDict):
 # Events
 
 
-EventTopic: TypeAlias = Literal["lifecycle", "pool", "page", "range", "prefetch", "batch", "host", "task", "viewable"]
+EventTopic: TypeAlias = Literal["lifecycle", "pool", "page", "range", "prefetch", "batch", "host", "task", "viewable", "presentation"]
 """The topics of the host's events (``x-notifications``): each is also the ``method`` of its notifications."""
 
-AnyEvent: TypeAlias = LifecycleEvent | PoolEvent | PageEvent | RangeEvent | PrefetchEvent | BatchEvent | HostEvent | TaskEvent | ViewableEvent
+AnyEvent: TypeAlias = LifecycleEvent | PoolEvent | PageEvent | RangeEvent | PrefetchEvent | BatchEvent | HostEvent | TaskEvent | ViewableEvent | PresentationEvent
 """The params of any event."""
 
 EVENT_TOPICS: Mapping[str, str] = {
@@ -3221,12 +3372,14 @@ EVENT_TOPICS: Mapping[str, str] = {
     "host": "HostEvent",
     "task": "TaskEvent",
     "viewable": "ViewableEvent",
+    "presentation": "PresentationEvent",
 }
 """Each topic and the name of its params' type in this module. ``lifecycle``: A container hook ran. ``pool``: A
 prerender-pool event. ``page``: A page session's transition. ``range``: A range session's update.
 ``prefetch``: Prefetch or cancel items. ``batch``: Begin a batch fetch. ``host``: A host-wide event. ``task``:
 A client's idle task ran a part, or was cancelled. ``viewable``: An item became viewable for a range session's
-threshold, or stopped being.
+threshold, or stopped being. ``presentation``: A presentation controller's delegate call
+(UIAdaptivePresentationControllerDelegate).
 """
 
 METHODS: tuple[str, ...] = (
@@ -3270,6 +3423,13 @@ METHODS: tuple[str, ...] = (
     "stack.resize",
     "stack.info",
     "stack.destroy",
+    "presentation.present",
+    "presentation.dismiss",
+    "presentation.beginInteractiveDismiss",
+    "presentation.updateInteractiveDismiss",
+    "presentation.finishInteractiveDismiss",
+    "presentation.cancelInteractiveDismiss",
+    "presentation.info",
     "showRendered",
     "pool.configure",
     "pool.warm",
@@ -3317,6 +3477,7 @@ _BatchHandler = TypeVar("_BatchHandler", bound=Callable[[BatchEvent], object])
 _HostHandler = TypeVar("_HostHandler", bound=Callable[[HostEvent], object])
 _TaskHandler = TypeVar("_TaskHandler", bound=Callable[[TaskEvent], object])
 _ViewableHandler = TypeVar("_ViewableHandler", bound=Callable[[ViewableEvent], object])
+_PresentationHandler = TypeVar("_PresentationHandler", bound=Callable[[PresentationEvent], object])
 
 
 # -----------------------------------------------------------------------------------------------------------
@@ -4721,6 +4882,21 @@ _PARAM_SHAPES: dict[str, dict[str, Any]] = {
     "stack.resize": {"stack": "StackId", "width": "Dimension", "height": "Dimension"},
     "stack.info": {"stack": "StackId"},
     "stack.destroy": {"stack": "StackId"},
+    "presentation.present": {
+        "presenter": {"string": None},
+        "container": "ContainerId",
+        "style": {"string": None},
+        "removesPresenterViews": {"boolean": None},
+        "animated": {"boolean": None},
+        "duration": "DurationMs",
+        "modalInPresentation": {"boolean": None},
+    },
+    "presentation.dismiss": {"container": "ContainerId", "animated": {"boolean": None}, "duration": "DurationMs"},
+    "presentation.beginInteractiveDismiss": {"container": "ContainerId", "shouldDismiss": {"boolean": None}},
+    "presentation.updateInteractiveDismiss": {"container": "ContainerId", "progress": {"number": None}},
+    "presentation.finishInteractiveDismiss": {"container": "ContainerId", "duration": "DurationMs"},
+    "presentation.cancelInteractiveDismiss": {"container": "ContainerId", "duration": "DurationMs"},
+    "presentation.info": {"container": "ContainerId"},
     "showRendered": {
         "class": "ClassName",
         "stack": "StackId",
@@ -6091,6 +6267,280 @@ class StackMethods:
         params: dict[str, Any] = {"stack": stack.id if isinstance(stack, StackHandle) else stack}
         _check_params("stack.destroy", params)
         result: StackDestroyResult = self._client.call("stack.destroy", params)
+        return result
+
+
+class PresentationMethods:
+    """The ``presentation.*`` methods: ``present``, ``dismiss``, ``begin_interactive_dismiss``,
+    ``update_interactive_dismiss``, ``finish_interactive_dismiss``, ``cancel_interactive_dismiss``, ``info``.
+
+    Reached as ``client.presentation``; each call is one request (``client.call("presentation.present", ...)``
+    and so on).
+    """
+
+    __slots__ = ("_client",)
+
+    def __init__(self, client: "Methods") -> None:
+        self._client = client
+
+    def present(
+        self,
+        presenter: StackId | ContainerId,
+        container: ContainerId | ContainerHandle,
+        *,
+        style: Literal["pageSheet", "formSheet", "fullScreen", "overFullScreen", "currentContext", "overCurrentContext", "custom"] | None = None,
+        removes_presenter_views: bool | None = None,
+        animated: bool | None = None,
+        duration: DurationMs | None = None,
+        modal_in_presentation: bool | None = None,
+    ) -> PresentationPresentResult:
+        """Presents a container modally (UIKit's present(_:animated:)), in a style.
+
+        `container` (one of this connection's, in no stack, page, pool or presentation, not on screen) is
+        presented over `presenter`: a stack (its window), a stack's top container (it presents from its
+        window, as UIKit forwards a presentation up to the controller that covers the screen) or a presented
+        container (a chain). The presented container loads (`loadView`, `viewDidLoad`); if the style removes
+        the presenter's views (`fullScreen`, `currentContext`, `custom` with `removesPresenterViews`), the
+        presenter's top gets `viewWillDisappear`; the presented container gets `viewWillAppear`,
+        `viewIsAppearing` and its layout at the presented size; then (after `duration` when `animated`) its
+        `viewDidAppear`, and last the removed presenter's `viewDidDisappear` (docs/lifecycle.md
+        "Presentations"). Styles that keep the presenter's views (sheets, the over- styles, custom by default)
+        give the presenter no call. A stack whose views are removed is covered: its navigations run only their
+        containment calls until the dismissal reveals its top. UIKit refuses, with a console warning, to
+        present from a presenter that already presents, while a presentation on it is still running, or whose
+        view is not in the window hierarchy (a hidden stack, a container below a stack's top, a container in
+        no window): each is -32003 with `data.reason` (`alreadyPresenting`, `presentationInProgress`,
+        `notInWindowHierarchy`) and UIKit's warning in `data.warning`, and nothing changes. A running stack
+        transition completes first; a live interactive pop or sheet swipe on the presenter is -32003. A
+        failing hook is -32004: that container is torn down (a presented one is dismissed at once, its
+        presenter revealed). Under `--clock virtual` an animated presentation ends only on `clock.advance`;
+        the reply's `note` says so. Over TCP with a token, every method but `host.auth` answers -32006 until
+        `host.auth` succeeds.
+
+        Args:
+            presenter: What presents: a stack, a stack's top container, or a presented container (one of this
+                connection's).
+            container: The container to present (one of this connection's).
+            style: UIModalPresentationStyle (default `pageSheet`, iOS 13's default). (Not sent when None.)
+            removes_presenter_views: `custom` only (-32602 otherwise): the presentation controller's
+                `shouldRemovePresentersView` (default false, as UIKit's). (Not sent when None.)
+            animated: Animate the transition: the did-hooks run after `duration` ms of host clock (default
+                false). (Not sent when None.)
+            duration: How long the animated transition runs, in ms of host clock (default 300; 0 ends it at
+                once, its calls still `animated: true`). Ignored when not animated. A transition that would end
+                past 2^53 ms on the clock, which never gets there, is refused (-32602). (Not sent when None.)
+            modal_in_presentation: `isModalInPresentation`: a swipe-down is refused with a
+                `didAttemptToDismiss` event (default false). (Not sent when None.)
+
+        Returns:
+            ``PresentationPresentResult``
+
+        Wire: ``presentation.present``.
+        """
+        params: dict[str, Any] = {
+            "presenter": presenter,
+            "container": container.id if isinstance(container, ContainerHandle) else container,
+        }
+        if style is not None:
+            params["style"] = style
+        if removes_presenter_views is not None:
+            params["removesPresenterViews"] = removes_presenter_views
+        if animated is not None:
+            params["animated"] = animated
+        if duration is not None:
+            params["duration"] = duration
+        if modal_in_presentation is not None:
+            params["modalInPresentation"] = modal_in_presentation
+        _check_params("presentation.present", params)
+        result: PresentationPresentResult = self._client.call("presentation.present", params)
+        return result
+
+    def dismiss(
+        self,
+        container: ContainerId | ContainerHandle,
+        *,
+        animated: bool | None = None,
+        duration: DurationMs | None = None,
+    ) -> PresentationDismissResult:
+        """Dismisses a presented container and everything it presents (UIKit's dismiss(animated:)).
+
+        Every container of the chain still on screen gets `viewWillDisappear`, top first (only the top one
+        `animated`: UIKit animates the top-most and simply removes the ones between); if the bottom
+        presentation removed its presenter's views and the presenter is shown, the presenter's top gets
+        `viewWillAppear`, `viewIsAppearing` and its layout if its size changed; then (after `duration` when
+        `animated`) the presenter's `viewDidAppear` and the `viewDidDisappear` calls, top first, and the
+        containers are this connection's again, in no parent. A programmatic dismissal sends no `presentation`
+        event (Apple: the delegate's will/didDismiss are "not called if the presentation is dismissed
+        programmatically"). Transitions still running on the chain or its presenter complete first. A
+        container that is not presented, or one whose chain has a live swipe, is -32003. Under `--clock
+        virtual` an animated dismissal ends only on `clock.advance`; the reply's `note` says so. Over TCP with
+        a token, every method but `host.auth` answers -32006 until `host.auth` succeeds.
+
+        Args:
+            container: The presented container (one of this connection's).
+            animated: Animate the transition: the did-hooks run after `duration` ms of host clock (default
+                false). (Not sent when None.)
+            duration: How long the animated transition runs, in ms of host clock (default 300; 0 ends it at
+                once, its calls still `animated: true`). Ignored when not animated. A transition that would end
+                past 2^53 ms on the clock, which never gets there, is refused (-32602). (Not sent when None.)
+
+        Returns:
+            ``PresentationDismissResult``
+
+        Wire: ``presentation.dismiss``.
+        """
+        params: dict[str, Any] = {"container": container.id if isinstance(container, ContainerHandle) else container}
+        if animated is not None:
+            params["animated"] = animated
+        if duration is not None:
+            params["duration"] = duration
+        _check_params("presentation.dismiss", params)
+        result: PresentationDismissResult = self._client.call("presentation.dismiss", params)
+        return result
+
+    def begin_interactive_dismiss(
+        self,
+        container: ContainerId | ContainerHandle,
+        *,
+        should_dismiss: bool | None = None,
+    ) -> PresentationInfo:
+        """A sheet's swipe-down begins.
+
+        For a `pageSheet` or `formSheet` at the top of its chain (-32003 otherwise). With
+        `modalInPresentation` the swipe is refused: a `presentation` event `didAttemptToDismiss` and nothing
+        else. Otherwise `shouldDismiss`; if `shouldDismiss` is false (the delegate's answer)
+        `didAttemptToDismiss` and nothing else; else `willDismiss` and the sheet's `viewWillDisappear`
+        (animated). A refused swipe stays open (update, finish and cancel answer and do nothing), so a
+        prototype can stream it. While it is live, every other presentation call on the chain is -32003. Over
+        TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds.
+
+        Args:
+            container: The presented sheet.
+            should_dismiss: What the delegate's `presentationControllerShouldDismiss` answers (default true).
+                (Not sent when None.)
+
+        Returns:
+            ``PresentationInfo``: A presentation (docs/lifecycle.md "Presentations"). After a dismissal it
+                describes the presentation as it was, with `dismissed: true`.
+
+        Wire: ``presentation.beginInteractiveDismiss``.
+        """
+        params: dict[str, Any] = {"container": container.id if isinstance(container, ContainerHandle) else container}
+        if should_dismiss is not None:
+            params["shouldDismiss"] = should_dismiss
+        _check_params("presentation.beginInteractiveDismiss", params)
+        result: PresentationInfo = self._client.call("presentation.beginInteractiveDismiss", params)
+        return result
+
+    def update_interactive_dismiss(self, container: ContainerId | ContainerHandle, progress: float) -> PresentationInfo:
+        """Moves a sheet's swipe-down on: no lifecycle call.
+
+        Records how far the swipe has gone (0 to 1): it decides how long the finish or the cancel takes. No
+        hook runs. A container with no swipe in progress is -32003; a progress outside 0...1 is -32602. Over
+        TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds.
+
+        Args:
+            container: The presented sheet.
+            progress: How far the swipe has gone, 0 to 1.
+
+        Returns:
+            ``PresentationInfo``: A presentation (docs/lifecycle.md "Presentations"). After a dismissal it
+                describes the presentation as it was, with `dismissed: true`.
+
+        Wire: ``presentation.updateInteractiveDismiss``.
+        """
+        params: dict[str, Any] = {
+            "container": container.id if isinstance(container, ContainerHandle) else container,
+            "progress": progress,
+        }
+        _check_params("presentation.updateInteractiveDismiss", params)
+        result: PresentationInfo = self._client.call("presentation.updateInteractiveDismiss", params)
+        return result
+
+    def finish_interactive_dismiss(
+        self,
+        container: ContainerId | ContainerHandle,
+        *,
+        duration: DurationMs | None = None,
+    ) -> PresentationFinishInteractiveDismissResult:
+        """Completes a sheet's swipe-down.
+
+        After the rest of the transition, `duration * (1 - progress)` ms of host clock (at once when that is
+        0), the sheet gets `viewDidDisappear`, a `presentation` event `didDismiss` follows, and the sheet is
+        this connection's again, in no parent. A refused swipe just ends. A container with no swipe in
+        progress is -32003. Under `--clock virtual` the end comes only on `clock.advance`; the reply's `note`
+        says so. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth`
+        succeeds.
+
+        Args:
+            container: The presented sheet.
+            duration: How long the animated transition runs, in ms of host clock (default 300; 0 ends it at
+                once, its calls still `animated: true`). Ignored when not animated. A transition that would end
+                past 2^53 ms on the clock, which never gets there, is refused (-32602). (Not sent when None.)
+
+        Returns:
+            ``PresentationFinishInteractiveDismissResult``
+
+        Wire: ``presentation.finishInteractiveDismiss``.
+        """
+        params: dict[str, Any] = {"container": container.id if isinstance(container, ContainerHandle) else container}
+        if duration is not None:
+            params["duration"] = duration
+        _check_params("presentation.finishInteractiveDismiss", params)
+        result: PresentationFinishInteractiveDismissResult = self._client.call("presentation.finishInteractiveDismiss", params)
+        return result
+
+    def cancel_interactive_dismiss(
+        self,
+        container: ContainerId | ContainerHandle,
+        *,
+        duration: DurationMs | None = None,
+    ) -> PresentationCancelInteractiveDismissResult:
+        """Calls a sheet's swipe-down off: the sheet comes back.
+
+        After the way back, `duration * progress` ms of host clock (at once when that is 0), the sheet gets
+        `viewWillAppear`, `viewIsAppearing` and `viewDidAppear`: its `viewWillDisappear` stays without a
+        `viewDidDisappear`, as in every cancelled interactive transition of UIKit. No `presentation` event. A
+        refused swipe just ends. A container with no swipe in progress is -32003. Under `--clock virtual` the
+        end comes only on `clock.advance`; the reply's `note` says so. Over TCP with a token, every method but
+        `host.auth` answers -32006 until `host.auth` succeeds.
+
+        Args:
+            container: The presented sheet.
+            duration: How long the animated transition runs, in ms of host clock (default 300; 0 ends it at
+                once, its calls still `animated: true`). Ignored when not animated. A transition that would end
+                past 2^53 ms on the clock, which never gets there, is refused (-32602). (Not sent when None.)
+
+        Returns:
+            ``PresentationCancelInteractiveDismissResult``
+
+        Wire: ``presentation.cancelInteractiveDismiss``.
+        """
+        params: dict[str, Any] = {"container": container.id if isinstance(container, ContainerHandle) else container}
+        if duration is not None:
+            params["duration"] = duration
+        _check_params("presentation.cancelInteractiveDismiss", params)
+        result: PresentationCancelInteractiveDismissResult = self._client.call("presentation.cancelInteractiveDismiss", params)
+        return result
+
+    def info(self, container: ContainerId | ContainerHandle) -> PresentationInfo:
+        """A presented container's presentation: its presenter, style, chain and what is running.
+
+        A container that is not presented is -32003. Over TCP with a token, every method but `host.auth`
+        answers -32006 until `host.auth` succeeds.
+
+        Args:
+            container: The presented container (one of this connection's).
+
+        Returns:
+            ``PresentationInfo``: A presentation (docs/lifecycle.md "Presentations"). After a dismissal it
+                describes the presentation as it was, with `dismissed: true`.
+
+        Wire: ``presentation.info``.
+        """
+        params: dict[str, Any] = {"container": container.id if isinstance(container, ContainerHandle) else container}
+        _check_params("presentation.info", params)
+        result: PresentationInfo = self._client.call("presentation.info", params)
         return result
 
 
@@ -7487,6 +7937,11 @@ class Methods:
         return StackMethods(self)
 
     @cached_property
+    def presentation(self) -> PresentationMethods:
+        """The ``presentation.*`` methods."""
+        return PresentationMethods(self)
+
+    @cached_property
     def pool(self) -> PoolMethods:
         """The ``pool.*`` methods."""
         return PoolMethods(self)
@@ -7641,6 +8096,14 @@ class Methods:
     ) -> Callable[[_ViewableHandler], _ViewableHandler]: ...
 
     @overload
+    def on(self, topic: Literal["presentation"], handler: _PresentationHandler) -> _PresentationHandler: ...
+
+    @overload
+    def on(
+        self, topic: Literal["presentation"], handler: None = None
+    ) -> Callable[[_PresentationHandler], _PresentationHandler]: ...
+
+    @overload
     def on(self, topic: str, handler: _Handler) -> _Handler: ...
 
     @overload
@@ -7656,7 +8119,8 @@ class Methods:
         The params are typed per topic: ``lifecycle``: :class:`LifecycleEvent`, ``pool``: :class:`PoolEvent`,
         ``page``: :class:`PageEvent`, ``range``: :class:`RangeEvent`, ``prefetch``: :class:`PrefetchEvent`,
         ``batch``: :class:`BatchEvent`, ``host``: :class:`HostEvent`, ``task``: :class:`TaskEvent`,
-        ``viewable``: :class:`ViewableEvent`. As a decorator the handler is checked against its topic's type;
-        ``on(topic, handler)`` takes any callable of one argument, as it always has.
+        ``viewable``: :class:`ViewableEvent`, ``presentation``: :class:`PresentationEvent`. As a decorator the
+        handler is checked against its topic's type; ``on(topic, handler)`` takes any callable of one
+        argument, as it always has.
         """
         return self._on(topic, handler)
