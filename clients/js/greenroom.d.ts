@@ -1301,7 +1301,8 @@ export interface ClassDefinition {
 
 /**
  * Where a container sits: nothing (null), a stack, a green room (idle in a pool), a page session at an index,
- * a range session as a cell (bound to an item or parked), or a presentation (`presentation.present`).
+ * a range session as a cell (bound to an item or parked), a presentation (`presentation.present`), or a tab
+ * bar (`tabs.create`).
  */
 export type ContainerParent =
   | ContainerParentStack
@@ -1309,6 +1310,7 @@ export type ContainerParent =
   | ContainerParentPage
   | ContainerParentCell
   | ContainerParentPresentation
+  | ContainerParentTabs
   | null;
 
 export interface ContainerParentStack {
@@ -1342,8 +1344,14 @@ export interface ContainerParentCell {
 
 export interface ContainerParentPresentation {
   kind: "presentation";
-  /** What presents it: a stack or a presented container. */
-  id: StackId | ContainerId;
+  /** What presents it: a stack, a tab bar or a presented container. */
+  id: StackId | TabsId | ContainerId;
+}
+
+export interface ContainerParentTabs {
+  kind: "tabs";
+  /** Opaque id of a tab bar (`t-N`). */
+  id: TabsId;
 }
 
 /** A container's state. */
@@ -1366,8 +1374,8 @@ export interface ContainerInfo {
   size: Size | null;
   /**
    * Where a container sits: nothing (null), a stack, a green room (idle in a pool), a page session at an
-   * index, a range session as a cell (bound to an item or parked), or a presentation
-   * (`presentation.present`).
+   * index, a range session as a cell (bound to an item or parked), a presentation (`presentation.present`),
+   * or a tab bar (`tabs.create`).
    */
   parent: ContainerParent;
   /** True while it sits in a green room. */
@@ -2226,7 +2234,7 @@ export interface PresentationInfo {
   /** Opaque id of a container (`c-N`). */
   container: ContainerId;
   /** What presents it: a stack (the window) or a presented container. */
-  presenter: StackId | ContainerId;
+  presenter: StackId | TabsId | ContainerId;
   /** UIModalPresentationStyle. */
   style:
     | "pageSheet"
@@ -2275,7 +2283,32 @@ export interface PresentationEvent {
   /** Opaque id of a container (`c-N`). */
   container: ContainerId;
   /** What presents it. */
-  presenter: StackId | ContainerId;
+  presenter: StackId | TabsId | ContainerId;
+}
+
+/** Opaque id of a tab bar (`t-N`). */
+export type TabsId = string;
+
+/** A tab bar (docs/lifecycle.md "Tab bars"). */
+export interface TabsInfo {
+  /** Opaque id of a tab bar (`t-N`). */
+  tabs: TabsId;
+  /** A width or height in points: > 0 and <= 100000. */
+  width: Dimension;
+  /** A width or height in points: > 0 and <= 100000. */
+  height: Dimension;
+  hidden: boolean;
+  /**
+   * A presentation over it removed its views (`fullScreen`, `currentContext`): its selected child is off
+   * screen until the dismissal.
+   */
+  covered: boolean;
+  /** The tabs, in order. */
+  containers: ContainerId[];
+  /** The selected tab's index (0 when there are none). */
+  selected: number;
+  /** The selected child, null when there are no tabs. */
+  selectedContainer: ContainerId | null;
 }
 
 /** `rpc.discover` takes no params. */
@@ -2916,8 +2949,11 @@ export interface StackDestroyResult {
 
 /** The params of `presentation.present` (by name; by position in this order). */
 export interface PresentationPresentParams {
-  /** What presents: a stack, a stack's top container, or a presented container (one of this connection's). */
-  presenter: StackId | ContainerId;
+  /**
+   * What presents: a stack or a tab bar (its window), a stack's top or a tab bar's selected container (it
+   * presents from its window), or a presented container (one of this connection's).
+   */
+  presenter: StackId | TabsId | ContainerId;
   /** The container to present (one of this connection's). */
   container: ContainerId;
   /** UIModalPresentationStyle (default `pageSheet`, iOS 13's default). */
@@ -3070,6 +3106,66 @@ export interface PresentationCancelInteractiveDismissResult {
 export interface PresentationInfoParams {
   /** The presented container (one of this connection's). */
   container: ContainerId;
+}
+
+/** The params of `tabs.create` (by name; by position in this order). */
+export interface TabsCreateParams {
+  /** Window width, points. */
+  width: Dimension;
+  /** Window height, points. */
+  height: Dimension;
+  /** The tabs, in order (this connection's containers, each once; at most 64). */
+  containers: ContainerId[];
+  /** The selected tab's index (default 0). */
+  selected?: number;
+  /** Start hidden (default false): nothing appears until `tabs.setHidden false`. */
+  hidden?: boolean;
+}
+
+/** The params of `tabs.select` (by name; by position in this order). */
+export interface TabsSelectParams {
+  /** The tab bar (one of this connection's). */
+  tabs: TabsId;
+  /** The tab to select. */
+  index: number;
+}
+
+/** The params of `tabs.setContainers` (by name; by position in this order). */
+export interface TabsSetContainersParams {
+  /** The tab bar (one of this connection's). */
+  tabs: TabsId;
+  /** The new tabs, in order. */
+  containers: ContainerId[];
+  /** The tab to select (default: Apple's reselection rule). */
+  selected?: number;
+}
+
+/** The params of `tabs.setHidden` (by name; by position in this order). */
+export interface TabsSetHiddenParams {
+  /** The tab bar (one of this connection's). */
+  tabs: TabsId;
+  /** Hide (true) or show (false). */
+  hidden: boolean;
+}
+
+/** The params of `tabs.info` (by name; by position in this order). */
+export interface TabsInfoParams {
+  /** The tab bar (one of this connection's). */
+  tabs: TabsId;
+}
+
+/** The params of `tabs.destroy` (by name; by position in this order). */
+export interface TabsDestroyParams {
+  /** The tab bar (one of this connection's). */
+  tabs: TabsId;
+}
+
+export interface TabsDestroyResult {
+  /** Opaque id of a tab bar (`t-N`). */
+  tabs: TabsId;
+  destroyed: boolean;
+  /** The children torn down, in the order they went. */
+  released: ContainerId[];
 }
 
 /** The params of `showRendered` (by name; by position in this order). */
@@ -4180,6 +4276,64 @@ export interface Methods {
    * -32006 until `host.auth` succeeds.
    */
   "presentation.info": { params: PresentationInfoParams; result: PresentationInfo };
+  /**
+   * Creates a tab bar (UITabBarController): a window whose tabs are containers, one selected.
+   *
+   * Each container (this connection's, in no parent, off screen) gets `willMoveToParent` and
+   * `didMoveToParent` with the tab bar, in tab order; then, unless `hidden`, only the selected one loads and
+   * appears, not animated: `loadView`, `viewDidLoad`, `viewWillAppear`, `viewIsAppearing`, its layout at the
+   * window's size, `viewDidAppear` (docs/lifecycle.md "Tab bars"). The others load when first selected. A
+   * container listed twice, or `selected` outside the tabs, is -32602. Over TCP with a token, every method
+   * but `host.auth` answers -32006 until `host.auth` succeeds.
+   */
+  "tabs.create": { params: TabsCreateParams; result: TabsInfo };
+  /**
+   * Selects a tab: UIKit's tab switch.
+   *
+   * On a shown tab bar the newly selected child loads the first time and gets `viewWillAppear`,
+   * `viewIsAppearing` and its layout, then the old one `viewWillDisappear` and `viewDidDisappear`, then the
+   * new one `viewDidAppear`, all not animated: the new tab's `viewWillAppear` comes before the old tab's
+   * `viewWillDisappear`, unlike a push (docs/lifecycle.md "Tab bars"). Selecting the selected tab runs
+   * nothing. A hidden or covered tab bar changes its selection silently: the new child appears when the
+   * window does. An index outside the tabs is -32602. Over TCP with a token, every method but `host.auth`
+   * answers -32006 until `host.auth` succeeds.
+   */
+  "tabs.select": { params: TabsSelectParams; result: TabsInfo };
+  /**
+   * Replaces the tabs (UITabBarController's setViewControllers).
+   *
+   * Kept children get no containment call. Leaving ones get `willMoveToParent(null)`, joining ones
+   * `willMoveToParent` with the tab bar; if the child on screen changes, the tab switch's order runs (or a
+   * plain appearance or disappearance when there was, or is, none); then the leaving ones get
+   * `didMoveToParent(null)` (they stay this connection's, in no parent) and the joining ones
+   * `didMoveToParent`. Without `selected`, the previously selected child stays selected if it is kept, else
+   * the same index if there is one, else 0 (Apple's rule). A container listed twice, or `selected` outside
+   * the list, is -32602. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth`
+   * succeeds.
+   */
+  "tabs.setContainers": { params: TabsSetContainersParams; result: TabsInfo };
+  /**
+   * Hides or shows the tab bar's window: the selected child disappears or appears.
+   *
+   * Not animated. Hiding a tab bar that presents is -32003 (dismiss first). Over TCP with a token, every
+   * method but `host.auth` answers -32006 until `host.auth` succeeds.
+   */
+  "tabs.setHidden": { params: TabsSetHiddenParams; result: TabsInfo };
+  /**
+   * A tab bar's tabs, selection and window.
+   *
+   * Runs nothing. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth`
+   * succeeds.
+   */
+  "tabs.info": { params: TabsInfoParams; result: TabsInfo };
+  /**
+   * Destroys a tab bar: what it presents is dismissed, then every child is torn down.
+   *
+   * The selected child disappears if on screen; every child is deinited, in tab order after the selected one
+   * (as `stack.destroy` tears its containers down). Over TCP with a token, every method but `host.auth`
+   * answers -32006 until `host.auth` succeeds.
+   */
+  "tabs.destroy": { params: TabsDestroyParams; result: TabsDestroyResult };
   /**
    * Shows a prerendered container (ViewControllerPreRender's showRenderedViewController; docs/pools.md).
    *

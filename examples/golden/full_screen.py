@@ -15,6 +15,7 @@ from __future__ import annotations
 from goldenrun import record
 
 from greenroom import Client
+from greenroom.api import LifecycleEvent
 from greenroom.transcript import Recording
 
 
@@ -22,7 +23,7 @@ def scenario(client: Client, recording: Recording) -> None:
     seen: list[str] = []
 
     @client.on("lifecycle")
-    def keep(event) -> None:
+    def keep(event: LifecycleEvent) -> None:
         seen.append(f"{event['container']} {event['event']}")
 
     client.subscribe(["lifecycle"])

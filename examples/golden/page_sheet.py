@@ -17,6 +17,7 @@ from __future__ import annotations
 from goldenrun import record
 
 from greenroom import Client
+from greenroom.api import LifecycleEvent, PresentationEvent
 from greenroom.transcript import Recording
 
 
@@ -24,11 +25,11 @@ def scenario(client: Client, recording: Recording) -> None:
     seen: list[str] = []
 
     @client.on("lifecycle")
-    def keep(event) -> None:
+    def keep(event: LifecycleEvent) -> None:
         seen.append(f"{event['container']} {event['event']}")
 
     @client.on("presentation")
-    def delegate(event) -> None:
+    def delegate(event: PresentationEvent) -> None:
         seen.append(f"{event['container']} {event['kind']}")
 
     client.subscribe(["lifecycle", "presentation"])

@@ -556,7 +556,7 @@ def write_token(d: str, token: str, mode: int = 0o600) -> str:
 MiB = 1 << 20
 
 
-TOPICS = ["lifecycle", "pool", "page", "range", "prefetch", "batch", "host", "task", "viewable"]
+TOPICS = ["lifecycle", "pool", "page", "range", "prefetch", "batch", "host", "task", "viewable", "presentation"]
 
 
 SCOPE_METHODS = [

@@ -143,9 +143,14 @@ def result_member_schema(method: str, steps: list[str | int]) -> Any:
 def fills(member: Any, target: Any) -> bool:
     """Whether a result member declared as `member` may fill a param declared as `target`: the same schema, or a
     nullable one (`oneOf: [{type: null}, X]`, e.g. `RangeInfo.batchInFlight`) whose non-null branch is `target`'s
-    (the live test fails when the value is null: the substituted params no longer match)."""
+    (the live test fails when the value is null: the substituted params no longer match), or a param that takes one
+    of several ids (`oneOf: [StackId, TabsId, ContainerId]`, e.g. `presentation.present`'s `presenter`) of which
+    the member's is one."""
     member, target = follow(member), follow(target)
     if member == target:
+        return True
+    choices = target.get("oneOf") if isinstance(target, dict) else None
+    if isinstance(choices, list) and any(follow(b) == member for b in choices):
         return True
     branches = member.get("oneOf") if isinstance(member, dict) else None
     if not isinstance(branches, list):

@@ -11,6 +11,8 @@ public enum ContainerParent: Equatable, Sendable {
     case cell(session: String)
     /// Presented (modally) by a stack or by another presented container.
     case presentation(presenter: String)
+    /// A child of a tab bar.
+    case tabs(String)
 
     /// The parent's id for containment hooks (nil for none).
     public var id: String? {
@@ -21,6 +23,7 @@ public enum ContainerParent: Equatable, Sendable {
         case .greenRoom(let g): g
         case .cell(let s): s
         case .presentation(let p): p
+        case .tabs(let t): t
         }
     }
 }

@@ -25,15 +25,18 @@ public enum PresentationStyle: String, CaseIterable, Sendable {
     }
 }
 
-/// What presents: a stack (the window, for a container in a stack presents from its window's root, as UIKit
-/// forwards a presentation up to the controller that covers the screen) or a presented container (a chain).
+/// What presents: a window, a stack or a tab bar (a container in one presents from its window's root, as
+/// UIKit forwards a presentation up to the controller that covers the screen), or a presented container
+/// (a chain).
 public enum Presenter {
     case stack(StackRecord)
+    case tabs(TabsRecord)
     case container(ContainerRecord)
 
     public var id: String {
         switch self {
         case .stack(let s): s.id
+        case .tabs(let t): t.id
         case .container(let c): c.id
         }
     }

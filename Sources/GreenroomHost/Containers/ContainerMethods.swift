@@ -55,6 +55,7 @@ extension Containers {
         case .page(let s, let i): parent = ["kind": "page", "id": .string(s), "index": .int(i)]
         case .cell(let s): parent = ["kind": "cell", "id": .string(s)]
         case .presentation(let p): parent = ["kind": "presentation", "id": .string(p)]
+        case .tabs(let t): parent = ["kind": "tabs", "id": .string(t)]
         }
         return [
             "container": .string(c.id),
@@ -139,6 +140,7 @@ extension Containers {
         case .page(let session, _): data["session"] = .string(session)
         case .cell(let session): data["session"] = .string(session)
         case .presentation(let p): data["presenter"] = .string(p)
+        case .tabs(let t): data["tabs"] = .string(t)
         }
         throw .invalidState("Container \(c.id) has a parent that drives its appearance; manual appearance calls are for a container with none", data)
     }

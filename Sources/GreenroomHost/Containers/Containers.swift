@@ -92,6 +92,8 @@ public final class Containers: HostDomain {
     lazy var stackOps = StackDriver(containers: self)
     /// Modal presentations over stacks and presented containers.
     private(set) lazy var presentations = Presentations(containers: self)
+    /// Tab bars.
+    private(set) lazy var tabBars = TabBars(containers: self)
 
     init(config: HostConfig, classes: ClassRegistry, events: EventRouter, timers: HostTimers, clock: HostClock,
          connections: ConnectionTable, processor: RPCProcessor<HostConnection>, lane: CallLane, dispatcher: IdleTasks) {
@@ -397,6 +399,8 @@ public final class Containers: HostDomain {
             if let s = stackRecord(sid) { await stackOps.remove(c, from: s) }
         case .presentation:
             if let r = presentations.byPresented[c.id] { await presentations.dismissNow(r) }
+        case .tabs(let id):
+            if let t = tabBars.tabs[id] { _ = await tabBars.setContainers(t, t.children.filter { $0 !== c }, selected: nil) }
         case .page, .cell, .none:
             break
         }
@@ -424,6 +428,7 @@ public final class Containers: HostDomain {
         let parent = c.parent
         var revealed: StackRecord?
         var uncovered: (containers: [ContainerRecord], size: Size?) = ([], nil)
+        var tabsToShow: TabsRecord?
         switch parent {
         case .stack(let sid), .greenRoom(let sid):
             if let s = stackRecord(sid) {
@@ -442,11 +447,14 @@ public final class Containers: HostDomain {
         case .presentation:
             // What it presents is dismissed first; the presenter it covered comes back after its teardown.
             uncovered = await presentations.presentedWillFail(c)
+        case .tabs:
+            tabsToShow = tabBars.childFailed(c)
         default: break
         }
         c.parent = parent
         await teardown(c)
         c.parent = .none
+        if let t = tabsToShow { await tabBars.showSelected(t) }
         for shown in uncovered.containers {
             do throws(ContainerFailure) { try await perform(lifecycle.appear(shown, size: uncovered.size, layout: .afterWillAppear)) } catch { await deferredFailure(error) }
         }
@@ -521,7 +529,7 @@ public final class Containers: HostDomain {
 
     func destroyStack(_ s: StackRecord) async {
         await stackOps.completeTransition(s)
-        await presentations.stackWillBeDestroyed(s)
+        await presentations.windowWillBeDestroyed(s.id)
         await pages?.stackWillBeDestroyed(s)
         await stackOps.destroy(s)
         stacks[s.id] = nil
@@ -534,6 +542,7 @@ public final class Containers: HostDomain {
         registerContainerMethods(into: &r)
         registerStackMethods(into: &r)
         registerPresentationMethods(into: &r)
+        registerTabMethods(into: &r)
         pools.register(into: &r)
     }
 
@@ -542,6 +551,7 @@ public final class Containers: HostDomain {
         // Deliver running animations first, so everything tears down balanced.
         for s in stacks.values where s.owner == id { await stackOps.completeTransition(s) }
         for s in stacks.values.sorted(by: { $0.id < $1.id }) where s.owner == id { await destroyStack(s) }
+        await tabBars.connectionClosed(id)
         for c in containers.values.sorted(by: { $0.id < $1.id }) where c.owner == id && !c.isDestroyed {
             if case .page = c.parent { continue }  // page sessions tear their own children down
             await release(c)

@@ -28,15 +28,17 @@ final class Presentations {
     func tree(_ p: Presenter) -> [ContainerRecord] {
         switch p {
         case .stack(let s): s.isHidden ? [] : s.top.map { [$0] } ?? []
+        case .tabs(let t): t.isHidden ? [] : t.selected.map { [$0] } ?? []
         case .container(let c): [c]
         }
     }
 
-    /// The window (stack) at the bottom of `p`'s chain.
-    func window(of p: Presenter) -> StackRecord? {
+    /// The size of the window at the bottom of `p`'s chain.
+    func windowSize(of p: Presenter) -> Size? {
         switch p {
-        case .stack(let s): s
-        case .container(let c): byPresented[c.id].flatMap { window(of: $0.presenter) }
+        case .stack(let s): s.size
+        case .tabs(let t): t.size
+        case .container(let c): byPresented[c.id].flatMap { windowSize(of: $0.presenter) }
         }
     }
 
@@ -44,7 +46,17 @@ final class Presentations {
     func size(of p: Presenter) -> Size? {
         switch p {
         case .stack(let s): s.size
+        case .tabs(let t): t.size
         case .container(let c): byPresented[c.id]?.size
+        }
+    }
+
+    /// A window's views leave it (`covered`) or come back.
+    private func setCovered(_ p: Presenter, _ covered: Bool) {
+        switch p {
+        case .stack(let s): s.isCovered = covered
+        case .tabs(let t): t.isCovered = covered
+        case .container: break
         }
     }
 
@@ -56,6 +68,7 @@ final class Presentations {
     /// Resolves the `presenter` param: a stack, a stack's top (its window presents), or a presented container.
     func presenter(_ id: String, for x: String, owner conn: HostConnection) throws(RPCError) -> Presenter {
         if let s = containers.stacks[id], s.owner == conn.id { return .stack(s) }
+        if let t = containers.tabBars.tabs[id], t.owner == conn.id { return .tabs(t) }
         guard let c = containers.containers[id], !c.isDestroyed, c.owner == conn.id else {
             throw RPCError(.unknownObject, "No stack or container with id \(id) on this connection",
                            ["id": .string(id), "expected": "stack or container", "path": "presenter"])
@@ -68,6 +81,11 @@ final class Presentations {
                 throw refusal(.notInWindowHierarchy, x, on: c.id, "Container \(c.id) is below the top of stack \(sid)")
             }
             return .stack(s)
+        case .tabs(let tid):
+            guard let t = containers.tabBars.tabs[tid], t.selected === c else {
+                throw refusal(.notInWindowHierarchy, x, on: c.id, "Container \(c.id) is not the selected tab of \(tid)")
+            }
+            return .tabs(t)
         case .none:
             throw refusal(.notInWindowHierarchy, x, on: c.id, "Container \(c.id) is in no stack and not presented")
         case .page(let session, _), .cell(let session):
@@ -97,6 +115,8 @@ final class Presentations {
         case .stack(let s):
             try containers.refuseDuringInteractivePop(s)
             await containers.stackOps.completeTransition(s)
+        case .tabs:
+            break
         case .container(let c):
             if let r = byPresented[c.id], r.gesture != nil { throw liveSwipe(r) }
         }
@@ -109,13 +129,14 @@ final class Presentations {
         let shown = tree(p)
         let onScreen: Bool = switch p {
         case .stack(let s): s.isShown && shown.first?.state == .appeared
+        case .tabs(let t): t.isShown && shown.first?.state == .appeared
         case .container(let c): c.state == .appeared
         }
-        guard onScreen, let window = window(of: p) else {
+        guard onScreen, let window = windowSize(of: p) else {
             throw refusal(.notInWindowHierarchy, x.id, on: p.id, "\(p.id) is not on screen")
         }
         let removes = style.removesPresenterViews(custom: removesViews)
-        let size = style.isContext ? size(of: p) ?? window.size : window.size
+        let size = style.isContext ? size(of: p) ?? window : window
         let r = PresentationRecord(presented: x, presenter: p, style: style, removesPresenterViews: removes,
                                    modalInPresentation: modal, size: size)
         byPresenter[p.id] = r
@@ -123,7 +144,7 @@ final class Presentations {
         if case .container(let c) = p { byPresented[c.id]?.presenting = r }
         x.parent = .presentation(presenter: p.id)
         let removed = removes ? shown : []
-        if removes, case .stack(let s) = p { s.isCovered = true }
+        if removes { setCovered(p, true) }
         try await containers.guarded { () throws(ContainerFailure) in
             // The presented container loads before the presenter's viewWillDisappear (logged orders).
             try await step(lifecycle.loadIfNeeded(x, size: nil), stopsOn: x)
@@ -200,10 +221,8 @@ final class Presentations {
             if byPresenter[link.presenter.id] === link { byPresenter[link.presenter.id] = nil }
             if link.presented.parent == .presentation(presenter: link.presenter.id) { link.presented.parent = .none }
         }
-        switch r.presenter {
-        case .container(let c): byPresented[c.id]?.presenting = nil
-        case .stack(let s): if r.removesPresenterViews { s.isCovered = false }
-        }
+        if case .container(let c) = r.presenter { byPresented[c.id]?.presenting = nil }
+        if r.removesPresenterViews { setCovered(r.presenter, false) }
     }
 
     // MARK: Dismiss
@@ -231,7 +250,7 @@ final class Presentations {
         let gone = chain.reversed().filter { $0.state == .appeared }
         var revealed: [ContainerRecord] = []
         if r.removesPresenterViews {
-            if case .stack(let s) = r.presenter { s.isCovered = false }
+            setCovered(r.presenter, false)
             let t = tree(r.presenter)
             if let first = t.first, first.state == .disappeared { revealed = t }
         }
@@ -268,9 +287,9 @@ final class Presentations {
         return (tree(p).filter { $0.state != .appeared }, size(of: p))
     }
 
-    /// A stack is about to be destroyed: what it presents is dismissed at once.
-    func stackWillBeDestroyed(_ s: StackRecord) async {
-        if let r = byPresenter[s.id] { await dismissNow(r) }
+    /// A window (stack or tab bar) is about to be destroyed: what it presents is dismissed at once.
+    func windowWillBeDestroyed(_ id: String) async {
+        if let r = byPresenter[id] { await dismissNow(r) }
     }
 
     // MARK: The sheet's swipe-down

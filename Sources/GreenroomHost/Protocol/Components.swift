@@ -585,9 +585,13 @@ enum SchemaName: String, CaseIterable {
             ], required: ["kind", "id"]),
             .object(nil, [
                 "kind": .any().const("presentation"),
-                "id": .oneOf([.ref(.stackId), .ref(.containerId)], "What presents it: a stack or a presented container."),
+                "id": .oneOf([.ref(.stackId), TabSchemas.id, .ref(.containerId)], "What presents it: a stack, a tab bar or a presented container."),
             ], required: ["kind", "id"]),
-        ], "Where a container sits: nothing (null), a stack, a green room (idle in a pool), a page session at an index, a range session as a cell (bound to an item or parked), or a presentation (`presentation.present`).")
+            .object(nil, [
+                "kind": .any().const("tabs"),
+                "id": TabSchemas.id,
+            ], required: ["kind", "id"]),
+        ], "Where a container sits: nothing (null), a stack, a green room (idle in a pool), a page session at an index, a range session as a cell (bound to an item or parked), a presentation (`presentation.present`), or a tab bar (`tabs.create`).")
         case .containerInfo: .object("A container's state.", [
             "container": .ref(.containerId),
             "class": .ref(.className),

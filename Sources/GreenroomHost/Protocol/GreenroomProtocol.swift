@@ -8,7 +8,7 @@ public enum GreenroomProtocol {
     /// The OpenRPC document, made once.
     public static let document: JSONValue = OpenRPCGenerator(
         info: ProtocolCatalog.info, methods: ProtocolCatalog.methods, events: ProtocolCatalog.events,
-        components: SchemaName.allCases.map { Component($0.rawValue, $0.schema) } + ViewabilitySchema.components + PresentationSchemas.components, errors: ProtocolCatalog.errors
+        components: SchemaName.allCases.map { Component($0.rawValue, $0.schema) } + ViewabilitySchema.components + PresentationSchemas.components + TabSchemas.components, errors: ProtocolCatalog.errors
     ).document()
 
     /// The document as rpc-schema/openrpc.json holds it.

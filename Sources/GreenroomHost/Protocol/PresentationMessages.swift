@@ -26,7 +26,7 @@ enum PresentationPresent: HostMethod {
         var modalInPresentation: Bool?
 
         static let fields: [ParamField<Params>] = [
-            .required("presenter", \.presenter, .oneOf([.ref(.stackId), .ref(.containerId)]), "What presents: a stack, a stack's top container, or a presented container (one of this connection's)."),
+            .required("presenter", \.presenter, .oneOf([.ref(.stackId), TabSchemas.id, .ref(.containerId)]), "What presents: a stack or a tab bar (its window), a stack's top or a tab bar's selected container (it presents from its window), or a presented container (one of this connection's)."),
             .required("container", \.container, .ref(.containerId), "The container to present (one of this connection's)."),
             .choice("style", \.style, PresentationSchemas.style.default("pageSheet"), "UIModalPresentationStyle (default `pageSheet`, iOS 13's default)."),
             .optional("removesPresenterViews", \.removesPresenterViews, .boolean().default(false), "`custom` only (-32602 otherwise): the presentation controller's `shouldRemovePresentersView` (default false, as UIKit's)."),
@@ -189,7 +189,7 @@ enum PresentationSchemas {
         [
             Component(Name.info.rawValue, .object("A presentation (docs/lifecycle.md \"Presentations\"). After a dismissal it describes the presentation as it was, with `dismissed: true`.", [
                 "container": .ref(.containerId),
-                "presenter": .oneOf([.ref(.stackId), .ref(.containerId)], "What presents it: a stack (the window) or a presented container."),
+                "presenter": .oneOf([.ref(.stackId), TabSchemas.id, .ref(.containerId)], "What presents it: a stack (the window) or a presented container."),
                 "style": style,
                 "removesPresenterViews": .boolean("The presenter's views are out of the window while it is up (its top got `viewWillDisappear`/`viewDidDisappear`)."),
                 "modalInPresentation": .boolean("`isModalInPresentation`: a swipe-down is refused."),
@@ -208,7 +208,7 @@ enum PresentationSchemas {
                 "cause": .ref(.eventCause),
                 "kind": .string().oneOfValues(["shouldDismiss", "willDismiss", "didDismiss", "didAttemptToDismiss"]),
                 "container": .ref(.containerId),
-                "presenter": .oneOf([.ref(.stackId), .ref(.containerId)], "What presents it."),
+                "presenter": .oneOf([.ref(.stackId), TabSchemas.id, .ref(.containerId)], "What presents it."),
             ], required: ["seq", "t", "cause", "kind", "container", "presenter"])),
         ]
     }

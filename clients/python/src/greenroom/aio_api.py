@@ -129,6 +129,10 @@ from .api import (
     StackSetContainersResult,
     StackUpdateInteractivePopResult,
     Subscription,
+    TabsDestroyResult,
+    TabsHandle,
+    TabsId,
+    TabsInfo,
     TaskEvent,
     TasksAddResult,
     TasksCancelResult,
@@ -159,6 +163,8 @@ __all__ = [
     "AsyncRpcMethods",
     "AsyncStack",
     "AsyncStackMethods",
+    "AsyncTabs",
+    "AsyncTabsMethods",
     "AsyncTasksMethods",
 ]
 
@@ -632,6 +638,123 @@ class AsyncStack(StackHandle):
         Wire: ``stack.destroy``.
         """
         result: StackDestroyResult = await self._client.call("stack.destroy", {"stack": self.id})
+        return result
+
+
+class AsyncTabs(TabsHandle):
+    """A ``TabsId`` on the host, from ``tabs.create`` (or ``client.tabs.handle(id)``), with the ``tabs.*``
+    methods that take it (awaitable).
+
+    ``id`` is its id; ``result`` the ``tabs.create`` reply (``TabsInfo``), None for a handle made from an id.
+    The calls go through the :class:`~greenroom.aio.AsyncClient` that made it.
+    """
+
+    __slots__ = ()
+    result: TabsInfo | None
+
+    async def select(self, index: int) -> TabsInfo:
+        """Selects a tab: UIKit's tab switch.
+
+        On a shown tab bar the newly selected child loads the first time and gets `viewWillAppear`,
+        `viewIsAppearing` and its layout, then the old one `viewWillDisappear` and `viewDidDisappear`, then
+        the new one `viewDidAppear`, all not animated: the new tab's `viewWillAppear` comes before the old
+        tab's `viewWillDisappear`, unlike a push (docs/lifecycle.md "Tab bars"). Selecting the selected tab
+        runs nothing. A hidden or covered tab bar changes its selection silently: the new child appears when
+        the window does. An index outside the tabs is -32602. Over TCP with a token, every method but
+        `host.auth` answers -32006 until `host.auth` succeeds.
+
+        Args:
+            index: The tab to select.
+
+        Returns:
+            ``TabsInfo``: A tab bar (docs/lifecycle.md "Tab bars").
+
+        Wire: ``tabs.select``.
+        """
+        params: dict[str, Any] = {"tabs": self.id, "index": index}
+        _check_params("tabs.select", params)
+        result: TabsInfo = await self._client.call("tabs.select", params)
+        return result
+
+    async def set_containers(
+        self,
+        containers: Sequence[ContainerId | ContainerHandle],
+        *,
+        selected: int | None = None,
+    ) -> TabsInfo:
+        """Replaces the tabs (UITabBarController's setViewControllers).
+
+        Kept children get no containment call. Leaving ones get `willMoveToParent(null)`, joining ones
+        `willMoveToParent` with the tab bar; if the child on screen changes, the tab switch's order runs (or a
+        plain appearance or disappearance when there was, or is, none); then the leaving ones get
+        `didMoveToParent(null)` (they stay this connection's, in no parent) and the joining ones
+        `didMoveToParent`. Without `selected`, the previously selected child stays selected if it is kept,
+        else the same index if there is one, else 0 (Apple's rule). A container listed twice, or `selected`
+        outside the list, is -32602. Over TCP with a token, every method but `host.auth` answers -32006 until
+        `host.auth` succeeds.
+
+        Args:
+            containers: The new tabs, in order.
+            selected: The tab to select (default: Apple's reselection rule). (Not sent when None.)
+
+        Returns:
+            ``TabsInfo``: A tab bar (docs/lifecycle.md "Tab bars").
+
+        Wire: ``tabs.setContainers``.
+        """
+        params: dict[str, Any] = {"tabs": self.id, "containers": _listed(containers, ContainerHandle)}
+        if selected is not None:
+            params["selected"] = selected
+        _check_params("tabs.setContainers", params)
+        result: TabsInfo = await self._client.call("tabs.setContainers", params)
+        return result
+
+    async def set_hidden(self, hidden: bool) -> TabsInfo:
+        """Hides or shows the tab bar's window: the selected child disappears or appears.
+
+        Not animated. Hiding a tab bar that presents is -32003 (dismiss first). Over TCP with a token, every
+        method but `host.auth` answers -32006 until `host.auth` succeeds.
+
+        Args:
+            hidden: Hide (true) or show (false).
+
+        Returns:
+            ``TabsInfo``: A tab bar (docs/lifecycle.md "Tab bars").
+
+        Wire: ``tabs.setHidden``.
+        """
+        params: dict[str, Any] = {"tabs": self.id, "hidden": hidden}
+        _check_params("tabs.setHidden", params)
+        result: TabsInfo = await self._client.call("tabs.setHidden", params)
+        return result
+
+    async def info(self) -> TabsInfo:
+        """A tab bar's tabs, selection and window.
+
+        Runs nothing. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth`
+        succeeds.
+
+        Returns:
+            ``TabsInfo``: A tab bar (docs/lifecycle.md "Tab bars").
+
+        Wire: ``tabs.info``.
+        """
+        result: TabsInfo = await self._client.call("tabs.info", {"tabs": self.id})
+        return result
+
+    async def destroy(self) -> TabsDestroyResult:
+        """Destroys a tab bar: what it presents is dismissed, then every child is torn down.
+
+        The selected child disappears if on screen; every child is deinited, in tab order after the selected
+        one (as `stack.destroy` tears its containers down). Over TCP with a token, every method but
+        `host.auth` answers -32006 until `host.auth` succeeds.
+
+        Returns:
+            ``TabsDestroyResult``
+
+        Wire: ``tabs.destroy``.
+        """
+        result: TabsDestroyResult = await self._client.call("tabs.destroy", {"tabs": self.id})
         return result
 
 
@@ -2588,7 +2711,7 @@ class AsyncPresentationMethods:
 
     async def present(
         self,
-        presenter: StackId | ContainerId,
+        presenter: StackId | TabsId | ContainerId,
         container: ContainerId | ContainerHandle,
         *,
         style: Literal["pageSheet", "formSheet", "fullScreen", "overFullScreen", "currentContext", "overCurrentContext", "custom"] | None = None,
@@ -2621,8 +2744,8 @@ class AsyncPresentationMethods:
         `host.auth` succeeds.
 
         Args:
-            presenter: What presents: a stack, a stack's top container, or a presented container (one of this
-                connection's).
+            presenter: What presents: a stack or a tab bar (its window), a stack's top or a tab bar's selected
+                container (it presents from its window), or a presented container (one of this connection's).
             container: The container to present (one of this connection's).
             style: UIModalPresentationStyle (default `pageSheet`, iOS 13's default). (Not sent when None.)
             removes_presenter_views: `custom` only (-32602 otherwise): the presentation controller's
@@ -2848,6 +2971,185 @@ class AsyncPresentationMethods:
         params: dict[str, Any] = {"container": container.id if isinstance(container, ContainerHandle) else container}
         _check_params("presentation.info", params)
         result: PresentationInfo = await self._client.call("presentation.info", params)
+        return result
+
+
+class AsyncTabsMethods:
+    """The ``tabs.*`` methods (awaitable): ``create``, ``select``, ``set_containers``, ``set_hidden``, ``info``,
+    ``destroy``.
+
+    Reached as ``client.tabs``; each call is one request (``client.call("tabs.create", ...)`` and so on).
+    """
+
+    __slots__ = ("_client",)
+
+    def __init__(self, client: "AsyncMethods") -> None:
+        self._client = client
+
+    def handle(self, id: str) -> AsyncTabs:
+        """A :class:`AsyncTabs` for an existing ``TabsId`` (no request is sent; its ``result`` is None)."""
+        return AsyncTabs(self._client, id)
+
+    async def create(
+        self,
+        width: Dimension,
+        height: Dimension,
+        containers: Sequence[ContainerId | ContainerHandle],
+        *,
+        selected: int | None = None,
+        hidden: bool | None = None,
+    ) -> AsyncTabs:
+        """Creates a tab bar (UITabBarController): a window whose tabs are containers, one selected.
+
+        Each container (this connection's, in no parent, off screen) gets `willMoveToParent` and
+        `didMoveToParent` with the tab bar, in tab order; then, unless `hidden`, only the selected one loads
+        and appears, not animated: `loadView`, `viewDidLoad`, `viewWillAppear`, `viewIsAppearing`, its layout
+        at the window's size, `viewDidAppear` (docs/lifecycle.md "Tab bars"). The others load when first
+        selected. A container listed twice, or `selected` outside the tabs, is -32602. Over TCP with a token,
+        every method but `host.auth` answers -32006 until `host.auth` succeeds.
+
+        Args:
+            width: Window width, points.
+            height: Window height, points.
+            containers: The tabs, in order (this connection's containers, each once; at most 64).
+            selected: The selected tab's index (default 0). (Not sent when None.)
+            hidden: Start hidden (default false): nothing appears until `tabs.setHidden false`. (Not sent when
+                None.)
+
+        Returns:
+            ``AsyncTabs`` (its ``result``: ``TabsInfo``): A tab bar (docs/lifecycle.md "Tab bars").
+
+        Wire: ``tabs.create``.
+        """
+        params: dict[str, Any] = {"width": width, "height": height, "containers": _listed(containers, ContainerHandle)}
+        if selected is not None:
+            params["selected"] = selected
+        if hidden is not None:
+            params["hidden"] = hidden
+        _check_params("tabs.create", params)
+        result: TabsInfo = await self._client.call("tabs.create", params)
+        return AsyncTabs(self._client, result["tabs"], result)
+
+    async def select(self, tabs: TabsId | TabsHandle, index: int) -> TabsInfo:
+        """Selects a tab: UIKit's tab switch.
+
+        On a shown tab bar the newly selected child loads the first time and gets `viewWillAppear`,
+        `viewIsAppearing` and its layout, then the old one `viewWillDisappear` and `viewDidDisappear`, then
+        the new one `viewDidAppear`, all not animated: the new tab's `viewWillAppear` comes before the old
+        tab's `viewWillDisappear`, unlike a push (docs/lifecycle.md "Tab bars"). Selecting the selected tab
+        runs nothing. A hidden or covered tab bar changes its selection silently: the new child appears when
+        the window does. An index outside the tabs is -32602. Over TCP with a token, every method but
+        `host.auth` answers -32006 until `host.auth` succeeds.
+
+        Args:
+            tabs: The tab bar (one of this connection's).
+            index: The tab to select.
+
+        Returns:
+            ``TabsInfo``: A tab bar (docs/lifecycle.md "Tab bars").
+
+        Wire: ``tabs.select``.
+        """
+        params: dict[str, Any] = {"tabs": tabs.id if isinstance(tabs, TabsHandle) else tabs, "index": index}
+        _check_params("tabs.select", params)
+        result: TabsInfo = await self._client.call("tabs.select", params)
+        return result
+
+    async def set_containers(
+        self,
+        tabs: TabsId | TabsHandle,
+        containers: Sequence[ContainerId | ContainerHandle],
+        *,
+        selected: int | None = None,
+    ) -> TabsInfo:
+        """Replaces the tabs (UITabBarController's setViewControllers).
+
+        Kept children get no containment call. Leaving ones get `willMoveToParent(null)`, joining ones
+        `willMoveToParent` with the tab bar; if the child on screen changes, the tab switch's order runs (or a
+        plain appearance or disappearance when there was, or is, none); then the leaving ones get
+        `didMoveToParent(null)` (they stay this connection's, in no parent) and the joining ones
+        `didMoveToParent`. Without `selected`, the previously selected child stays selected if it is kept,
+        else the same index if there is one, else 0 (Apple's rule). A container listed twice, or `selected`
+        outside the list, is -32602. Over TCP with a token, every method but `host.auth` answers -32006 until
+        `host.auth` succeeds.
+
+        Args:
+            tabs: The tab bar (one of this connection's).
+            containers: The new tabs, in order.
+            selected: The tab to select (default: Apple's reselection rule). (Not sent when None.)
+
+        Returns:
+            ``TabsInfo``: A tab bar (docs/lifecycle.md "Tab bars").
+
+        Wire: ``tabs.setContainers``.
+        """
+        params: dict[str, Any] = {
+            "tabs": tabs.id if isinstance(tabs, TabsHandle) else tabs,
+            "containers": _listed(containers, ContainerHandle),
+        }
+        if selected is not None:
+            params["selected"] = selected
+        _check_params("tabs.setContainers", params)
+        result: TabsInfo = await self._client.call("tabs.setContainers", params)
+        return result
+
+    async def set_hidden(self, tabs: TabsId | TabsHandle, hidden: bool) -> TabsInfo:
+        """Hides or shows the tab bar's window: the selected child disappears or appears.
+
+        Not animated. Hiding a tab bar that presents is -32003 (dismiss first). Over TCP with a token, every
+        method but `host.auth` answers -32006 until `host.auth` succeeds.
+
+        Args:
+            tabs: The tab bar (one of this connection's).
+            hidden: Hide (true) or show (false).
+
+        Returns:
+            ``TabsInfo``: A tab bar (docs/lifecycle.md "Tab bars").
+
+        Wire: ``tabs.setHidden``.
+        """
+        params: dict[str, Any] = {"tabs": tabs.id if isinstance(tabs, TabsHandle) else tabs, "hidden": hidden}
+        _check_params("tabs.setHidden", params)
+        result: TabsInfo = await self._client.call("tabs.setHidden", params)
+        return result
+
+    async def info(self, tabs: TabsId | TabsHandle) -> TabsInfo:
+        """A tab bar's tabs, selection and window.
+
+        Runs nothing. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth`
+        succeeds.
+
+        Args:
+            tabs: The tab bar (one of this connection's).
+
+        Returns:
+            ``TabsInfo``: A tab bar (docs/lifecycle.md "Tab bars").
+
+        Wire: ``tabs.info``.
+        """
+        params: dict[str, Any] = {"tabs": tabs.id if isinstance(tabs, TabsHandle) else tabs}
+        _check_params("tabs.info", params)
+        result: TabsInfo = await self._client.call("tabs.info", params)
+        return result
+
+    async def destroy(self, tabs: TabsId | TabsHandle) -> TabsDestroyResult:
+        """Destroys a tab bar: what it presents is dismissed, then every child is torn down.
+
+        The selected child disappears if on screen; every child is deinited, in tab order after the selected
+        one (as `stack.destroy` tears its containers down). Over TCP with a token, every method but
+        `host.auth` answers -32006 until `host.auth` succeeds.
+
+        Args:
+            tabs: The tab bar (one of this connection's).
+
+        Returns:
+            ``TabsDestroyResult``
+
+        Wire: ``tabs.destroy``.
+        """
+        params: dict[str, Any] = {"tabs": tabs.id if isinstance(tabs, TabsHandle) else tabs}
+        _check_params("tabs.destroy", params)
+        result: TabsDestroyResult = await self._client.call("tabs.destroy", params)
         return result
 
 
@@ -4257,6 +4559,11 @@ class AsyncMethods:
     def presentation(self) -> AsyncPresentationMethods:
         """The ``presentation.*`` methods."""
         return AsyncPresentationMethods(self)
+
+    @cached_property
+    def tabs(self) -> AsyncTabsMethods:
+        """The ``tabs.*`` methods."""
+        return AsyncTabsMethods(self)
 
     @cached_property
     def pool(self) -> AsyncPoolMethods:

@@ -58,6 +58,7 @@ __all__ = [
     "ContainerParentPage",
     "ContainerParentPresentation",
     "ContainerParentStack",
+    "ContainerParentTabs",
     "ContainerReleaseResult",
     "ContainerState",
     "Dimension",
@@ -242,6 +243,12 @@ __all__ = [
     "StackSetContainersResult",
     "StackUpdateInteractivePopResult",
     "Subscription",
+    "Tabs",
+    "TabsDestroyResult",
+    "TabsHandle",
+    "TabsId",
+    "TabsInfo",
+    "TabsMethods",
     "TaskEvent",
     "TaskInfo",
     "TaskInfoClient",
@@ -1827,15 +1834,19 @@ class ContainerParentPage(TypedDict):
     index: int
 
 
+TabsId: TypeAlias = str
+"""Opaque id of a tab bar (`t-N`)."""
+
+
 class ContainerParentPresentation(TypedDict):
     """The ``ContainerParentPresentation`` object.
 
     - ``kind``
-    - ``id``: What presents it: a stack or a presented container.
+    - ``id``: What presents it: a stack, a tab bar or a presented container.
     """
 
     kind: Literal["presentation"]
-    id: StackId | ContainerId
+    id: StackId | TabsId | ContainerId
 
 
 class ContainerParentStack(TypedDict):
@@ -1849,16 +1860,29 @@ class ContainerParentStack(TypedDict):
     id: StackId
 
 
+class ContainerParentTabs(TypedDict):
+    """The ``ContainerParentTabs`` object.
+
+    - ``kind``
+    - ``id``
+    """
+
+    kind: Literal["tabs"]
+    id: TabsId
+
+
 ContainerParent: TypeAlias = (
     ContainerParentStack
     | ContainerParentGreenRoom
     | ContainerParentPage
     | ContainerParentCell
     | ContainerParentPresentation
+    | ContainerParentTabs
     | None
 )
 """Where a container sits: nothing (null), a stack, a green room (idle in a pool), a page session at an index, a
-range session as a cell (bound to an item or parked), or a presentation (`presentation.present`).
+range session as a cell (bound to an item or parked), a presentation (`presentation.present`), or a tab bar
+(`tabs.create`).
 """
 
 
@@ -2679,7 +2703,7 @@ class PresentationInfo(TypedDict):
     """
 
     container: ContainerId
-    presenter: StackId | ContainerId
+    presenter: StackId | TabsId | ContainerId
     style: Literal[
         "pageSheet",
         "formSheet",
@@ -2714,7 +2738,31 @@ class PresentationEvent(TypedDict):
     cause: EventCause
     kind: Literal["shouldDismiss", "willDismiss", "didDismiss", "didAttemptToDismiss"]
     container: ContainerId
-    presenter: StackId | ContainerId
+    presenter: StackId | TabsId | ContainerId
+
+
+class TabsInfo(TypedDict):
+    """A tab bar (docs/lifecycle.md "Tab bars").
+
+    - ``tabs``
+    - ``width``
+    - ``height``
+    - ``hidden``
+    - ``covered``: A presentation over it removed its views (`fullScreen`, `currentContext`): its selected
+      child is off screen until the dismissal.
+    - ``containers``: The tabs, in order.
+    - ``selected``: The selected tab's index (0 when there are none).
+    - ``selectedContainer``: The selected child, null when there are no tabs.
+    """
+
+    tabs: TabsId
+    width: Dimension
+    height: Dimension
+    hidden: bool
+    covered: bool
+    containers: list[ContainerId]
+    selected: int
+    selectedContainer: ContainerId | None
 
 
 class RpcDiscoverResult(TypedDict):
@@ -3164,6 +3212,19 @@ class PresentationCancelInteractiveDismissResult(TypedDict):
     note: NotRequired[VirtualClockNote]
 
 
+class TabsDestroyResult(TypedDict):
+    """The ``TabsDestroyResult`` object.
+
+    - ``tabs``
+    - ``destroyed``
+    - ``released``: The children torn down, in the order they went.
+    """
+
+    tabs: TabsId
+    destroyed: bool
+    released: list[ContainerId]
+
+
 ShowRenderedResult = TypedDict("ShowRenderedResult", {
     "container": ContainerId,
     "class": ClassName,
@@ -3430,6 +3491,12 @@ METHODS: tuple[str, ...] = (
     "presentation.finishInteractiveDismiss",
     "presentation.cancelInteractiveDismiss",
     "presentation.info",
+    "tabs.create",
+    "tabs.select",
+    "tabs.setContainers",
+    "tabs.setHidden",
+    "tabs.info",
+    "tabs.destroy",
     "showRendered",
     "pool.configure",
     "pool.warm",
@@ -3529,6 +3596,15 @@ class StackHandle(Handle):
 
     __slots__ = ()
     kind: ClassVar[str] = "stack"
+
+
+class TabsHandle(Handle):
+    """A handle on a ``tabs.*`` object (a ``TabsId``): the base of :class:`Tabs` and
+    :class:`~greenroom.aio_api.AsyncTabs`.
+    """
+
+    __slots__ = ()
+    kind: ClassVar[str] = "tabs"
 
 
 class PageSessionHandle(Handle):
@@ -4009,6 +4085,123 @@ class Stack(StackHandle):
         Wire: ``stack.destroy``.
         """
         result: StackDestroyResult = self._client.call("stack.destroy", {"stack": self.id})
+        return result
+
+
+class Tabs(TabsHandle):
+    """A ``TabsId`` on the host, from ``tabs.create`` (or ``client.tabs.handle(id)``), with the ``tabs.*``
+    methods that take it.
+
+    ``id`` is its id; ``result`` the ``tabs.create`` reply (``TabsInfo``), None for a handle made from an id.
+    The calls go through the :class:`~greenroom.Client` that made it.
+    """
+
+    __slots__ = ()
+    result: TabsInfo | None
+
+    def select(self, index: int) -> TabsInfo:
+        """Selects a tab: UIKit's tab switch.
+
+        On a shown tab bar the newly selected child loads the first time and gets `viewWillAppear`,
+        `viewIsAppearing` and its layout, then the old one `viewWillDisappear` and `viewDidDisappear`, then
+        the new one `viewDidAppear`, all not animated: the new tab's `viewWillAppear` comes before the old
+        tab's `viewWillDisappear`, unlike a push (docs/lifecycle.md "Tab bars"). Selecting the selected tab
+        runs nothing. A hidden or covered tab bar changes its selection silently: the new child appears when
+        the window does. An index outside the tabs is -32602. Over TCP with a token, every method but
+        `host.auth` answers -32006 until `host.auth` succeeds.
+
+        Args:
+            index: The tab to select.
+
+        Returns:
+            ``TabsInfo``: A tab bar (docs/lifecycle.md "Tab bars").
+
+        Wire: ``tabs.select``.
+        """
+        params: dict[str, Any] = {"tabs": self.id, "index": index}
+        _check_params("tabs.select", params)
+        result: TabsInfo = self._client.call("tabs.select", params)
+        return result
+
+    def set_containers(
+        self,
+        containers: Sequence[ContainerId | ContainerHandle],
+        *,
+        selected: int | None = None,
+    ) -> TabsInfo:
+        """Replaces the tabs (UITabBarController's setViewControllers).
+
+        Kept children get no containment call. Leaving ones get `willMoveToParent(null)`, joining ones
+        `willMoveToParent` with the tab bar; if the child on screen changes, the tab switch's order runs (or a
+        plain appearance or disappearance when there was, or is, none); then the leaving ones get
+        `didMoveToParent(null)` (they stay this connection's, in no parent) and the joining ones
+        `didMoveToParent`. Without `selected`, the previously selected child stays selected if it is kept,
+        else the same index if there is one, else 0 (Apple's rule). A container listed twice, or `selected`
+        outside the list, is -32602. Over TCP with a token, every method but `host.auth` answers -32006 until
+        `host.auth` succeeds.
+
+        Args:
+            containers: The new tabs, in order.
+            selected: The tab to select (default: Apple's reselection rule). (Not sent when None.)
+
+        Returns:
+            ``TabsInfo``: A tab bar (docs/lifecycle.md "Tab bars").
+
+        Wire: ``tabs.setContainers``.
+        """
+        params: dict[str, Any] = {"tabs": self.id, "containers": _listed(containers, ContainerHandle)}
+        if selected is not None:
+            params["selected"] = selected
+        _check_params("tabs.setContainers", params)
+        result: TabsInfo = self._client.call("tabs.setContainers", params)
+        return result
+
+    def set_hidden(self, hidden: bool) -> TabsInfo:
+        """Hides or shows the tab bar's window: the selected child disappears or appears.
+
+        Not animated. Hiding a tab bar that presents is -32003 (dismiss first). Over TCP with a token, every
+        method but `host.auth` answers -32006 until `host.auth` succeeds.
+
+        Args:
+            hidden: Hide (true) or show (false).
+
+        Returns:
+            ``TabsInfo``: A tab bar (docs/lifecycle.md "Tab bars").
+
+        Wire: ``tabs.setHidden``.
+        """
+        params: dict[str, Any] = {"tabs": self.id, "hidden": hidden}
+        _check_params("tabs.setHidden", params)
+        result: TabsInfo = self._client.call("tabs.setHidden", params)
+        return result
+
+    def info(self) -> TabsInfo:
+        """A tab bar's tabs, selection and window.
+
+        Runs nothing. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth`
+        succeeds.
+
+        Returns:
+            ``TabsInfo``: A tab bar (docs/lifecycle.md "Tab bars").
+
+        Wire: ``tabs.info``.
+        """
+        result: TabsInfo = self._client.call("tabs.info", {"tabs": self.id})
+        return result
+
+    def destroy(self) -> TabsDestroyResult:
+        """Destroys a tab bar: what it presents is dismissed, then every child is torn down.
+
+        The selected child disappears if on screen; every child is deinited, in tab order after the selected
+        one (as `stack.destroy` tears its containers down). Over TCP with a token, every method but
+        `host.auth` answers -32006 until `host.auth` succeeds.
+
+        Returns:
+            ``TabsDestroyResult``
+
+        Wire: ``tabs.destroy``.
+        """
+        result: TabsDestroyResult = self._client.call("tabs.destroy", {"tabs": self.id})
         return result
 
 
@@ -4818,6 +5011,7 @@ _SHAPES: dict[str, Any] = {
     "Scope": {"string": None},
     "ScriptedHook": {"object": ({"costMs": {"number": None}, "output": None, "fail": {"boolean": None}}, None)},
     "StackId": {"string": None},
+    "TabsId": {"string": None},
     "Topic": {"string": None},
     "ViewabilityThreshold": {
         "object": ({"name": {"string": None}, "minPercent": {"number": None}, "minMs": {"number": None}}, None),
@@ -4897,6 +5091,18 @@ _PARAM_SHAPES: dict[str, dict[str, Any]] = {
     "presentation.finishInteractiveDismiss": {"container": "ContainerId", "duration": "DurationMs"},
     "presentation.cancelInteractiveDismiss": {"container": "ContainerId", "duration": "DurationMs"},
     "presentation.info": {"container": "ContainerId"},
+    "tabs.create": {
+        "width": "Dimension",
+        "height": "Dimension",
+        "containers": {"array": "ContainerId"},
+        "selected": {"integer": None},
+        "hidden": {"boolean": None},
+    },
+    "tabs.select": {"tabs": "TabsId", "index": {"integer": None}},
+    "tabs.setContainers": {"tabs": "TabsId", "containers": {"array": "ContainerId"}, "selected": {"integer": None}},
+    "tabs.setHidden": {"tabs": "TabsId", "hidden": {"boolean": None}},
+    "tabs.info": {"tabs": "TabsId"},
+    "tabs.destroy": {"tabs": "TabsId"},
     "showRendered": {
         "class": "ClassName",
         "stack": "StackId",
@@ -6285,7 +6491,7 @@ class PresentationMethods:
 
     def present(
         self,
-        presenter: StackId | ContainerId,
+        presenter: StackId | TabsId | ContainerId,
         container: ContainerId | ContainerHandle,
         *,
         style: Literal["pageSheet", "formSheet", "fullScreen", "overFullScreen", "currentContext", "overCurrentContext", "custom"] | None = None,
@@ -6318,8 +6524,8 @@ class PresentationMethods:
         `host.auth` succeeds.
 
         Args:
-            presenter: What presents: a stack, a stack's top container, or a presented container (one of this
-                connection's).
+            presenter: What presents: a stack or a tab bar (its window), a stack's top or a tab bar's selected
+                container (it presents from its window), or a presented container (one of this connection's).
             container: The container to present (one of this connection's).
             style: UIModalPresentationStyle (default `pageSheet`, iOS 13's default). (Not sent when None.)
             removes_presenter_views: `custom` only (-32602 otherwise): the presentation controller's
@@ -6541,6 +6747,184 @@ class PresentationMethods:
         params: dict[str, Any] = {"container": container.id if isinstance(container, ContainerHandle) else container}
         _check_params("presentation.info", params)
         result: PresentationInfo = self._client.call("presentation.info", params)
+        return result
+
+
+class TabsMethods:
+    """The ``tabs.*`` methods: ``create``, ``select``, ``set_containers``, ``set_hidden``, ``info``, ``destroy``.
+
+    Reached as ``client.tabs``; each call is one request (``client.call("tabs.create", ...)`` and so on).
+    """
+
+    __slots__ = ("_client",)
+
+    def __init__(self, client: "Methods") -> None:
+        self._client = client
+
+    def handle(self, id: str) -> Tabs:
+        """A :class:`Tabs` for an existing ``TabsId`` (no request is sent; its ``result`` is None)."""
+        return Tabs(self._client, id)
+
+    def create(
+        self,
+        width: Dimension,
+        height: Dimension,
+        containers: Sequence[ContainerId | ContainerHandle],
+        *,
+        selected: int | None = None,
+        hidden: bool | None = None,
+    ) -> Tabs:
+        """Creates a tab bar (UITabBarController): a window whose tabs are containers, one selected.
+
+        Each container (this connection's, in no parent, off screen) gets `willMoveToParent` and
+        `didMoveToParent` with the tab bar, in tab order; then, unless `hidden`, only the selected one loads
+        and appears, not animated: `loadView`, `viewDidLoad`, `viewWillAppear`, `viewIsAppearing`, its layout
+        at the window's size, `viewDidAppear` (docs/lifecycle.md "Tab bars"). The others load when first
+        selected. A container listed twice, or `selected` outside the tabs, is -32602. Over TCP with a token,
+        every method but `host.auth` answers -32006 until `host.auth` succeeds.
+
+        Args:
+            width: Window width, points.
+            height: Window height, points.
+            containers: The tabs, in order (this connection's containers, each once; at most 64).
+            selected: The selected tab's index (default 0). (Not sent when None.)
+            hidden: Start hidden (default false): nothing appears until `tabs.setHidden false`. (Not sent when
+                None.)
+
+        Returns:
+            ``Tabs`` (its ``result``: ``TabsInfo``): A tab bar (docs/lifecycle.md "Tab bars").
+
+        Wire: ``tabs.create``.
+        """
+        params: dict[str, Any] = {"width": width, "height": height, "containers": _listed(containers, ContainerHandle)}
+        if selected is not None:
+            params["selected"] = selected
+        if hidden is not None:
+            params["hidden"] = hidden
+        _check_params("tabs.create", params)
+        result: TabsInfo = self._client.call("tabs.create", params)
+        return Tabs(self._client, result["tabs"], result)
+
+    def select(self, tabs: TabsId | TabsHandle, index: int) -> TabsInfo:
+        """Selects a tab: UIKit's tab switch.
+
+        On a shown tab bar the newly selected child loads the first time and gets `viewWillAppear`,
+        `viewIsAppearing` and its layout, then the old one `viewWillDisappear` and `viewDidDisappear`, then
+        the new one `viewDidAppear`, all not animated: the new tab's `viewWillAppear` comes before the old
+        tab's `viewWillDisappear`, unlike a push (docs/lifecycle.md "Tab bars"). Selecting the selected tab
+        runs nothing. A hidden or covered tab bar changes its selection silently: the new child appears when
+        the window does. An index outside the tabs is -32602. Over TCP with a token, every method but
+        `host.auth` answers -32006 until `host.auth` succeeds.
+
+        Args:
+            tabs: The tab bar (one of this connection's).
+            index: The tab to select.
+
+        Returns:
+            ``TabsInfo``: A tab bar (docs/lifecycle.md "Tab bars").
+
+        Wire: ``tabs.select``.
+        """
+        params: dict[str, Any] = {"tabs": tabs.id if isinstance(tabs, TabsHandle) else tabs, "index": index}
+        _check_params("tabs.select", params)
+        result: TabsInfo = self._client.call("tabs.select", params)
+        return result
+
+    def set_containers(
+        self,
+        tabs: TabsId | TabsHandle,
+        containers: Sequence[ContainerId | ContainerHandle],
+        *,
+        selected: int | None = None,
+    ) -> TabsInfo:
+        """Replaces the tabs (UITabBarController's setViewControllers).
+
+        Kept children get no containment call. Leaving ones get `willMoveToParent(null)`, joining ones
+        `willMoveToParent` with the tab bar; if the child on screen changes, the tab switch's order runs (or a
+        plain appearance or disappearance when there was, or is, none); then the leaving ones get
+        `didMoveToParent(null)` (they stay this connection's, in no parent) and the joining ones
+        `didMoveToParent`. Without `selected`, the previously selected child stays selected if it is kept,
+        else the same index if there is one, else 0 (Apple's rule). A container listed twice, or `selected`
+        outside the list, is -32602. Over TCP with a token, every method but `host.auth` answers -32006 until
+        `host.auth` succeeds.
+
+        Args:
+            tabs: The tab bar (one of this connection's).
+            containers: The new tabs, in order.
+            selected: The tab to select (default: Apple's reselection rule). (Not sent when None.)
+
+        Returns:
+            ``TabsInfo``: A tab bar (docs/lifecycle.md "Tab bars").
+
+        Wire: ``tabs.setContainers``.
+        """
+        params: dict[str, Any] = {
+            "tabs": tabs.id if isinstance(tabs, TabsHandle) else tabs,
+            "containers": _listed(containers, ContainerHandle),
+        }
+        if selected is not None:
+            params["selected"] = selected
+        _check_params("tabs.setContainers", params)
+        result: TabsInfo = self._client.call("tabs.setContainers", params)
+        return result
+
+    def set_hidden(self, tabs: TabsId | TabsHandle, hidden: bool) -> TabsInfo:
+        """Hides or shows the tab bar's window: the selected child disappears or appears.
+
+        Not animated. Hiding a tab bar that presents is -32003 (dismiss first). Over TCP with a token, every
+        method but `host.auth` answers -32006 until `host.auth` succeeds.
+
+        Args:
+            tabs: The tab bar (one of this connection's).
+            hidden: Hide (true) or show (false).
+
+        Returns:
+            ``TabsInfo``: A tab bar (docs/lifecycle.md "Tab bars").
+
+        Wire: ``tabs.setHidden``.
+        """
+        params: dict[str, Any] = {"tabs": tabs.id if isinstance(tabs, TabsHandle) else tabs, "hidden": hidden}
+        _check_params("tabs.setHidden", params)
+        result: TabsInfo = self._client.call("tabs.setHidden", params)
+        return result
+
+    def info(self, tabs: TabsId | TabsHandle) -> TabsInfo:
+        """A tab bar's tabs, selection and window.
+
+        Runs nothing. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth`
+        succeeds.
+
+        Args:
+            tabs: The tab bar (one of this connection's).
+
+        Returns:
+            ``TabsInfo``: A tab bar (docs/lifecycle.md "Tab bars").
+
+        Wire: ``tabs.info``.
+        """
+        params: dict[str, Any] = {"tabs": tabs.id if isinstance(tabs, TabsHandle) else tabs}
+        _check_params("tabs.info", params)
+        result: TabsInfo = self._client.call("tabs.info", params)
+        return result
+
+    def destroy(self, tabs: TabsId | TabsHandle) -> TabsDestroyResult:
+        """Destroys a tab bar: what it presents is dismissed, then every child is torn down.
+
+        The selected child disappears if on screen; every child is deinited, in tab order after the selected
+        one (as `stack.destroy` tears its containers down). Over TCP with a token, every method but
+        `host.auth` answers -32006 until `host.auth` succeeds.
+
+        Args:
+            tabs: The tab bar (one of this connection's).
+
+        Returns:
+            ``TabsDestroyResult``
+
+        Wire: ``tabs.destroy``.
+        """
+        params: dict[str, Any] = {"tabs": tabs.id if isinstance(tabs, TabsHandle) else tabs}
+        _check_params("tabs.destroy", params)
+        result: TabsDestroyResult = self._client.call("tabs.destroy", params)
         return result
 
 
@@ -7940,6 +8324,11 @@ class Methods:
     def presentation(self) -> PresentationMethods:
         """The ``presentation.*`` methods."""
         return PresentationMethods(self)
+
+    @cached_property
+    def tabs(self) -> TabsMethods:
+        """The ``tabs.*`` methods."""
+        return TabsMethods(self)
 
     @cached_property
     def pool(self) -> PoolMethods:

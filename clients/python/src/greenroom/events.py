@@ -16,7 +16,7 @@ from typing import Any
 __all__ = ["Event", "EventRouter", "Handler", "TOPICS", "normalize_topics", "topic_list"]
 
 #: The topics the host publishes (docs/protocol.md, "Events").
-TOPICS = ("lifecycle", "pool", "page", "range", "prefetch", "batch", "host", "task", "viewable")
+TOPICS = ("lifecycle", "pool", "page", "range", "prefetch", "batch", "host", "task", "viewable", "presentation")
 
 #: A handler receives the notification's ``params`` (sync client: a plain
 #: function; async client: a plain function or a coroutine function).
