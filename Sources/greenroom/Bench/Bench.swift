@@ -19,7 +19,7 @@ struct Bench: ParsableCommand {
     var runs: Int?
     @Flag(help: "A short run (for smoke tests).") var quick = false
     @Flag(help: "Only the in-process range.didScroll handling rows, where read and in a task (for profilers).") var rangeHandlingOnly = false
-    @Option(help: "Only these groups of rows, comma-separated: wire, prerender, plugins, pages, ranges, memory, connections, auth.")
+    @Option(help: "Only these groups of rows, comma-separated: wire, prerender, plugins, transitions, pages, ranges, memory, connections, auth.")
     var only: String?
 
     func wants(_ group: String) -> Bool {
@@ -227,6 +227,13 @@ struct Bench: ParsableCommand {
             let purge = try pre.purgeReturn(count: quick ? 20 : 100, bytesEach: 512 * 1024)
             table.add("purge gives back", unit: "MiB", values: ["pooled": purge.pooled / 1048576],
                       ratio: ("returned / pooled", purge.returned), budget: .atLeast(0.9))
+        }
+        if wants("transitions") {
+            let t = try TransitionBench(client: client).transitions(rounds: quick ? 50 : 1000)
+            table.add("present + dismiss (fullScreen)", unit: "us", values: ["push + pop": t.pushPop, "present + dismiss": t.presentDismiss],
+                      ratio: ("present / push", t.presentDismiss / t.pushPop), budget: .atMost(1.2))
+            table.add("tab switch", unit: "us", values: ["push + pop": t.pushPop, "tabs.select": t.tabSwitch],
+                      ratio: ("switch / push", t.tabSwitch / t.pushPop), budget: .atMost(1.2))
         }
         if wants("pages") {
             let pages = PageBench(client: client)
