@@ -66,7 +66,7 @@ func instance(of className: String, in host: Host, id: String = "c-1") async thr
 func input(for hook: Hook, data: JSONValue = .null) -> JSONObject {
     switch hook {
     case .initialize, .configure: ["data": data]
-    case .viewWillLayoutSubviews, .viewDidLayoutSubviews: ["size": ["width": 390, "height": 844]]
+    case .viewWillLayoutSubviews, .viewDidLayoutSubviews, .viewWillTransitionToSize: ["size": ["width": 390, "height": 844]]
     case .viewWillAppear, .viewIsAppearing, .viewDidAppear, .viewWillDisappear, .viewDidDisappear: ["animated": false]
     case .willMoveToParent, .didMoveToParent: ["parent": "s-1"]
     case .didReceiveMemoryWarning: ["level": "warning"]
@@ -78,7 +78,7 @@ func input(for hook: Hook, data: JSONValue = .null) -> JSONObject {
 /// configured, warned, moved, hidden, gone.
 let lifeOrder: [Hook] = [
     .initialize, .loadView, .viewDidLoad, .viewWillAppear, .viewIsAppearing, .viewSafeAreaInsetsDidChange, .viewLayoutMarginsDidChange,
-    .viewWillLayoutSubviews, .viewDidLayoutSubviews, .viewDidAppear, .configure, .didReceiveMemoryWarning, .willMoveToParent, .didMoveToParent,
+    .viewWillLayoutSubviews, .viewDidLayoutSubviews, .viewDidAppear, .configure, .viewWillTransitionToSize, .didReceiveMemoryWarning, .willMoveToParent, .didMoveToParent,
     .viewWillDisappear, .viewDidDisappear, .deinitialize,
 ]
 

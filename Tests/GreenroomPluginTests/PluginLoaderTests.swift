@@ -325,7 +325,7 @@ func loadError(_ body: () throws -> Void) -> PluginLoadError? {
 @Suite(.serialized) struct OptionalHookTableTests {
     @Test func optionalHooksAreReadFromTablesThatHaveThem() throws {
         let host = makeHost()
-        optionalHookNames = ["viewLayoutMarginsDidChange", "viewSafeAreaInsetsDidChange"]
+        optionalHookNames = ["viewLayoutMarginsDidChange", "viewSafeAreaInsetsDidChange", "viewWillTransitionToSize"]
         try PluginLoader.initialize(entry: { api, host in
             registerListing(api, host, "Insets", optionalHookNames) | register(api, host, "Plain")
         }, path: "insets.so", into: host, log: { _, _, _ in })
@@ -351,7 +351,7 @@ func loadError(_ body: () throws -> Void) -> PluginLoadError? {
                                             path: "bad.so", into: host, log: { _, _, _ in })
             }
             #expect(error == .invalidClass(path: "bad.so", name: "Insets",
-                reason: "optional_hooks names \"\(bad)\", which is not an optional hook (viewLayoutMarginsDidChange, viewSafeAreaInsetsDidChange)"))
+                reason: "optional_hooks names \"\(bad)\", which is not an optional hook (viewLayoutMarginsDidChange, viewSafeAreaInsetsDidChange, viewWillTransitionToSize)"))
             #expect(host.classes["Insets"] == nil)
         }
     }

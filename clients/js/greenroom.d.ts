@@ -754,6 +754,7 @@ export type LifecycleHook =
   | "viewDidLayoutSubviews"
   | "viewSafeAreaInsetsDidChange"
   | "viewLayoutMarginsDidChange"
+  | "viewWillTransitionToSize"
   | "configure"
   | "didReceiveMemoryWarning"
   | "willMoveToParent"
@@ -799,6 +800,7 @@ export interface LifecycleEvent {
     | "viewDidLayoutSubviews"
     | "viewSafeAreaInsetsDidChange"
     | "viewLayoutMarginsDidChange"
+    | "viewWillTransitionToSize"
     | "configure"
     | "didReceiveMemoryWarning"
     | "willMoveToParent"
@@ -1572,6 +1574,16 @@ export interface PageInfo {
   reuseQueue: { [key: string]: number };
   /** Only in replies to `page.create` and `page.show` (see `VirtualClockNote`). */
   note?: VirtualClockNote;
+  /** `pageCurl` sessions only (`page.create`): a scroll session's info has neither this nor `interactiveCurl`. */
+  transitionStyle?: "pageCurl";
+  /** The curl gesture in progress (pageCurl), null when none. */
+  interactiveCurl?: PageInfoInteractiveCurlVariant2 | null;
+}
+
+export interface PageInfoInteractiveCurlVariant2 {
+  /** A page of a session, 0-based (less than the session's `count`). */
+  to: PageIndex;
+  progress: number;
 }
 
 /** The light reply of the scroll stream (called at frame rate). */
@@ -3148,6 +3160,16 @@ export interface TabsSetHiddenParams {
   hidden: boolean;
 }
 
+/** The params of `tabs.resize` (by name; by position in this order). */
+export interface TabsResizeParams {
+  /** The tab bar (one of this connection's). */
+  tabs: TabsId;
+  /** New width, points. */
+  width: Dimension;
+  /** New height, points. */
+  height: Dimension;
+}
+
 /** The params of `tabs.info` (by name; by position in this order). */
 export interface TabsInfoParams {
   /** The tab bar (one of this connection's). */
@@ -3333,6 +3355,13 @@ export interface PageCreateParams {
    * (MJianshu's current +- 1 is `offscreenLimit: 1`).
    */
   offscreenLimit?: number;
+  /**
+   * UIPageViewController's transition style (default `scroll`). `pageCurl`: no scroll stream (its calls are
+   * -32003); pages turn by `page.show` or the curl gesture (`page.beginInteractiveCurl` ...), and a turn ends
+   * with the leaving page's `viewDidDisappear` before the new page's `viewDidAppear` (docs/pages.md "Page
+   * curl").
+   */
+  transitionStyle?: "scroll" | "pageCurl";
 }
 
 /** The params of `page.show` (by name; by position in this order). */
@@ -3460,6 +3489,46 @@ export interface PageReloadPageResult {
   container: ContainerId | null;
   /** `configure`'s output, when a child was re-bound. */
   output?: unknown;
+}
+
+/** The params of `page.beginInteractiveCurl` (by name; by position in this order). */
+export interface PageBeginInteractiveCurlParams {
+  /** The page session (one of this connection's); another connection's or an unknown id is -32002. */
+  session: PageSessionId;
+  /** The page being turned to. */
+  index: PageIndex;
+}
+
+/** The params of `page.updateInteractiveCurl` (by name; by position in this order). */
+export interface PageUpdateInteractiveCurlParams {
+  /** The page session (one of this connection's); another connection's or an unknown id is -32002. */
+  session: PageSessionId;
+  /** How far the curl has gone, 0 to 1. */
+  progress: number;
+}
+
+/** The params of `page.finishInteractiveCurl` (by name; by position in this order). */
+export interface PageFinishInteractiveCurlParams {
+  /** The page session (one of this connection's); another connection's or an unknown id is -32002. */
+  session: PageSessionId;
+  /**
+   * How long the animated transition runs, in ms of host clock (default 300; 0 ends it at once, its calls
+   * still `animated: true`). Ignored when not animated. A transition that would end past 2^53 ms on the
+   * clock, which never gets there, is refused (-32602).
+   */
+  duration?: DurationMs;
+}
+
+/** The params of `page.cancelInteractiveCurl` (by name; by position in this order). */
+export interface PageCancelInteractiveCurlParams {
+  /** The page session (one of this connection's); another connection's or an unknown id is -32002. */
+  session: PageSessionId;
+  /**
+   * How long the animated transition runs, in ms of host clock (default 300; 0 ends it at once, its calls
+   * still `animated: true`). Ignored when not animated. A transition that would end past 2^53 ms on the
+   * clock, which never gets there, is refused (-32602).
+   */
+  duration?: DurationMs;
 }
 
 /** The params of `range.create` (by name; by position in this order). */
@@ -4165,10 +4234,15 @@ export interface Methods {
   /**
    * Resizes the window.
    *
-   * The top, when shown and loaded, lays out again (`viewWillLayoutSubviews` / `viewDidLayoutSubviews` with
-   * the size); the others when they next appear. While an interactive pop is in progress on the stack
-   * (`stack.beginInteractivePop`) it is -32003 naming the gesture. Over TCP with a token, every method but
-   * `host.auth` answers -32006 until `host.auth` succeeds.
+   * UIKit's size transition (docs/lifecycle.md "Size transitions"): first `viewWillTransitionToSize {size}`
+   * to the top, if it is loaded and the size changes (the ones below are not told: only the top of a
+   * navigation controller is), then to each container the stack presents whose size changes, bottom first (a
+   * top that a full-screen presentation covers is still told); then the top, when shown, lays out again
+   * (`viewWillLayoutSubviews` / `viewDidLayoutSubviews` with the size), and the presented containers on
+   * screen at their new sizes; the others lay out when they next appear. A hidden stack changes size
+   * silently. A live swipe-down on one of its presentations is -32003. While an interactive pop is in
+   * progress on the stack (`stack.beginInteractivePop`) it is -32003 naming the gesture. Over TCP with a
+   * token, every method but `host.auth` answers -32006 until `host.auth` succeeds.
    */
   "stack.resize": { params: StackResizeParams; result: StackInfo };
   /**
@@ -4319,6 +4393,17 @@ export interface Methods {
    * method but `host.auth` answers -32006 until `host.auth` succeeds.
    */
   "tabs.setHidden": { params: TabsSetHiddenParams; result: TabsInfo };
+  /**
+   * Resizes the tab bar's window: UIKit's size transition.
+   *
+   * First `viewWillTransitionToSize {size}` to the selected child, if it is loaded and the size changes (the
+   * other tabs are not told; they lay out at the new size when next selected), then to each container the tab
+   * bar presents whose size changes, bottom first; then the selected child, when shown, lays out again, and
+   * the presented containers on screen at their new sizes (docs/lifecycle.md "Size transitions"). A hidden
+   * tab bar changes size silently. A live swipe-down on one of its presentations is -32003. Over TCP with a
+   * token, every method but `host.auth` answers -32006 until `host.auth` succeeds.
+   */
+  "tabs.resize": { params: TabsResizeParams; result: TabsInfo };
   /**
    * A tab bar's tabs, selection and window.
    *
@@ -4545,6 +4630,48 @@ export interface Methods {
    * -32006 until `host.auth` succeeds.
    */
   "page.reloadPage": { params: PageReloadPageParams; result: PageReloadPageResult };
+  /**
+   * A pageCurl session's page-turn gesture begins toward a page.
+   *
+   * As `page.show` begins, animated: `willTransition`, the page turned to is made if needed, laid out and
+   * gets `viewWillAppear` (`viewIsAppearing`), the current page `viewWillDisappear`. The session's `phase` is
+   * `dragging` until `page.finishInteractiveCurl` or `page.cancelInteractiveCurl`; every other call on it but
+   * `page.info` and `page.updateInteractiveCurl` is -32003 meanwhile. A scroll session is -32003 (it has the
+   * scroll stream); so is a session not on screen, or one with a curl in progress; the current page or an
+   * index out of range is -32602 (`data.path: "index"`). A running animation completes first. A failing hook
+   * is -32004, as for `page.show`. Over TCP with a token, every method but `host.auth` answers -32006 until
+   * `host.auth` succeeds.
+   */
+  "page.beginInteractiveCurl": { params: PageBeginInteractiveCurlParams; result: PageInfo };
+  /**
+   * The page-turn gesture moves on: no lifecycle call.
+   *
+   * Records how far the curl has gone (0 to 1): it decides how long the finish or the cancel takes. No curl
+   * in progress is -32003; a progress outside 0...1 is -32602. Over TCP with a token, every method but
+   * `host.auth` answers -32006 until `host.auth` succeeds.
+   */
+  "page.updateInteractiveCurl": { params: PageUpdateInteractiveCurlParams; result: PageInfo };
+  /**
+   * The page-turn gesture completes.
+   *
+   * After the rest of the transition, `duration * (1 - progress)` ms of host clock (at once when that is 0):
+   * the page left gets `viewDidDisappear`, then the new page `viewDidAppear` (a curl's order: the reverse of
+   * a scroll's), and `didTransition {completed: true}`; the session is on the new page. No curl in progress
+   * is -32003. Under `--clock virtual` the end comes only on `clock.advance`; the reply's `note` says so.
+   * Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds.
+   */
+  "page.finishInteractiveCurl": { params: PageFinishInteractiveCurlParams; result: PageInfo };
+  /**
+   * The page-turn gesture is called off: the page falls back.
+   *
+   * After the way back, `duration * progress` ms of host clock (at once when that is 0): the page being
+   * turned to gets `viewWillDisappear`, the current page `viewWillAppear` (`viewIsAppearing`), then the first
+   * `viewDidDisappear` and the second `viewDidAppear` (UIKit's cancelled curl; a scroll session's cancelled
+   * swipe differs), and `didTransition {completed: false}`; the session stays on its page. No curl in
+   * progress is -32003. Under `--clock virtual` the end comes only on `clock.advance`; the reply's `note`
+   * says so. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds.
+   */
+  "page.cancelInteractiveCurl": { params: PageCancelInteractiveCurlParams; result: PageInfo };
   /**
    * Creates a range (prefetch) session (Texture's ASRangeController).
    *

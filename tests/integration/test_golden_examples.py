@@ -24,7 +24,7 @@ def greenroom(binary: str, *args: str) -> subprocess.CompletedProcess[str]:
 
 def test_each_scenario_has_its_transcript_and_its_script():
     assert [p.stem for p in TRANSCRIPTS] == [p.stem for p in SCRIPTS] == [
-        "full_screen", "page_sheet", "page_switching", "prerendered_hit", "reuse_mode", "tab_switch", "working_ranges_fling"]
+        "cancelled_curl", "full_screen", "page_sheet", "page_switching", "prerendered_hit", "reuse_mode", "tab_switch", "working_ranges_fling"]
     readme = (GOLDEN / "README.md").read_text()
     assert all(f"`{p.name}`" in readme for p in TRANSCRIPTS), "examples/golden/README.md names every transcript"
 

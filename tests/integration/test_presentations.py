@@ -7,6 +7,7 @@ errors must equal the model's, with zero unbalanced calls.
 
 from __future__ import annotations
 
+import os
 import random
 
 import pytest
@@ -267,6 +268,47 @@ def test_a_presented_container_whose_hook_fails_is_dismissed_and_its_presenter_c
                                "style": "fullScreen", "animated": False})
 
 
+# -- size transitions --------------------------------------------------------------------------------------------
+
+
+def test_a_resize_tells_the_top_and_the_presented_chain_before_their_layouts(pair):
+    s, a = pair.window()
+    b, c = pair.container(), pair.container()
+    pair.present(s, b, "fullScreen", animated=False)
+    pair.present(b, c, "formSheet", animated=False)
+    mark = len(pair.all_events)
+    pair.resize(s, H, W)
+    got = [str(e).split(" ", 1)[1] for e in pair.all_events[mark:]]
+    assert got == [f"{a}:viewWillTransitionToSize size=({H}, {W})", f"{b}:viewWillTransitionToSize size=({H}, {W})",
+                   f"{c}:viewWillTransitionToSize size=({H}, {W})",
+                   f"{b}:viewWillLayoutSubviews size=({H}, {W})", f"{b}:viewDidLayoutSubviews size=({H}, {W})",
+                   f"{c}:viewWillLayoutSubviews size=({H}, {W})", f"{c}:viewDidLayoutSubviews size=({H}, {W})"], got
+    # The covered presenters lay out when they come back.
+    pair.dismiss(b, animated=False)
+    assert f"{a}:viewWillLayoutSubviews" in hooks(pair.all_events[mark:])
+
+
+def test_a_hidden_stack_changes_size_silently(vhost):
+    p = EventCursor(vhost.connect()).subscribe(["lifecycle"])
+    s = p("stack.create", {"width": W, "height": H})["stack"]
+    a = p("container.create", {"class": "Container"})["container"]
+    p("stack.push", {"stack": s, "container": a})
+    p("stack.setHidden", {"stack": s, "hidden": True})
+    p.skip()
+    p("stack.resize", {"stack": s, "width": H, "height": W})
+    assert p.events() == []
+    p("stack.setHidden", {"stack": s, "hidden": False})
+    assert "viewWillTransitionToSize" not in [e["params"]["event"] for e in p.events()]
+
+
+def test_a_live_swipe_refuses_the_resize(pair):
+    s, a = pair.window()
+    b = pair.container()
+    pair.present(s, b, "pageSheet", animated=False)
+    pair.begin(b)
+    assert pair.resize(s, H, W)["error"]["code"] == -32003
+
+
 # -- random sequences against the model ------------------------------------------------------------------------
 
 
@@ -294,8 +336,10 @@ def random_run(pair: Pair, rng: random.Random, steps: int) -> None:
         elif op < 0.72 and pair.m.sheet_gestures:
             x = rng.choice(sorted(pair.m.sheet_gestures))
             (pair.finish if rng.random() < 0.5 else pair.cancel)(x, rng.choice([None, 0, 400]))
-        elif op < 0.9:
+        elif op < 0.8:
             pair.advance(rng.choice([0, 50, 150, 300, 1000]))
+        elif op < 0.9:
+            pair.resize(s, *rng.choice([(W, H), (H, W), (W, H / 2)]))
         else:
             free += [c for c in list(pair.m.nodes) if c not in free and pair.m.nodes[c].pres is None
                      and pair.m.nodes[c].window is None and pair.m.nodes[c].appearance == "disappeared"
@@ -312,7 +356,7 @@ def random_run(pair: Pair, rng: random.Random, steps: int) -> None:
     assert pair.p("host.stats")["unbalancedTransitions"] == 0
 
 
-@pytest.mark.parametrize("seed", range(40))
+@pytest.mark.parametrize("seed", range(int(os.environ.get("GREENROOM_MODEL_SEEDS", 40))))
 def test_random_sequences_match_the_model(vhost, seed):
     random_run(Pair(vhost.connect()), random.Random(seed), 80)
 

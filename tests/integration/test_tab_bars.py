@@ -7,6 +7,7 @@ advances, equal to the model's with zero unbalanced calls.
 
 from __future__ import annotations
 
+import os
 import random
 
 import pytest
@@ -79,6 +80,17 @@ def test_a_covered_tab_bar_switches_silently_and_shows_its_new_tab_on_dismissal(
     got = hooks(pair.all_events[mark:])
     assert f"{b}:viewDidAppear" in got and f"{a}:viewWillAppear" not in got, got
     assert pair.p("tabs.info", {"tabs": t})["covered"] is False
+
+
+def test_a_resize_tells_only_the_selected_tab(pair):
+    t, (a, b) = pair.tabs(2)
+    mark = len(pair.all_events)
+    pair.resize(t, H, W, method="tabs.resize")
+    assert hooks(pair.all_events[mark:]) == [f"{a}:viewWillTransitionToSize", f"{a}:viewWillLayoutSubviews",
+                                             f"{a}:viewDidLayoutSubviews"]
+    mark = len(pair.all_events)
+    pair.select(t, 1)
+    assert [e.get("size") for e in pair.all_events[mark:] if e.hook == "viewWillLayoutSubviews"] == [(H, W)]
 
 
 def test_bad_input_names_the_member(pair):
@@ -155,6 +167,8 @@ def random_run(pair: Pair, rng: random.Random, steps: int) -> None:
                              rng.choice([None, 0, 200]))
         elif op < 0.8 and presented:
             pair.dismiss(rng.choice(presented), rng.random() < 0.5)
+        elif op < 0.9:
+            pair.resize(t, *rng.choice([(W, H), (H, W)]), method="tabs.resize")
         else:
             pair.advance(rng.choice([0, 100, 300]))
     pair.advance(5000)
@@ -162,6 +176,6 @@ def random_run(pair: Pair, rng: random.Random, steps: int) -> None:
     assert pair.p("host.stats")["unbalancedTransitions"] == 0
 
 
-@pytest.mark.parametrize("seed", range(30))
+@pytest.mark.parametrize("seed", range(int(os.environ.get("GREENROOM_MODEL_SEEDS", 30))))
 def test_random_sequences_match_the_model(vhost, seed):
     random_run(Pair(vhost.connect()), random.Random(seed), 60)

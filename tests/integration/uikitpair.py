@@ -16,6 +16,9 @@ class Pair:
 
     def __init__(self, conn, uikit: int = 17):
         self.p = EventCursor(conn).subscribe(["lifecycle", "presentation"])
+        # UIKit tells every controller of a resize; Greenroom tells the classes that ask (an optional hook).
+        self.cls = "Sized"
+        self.p.conn.call("classes.define", {"name": self.cls, "hooks": {"viewWillTransitionToSize": {}}})
         self.m = Model(uikit_generation=uikit)
         self.m.now = float(self.p("clock.now")["ms"])
         self.log: list = []
@@ -31,7 +34,7 @@ class Pair:
     def window(self) -> tuple[str, str]:
         """A stack holding one container (its window and root), at rest; setup events are not compared."""
         s = self.p("stack.create", {"width": W, "height": H})["stack"]
-        root = self.p("container.create", {"class": "Container"})["container"]
+        root = self.p("container.create", {"class": self.cls})["container"]
         self.p("stack.push", {"stack": s, "container": root, "animated": False})
         self.m.create(root)
         self.m.window(s, W, H, root)
@@ -39,7 +42,7 @@ class Pair:
         return s, root
 
     def container(self) -> str:
-        c = self.p("container.create", {"class": "Container"})["container"]
+        c = self.p("container.create", {"class": self.cls})["container"]
         self.p.skip()
         self.m.create(c)
         return c
@@ -61,7 +64,7 @@ class Pair:
         reply = self.p.conn.call(method, params)
         got = self.host_events()
         self.all_events += got
-        where = f"after {self.log[-6:]}"
+        where = f"after {self.log[-int(__import__('os').environ.get('PAIR_LOG', 6)):]}"
         if model_error is not None:
             assert "error" in reply, f"model refused ({model_error}) but the host answered {reply} {where}"
             assert reply["error"]["code"] == model_error.code, (reply, str(model_error), where)
@@ -131,3 +134,8 @@ class Pair:
     def set_tabs(self, tid, containers, selected=None):
         params = {"tabs": tid, "containers": containers} | ({"selected": selected} if selected is not None else {})
         return self.both("tabs.setContainers", params, lambda: self.m.tabs_set_containers(tid, containers, selected))
+
+    def resize(self, window, width, height, method="stack.resize"):
+        key = "tabs" if method == "tabs.resize" else "stack"
+        return self.both(method, {key: window, "width": width, "height": height},
+                         lambda: self.m.resize(window, width, height))

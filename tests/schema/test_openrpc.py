@@ -723,8 +723,12 @@ def test_container_and_pool_events_match_x_notifications(schema_host: Host) -> N
         # The optional hooks run for a class that asks for them: joining a stack.
         insets = f"{cls}Insets"
         c.call("classes.define", {"name": insets, "hooks": {"viewSafeAreaInsetsDidChange": {},
-                                                            "viewLayoutMarginsDidChange": {}}})
-        c.call("showRendered", {"class": insets, "stack": c.call("stack.create", {"width": 390, "height": 844})["stack"]})
+                                                            "viewLayoutMarginsDidChange": {},
+                                                            "viewWillTransitionToSize": {}}})
+        sized = c.call("stack.create", {"width": 390, "height": 844})["stack"]
+        c.call("showRendered", {"class": insets, "stack": sized})
+        # ... and its window's resize (a rotation).
+        c.call("stack.resize", {"stack": sized, "width": 844, "height": 390})
 
         c.call("pool.warm", {"class": cls, "width": 390, "height": 844})
         c.call("tasks.drain")
@@ -942,7 +946,7 @@ def test_positional_params_of_page_methods(conn: Conn) -> None:
     # The documented order is the host's (null, by position, stands for an absent param).
     order = {
         "page.create": ["class", "pages", "count", "data", "width", "height", "stack", "initialIndex", "cache",
-                        "prerender", "offscreenLimit"],
+                        "prerender", "offscreenLimit", "transitionStyle"],
         "page.show": ["session", "index", "animated", "duration"],
         "page.willBeginDragging": ["session", "offset"],
         "page.didScroll": ["session", "offset"],

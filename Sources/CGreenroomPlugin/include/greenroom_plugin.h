@@ -67,9 +67,10 @@
  *     models iOS 17, the default: after every viewWillAppear, before the layout), viewDidAppear,
  *     viewWillDisappear, viewDidDisappear, viewWillLayoutSubviews, viewDidLayoutSubviews, configure,
  *     didReceiveMemoryWarning, willMoveToParent, didMoveToParent, deinit; and, only for a class that
- *     lists them in `optional_hooks`, viewSafeAreaInsetsDidChange and viewLayoutMarginsDidChange. A
+ *     lists them in `optional_hooks`, viewSafeAreaInsetsDidChange, viewLayoutMarginsDidChange and
+ *     viewWillTransitionToSize (its window is about to be resized, before the layout at the new size). A
  *     future host may add hooks: return 0 for a name you do not know.
- *   - Inputs: {"data": ...} for init and configure, {"size": {"width", "height"}} for the layout hooks,
+ *   - Inputs: {"data": ...} for init and configure, {"size": {"width", "height"}} for the layout hooks and viewWillTransitionToSize,
  *     {"animated": bool} for appearance hooks, {"parent": id | null} for the containment hooks,
  *     {"level": "warning" | "critical"} for didReceiveMemoryWarning; {} otherwise.
  *   - The host reports `configure`'s output to the client (`{"output": ...}`). Other hooks may set

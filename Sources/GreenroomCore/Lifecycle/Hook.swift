@@ -19,6 +19,10 @@ public enum Hook: String, Sendable, CaseIterable {
     /// The root view's layout margins changed (they follow the safe area): right after
     /// `viewSafeAreaInsetsDidChange`, under the same rule.
     case viewLayoutMarginsDidChange
+    /// `viewWillTransition(to:with:)`: the view's size is about to change (a window resized or rotated),
+    /// before the layout at the new size; to loaded containers whose size changes, parents first. Optional:
+    /// only classes that ask for it get it.
+    case viewWillTransitionToSize
     case configure
     case didReceiveMemoryWarning
     case willMoveToParent
@@ -28,7 +32,9 @@ public enum Hook: String, Sendable, CaseIterable {
     /// Hooks a class receives only when it asks for them (a scripted class lists them in `hooks`, a plugin
     /// class in `optional_hooks`): UIKit sends them to every controller, but a stream with them for every
     /// container would bury the appearance calls that tests compare.
-    public static let optional: Set<Hook> = [.viewSafeAreaInsetsDidChange, .viewLayoutMarginsDidChange]
+    /// `viewWillTransitionToSize` is one of them: classes written before it existed (and transcripts recorded
+    /// then) see the same stream on a resize.
+    public static let optional: Set<Hook> = [.viewSafeAreaInsetsDidChange, .viewLayoutMarginsDidChange, .viewWillTransitionToSize]
 }
 
 /// The UIKit a host models: what differs between them is which hooks a container gets. A host's

@@ -93,6 +93,14 @@ public struct Lifecycle: Sendable {
         return a
     }
 
+    /// `viewWillTransition(to:with:)`, for a loaded container whose size is about to change (Apple: "UIKit
+    /// calls this method before changing the size of a presented view controller's view"; a view that never
+    /// loaded lays out at its size when it does).
+    public func willTransition(_ c: ContainerRecord, to size: Size) -> LifecycleActions {
+        guard c.viewLoaded, !c.isFailed, !c.isDestroyed, c.optionalHooks.contains(.viewWillTransitionToSize) else { return LifecycleActions() }
+        return LifecycleActions(.run(.viewWillTransitionToSize, c, HookContext(size: size)))
+    }
+
     public func willMove(_ c: ContainerRecord, toParent parent: String?) -> LifecycleActions {
         LifecycleActions(.run(.willMoveToParent, c, HookContext(parent: .some(parent))))
     }

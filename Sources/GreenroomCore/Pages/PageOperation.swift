@@ -145,11 +145,15 @@ public struct PageOperation {
         case settleRest(old: Int, new: Int, guess: Int?)
         case restChild(Int)
         case settleFailedRest(old: Int, new: Int, guess: Int?, ContainerFailure)
-        case showAfterCompletion(Int, animated: Bool)
+        case showAfterCompletion(Int, animated: Bool, interactive: Bool = false)
         case showOffscreenRest(Int)
-        case showOnscreenRest(to: Int, from: Int, old: ContainerRecord?, animated: Bool)
-        case showAfterNewBegan(to: Int, from: Int, old: ContainerRecord?, new: ContainerRecord, animated: Bool)
-        case showAfterOldBegan(to: Int, from: Int, new: ContainerRecord, animated: Bool)
+        case showOnscreenRest(to: Int, from: Int, old: ContainerRecord?, animated: Bool, interactive: Bool)
+        case showAfterNewBegan(to: Int, from: Int, old: ContainerRecord?, new: ContainerRecord, animated: Bool, interactive: Bool)
+        case showAfterOldBegan(to: Int, from: Int, new: ContainerRecord, animated: Bool, interactive: Bool)
+        /// A finished or cancelled curl: its end calls after `animationMs` (a timer), or now.
+        case endCurl(PageTransition)
+        /// A cancelled curl's end calls.
+        case cancelledCurlEnd(PageTransition)
         case beginDragRest(Double, newInteraction: Bool)
         case didScrollAfterAttach(Int, lastGuess: Int)
         case didScrollRest(lastGuess: Int)
@@ -411,6 +415,14 @@ public struct PageOperation {
             if case .trackingChanged = frame { return wait(.resuming, .trackingChanged) }
 
         case .completeAnimation:
+            if let c = s.curl {
+                // A curl nobody finished (the session hides, or goes): called off at once.
+                s.curl = nil
+                var t = c.transition
+                t.cancelled = true
+                then(.finish(t, .animationEnded))
+                return nil
+            }
             guard let a = s.animation else { return nil }
             then(.finish(a.transition, .animationEnded))
             return wait(.resuming, .cancelTimer(a.timer))
@@ -418,10 +430,38 @@ public struct PageOperation {
         case .finish(let t, let finisher):
             s.animation = nil
             s.phase = .idle
+            if t.cancelled {
+                then(.cancelledCurlEnd(t))
+                return nil
+            }
             r.arrived = true
             r.finishLeaving = t.leaving
             r.finishFailures = []
+            if s.transitionStyle == .pageCurl {
+                // A curl ends the other way round: the page it leaves disappears before the new one has
+                // appeared (wangling.me's logs of UIPageViewController).
+                then(t.leaving.map { .run(.ruleEnd($0, animated: t.animated), .finishLeavingFailed($0)) },
+                     .run(.ruleEnd(t.new, animated: t.animated), .finishNewFailed(t.new)), .finishAfterLeaving(t, finisher))
+                return nil
+            }
             then(.run(.ruleEnd(t.new, animated: t.animated), .finishNewFailed(t.new)), .finishAfterNew(t, finisher))
+
+        case .cancelledCurlEnd(let t):
+            // wangling.me, cancelled curl: New WD, Current WA, New DD, Current DA. The session stays.
+            let new = t.new, old = t.leaving
+            then(.run(.ruleBegin(new, appearing: false, animated: t.animated, size: nil), .forgetAndReport(new)),
+                 old.map { .run(.ruleBegin($0, appearing: true, animated: t.animated, size: s.pageSize), .forgetAndReport($0)) },
+                 .run(.ruleEnd(new, animated: t.animated), .forgetAndReport(new)),
+                 old.map { .run(.ruleEnd($0, animated: t.animated), .forgetAndReport($0)) },
+                 .cleanUpAtRest, .emit(.didTransition, from: t.from, to: t.to, completed: false), .tracking)
+
+        case .endCurl(let t):
+            guard s.animationMs > 0 else {
+                then(.finish(t, .animationEnded))
+                return nil
+            }
+            s.phase = .animating
+            return wait(.startingTimer(t), .startTimer(ms: s.animationMs))
 
         case .finishAfterNew(let t, let finisher):
             then(r.finishLeaving.map { .run(.ruleEnd($0, animated: t.animated), .finishLeavingFailed($0)) },
@@ -544,7 +584,7 @@ public struct PageOperation {
                 ? .emit(.didTransition, from: old, to: new == old ? (g ?? new) : new, completed: s.current != old) : nil
             then(event, .cleanUpAtRest, .fail(.child(failure)))
 
-        case .showAfterCompletion(let index, let animated):
+        case .showAfterCompletion(let index, let animated, let interactive):
             guard index != s.current else { return nil }
             let from = s.current
             guard s.isVisible else {
@@ -554,29 +594,36 @@ public struct PageOperation {
             }
             // The current page's child, unless it failed earlier (then nothing is on screen to leave).
             let old = s.attached(from)
-            then(.attach(index, alsoRelated: nil), .showOnscreenRest(to: index, from: from, old: old, animated: animated))
+            then(.attach(index, alsoRelated: nil), .showOnscreenRest(to: index, from: from, old: old, animated: animated, interactive: interactive))
 
         case .showOffscreenRest(let index):
             s.current = index
             s.offset = Double(index) * s.width
             then(.cleanUpAtRest)
 
-        case .showOnscreenRest(let to, let from, let old, let animated):
+        case .showOnscreenRest(let to, let from, let old, let animated, let interactive):
             guard let new = s.children[to] else { return nil }
             then(.emit(.willTransition, from: from, to: to, completed: nil),
                  .run(.ruleBegin(new, appearing: true, animated: animated, size: s.pageSize), .showNewFailed(new, from: from, to: to)),
-                 .showAfterNewBegan(to: to, from: from, old: old, new: new, animated: animated))
+                 .showAfterNewBegan(to: to, from: from, old: old, new: new, animated: animated, interactive: interactive))
 
-        case .showAfterNewBegan(let to, let from, let old, let new, let animated):
+        case .showAfterNewBegan(let to, let from, let old, let new, let animated, let interactive):
             // A failing hook fails its container and nothing else (docs/plugins.md): the other page's calls
             // still run, balanced, and the failed one leaves the session (the host tears it down).
             r.showLeaving = old
             r.beginFailure = nil
             then(old.map { .run(.ruleBegin($0, appearing: false, animated: animated, size: nil), .showOldFailed($0)) },
-                 .showAfterOldBegan(to: to, from: from, new: new, animated: animated))
+                 .showAfterOldBegan(to: to, from: from, new: new, animated: animated, interactive: interactive))
 
-        case .showAfterOldBegan(let to, let from, let new, let animated):
+        case .showAfterOldBegan(let to, let from, let new, let animated, let interactive):
             let t = PageTransition(from: from, to: to, new: new, leaving: r.showLeaving, animated: animated)
+            if interactive {
+                // The curl gesture holds the transition until it is finished or cancelled.
+                s.curl = (t, 0)
+                s.phase = .dragging
+                then(.tracking, r.beginFailure.map { .fail(.child($0)) })
+                return nil
+            }
             // A zero duration ends at once, its calls still marked animated.
             guard animated && s.animationMs > 0 else {
                 then(.finish(t, .showNotAnimated))

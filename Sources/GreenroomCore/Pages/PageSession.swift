@@ -24,6 +24,18 @@ public struct PageTransition {
     let new: ContainerRecord
     let leaving: ContainerRecord?
     let animated: Bool
+    /// An interactive curl called off: its end runs the cancelled curl's order and the session stays.
+    var cancelled = false
+}
+
+/// UIPageViewController's transition style (docs/pages.md "Page curl").
+public enum PageTransitionStyle: String, Sendable, CaseIterable {
+    /// Pages side by side in a scroll view, driven by the scroll stream.
+    case scroll
+    /// A page turned like paper, driven by `page.show` or the curl gesture (begin, update, finish,
+    /// cancel); its end calls come in another order (wangling.me, "The Inconsistent Order of View
+    /// Transition Events"): the leaving page's `viewDidDisappear` before the new page's `viewDidAppear`.
+    case pageCurl
 }
 
 /// A page session (docs/pages.md; the GYPageViewController and MJianshu articles): UIPageViewController-exact
@@ -57,6 +69,9 @@ public final class PageSession {
     public let offscreenLimit: Int
     /// How long the last `page.show` animation runs on the host clock (its call's `duration`, else 300).
     public private(set) var animationMs: Double = 300
+    public let transitionStyle: PageTransitionStyle
+    /// The curl gesture in progress (pageCurl only): the transition it began, and how far it has gone.
+    public internal(set) var curl: (transition: PageTransition, progress: Double)?
 
     public internal(set) var current: Int
     public internal(set) var phase: Phase = .idle
@@ -79,7 +94,9 @@ public final class PageSession {
     /// The page that received the session's last forwarded begin, and the state it left it in.
     var forwarded: (container: ContainerRecord, state: Appearance)?
 
-    public init(id: String, count: Int, pageSize: Size, initialIndex: Int, cacheMode: CacheMode, offscreenLimit: Int = 0) {
+    public init(id: String, count: Int, pageSize: Size, initialIndex: Int, cacheMode: CacheMode, offscreenLimit: Int = 0,
+                transitionStyle: PageTransitionStyle = .scroll) {
+        self.transitionStyle = transitionStyle
         self.id = id
         self.count = count
         self.pageSize = pageSize
@@ -127,6 +144,42 @@ public final class PageSession {
         if phase == .dragging || phase == .decelerating { return PageOperation(self, failing: .outOfOrder(.show, phase: phase)) }
         animationMs = durationMs
         return PageOperation(self, .completeAnimation, .showAfterCompletion(index, animated: animated))
+    }
+
+    /// The curl gesture begins toward page `index` (pageCurl): the new page is made if needed, laid out,
+    /// and gets `viewWillAppear` (`viewIsAppearing`), the current page `viewWillDisappear`, all animated, as
+    /// `page.show` begins. A running animation completes first.
+    public func beginCurl(_ index: Int) -> PageOperation {
+        guard (0..<count).contains(index) else { return PageOperation(self, failing: .indexOutOfRange(index: index, count: count)) }
+        if phase == .dragging || phase == .decelerating { return PageOperation(self, failing: .outOfOrder(.show, phase: phase)) }
+        guard isVisible else { return PageOperation(self, failing: .offscreen(.show)) }
+        return PageOperation(self, .completeAnimation, .showAfterCompletion(index, animated: true, interactive: true))
+    }
+
+    /// The curl moved: no lifecycle call, only how far it has gone (clamped to 0...1).
+    public func updateCurl(progress: Double) {
+        curl?.progress = min(1, max(0, progress))
+    }
+
+    /// The curl completes after the rest of the transition (`durationMs * (1 - progress)`): the leaving
+    /// page's `viewDidDisappear`, then the new page's `viewDidAppear`.
+    public func finishCurl(durationMs: Double = 300) -> PageOperation {
+        guard let c = curl else { return PageOperation(self) }
+        curl = nil
+        animationMs = durationMs * (1 - c.progress)
+        return PageOperation(self, .endCurl(c.transition))
+    }
+
+    /// The curl is called off; after the way back (`durationMs * progress`): the new page's
+    /// `viewWillDisappear`, the current page's `viewWillAppear` (`viewIsAppearing`), the new page's
+    /// `viewDidDisappear`, the current page's `viewDidAppear`. The session stays on its page.
+    public func cancelCurl(durationMs: Double = 300) -> PageOperation {
+        guard let c = curl else { return PageOperation(self) }
+        curl = nil
+        animationMs = durationMs * c.progress
+        var t = c.transition
+        t.cancelled = true
+        return PageOperation(self, .endCurl(t))
     }
 
     /// Delivers a running animation's end calls now (a new show or drag interrupts it).

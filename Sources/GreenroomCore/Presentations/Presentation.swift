@@ -51,8 +51,8 @@ public final class PresentationRecord {
     public let removesPresenterViews: Bool
     /// `isModalInPresentation`: the sheet's swipe-down is refused (`didAttemptToDismiss`).
     public let isModalInPresentation: Bool
-    /// The size the presented container is laid out at.
-    public let size: Size
+    /// The size the presented container is laid out at (it follows its window's size).
+    public var size: Size
     /// What the presented container itself presents (the next link of the chain), if anything.
     public var presenting: PresentationRecord?
     /// The transition still running (its end calls to come) and its timer (0: none).

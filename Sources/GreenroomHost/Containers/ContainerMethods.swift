@@ -388,7 +388,8 @@ extension Containers {
         r.register(StackResize.self) { [unowned self] conn, p async throws(RPCError) in
             let size = try Self.size(width: p.width, height: p.height)
             let s = try stackAtRest(p.stack, owner: conn)
-            await stackOps.resize(s, to: size)
+            try await resizeWindow(s.id, root: s.isHidden ? [] : s.top.map { [$0] } ?? [], hidden: s.isHidden,
+                                   from: s.size, to: size) { await stackOps.resize(s, to: size) }
             return stackInfo(s)
         }
         r.register(StackInfo.self) { [unowned self] conn, p throws(RPCError) in

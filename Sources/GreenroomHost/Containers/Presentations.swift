@@ -12,6 +12,17 @@ final class Presentations {
     /// Each presentation by its presented container, and by what presents it (a stack or a container).
     private(set) var byPresented: [String: PresentationRecord] = [:]
     private(set) var byPresenter: [String: PresentationRecord] = [:]
+    /// The transitions still running: what each touches (containers, the presenter) and when it ends, so
+    /// that a call on any of those completes them first, earliest first.
+    private var running: [ObjectIdentifier: Running] = [:]
+    private var runningOrder = 0
+
+    private struct Running {
+        let record: PresentationRecord
+        let touches: Set<String>
+        let deadline: Double
+        let order: Int
+    }
 
     init(containers: Containers) { self.containers = containers }
 
@@ -123,10 +134,10 @@ final class Presentations {
         if byPresenter[p.id] != nil {
             throw refusal(.alreadyPresenting, x.id, on: p.id, "\(p.id) already presents \(byPresenter[p.id]!.presented.id)")
         }
-        if case .container(let c) = p, byPresented[c.id]?.transition != nil {
-            throw refusal(.presentationInProgress, x.id, on: p.id, "\(c.id)'s own presentation or dismissal is still running")
-        }
         let shown = tree(p)
+        if isRunning(touching: Set([p.id] + shown.map(\.id))) {
+            throw refusal(.presentationInProgress, x.id, on: p.id, "a presentation or dismissal involving \(p.id) is still running")
+        }
         let onScreen: Bool = switch p {
         case .stack(let s): s.isShown && shown.first?.state == .appeared
         case .tabs(let t): t.isShown && shown.first?.state == .appeared
@@ -173,19 +184,49 @@ final class Presentations {
     private func start(_ t: PresentationTransition, of r: PresentationRecord, afterMs ms: Double) async {
         guard ms > 0 else { return await end(t, of: r) }
         let token = containers.schedule(afterMs: ms, label: "\(r.presented.id) presentation") { [weak self, weak r] in
-            guard let self, let r, let running = r.transition else { return }
+            guard let self, let r, let pending = r.transition else { return }
             r.transition = nil
-            await end(running.pending, of: r)
+            running[ObjectIdentifier(r)] = nil
+            await end(pending.pending, of: r)
         }
         r.transition = (t, token)
+        var touches: Set<String> = [r.presented.id, r.presenter.id]
+        switch t {
+        case .present(let removed, _): touches.formUnion(removed.map(\.id))
+        case .dismiss(let revealed, let dismissed, _):
+            touches.formUnion(r.chain.map(\.presented.id))
+            touches.formUnion(revealed.map(\.id))
+            touches.formUnion(dismissed.map(\.0.id))
+        case .finishSwipe: break
+        case .cancelSwipe: touches.remove(r.presenter.id)
+        }
+        runningOrder += 1
+        running[ObjectIdentifier(r)] = Running(record: r, touches: touches, deadline: containers.now + ms, order: runningOrder)
+    }
+
+    /// Whether a transition still running touches any of `ids`.
+    func isRunning(touching ids: Set<String>) -> Bool {
+        running.values.contains { !$0.touches.isDisjoint(with: ids) }
+    }
+
+    /// The transitions still running that touch any of `ids` end now, earliest first; what each touches
+    /// joins `ids` (ending one may reach others).
+    func settle(touching ids: Set<String>) async {
+        var ids = ids
+        while let next = running.values.filter({ !$0.touches.isDisjoint(with: ids) })
+            .min(by: { ($0.deadline, $0.order) < ($1.deadline, $1.order) }) {
+            ids.formUnion(next.touches)
+            await settle(next.record)
+        }
     }
 
     /// A transition still running on `r` ends now (its timer is cancelled).
     func settle(_ r: PresentationRecord) async {
-        guard let running = r.transition else { return }
+        guard let pending = r.transition else { return }
         r.transition = nil
-        containers.cancel(running.timer)
-        await end(running.pending, of: r)
+        running[ObjectIdentifier(r)] = nil
+        containers.cancel(pending.timer)
+        await end(pending.pending, of: r)
     }
 
     private func end(_ t: PresentationTransition, of r: PresentationRecord) async {
@@ -213,6 +254,7 @@ final class Presentations {
             if let t = link.transition {
                 containers.cancel(t.timer)
                 link.transition = nil
+                running[ObjectIdentifier(link)] = nil
             }
             link.gesture = nil
             link.isDismissed = true
@@ -232,9 +274,9 @@ final class Presentations {
         guard let r = byPresented[x.id] else { throw notPresented(x) }
         for link in r.chain where link.gesture != nil { throw liveSwipe(link) }
         if case .container(let c) = r.presenter, let below = byPresented[c.id], below.gesture != nil { throw liveSwipe(below) }
-        // What still runs on the chain or its presenter completes first (that may be this very dismissal).
-        for link in r.chain { await settle(link) }
-        if case .container(let c) = r.presenter, let below = byPresented[c.id] { await settle(below) }
+        // What still runs on the chain or its presenter completes first (that may be this very dismissal, or
+        // one lower down).
+        await settle(touching: Set(r.chain.map(\.presented.id) + [r.presenter.id] + tree(r.presenter).map(\.id)))
         if r.removesPresenterViews, case .stack(let s) = r.presenter { await containers.stackOps.completeTransition(s) }
         guard byPresented[x.id] === r else { throw notPresented(x) }
         let chain = r.chain.map(\.presented)
@@ -297,9 +339,7 @@ final class Presentations {
     func beginSwipe(_ x: ContainerRecord, shouldDismiss: Bool) async throws(RPCError) -> PresentationRecord {
         guard let r = byPresented[x.id] else { throw notPresented(x) }
         if r.gesture != nil { throw liveSwipe(r) }
-        await settle(r)
-        if let above = r.presenting { await settle(above) }
-        if case .container(let c) = r.presenter, let below = byPresented[c.id] { await settle(below) }
+        await settle(touching: [x.id, r.presenter.id])
         guard byPresented[x.id] === r else { throw notPresented(x) }
         guard r.style.isSheet else {
             throw .invalidState("\(x.id) is presented \(r.style.rawValue): only a pageSheet or formSheet has the swipe-down",

@@ -66,7 +66,7 @@ final class TabBars {
     /// `tabs.select`.
     func select(_ t: TabsRecord, _ index: Int) async {
         guard index != t.selectedIndex else { return }
-        await settlePresentation(on: t)
+        await settlePresentations(on: t, [t.children[index]])
         let old = t.isShown ? t.selected : nil
         t.selectedIndex = index
         if t.isShown { await switchTabs(from: old, to: t.selected, in: t) }
@@ -75,7 +75,7 @@ final class TabBars {
     /// `tabs.setContainers`: leaving first, then joining (Apple: the old ones are removed before the new
     /// ones are installed); the switch if the child on screen changes; then the did-calls.
     func setContainers(_ t: TabsRecord, _ list: [ContainerRecord], selected: Int?) async -> [ContainerRecord] {
-        await settlePresentation(on: t)
+        await settlePresentations(on: t)
         let old = t.children
         let oldShown = t.isShown ? t.selected : nil
         let joining = list.filter { c in !old.contains { $0 === c } }
@@ -100,8 +100,19 @@ final class TabBars {
 
     /// A presentation or dismissal still running over the tab bar completes first, as any transition on
     /// what a call changes.
-    private func settlePresentation(on t: TabsRecord) async {
-        if let r = containers.presentations.byPresenter[t.id] { await containers.presentations.settle(r) }
+    private func settlePresentations(on t: TabsRecord, _ also: [ContainerRecord] = []) async {
+        await containers.presentations.settle(touching: Set(([t.selected].compactMap { $0 } + also).map(\.id) + [t.id]))
+    }
+
+    /// `tabs.resize`: the selected child is told and lays out again (the others when they are next
+    /// selected), then what the tab bar presents (`Containers.resizeWindow`).
+    func resize(_ t: TabsRecord, to size: Size) async throws(RPCError) {
+        let shown = t.isHidden ? [] : t.selected.map { [$0] } ?? []
+        try await containers.resizeWindow(t.id, root: shown, hidden: t.isHidden, from: t.size, to: size) {
+            t.size = size
+            guard t.isShown, let c = t.selected, c.state == .appeared || c.state == .appearing else { return }
+            await step(lifecycle.layout(c, size: size))
+        }
     }
 
     /// `tabs.setHidden`: the selected child disappears or appears.

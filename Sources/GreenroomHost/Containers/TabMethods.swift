@@ -76,6 +76,12 @@ extension Containers {
             await tabBars.setHidden(t, p.hidden)
             return tabBars.info(t)
         }
+        r.register(TabsResize.self) { [unowned self] conn, p async throws(RPCError) in
+            let size = try Self.size(width: p.width, height: p.height)
+            let t = try tabBars.record(p.tabs, owner: conn)
+            try await tabBars.resize(t, to: size)
+            return tabBars.info(t)
+        }
         r.register(TabsInfo.self) { [unowned self] conn, p throws(RPCError) in
             tabBars.info(try tabBars.record(p.tabs, owner: conn))
         }

@@ -16,7 +16,8 @@ extension Host {
         ShowRendered.self, PoolConfigure.self, PoolWarm.self, PageCreate.self, PageShow.self, StackPush.self, StackPop.self,
         StackPopToRoot.self, StackSetContainers.self, StackFinishInteractivePop.self, StackCancelInteractivePop.self,
         HostMemoryWarning.self, TasksAdd.self, PresentationPresent.self, PresentationDismiss.self,
-        PresentationFinishInteractiveDismiss.self, PresentationCancelInteractiveDismiss.self,
+        PresentationFinishInteractiveDismiss.self, PresentationCancelInteractiveDismiss.self, PageFinishInteractiveCurl.self,
+        PageCancelInteractiveCurl.self,
     ]
 
     /// What the call being run queued and scheduled (in its `CallScope`): its note counts its own work,

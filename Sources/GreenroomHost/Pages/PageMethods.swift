@@ -8,6 +8,36 @@ extension PageSessions {
         try owner.owned(id, "session", in: sessions, expected: "page session") { $0.owner }
     }
 
+    /// The session `id` for a call that is not part of its curl gesture: -32003 while a curl is in progress.
+    func entryAtRest(_ id: String, owner: HostConnection, call: String) throws(RPCError) -> PageSessionEntry {
+        let e = try entry(id, owner: owner)
+        if let c = e.session.curl {
+            throw .invalidState("Page session \(e.session.id) has a curl in progress (to page \(c.transition.to)): finish it (page.finishInteractiveCurl) or cancel it (page.cancelInteractiveCurl) first",
+                                ["session": .string(e.session.id), "call": .string(call), "to": .int(c.transition.to), "progress": .double(c.progress)])
+        }
+        return e
+    }
+
+    /// The session `id` for a call of the scroll stream: -32003 for a pageCurl session, which has none.
+    func scrollEntry(_ id: String, owner: HostConnection, call: String) throws(RPCError) -> PageSessionEntry {
+        let e = try entry(id, owner: owner)
+        guard e.session.transitionStyle == .scroll else {
+            throw .invalidState("Page session \(e.session.id) turns its pages by curl: it has no scroll stream (page.show, or page.beginInteractiveCurl ...)",
+                                ["session": .string(e.session.id), "call": .string(call), "transitionStyle": "pageCurl"])
+        }
+        return e
+    }
+
+    /// The session `id` with a curl in progress (-32003 otherwise).
+    func curlEntry(_ id: String, owner: HostConnection) throws(RPCError) -> PageSessionEntry {
+        let e = try entry(id, owner: owner)
+        guard e.session.curl != nil else {
+            throw .invalidState("Page session \(e.session.id) has no curl in progress (page.beginInteractiveCurl starts one)",
+                                ["session": .string(e.session.id)])
+        }
+        return e
+    }
+
     /// Maps Core's page errors onto JSON-RPC errors (CoreToWire.swift); a failed child is torn down (-32004).
     /// `notMade`: why the child the error names could not be made (`driveReporting`), answered as it is.
     func rpc(_ e: PageError, notMade: (failure: ContainerFailure, error: RPCError)? = nil) async -> RPCError {
@@ -32,7 +62,7 @@ extension PageSessions {
         case .limit(let n): mode = ["limit": .int(n)]
         case .reuse: mode = ["mode": "reuse"]
         }
-        return [
+        var o: JSONObject = [
             "session": .string(s.id),
             "index": .int(s.current),
             "count": .int(s.count),
@@ -51,6 +81,13 @@ extension PageSessions {
             "deferred": .array(s.deferred.sorted().map { .int($0) }),
             "reuseQueue": .object(JSONObject(e.reuseQueue.keys.sorted().map { (key: $0, value: .int(e.reuseQueue[$0]!.count)) })),
         ]
+        // Only a curl session says so: a scroll session's info is what it was before curls existed, so its
+        // transcripts replay unchanged.
+        if s.transitionStyle == .pageCurl {
+            o["transitionStyle"] = .string(s.transitionStyle.rawValue)
+            o["interactiveCurl"] = s.curl.map { ["to": .int($0.transition.to), "progress": .double($0.progress)] } ?? .null
+        }
+        return .object(o)
     }
 
     /// A light reply for the scroll stream (it is called at frame rate).
@@ -142,7 +179,8 @@ extension PageSessions {
             let stack = try p.stack.map { id throws(RPCError) in try containers.stack(id, owner: conn) }
 
             let session = PageSession(id: makeSessionID(), count: classes.count, pageSize: size, initialIndex: initial,
-                                      cacheMode: mode, offscreenLimit: p.offscreenLimit)
+                                      cacheMode: mode, offscreenLimit: p.offscreenLimit,
+                                      transitionStyle: PageTransitionStyle(rawValue: p.transitionStyle) ?? .scroll)
             let e = PageSessionEntry(session: session, owner: conn.id, classes: classes, data: data, prerender: prerender)
             sessions[session.id] = e
             if let stack {
@@ -173,20 +211,20 @@ extension PageSessions {
         r.register(PageShow.self) { [unowned self] conn, p async throws(RPCError) in
             let ms = try containers.duration(p.duration, animated: p.animated ?? true)
             try Self.checkPageIndex(p.index, "index")
-            let e = try entry(p.session, owner: conn)
+            let e = try entryAtRest(p.session, owner: conn, call: "page.show")
             let index = p.index
             let animated = p.animated ?? true
             try await run(e.session.show(index, animated: animated, durationMs: ms), in: e)
             return info(e)
         }
         r.register(PageWillBeginDragging.self) { [unowned self] conn, p async throws(RPCError) in
-            let e = try entry(p.session, owner: conn)
+            let e = try scrollEntry(p.session, owner: conn, call: "page.willBeginDragging")
             let x = p.offset
             try await run(e.session.willBeginDragging(offset: x), in: e)
             return streamReply(e)
         }
         r.register(PageDidScroll.self) { [unowned self] conn, p async throws(RPCError) in
-            let e = try entry(p.session, owner: conn)
+            let e = try scrollEntry(p.session, owner: conn, call: "page.didScroll")
             let x = p.offset
             try await run(e.session.didScroll(offset: x), in: e)
             return streamReply(e)
@@ -194,23 +232,56 @@ extension PageSessions {
         r.register(PageWillEndDragging.self) { [unowned self] conn, p async throws(RPCError) in
             // velocity and targetOffset are decoded (and checked) but change nothing: the page the drag rests on
             // decides, as UIPageViewController's paging does.
-            let e = try entry(p.session, owner: conn)
+            let e = try scrollEntry(p.session, owner: conn, call: "page.willEndDragging")
             let x = p.offset
             try await run(e.session.willEndDragging(offset: x), in: e)
             return streamReply(e)
         }
         r.register(PageDidEndDragging.self) { [unowned self] conn, p async throws(RPCError) in
-            let e = try entry(p.session, owner: conn)
+            let e = try scrollEntry(p.session, owner: conn, call: "page.didEndDragging")
             let x = p.offset
             let decelerate = p.willDecelerate
             try await run(e.session.didEndDragging(offset: x, willDecelerate: decelerate), in: e)
             return streamReply(e)
         }
         r.register(PageDidEndDecelerating.self) { [unowned self] conn, p async throws(RPCError) in
-            let e = try entry(p.session, owner: conn)
+            let e = try scrollEntry(p.session, owner: conn, call: "page.didEndDecelerating")
             let x = p.offset
             try await run(e.session.didEndDecelerating(offset: x), in: e)
             return streamReply(e)
+        }
+        r.register(PageBeginInteractiveCurl.self) { [unowned self] conn, p async throws(RPCError) in
+            try Self.checkPageIndex(p.index, "index")
+            let e = try entryAtRest(p.session, owner: conn, call: "page.beginInteractiveCurl")
+            guard e.session.transitionStyle == .pageCurl else {
+                throw .invalidState("Page session \(e.session.id) scrolls: its interactive transitions are the scroll stream (page.willBeginDragging ...)",
+                                    ["session": .string(e.session.id), "transitionStyle": "scroll"])
+            }
+            // A running animation completes first: the page it heads to may be the one named.
+            try await run(e.session.completeAnimation(), in: e)
+            guard p.index != e.session.current else {
+                throw .invalidParams(path: "index", "\(p.index) is the current page: a curl turns to another")
+            }
+            try await run(e.session.beginCurl(p.index), in: e)
+            return info(e)
+        }
+        r.register(PageUpdateInteractiveCurl.self) { [unowned self] conn, p throws(RPCError) in
+            guard p.progress >= 0, p.progress <= 1 else { throw .invalidParams(path: "progress", "must be between 0 and 1") }
+            let e = try curlEntry(p.session, owner: conn)
+            e.session.updateCurl(progress: p.progress)
+            return info(e)
+        }
+        r.register(PageFinishInteractiveCurl.self) { [unowned self] conn, p async throws(RPCError) in
+            let ms = try containers.duration(p.duration, animated: true)
+            let e = try curlEntry(p.session, owner: conn)
+            try await run(e.session.finishCurl(durationMs: ms), in: e)
+            return info(e)
+        }
+        r.register(PageCancelInteractiveCurl.self) { [unowned self] conn, p async throws(RPCError) in
+            let ms = try containers.duration(p.duration, animated: true)
+            let e = try curlEntry(p.session, owner: conn)
+            try await run(e.session.cancelCurl(durationMs: ms), in: e)
+            return info(e)
         }
         r.register(PageInfo.self) { [unowned self] conn, p throws(RPCError) in
             info(try entry(p.session, owner: conn))
@@ -218,7 +289,7 @@ extension PageSessions {
         r.register(PageInsertPages.self) { [unowned self] conn, p async throws(RPCError) in
             guard p.at >= 0 else { throw .invalidParams(path: "at", "must be >= 0") }
             let (classes, data) = try pageList(className: p.className, pages: p.pages, count: p.count, data: p.data)
-            let e = try entry(p.session, owner: conn)
+            let e = try entryAtRest(p.session, owner: conn, call: "page.insertPages")
             let s = e.session
             guard p.at >= 0, p.at <= s.count else { throw .invalidParams(path: "at", "\(p.at) is out of range (0...\(s.count))") }
             guard s.count + classes.count <= 1_000_000 else { throw .invalidParams(path: "pages", "at most 1000000 pages in all") }
@@ -237,7 +308,7 @@ extension PageSessions {
         r.register(PageRemovePages.self) { [unowned self] conn, p async throws(RPCError) in
             try Self.checkPageIndex(p.at, "at")
             guard p.count >= 1, p.count <= 1_000_000 else { throw .invalidParams(path: "count", "must be between 1 and 1000000") }
-            let e = try entry(p.session, owner: conn)
+            let e = try entryAtRest(p.session, owner: conn, call: "page.removePages")
             let s = e.session
             guard p.at < s.count else { throw .invalidParams(path: "at", "\(p.at) is out of range (0..<\(s.count))") }
             guard p.count >= 1, p.at + p.count <= s.count else {
@@ -261,7 +332,7 @@ extension PageSessions {
         }
         r.register(PageReloadPage.self) { [unowned self] conn, p async throws(RPCError) in
             try Self.checkPageIndex(p.index, "index")
-            let e = try entry(p.session, owner: conn)
+            let e = try entryAtRest(p.session, owner: conn, call: "page.reloadPage")
             guard p.index < e.session.count else {
                 throw .invalidParams(path: "index", "\(p.index) is out of range (0..<\(e.session.count))")
             }

@@ -22,6 +22,7 @@ enum PageCreate: HostMethod {
         var cache: JSONObject?
         var prerender: Bool?
         var offscreenLimit = 0
+        var transitionStyle = "scroll"
 
         static let fields: [ParamField<Params>] = [
             .optional("class", \.className, .ref(.className), "The class of every page (with `count` or `data`)."),
@@ -38,6 +39,8 @@ enum PageCreate: HostMethod {
             .optional("prerender", \.prerender, .boolean().default(false), "Take children from the prerender pools (default false)."),
             .optional("offscreenLimit", \.offscreenLimit, .integer().minimum(0).maximum(16).default(0),
                       "Neighbour preloading (ViewPager2's `offscreenPageLimit`): after each rest, an idle `default` task makes and loads the pages within this many of the current one (`loadView`, `viewDidLoad`, layout at the page size), never appeared, nearest first. 0 (default): pages are made when first needed. With `cache.limit` the cache must hold them: limit >= 2 x offscreenLimit + 1. In reuse mode children within it are kept (MJianshu's current +- 1 is `offscreenLimit: 1`)."),
+            .choice("transitionStyle", \.transitionStyle, .string().oneOfValues(["scroll", "pageCurl"]).default("scroll"),
+                    "UIPageViewController's transition style (default `scroll`). `pageCurl`: no scroll stream (its calls are -32003); pages turn by `page.show` or the curl gesture (`page.beginInteractiveCurl` ...), and a turn ends with the leaving page's `viewDidDisappear` before the new page's `viewDidAppear` (docs/pages.md \"Page curl\")."),
         ]
     }
 }
@@ -284,6 +287,88 @@ enum PageDestroy: HostMethod {
 
         static let fields: [ParamField<Params>] = [
             .pageSession(\.session),
+        ]
+    }
+}
+
+private let curlTail = " Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
+
+/// `page.beginInteractiveCurl`: The curl gesture begins.
+enum PageBeginInteractiveCurl: HostMethod {
+    static let name = "page.beginInteractiveCurl"
+    static let summary = "A pageCurl session's page-turn gesture begins toward a page."
+    static let description = "As `page.show` begins, animated: `willTransition`, the page turned to is made if needed, laid out and gets `viewWillAppear` (`viewIsAppearing`), the current page `viewWillDisappear`. The session's `phase` is `dragging` until `page.finishInteractiveCurl` or `page.cancelInteractiveCurl`; every other call on it but `page.info` and `page.updateInteractiveCurl` is -32003 meanwhile. A scroll session is -32003 (it has the scroll stream); so is a session not on screen, or one with a curl in progress; the current page or an index out of range is -32602 (`data.path: \"index\"`). A running animation completes first. A failing hook is -32004, as for `page.show`." + curlTail
+    static let tags = ["pages"]
+    static let result = ResultSpec("session", .ref(.pageInfo))
+    static let errors: [ErrorDoc] = [.invalidParams, .unknownObject, .invalidState, .pluginFailed, .unauthorized]
+
+    struct Params: RPCParams {
+        var session: String = ""
+        var index: Int = 0
+
+        static let fields: [ParamField<Params>] = [
+            .pageSession(\.session),
+            .required("index", \.index, .ref(.pageIndex), "The page being turned to."),
+        ]
+    }
+}
+
+/// `page.updateInteractiveCurl`: The curl moves on.
+enum PageUpdateInteractiveCurl: HostMethod {
+    static let name = "page.updateInteractiveCurl"
+    static let summary = "The page-turn gesture moves on: no lifecycle call."
+    static let description = "Records how far the curl has gone (0 to 1): it decides how long the finish or the cancel takes. No curl in progress is -32003; a progress outside 0...1 is -32602." + curlTail
+    static let tags = ["pages"]
+    static let result = ResultSpec("session", .ref(.pageInfo))
+    static let errors: [ErrorDoc] = [.invalidParams, .unknownObject, .invalidState, .unauthorized]
+
+    struct Params: RPCParams {
+        var session: String = ""
+        var progress: Double = 0
+
+        static let fields: [ParamField<Params>] = [
+            .pageSession(\.session),
+            .required("progress", \.progress, .number().minimum(0).maximum(1), "How far the curl has gone, 0 to 1."),
+        ]
+    }
+}
+
+/// `page.finishInteractiveCurl`: The curl completes.
+enum PageFinishInteractiveCurl: HostMethod {
+    static let name = "page.finishInteractiveCurl"
+    static let summary = "The page-turn gesture completes."
+    static let description = "After the rest of the transition, `duration * (1 - progress)` ms of host clock (at once when that is 0): the page left gets `viewDidDisappear`, then the new page `viewDidAppear` (a curl's order: the reverse of a scroll's), and `didTransition {completed: true}`; the session is on the new page. No curl in progress is -32003. Under `--clock virtual` the end comes only on `clock.advance`; the reply's `note` says so." + curlTail
+    static let tags = ["pages"]
+    static let result = ResultSpec("session", .ref(.pageInfo))
+    static let errors: [ErrorDoc] = [.invalidParams, .unknownObject, .invalidState, .pluginFailed, .unauthorized]
+
+    struct Params: RPCParams {
+        var session: String = ""
+        var duration: Double?
+
+        static let fields: [ParamField<Params>] = [
+            .pageSession(\.session),
+            .duration(\.duration),
+        ]
+    }
+}
+
+/// `page.cancelInteractiveCurl`: The curl is called off.
+enum PageCancelInteractiveCurl: HostMethod {
+    static let name = "page.cancelInteractiveCurl"
+    static let summary = "The page-turn gesture is called off: the page falls back."
+    static let description = "After the way back, `duration * progress` ms of host clock (at once when that is 0): the page being turned to gets `viewWillDisappear`, the current page `viewWillAppear` (`viewIsAppearing`), then the first `viewDidDisappear` and the second `viewDidAppear` (UIKit's cancelled curl; a scroll session's cancelled swipe differs), and `didTransition {completed: false}`; the session stays on its page. No curl in progress is -32003. Under `--clock virtual` the end comes only on `clock.advance`; the reply's `note` says so." + curlTail
+    static let tags = ["pages"]
+    static let result = ResultSpec("session", .ref(.pageInfo))
+    static let errors: [ErrorDoc] = [.invalidParams, .unknownObject, .invalidState, .pluginFailed, .unauthorized]
+
+    struct Params: RPCParams {
+        var session: String = ""
+        var duration: Double?
+
+        static let fields: [ParamField<Params>] = [
+            .pageSession(\.session),
+            .duration(\.duration),
         ]
     }
 }

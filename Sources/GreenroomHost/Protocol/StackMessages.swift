@@ -243,7 +243,7 @@ enum StackSetHidden: HostMethod {
 enum StackResize: HostMethod {
     static let name = "stack.resize"
     static let summary = "Resizes the window."
-    static let description = "The top, when shown and loaded, lays out again (`viewWillLayoutSubviews` / `viewDidLayoutSubviews` with the size); the others when they next appear. While an interactive pop is in progress on the stack (`stack.beginInteractivePop`) it is -32003 naming the gesture. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
+    static let description = "UIKit's size transition (docs/lifecycle.md \"Size transitions\"): first `viewWillTransitionToSize {size}` to the top, if it is loaded and the size changes (the ones below are not told: only the top of a navigation controller is), then to each container the stack presents whose size changes, bottom first (a top that a full-screen presentation covers is still told); then the top, when shown, lays out again (`viewWillLayoutSubviews` / `viewDidLayoutSubviews` with the size), and the presented containers on screen at their new sizes; the others lay out when they next appear. A hidden stack changes size silently. A live swipe-down on one of its presentations is -32003. While an interactive pop is in progress on the stack (`stack.beginInteractivePop`) it is -32003 naming the gesture. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth` succeeds."
     static let tags = ["stacks"]
     static let result = ResultSpec("stack", .ref(.stackInfo))
     static let errors: [ErrorDoc] = [.invalidParams, .unknownObject, .invalidState, .unauthorized]

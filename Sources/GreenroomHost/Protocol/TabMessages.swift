@@ -91,6 +91,28 @@ enum TabsSetHidden: HostMethod {
     }
 }
 
+/// `tabs.resize`: Resizes the tab bar's window.
+enum TabsResize: HostMethod {
+    static let name = "tabs.resize"
+    static let summary = "Resizes the tab bar's window: UIKit's size transition."
+    static let description = "First `viewWillTransitionToSize {size}` to the selected child, if it is loaded and the size changes (the other tabs are not told; they lay out at the new size when next selected), then to each container the tab bar presents whose size changes, bottom first; then the selected child, when shown, lays out again, and the presented containers on screen at their new sizes (docs/lifecycle.md \"Size transitions\"). A hidden tab bar changes size silently. A live swipe-down on one of its presentations is -32003." + tail
+    static let tags = ["tabs"]
+    static let result = ResultSpec("tabs", TabSchemas.info)
+    static let errors: [ErrorDoc] = [.invalidParams, .unknownObject, .invalidState, .pluginFailed, .unauthorized]
+
+    struct Params: RPCParams {
+        var tabs: String = ""
+        var width: Double = 0
+        var height: Double = 0
+
+        static let fields: [ParamField<Params>] = [
+            .required("tabs", \.tabs, TabSchemas.id, "The tab bar (one of this connection's)."),
+            .required("width", \.width, .ref(.dimension), "New width, points."),
+            .required("height", \.height, .ref(.dimension), "New height, points."),
+        ]
+    }
+}
+
 /// `tabs.info`: A tab bar's state.
 enum TabsInfo: HostMethod {
     static let name = "tabs.info"

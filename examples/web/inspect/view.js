@@ -14,7 +14,7 @@ function hookGroup(event) {
     case "viewWillAppear": case "viewIsAppearing": case "viewDidAppear": return "appear";
     case "viewWillDisappear": case "viewDidDisappear": return "disappear";
     case "viewWillLayoutSubviews": case "viewDidLayoutSubviews":
-    case "viewSafeAreaInsetsDidChange": case "viewLayoutMarginsDidChange": return "layout";
+    case "viewSafeAreaInsetsDidChange": case "viewLayoutMarginsDidChange": case "viewWillTransitionToSize": return "layout";
     case "willMoveToParent": case "didMoveToParent": return "parent";
     case "unbalancedAppearanceTransition": return "unbalanced";
     default: return "other";
@@ -25,7 +25,7 @@ function hookGroup(event) {
 const SHORT = {
   init: "i", loadView: "L", viewDidLoad: "dL", viewWillAppear: "wA", viewIsAppearing: "iA", viewDidAppear: "dA",
   viewWillDisappear: "wD", viewDidDisappear: "dD", viewWillLayoutSubviews: "wl", viewDidLayoutSubviews: "dl",
-  viewSafeAreaInsetsDidChange: "sa", viewLayoutMarginsDidChange: "lm",
+  viewSafeAreaInsetsDidChange: "sa", viewLayoutMarginsDidChange: "lm", viewWillTransitionToSize: "wT",
   configure: "cf", didReceiveMemoryWarning: "mw", willMoveToParent: "wP", didMoveToParent: "dP", deinit: "†",
   unbalancedAppearanceTransition: "!",
 };

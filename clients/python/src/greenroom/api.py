@@ -126,6 +126,7 @@ __all__ = [
     "PageEvent",
     "PageIndex",
     "PageInfo",
+    "PageInfoInteractiveCurlVariant2",
     "PageMethods",
     "PageOffset",
     "PagePhase",
@@ -1105,6 +1106,7 @@ LifecycleHook: TypeAlias = Literal[
     "viewDidLayoutSubviews",
     "viewSafeAreaInsetsDidChange",
     "viewLayoutMarginsDidChange",
+    "viewWillTransitionToSize",
     "configure",
     "didReceiveMemoryWarning",
     "willMoveToParent",
@@ -1168,6 +1170,7 @@ LifecycleEvent = TypedDict("LifecycleEvent", {
         "viewDidLayoutSubviews",
         "viewSafeAreaInsetsDidChange",
         "viewLayoutMarginsDidChange",
+        "viewWillTransitionToSize",
         "configure",
         "didReceiveMemoryWarning",
         "willMoveToParent",
@@ -2079,6 +2082,17 @@ class PageChild(TypedDict):
     state: Appearance
 
 
+class PageInfoInteractiveCurlVariant2(TypedDict):
+    """The ``PageInfoInteractiveCurlVariant2`` object.
+
+    - ``to``
+    - ``progress``
+    """
+
+    to: PageIndex
+    progress: float
+
+
 class PageInfo(TypedDict):
     """A page session's state (`page.create`, `page.show`, `page.info`).
 
@@ -2103,6 +2117,9 @@ class PageInfo(TypedDict):
     - ``reuseQueue``: Reuse mode: parked containers per class name (their lifecycle events carry
       `page.index: -1`). Empty otherwise.
     - ``note`` (optional): Only in replies to `page.create` and `page.show` (see `VirtualClockNote`).
+    - ``transitionStyle`` (optional): `pageCurl` sessions only (`page.create`): a scroll session's info
+      has neither this nor `interactiveCurl`.
+    - ``interactiveCurl`` (optional): The curl gesture in progress (pageCurl), null when none.
     """
 
     session: PageSessionId
@@ -2120,6 +2137,8 @@ class PageInfo(TypedDict):
     deferred: list[PageIndex]
     reuseQueue: dict[str, int]
     note: NotRequired[VirtualClockNote]
+    transitionStyle: NotRequired[Literal["pageCurl"]]
+    interactiveCurl: NotRequired[PageInfoInteractiveCurlVariant2 | None]
 
 
 class PageStreamState(TypedDict):
@@ -3495,6 +3514,7 @@ METHODS: tuple[str, ...] = (
     "tabs.select",
     "tabs.setContainers",
     "tabs.setHidden",
+    "tabs.resize",
     "tabs.info",
     "tabs.destroy",
     "showRendered",
@@ -3514,6 +3534,10 @@ METHODS: tuple[str, ...] = (
     "page.insertPages",
     "page.removePages",
     "page.reloadPage",
+    "page.beginInteractiveCurl",
+    "page.updateInteractiveCurl",
+    "page.finishInteractiveCurl",
+    "page.cancelInteractiveCurl",
     "range.create",
     "range.willBeginDragging",
     "range.didScroll",
@@ -4037,10 +4061,15 @@ class Stack(StackHandle):
     def resize(self, width: Dimension, height: Dimension) -> StackInfo:
         """Resizes the window.
 
-        The top, when shown and loaded, lays out again (`viewWillLayoutSubviews` / `viewDidLayoutSubviews`
-        with the size); the others when they next appear. While an interactive pop is in progress on the stack
-        (`stack.beginInteractivePop`) it is -32003 naming the gesture. Over TCP with a token, every method but
-        `host.auth` answers -32006 until `host.auth` succeeds.
+        UIKit's size transition (docs/lifecycle.md "Size transitions"): first `viewWillTransitionToSize
+        {size}` to the top, if it is loaded and the size changes (the ones below are not told: only the top of
+        a navigation controller is), then to each container the stack presents whose size changes, bottom
+        first (a top that a full-screen presentation covers is still told); then the top, when shown, lays out
+        again (`viewWillLayoutSubviews` / `viewDidLayoutSubviews` with the size), and the presented containers
+        on screen at their new sizes; the others lay out when they next appear. A hidden stack changes size
+        silently. A live swipe-down on one of its presentations is -32003. While an interactive pop is in
+        progress on the stack (`stack.beginInteractivePop`) it is -32003 naming the gesture. Over TCP with a
+        token, every method but `host.auth` answers -32006 until `host.auth` succeeds.
 
         Args:
             width: New width, points.
@@ -4173,6 +4202,31 @@ class Tabs(TabsHandle):
         params: dict[str, Any] = {"tabs": self.id, "hidden": hidden}
         _check_params("tabs.setHidden", params)
         result: TabsInfo = self._client.call("tabs.setHidden", params)
+        return result
+
+    def resize(self, width: Dimension, height: Dimension) -> TabsInfo:
+        """Resizes the tab bar's window: UIKit's size transition.
+
+        First `viewWillTransitionToSize {size}` to the selected child, if it is loaded and the size changes
+        (the other tabs are not told; they lay out at the new size when next selected), then to each container
+        the tab bar presents whose size changes, bottom first; then the selected child, when shown, lays out
+        again, and the presented containers on screen at their new sizes (docs/lifecycle.md "Size
+        transitions"). A hidden tab bar changes size silently. A live swipe-down on one of its presentations
+        is -32003. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth`
+        succeeds.
+
+        Args:
+            width: New width, points.
+            height: New height, points.
+
+        Returns:
+            ``TabsInfo``: A tab bar (docs/lifecycle.md "Tab bars").
+
+        Wire: ``tabs.resize``.
+        """
+        params: dict[str, Any] = {"tabs": self.id, "width": width, "height": height}
+        _check_params("tabs.resize", params)
+        result: TabsInfo = self._client.call("tabs.resize", params)
         return result
 
     def info(self) -> TabsInfo:
@@ -4505,6 +4559,106 @@ class PageSession(PageSessionHandle):
         params: dict[str, Any] = {"session": self.id, "index": index, "data": data}
         _check_params("page.reloadPage", params)
         result: PageReloadPageResult = self._client.call("page.reloadPage", params)
+        return result
+
+    def begin_interactive_curl(self, index: PageIndex) -> PageInfo:
+        """A pageCurl session's page-turn gesture begins toward a page.
+
+        As `page.show` begins, animated: `willTransition`, the page turned to is made if needed, laid out and
+        gets `viewWillAppear` (`viewIsAppearing`), the current page `viewWillDisappear`. The session's `phase`
+        is `dragging` until `page.finishInteractiveCurl` or `page.cancelInteractiveCurl`; every other call on
+        it but `page.info` and `page.updateInteractiveCurl` is -32003 meanwhile. A scroll session is -32003
+        (it has the scroll stream); so is a session not on screen, or one with a curl in progress; the current
+        page or an index out of range is -32602 (`data.path: "index"`). A running animation completes first. A
+        failing hook is -32004, as for `page.show`. Over TCP with a token, every method but `host.auth`
+        answers -32006 until `host.auth` succeeds.
+
+        Args:
+            index: The page being turned to.
+
+        Returns:
+            ``PageInfo``: A page session's state (`page.create`, `page.show`, `page.info`).
+
+        Wire: ``page.beginInteractiveCurl``.
+        """
+        params: dict[str, Any] = {"session": self.id, "index": index}
+        _check_params("page.beginInteractiveCurl", params)
+        result: PageInfo = self._client.call("page.beginInteractiveCurl", params)
+        return result
+
+    def update_interactive_curl(self, progress: float) -> PageInfo:
+        """The page-turn gesture moves on: no lifecycle call.
+
+        Records how far the curl has gone (0 to 1): it decides how long the finish or the cancel takes. No
+        curl in progress is -32003; a progress outside 0...1 is -32602. Over TCP with a token, every method
+        but `host.auth` answers -32006 until `host.auth` succeeds.
+
+        Args:
+            progress: How far the curl has gone, 0 to 1.
+
+        Returns:
+            ``PageInfo``: A page session's state (`page.create`, `page.show`, `page.info`).
+
+        Wire: ``page.updateInteractiveCurl``.
+        """
+        params: dict[str, Any] = {"session": self.id, "progress": progress}
+        _check_params("page.updateInteractiveCurl", params)
+        result: PageInfo = self._client.call("page.updateInteractiveCurl", params)
+        return result
+
+    def finish_interactive_curl(self, *, duration: DurationMs | None = None) -> PageInfo:
+        """The page-turn gesture completes.
+
+        After the rest of the transition, `duration * (1 - progress)` ms of host clock (at once when that is
+        0): the page left gets `viewDidDisappear`, then the new page `viewDidAppear` (a curl's order: the
+        reverse of a scroll's), and `didTransition {completed: true}`; the session is on the new page. No curl
+        in progress is -32003. Under `--clock virtual` the end comes only on `clock.advance`; the reply's
+        `note` says so. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth`
+        succeeds.
+
+        Args:
+            duration: How long the animated transition runs, in ms of host clock (default 300; 0 ends it at
+                once, its calls still `animated: true`). Ignored when not animated. A transition that would end
+                past 2^53 ms on the clock, which never gets there, is refused (-32602). (Not sent when None.)
+
+        Returns:
+            ``PageInfo``: A page session's state (`page.create`, `page.show`, `page.info`).
+
+        Wire: ``page.finishInteractiveCurl``.
+        """
+        params: dict[str, Any] = {"session": self.id}
+        if duration is not None:
+            params["duration"] = duration
+        _check_params("page.finishInteractiveCurl", params)
+        result: PageInfo = self._client.call("page.finishInteractiveCurl", params)
+        return result
+
+    def cancel_interactive_curl(self, *, duration: DurationMs | None = None) -> PageInfo:
+        """The page-turn gesture is called off: the page falls back.
+
+        After the way back, `duration * progress` ms of host clock (at once when that is 0): the page being
+        turned to gets `viewWillDisappear`, the current page `viewWillAppear` (`viewIsAppearing`), then the
+        first `viewDidDisappear` and the second `viewDidAppear` (UIKit's cancelled curl; a scroll session's
+        cancelled swipe differs), and `didTransition {completed: false}`; the session stays on its page. No
+        curl in progress is -32003. Under `--clock virtual` the end comes only on `clock.advance`; the reply's
+        `note` says so. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth`
+        succeeds.
+
+        Args:
+            duration: How long the animated transition runs, in ms of host clock (default 300; 0 ends it at
+                once, its calls still `animated: true`). Ignored when not animated. A transition that would end
+                past 2^53 ms on the clock, which never gets there, is refused (-32602). (Not sent when None.)
+
+        Returns:
+            ``PageInfo``: A page session's state (`page.create`, `page.show`, `page.info`).
+
+        Wire: ``page.cancelInteractiveCurl``.
+        """
+        params: dict[str, Any] = {"session": self.id}
+        if duration is not None:
+            params["duration"] = duration
+        _check_params("page.cancelInteractiveCurl", params)
+        result: PageInfo = self._client.call("page.cancelInteractiveCurl", params)
         return result
 
 
@@ -5101,6 +5255,7 @@ _PARAM_SHAPES: dict[str, dict[str, Any]] = {
     "tabs.select": {"tabs": "TabsId", "index": {"integer": None}},
     "tabs.setContainers": {"tabs": "TabsId", "containers": {"array": "ContainerId"}, "selected": {"integer": None}},
     "tabs.setHidden": {"tabs": "TabsId", "hidden": {"boolean": None}},
+    "tabs.resize": {"tabs": "TabsId", "width": "Dimension", "height": "Dimension"},
     "tabs.info": {"tabs": "TabsId"},
     "tabs.destroy": {"tabs": "TabsId"},
     "showRendered": {
@@ -5134,6 +5289,7 @@ _PARAM_SHAPES: dict[str, dict[str, Any]] = {
         "cache": "PageCacheParam",
         "prerender": {"boolean": None},
         "offscreenLimit": {"integer": None},
+        "transitionStyle": {"string": None},
     },
     "page.show": {
         "session": "PageSessionId",
@@ -5163,6 +5319,10 @@ _PARAM_SHAPES: dict[str, dict[str, Any]] = {
     },
     "page.removePages": {"session": "PageSessionId", "at": "PageIndex", "count": {"integer": None}},
     "page.reloadPage": {"session": "PageSessionId", "index": "PageIndex", "data": None},
+    "page.beginInteractiveCurl": {"session": "PageSessionId", "index": "PageIndex"},
+    "page.updateInteractiveCurl": {"session": "PageSessionId", "progress": {"number": None}},
+    "page.finishInteractiveCurl": {"session": "PageSessionId", "duration": "DurationMs"},
+    "page.cancelInteractiveCurl": {"session": "PageSessionId", "duration": "DurationMs"},
     "range.create": {
         "count": "RangeItemCount",
         "itemLength": "RangeLength",
@@ -6410,10 +6570,15 @@ class StackMethods:
     def resize(self, stack: StackId | StackHandle, width: Dimension, height: Dimension) -> StackInfo:
         """Resizes the window.
 
-        The top, when shown and loaded, lays out again (`viewWillLayoutSubviews` / `viewDidLayoutSubviews`
-        with the size); the others when they next appear. While an interactive pop is in progress on the stack
-        (`stack.beginInteractivePop`) it is -32003 naming the gesture. Over TCP with a token, every method but
-        `host.auth` answers -32006 until `host.auth` succeeds.
+        UIKit's size transition (docs/lifecycle.md "Size transitions"): first `viewWillTransitionToSize
+        {size}` to the top, if it is loaded and the size changes (the ones below are not told: only the top of
+        a navigation controller is), then to each container the stack presents whose size changes, bottom
+        first (a top that a full-screen presentation covers is still told); then the top, when shown, lays out
+        again (`viewWillLayoutSubviews` / `viewDidLayoutSubviews` with the size), and the presented containers
+        on screen at their new sizes; the others lay out when they next appear. A hidden stack changes size
+        silently. A live swipe-down on one of its presentations is -32003. While an interactive pop is in
+        progress on the stack (`stack.beginInteractivePop`) it is -32003 naming the gesture. Over TCP with a
+        token, every method but `host.auth` answers -32006 until `host.auth` succeeds.
 
         Args:
             stack: The stack (one of this connection's).
@@ -6751,7 +6916,8 @@ class PresentationMethods:
 
 
 class TabsMethods:
-    """The ``tabs.*`` methods: ``create``, ``select``, ``set_containers``, ``set_hidden``, ``info``, ``destroy``.
+    """The ``tabs.*`` methods: ``create``, ``select``, ``set_containers``, ``set_hidden``, ``resize``, ``info``,
+    ``destroy``.
 
     Reached as ``client.tabs``; each call is one request (``client.call("tabs.create", ...)`` and so on).
     """
@@ -6886,6 +7052,36 @@ class TabsMethods:
         params: dict[str, Any] = {"tabs": tabs.id if isinstance(tabs, TabsHandle) else tabs, "hidden": hidden}
         _check_params("tabs.setHidden", params)
         result: TabsInfo = self._client.call("tabs.setHidden", params)
+        return result
+
+    def resize(self, tabs: TabsId | TabsHandle, width: Dimension, height: Dimension) -> TabsInfo:
+        """Resizes the tab bar's window: UIKit's size transition.
+
+        First `viewWillTransitionToSize {size}` to the selected child, if it is loaded and the size changes
+        (the other tabs are not told; they lay out at the new size when next selected), then to each container
+        the tab bar presents whose size changes, bottom first; then the selected child, when shown, lays out
+        again, and the presented containers on screen at their new sizes (docs/lifecycle.md "Size
+        transitions"). A hidden tab bar changes size silently. A live swipe-down on one of its presentations
+        is -32003. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth`
+        succeeds.
+
+        Args:
+            tabs: The tab bar (one of this connection's).
+            width: New width, points.
+            height: New height, points.
+
+        Returns:
+            ``TabsInfo``: A tab bar (docs/lifecycle.md "Tab bars").
+
+        Wire: ``tabs.resize``.
+        """
+        params: dict[str, Any] = {
+            "tabs": tabs.id if isinstance(tabs, TabsHandle) else tabs,
+            "width": width,
+            "height": height,
+        }
+        _check_params("tabs.resize", params)
+        result: TabsInfo = self._client.call("tabs.resize", params)
         return result
 
     def info(self, tabs: TabsId | TabsHandle) -> TabsInfo:
@@ -7069,7 +7265,8 @@ class PoolMethods:
 class PageMethods:
     """The ``page.*`` methods: ``create``, ``show``, ``will_begin_dragging``, ``did_scroll``,
     ``will_end_dragging``, ``did_end_dragging``, ``did_end_decelerating``, ``info``, ``destroy``,
-    ``insert_pages``, ``remove_pages``, ``reload_page``.
+    ``insert_pages``, ``remove_pages``, ``reload_page``, ``begin_interactive_curl``,
+    ``update_interactive_curl``, ``finish_interactive_curl``, ``cancel_interactive_curl``.
 
     Reached as ``client.page``; each call is one request (``client.call("page.create", ...)`` and so on).
     """
@@ -7097,6 +7294,7 @@ class PageMethods:
         cache: PageCacheParam | None = None,
         prerender: bool | None = None,
         offscreen_limit: int | None = None,
+        transition_style: Literal["scroll", "pageCurl"] | None = None,
     ) -> PageSession:
         """Creates a page session (a UIPageViewController).
 
@@ -7140,6 +7338,10 @@ class PageMethods:
                 made when first needed. With `cache.limit` the cache must hold them: limit >= 2 x offscreenLimit +
                 1. In reuse mode children within it are kept (MJianshu's current +- 1 is `offscreenLimit: 1`).
                 (Not sent when None.)
+            transition_style: UIPageViewController's transition style (default `scroll`). `pageCurl`: no
+                scroll stream (its calls are -32003); pages turn by `page.show` or the curl gesture
+                (`page.beginInteractiveCurl` ...), and a turn ends with the leaving page's `viewDidDisappear`
+                before the new page's `viewDidAppear` (docs/pages.md "Page curl"). (Not sent when None.)
 
         Returns:
             ``PageSession`` (its ``result``: ``PageInfo``): A page session's state (`page.create`,
@@ -7166,6 +7368,8 @@ class PageMethods:
             params["prerender"] = prerender
         if offscreen_limit is not None:
             params["offscreenLimit"] = offscreen_limit
+        if transition_style is not None:
+            params["transitionStyle"] = transition_style
         _check_params("page.create", params)
         result: PageInfo = self._client.call("page.create", params)
         return PageSession(self._client, result["session"], result)
@@ -7544,6 +7748,130 @@ class PageMethods:
         }
         _check_params("page.reloadPage", params)
         result: PageReloadPageResult = self._client.call("page.reloadPage", params)
+        return result
+
+    def begin_interactive_curl(self, session: PageSessionId | PageSessionHandle, index: PageIndex) -> PageInfo:
+        """A pageCurl session's page-turn gesture begins toward a page.
+
+        As `page.show` begins, animated: `willTransition`, the page turned to is made if needed, laid out and
+        gets `viewWillAppear` (`viewIsAppearing`), the current page `viewWillDisappear`. The session's `phase`
+        is `dragging` until `page.finishInteractiveCurl` or `page.cancelInteractiveCurl`; every other call on
+        it but `page.info` and `page.updateInteractiveCurl` is -32003 meanwhile. A scroll session is -32003
+        (it has the scroll stream); so is a session not on screen, or one with a curl in progress; the current
+        page or an index out of range is -32602 (`data.path: "index"`). A running animation completes first. A
+        failing hook is -32004, as for `page.show`. Over TCP with a token, every method but `host.auth`
+        answers -32006 until `host.auth` succeeds.
+
+        Args:
+            session: The page session (one of this connection's); another connection's or an unknown id is
+                -32002.
+            index: The page being turned to.
+
+        Returns:
+            ``PageInfo``: A page session's state (`page.create`, `page.show`, `page.info`).
+
+        Wire: ``page.beginInteractiveCurl``.
+        """
+        params: dict[str, Any] = {
+            "session": session.id if isinstance(session, PageSessionHandle) else session,
+            "index": index,
+        }
+        _check_params("page.beginInteractiveCurl", params)
+        result: PageInfo = self._client.call("page.beginInteractiveCurl", params)
+        return result
+
+    def update_interactive_curl(self, session: PageSessionId | PageSessionHandle, progress: float) -> PageInfo:
+        """The page-turn gesture moves on: no lifecycle call.
+
+        Records how far the curl has gone (0 to 1): it decides how long the finish or the cancel takes. No
+        curl in progress is -32003; a progress outside 0...1 is -32602. Over TCP with a token, every method
+        but `host.auth` answers -32006 until `host.auth` succeeds.
+
+        Args:
+            session: The page session (one of this connection's); another connection's or an unknown id is
+                -32002.
+            progress: How far the curl has gone, 0 to 1.
+
+        Returns:
+            ``PageInfo``: A page session's state (`page.create`, `page.show`, `page.info`).
+
+        Wire: ``page.updateInteractiveCurl``.
+        """
+        params: dict[str, Any] = {
+            "session": session.id if isinstance(session, PageSessionHandle) else session,
+            "progress": progress,
+        }
+        _check_params("page.updateInteractiveCurl", params)
+        result: PageInfo = self._client.call("page.updateInteractiveCurl", params)
+        return result
+
+    def finish_interactive_curl(
+        self,
+        session: PageSessionId | PageSessionHandle,
+        *,
+        duration: DurationMs | None = None,
+    ) -> PageInfo:
+        """The page-turn gesture completes.
+
+        After the rest of the transition, `duration * (1 - progress)` ms of host clock (at once when that is
+        0): the page left gets `viewDidDisappear`, then the new page `viewDidAppear` (a curl's order: the
+        reverse of a scroll's), and `didTransition {completed: true}`; the session is on the new page. No curl
+        in progress is -32003. Under `--clock virtual` the end comes only on `clock.advance`; the reply's
+        `note` says so. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth`
+        succeeds.
+
+        Args:
+            session: The page session (one of this connection's); another connection's or an unknown id is
+                -32002.
+            duration: How long the animated transition runs, in ms of host clock (default 300; 0 ends it at
+                once, its calls still `animated: true`). Ignored when not animated. A transition that would end
+                past 2^53 ms on the clock, which never gets there, is refused (-32602). (Not sent when None.)
+
+        Returns:
+            ``PageInfo``: A page session's state (`page.create`, `page.show`, `page.info`).
+
+        Wire: ``page.finishInteractiveCurl``.
+        """
+        params: dict[str, Any] = {"session": session.id if isinstance(session, PageSessionHandle) else session}
+        if duration is not None:
+            params["duration"] = duration
+        _check_params("page.finishInteractiveCurl", params)
+        result: PageInfo = self._client.call("page.finishInteractiveCurl", params)
+        return result
+
+    def cancel_interactive_curl(
+        self,
+        session: PageSessionId | PageSessionHandle,
+        *,
+        duration: DurationMs | None = None,
+    ) -> PageInfo:
+        """The page-turn gesture is called off: the page falls back.
+
+        After the way back, `duration * progress` ms of host clock (at once when that is 0): the page being
+        turned to gets `viewWillDisappear`, the current page `viewWillAppear` (`viewIsAppearing`), then the
+        first `viewDidDisappear` and the second `viewDidAppear` (UIKit's cancelled curl; a scroll session's
+        cancelled swipe differs), and `didTransition {completed: false}`; the session stays on its page. No
+        curl in progress is -32003. Under `--clock virtual` the end comes only on `clock.advance`; the reply's
+        `note` says so. Over TCP with a token, every method but `host.auth` answers -32006 until `host.auth`
+        succeeds.
+
+        Args:
+            session: The page session (one of this connection's); another connection's or an unknown id is
+                -32002.
+            duration: How long the animated transition runs, in ms of host clock (default 300; 0 ends it at
+                once, its calls still `animated: true`). Ignored when not animated. A transition that would end
+                past 2^53 ms on the clock, which never gets there, is refused (-32602). (Not sent when None.)
+
+        Returns:
+            ``PageInfo``: A page session's state (`page.create`, `page.show`, `page.info`).
+
+        Wire: ``page.cancelInteractiveCurl``.
+        """
+        params: dict[str, Any] = {"session": session.id if isinstance(session, PageSessionHandle) else session}
+        if duration is not None:
+            params["duration"] = duration
+        _check_params("page.cancelInteractiveCurl", params)
+        result: PageInfo = self._client.call("page.cancelInteractiveCurl", params)
         return result
 
 

@@ -62,10 +62,10 @@ PROTOCOL_VERSION = 1
 HOOKS = frozenset({
     "init", "loadView", "viewDidLoad", "viewWillAppear", "viewIsAppearing", "viewDidAppear", "viewWillDisappear", "viewDidDisappear",
     "viewWillLayoutSubviews", "viewDidLayoutSubviews", "viewSafeAreaInsetsDidChange", "viewLayoutMarginsDidChange",
-    "configure", "didReceiveMemoryWarning", "willMoveToParent", "didMoveToParent", "deinit",
+    "viewWillTransitionToSize", "configure", "didReceiveMemoryWarning", "willMoveToParent", "didMoveToParent", "deinit",
 })
 #: The hooks a class receives only when it asks for them (``optional_hooks``).
-OPTIONAL_HOOKS = frozenset({"viewSafeAreaInsetsDidChange", "viewLayoutMarginsDidChange"})
+OPTIONAL_HOOKS = frozenset({"viewSafeAreaInsetsDidChange", "viewLayoutMarginsDidChange", "viewWillTransitionToSize"})
 
 _HELLO, _READY, _REFUSED = 0x56, 0x52, 0x45
 _CREATE, _HOOK, _BATCH, _DESTROY, _WAKE = 0x43, 0x48, 0x42, 0x44, 0x57
