@@ -2238,6 +2238,16 @@ export interface ViewableEvent {
 /** A session with `viewability` only: per threshold name, the items viewable now, ascending. */
 export type RangeViewable = { [key: string]: IndexPath[] };
 
+/** UIModalPresentationStyle (docs/lifecycle.md "Presentations"). */
+export type PresentationStyle =
+  | "pageSheet"
+  | "formSheet"
+  | "fullScreen"
+  | "overFullScreen"
+  | "currentContext"
+  | "overCurrentContext"
+  | "custom";
+
 /**
  * A presentation (docs/lifecycle.md "Presentations"). After a dismissal it describes the presentation as it
  * was, with `dismissed: true`.
@@ -2247,15 +2257,8 @@ export interface PresentationInfo {
   container: ContainerId;
   /** What presents it: a stack (the window) or a presented container. */
   presenter: StackId | TabsId | ContainerId;
-  /** UIModalPresentationStyle. */
-  style:
-    | "pageSheet"
-    | "formSheet"
-    | "fullScreen"
-    | "overFullScreen"
-    | "currentContext"
-    | "overCurrentContext"
-    | "custom";
+  /** UIModalPresentationStyle (docs/lifecycle.md "Presentations"). */
+  style: PresentationStyle;
   /**
    * The presenter's views are out of the window while it is up (its top got
    * `viewWillDisappear`/`viewDidDisappear`).
@@ -2969,7 +2972,7 @@ export interface PresentationPresentParams {
   /** The container to present (one of this connection's). */
   container: ContainerId;
   /** UIModalPresentationStyle (default `pageSheet`, iOS 13's default). */
-  style?: "pageSheet" | "formSheet" | "fullScreen" | "overFullScreen" | "currentContext" | "overCurrentContext" | "custom";
+  style?: PresentationStyle;
   /**
    * `custom` only (-32602 otherwise): the presentation controller's `shouldRemovePresentersView` (default
    * false, as UIKit's).
@@ -3210,9 +3213,12 @@ export interface ShowRenderedParams {
    * `now` (default): the container is pushed, then configured with `data`. `onSuccess` (the prerendering
    * article's passive pop-up): it is configured with `data` in the green room, offscreen, first, and
    * presented only if that succeeded; otherwise nothing reaches the stack and the reply is -32004 naming the
-   * hook. Needs `data`.
+   * hook. Needs `data`. `{presenter, style?, modalInPresentation?, removesPresenterViews?}`: instead of a
+   * push, the container (warm or not) is presented over `presenter`, in UIKit's order for its style (not with
+   * `stack`, -32602); a presentation UIKit refuses (the presenter already presents, or is not on screen) is
+   * -32003 before anything leaves the pool; then configured with `data`; the reply has `presentation`.
    */
-  present?: "now" | "onSuccess";
+  present?: "now" | "onSuccess" | ShowRenderedPresentVariant2;
   /**
    * `now` (default), or `afterAppear`: the reply waits for the container's `viewDidAppear` (the end of an
    * animated push; under the virtual clock, the `clock.advance` that reaches it) and says `transitionMs`, as
@@ -3221,6 +3227,24 @@ export interface ShowRenderedParams {
    * (-32003).
    */
   reply?: "now" | "afterAppear";
+}
+
+/**
+ * Present it modally instead of pushing it (`presentation.present`, docs/lifecycle.md "Presentations"): over
+ * `presenter` in `style`, animated as `animated` says, for `duration`.
+ */
+export interface ShowRenderedPresentVariant2 {
+  /**
+   * What presents it: a stack or a tab bar, its top or selected container, or a presented container (this
+   * connection's).
+   */
+  presenter: StackId | TabsId | ContainerId;
+  /** UIModalPresentationStyle (docs/lifecycle.md "Presentations"). */
+  style?: PresentationStyle;
+  /** `isModalInPresentation` (default false). */
+  modalInPresentation?: boolean;
+  /** `custom` only (default false). */
+  removesPresenterViews?: boolean;
 }
 
 export interface ShowRenderedResult {
@@ -3238,6 +3262,8 @@ export interface ShowRenderedResult {
   output?: unknown;
   /** With `reply: "afterAppear"`: host-clock ms from the request to the container's `viewDidAppear`. */
   transitionMs?: number;
+  /** With `present: {presenter, ...}`: the presentation it was shown in. */
+  presentation?: PresentationInfo;
   /**
    * Only under `--clock virtual`, and only when this request left work that waits for the script: idle tasks
    * (pool warm-ups) that run only on `tasks.drain`, or a timer (an animation's end, a memory warning's

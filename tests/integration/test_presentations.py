@@ -365,3 +365,47 @@ def test_random_sequences_match_the_model_on_uikit_16(start_host):
     host = start_host("--clock", "virtual", "--uikit", "16")
     for seed in range(3):
         random_run(Pair(host.connect(), uikit=16), random.Random(100 + seed), 40)
+
+
+# -- showRendered presents what it hands over ----------------------------------------------------------------------
+
+
+def test_show_rendered_presents_a_warm_container_with_no_second_load(vhost):
+    p = EventCursor(vhost.connect()).subscribe(["lifecycle", "pool"])
+    s = p("stack.create", {"width": W, "height": H})["stack"]
+    a = p("container.create", {"class": "Container"})["container"]
+    p("stack.push", {"stack": s, "container": a})
+    p("pool.configure", {"class": "Container", "width": W, "height": H, "depth": 1, "policy": "eager"})
+    p("tasks.drain")
+    p.skip()
+    shown = p("showRendered", {"class": "Container", "present": {"presenter": s, "style": "fullScreen"}})
+    assert shown["warm"] is True and shown["presentation"]["style"] == "fullScreen"
+    x = shown["container"]
+    mine = [(e["params"]["container"], e["params"]["event"]) for e in p.events() if e["method"] == "lifecycle"
+            and not e["params"]["offscreen"]]
+    assert (x, "loadView") not in mine, mine
+    assert mine[-3:] == [(x, "viewIsAppearing"), (x, "viewDidAppear"), (a, "viewDidDisappear")], mine
+    assert p("container.info", {"container": x})["parent"] == {"kind": "presentation", "id": s}
+
+
+def test_a_refused_show_rendered_presentation_takes_nothing_from_the_pool(vhost):
+    p = EventCursor(vhost.connect())
+    s = p("stack.create", {"width": W, "height": H, "hidden": True})["stack"]
+    p("stack.push", {"stack": s, "container": p("container.create", {"class": "Container"})["container"]})
+    p("pool.configure", {"class": "Container", "width": W, "height": H, "depth": 1, "policy": "eager"})
+    p("tasks.drain")
+    e = p.error("showRendered", {"class": "Container", "present": {"presenter": s}})
+    assert e["code"] == -32003 and e["data"]["reason"] == "notInWindowHierarchy", e
+    assert p("pool.status", {"class": "Container"})["pools"][0]["idle"] == 1
+
+
+def test_show_rendered_present_checks_its_members(vhost):
+    p = EventCursor(vhost.connect())
+    s = p("stack.create", {"width": W, "height": H})["stack"]
+    for present, path in [({"presenter": s, "style": "sideways"}, "present.style"), ({}, "present.presenter"),
+                          ({"presenter": s, "colour": 1}, "present.colour"), ("later", "present"),
+                          ({"presenter": s, "removesPresenterViews": True}, "present.removesPresenterViews")]:
+        e = p.error("showRendered", {"class": "Container", "present": present})
+        assert e["code"] == -32602 and e["data"]["path"] == path, (present, e)
+    e = p.error("showRendered", {"class": "Container", "stack": s, "present": {"presenter": s}})
+    assert e["code"] == -32602 and e["data"]["path"] == "present"

@@ -249,6 +249,8 @@ extension ShowRendered {
     /// Its class's pool and runner (a hit, a miss's create, the configure), and the stack it pushes onto.
     static func dependency(on host: Host, _ params: () -> Params?) -> LaneDependency {
         guard let p = params(), host.classes[p.className] != nil else { return .everything }
+        // Presenting reaches the presenter's chain and window.
+        if case .object? = p.present { return .everything }
         var scopes: Set<LaneScope> = [host.runnerScope(of: p.className)]
         if let id = p.stack {
             guard let stack = host.stackScopes(id) else { return .everything }

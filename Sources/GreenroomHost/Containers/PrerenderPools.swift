@@ -328,12 +328,46 @@ public final class PrerenderPools {
         return replyMode == "afterAppear" ? containers.replyAfterAppear(c, reply) : reply
     }
 
+    /// showRendered's `present`: `now` (absent), `onSuccess`, or where to present it.
+    static func presentParam(_ v: JSONValue?) throws(RPCError)
+        -> (mode: String, to: (presenter: String, style: PresentationStyle, modal: Bool, removes: Bool?)?)
+    {
+        switch v {
+        case nil, .null?: return ("now", nil)
+        case .string(let s)? where s == "now" || s == "onSuccess": return (s, nil)
+        case .object(let o)?:
+            for key in o.keys where !["presenter", "style", "modalInPresentation", "removesPresenterViews"].contains(key) {
+                throw .invalidParams(path: "present.\(key)", "unknown member (known: presenter, style, modalInPresentation, removesPresenterViews)")
+            }
+            guard case .string(let presenter)? = o["presenter"] else { throw .invalidParams(path: "present.presenter", "is required (a stack, tab bar or container id)") }
+            var style = PresentationStyle.pageSheet
+            if let s = o["style"], !s.isNull {
+                let name = try Params.choice(s, path: "present.style", PresentationStyle.allCases.map(\.rawValue))
+                style = PresentationStyle(rawValue: name)!
+            }
+            var modal = false
+            if let v = o["modalInPresentation"], !v.isNull { modal = try Bool.decodeParam(v, path: "present.modalInPresentation") }
+            var removes: Bool?
+            if let v = o["removesPresenterViews"], !v.isNull { removes = try Bool.decodeParam(v, path: "present.removesPresenterViews") }
+            if removes != nil, style != .custom {
+                throw .invalidParams(path: "present.removesPresenterViews", "is for style \"custom\" only")
+            }
+            return ("now", (presenter, style, modal, removes))
+        default:
+            throw .invalidParams(path: "present", "must be \"now\", \"onSuccess\" or {presenter, style?, modalInPresentation?, removesPresenterViews?}")
+        }
+    }
+
     func register(into r: inout MethodRegistry<HostConnection>) {
         r.register(ShowRendered.self) { [unowned self] conn, p async throws(RPCError) in
-            if p.reply == "afterAppear" && p.stack == nil {
+            let (mode, presentTo) = try Self.presentParam(p.present)
+            if presentTo != nil, p.stack != nil {
+                throw .invalidParams(path: "present", "present it over a presenter or push it onto `stack`, not both")
+            }
+            if p.reply == "afterAppear" && p.stack == nil && presentTo == nil {
                 throw .invalidParams(path: "reply", "afterAppear needs a stack: without one the container is never shown")
             }
-            if p.present == "onSuccess" && p.data == nil {
+            if mode == "onSuccess" && p.data == nil {
                 throw .invalidParams(path: "present", "onSuccess configures the container with data before presenting it: give data")
             }
             let ms = try containers.duration(p.duration, animated: p.animated ?? false)
@@ -342,8 +376,33 @@ public final class PrerenderPools {
             let animated = p.animated ?? false
             if let target { try containers.refuseDuringInteractivePop(target) }
             try containers.refuseHeldReply(p.reply, onto: target)
+            if let presentTo {
+                // UIKit's refusals come before anything leaves the pool: a refused call changes nothing.
+                let presenter = try containers.presentations.presenter(presentTo.presenter, for: "the shown container", owner: conn)
+                try await containers.presentations.prepare(over: presenter, for: "the shown container")
+                let size = containers.presentations.windowSize(of: presenter)
+                let pool = poolForShow(className: cls.name, size: size, anySize: true)
+                let (c, warm): (ContainerRecord, Bool)
+                if let taken = await take(from: pool, owner: conn) {
+                    (c, warm) = (taken, true)
+                    pool.hits += 1
+                    poolEvent("hit", pool, taken, to: conn)
+                } else {
+                    pool.misses += 1
+                    (c, warm) = (try await containers.create(cls, owner: conn.id, data: nil), false)
+                    poolEvent("miss", pool, c, to: conn)
+                }
+                let record = try await containers.presentations.present(
+                    c, over: presenter, style: presentTo.style, removesViews: presentTo.removes, animated: animated,
+                    durationMs: ms, modal: presentTo.modal)
+                var reply: JSONObject = ["container": .string(c.id), "class": .string(cls.name), "warm": .bool(warm)]
+                if let data = p.data { reply["output"] = try await containers.configure(c, data: data) }
+                reply["presentation"] = containers.presentations.info(record)
+                await refill(pool, afterHit: warm, cause: conn)
+                return p.reply == "afterAppear" ? containers.replyAfterAppear(c, .object(reply)) : .object(reply)
+            }
             let pool = poolForShow(className: cls.name, size: target?.size, anySize: true)
-            if p.present == "onSuccess", let data = p.data {
+            if mode == "onSuccess", let data = p.data {
                 return try await showPrepared(cls, data: data, pool: pool, target: target, animated: animated, durationMs: ms,
                                         reply: p.reply, conn: conn)
             }

@@ -118,10 +118,10 @@ final class Presentations {
                               "presenter": .string(p)])
     }
 
-    /// `presentation.present`: the caller checked the params and that `x` is free.
-    func present(_ x: ContainerRecord, over p: Presenter, style: PresentationStyle, removesViews: Bool?, animated: Bool,
-                 durationMs: Double, modal: Bool) async throws(RPCError) -> PresentationRecord {
-        // A running transition on the presenter completes first; a live gesture refuses.
+    /// What must hold before presenting over `p` (a running stack transition completes first; UIKit's
+    /// refusals are -32003): checked again by `present`, and first by `showRendered`, so that a refused call
+    /// takes nothing out of a pool.
+    func prepare(over p: Presenter, for x: String) async throws(RPCError) {
         switch p {
         case .stack(let s):
             try containers.refuseDuringInteractivePop(s)
@@ -131,21 +131,29 @@ final class Presentations {
         case .container(let c):
             if let r = byPresented[c.id], r.gesture != nil { throw liveSwipe(r) }
         }
-        if byPresenter[p.id] != nil {
-            throw refusal(.alreadyPresenting, x.id, on: p.id, "\(p.id) already presents \(byPresenter[p.id]!.presented.id)")
+        if let current = byPresenter[p.id] {
+            throw refusal(.alreadyPresenting, x, on: p.id, "\(p.id) already presents \(current.presented.id)")
         }
         let shown = tree(p)
         if isRunning(touching: Set([p.id] + shown.map(\.id))) {
-            throw refusal(.presentationInProgress, x.id, on: p.id, "a presentation or dismissal involving \(p.id) is still running")
+            throw refusal(.presentationInProgress, x, on: p.id, "a presentation or dismissal involving \(p.id) is still running")
         }
         let onScreen: Bool = switch p {
         case .stack(let s): s.isShown && shown.first?.state == .appeared
         case .tabs(let t): t.isShown && shown.first?.state == .appeared
         case .container(let c): c.state == .appeared
         }
-        guard onScreen, let window = windowSize(of: p) else {
-            throw refusal(.notInWindowHierarchy, x.id, on: p.id, "\(p.id) is not on screen")
+        guard onScreen, windowSize(of: p) != nil else {
+            throw refusal(.notInWindowHierarchy, x, on: p.id, "\(p.id) is not on screen")
         }
+    }
+
+    /// `presentation.present`: the caller checked the params and that `x` is free.
+    func present(_ x: ContainerRecord, over p: Presenter, style: PresentationStyle, removesViews: Bool?, animated: Bool,
+                 durationMs: Double, modal: Bool) async throws(RPCError) -> PresentationRecord {
+        try await prepare(over: p, for: x.id)
+        let shown = tree(p)
+        let window = windowSize(of: p)!
         let removes = style.removesPresenterViews(custom: removesViews)
         let size = style.isContext ? size(of: p) ?? window : window
         let r = PresentationRecord(presented: x, presenter: p, style: style, removesPresenterViews: removes,

@@ -13,6 +13,7 @@ enum ShowRendered: HostMethod {
         "warm": .boolean("True for a hit (a prerendered container)."),
         "output": .any("`configure`'s output; present when `data` was given."),
         "transitionMs": .number("With `reply: \"afterAppear\"`: host-clock ms from the request to the container's `viewDidAppear`.").minimum(0),
+        "presentation": .allOf([PresentationSchemas.info], "With `present: {presenter, ...}`: the presentation it was shown in."),
         "note": .ref(.virtualClockNote),
     ], required: ["container", "class", "warm"]))
     static let errors: [ErrorDoc] = [.invalidParams, .unknownClass, .unknownObject, .invalidState, .pluginFailed, .unauthorized]
@@ -23,7 +24,7 @@ enum ShowRendered: HostMethod {
         var animated: Bool?
         var data: JSONValue?
         var duration: Double?
-        var present = "now"
+        var present: JSONValue?
         var reply = "now"
 
         static let fields: [ParamField<Params>] = [
@@ -32,8 +33,15 @@ enum ShowRendered: HostMethod {
             .optional("animated", \.animated, .boolean().default(false), "Animate the push onto `stack`: the did-hooks run after `duration` ms of host clock (default false)."),
             .value("data", \.data, .any("Any JSON value."), "Business data for `configure`: after the push, or (with `present: \"onSuccess\"`) before it, offscreen."),
             .duration(\.duration),
-            .choice("present", \.present, .string().oneOfValues(["now", "onSuccess"]).default("now"),
-                    "`now` (default): the container is pushed, then configured with `data`. `onSuccess` (the prerendering article's passive pop-up): it is configured with `data` in the green room, offscreen, first, and presented only if that succeeded; otherwise nothing reaches the stack and the reply is -32004 naming the hook. Needs `data`."),
+            .value("present", \.present, .oneOf([
+                .string().oneOfValues(["now", "onSuccess"]).default("now"),
+                .object("Present it modally instead of pushing it (`presentation.present`, docs/lifecycle.md \"Presentations\"): over `presenter` in `style`, animated as `animated` says, for `duration`.", [
+                    "presenter": .oneOf([.ref(.stackId), TabSchemas.id, .ref(.containerId)], "What presents it: a stack or a tab bar, its top or selected container, or a presented container (this connection's)."),
+                    "style": PresentationSchemas.style.default("pageSheet"),
+                    "modalInPresentation": .boolean("`isModalInPresentation` (default false).").default(false),
+                    "removesPresenterViews": .boolean("`custom` only (default false).").default(false),
+                ], required: ["presenter"], additionalProperties: false),
+            ]), "`now` (default): the container is pushed, then configured with `data`. `onSuccess` (the prerendering article's passive pop-up): it is configured with `data` in the green room, offscreen, first, and presented only if that succeeded; otherwise nothing reaches the stack and the reply is -32004 naming the hook. Needs `data`. `{presenter, style?, modalInPresentation?, removesPresenterViews?}`: instead of a push, the container (warm or not) is presented over `presenter`, in UIKit's order for its style (not with `stack`, -32602); a presentation UIKit refuses (the presenter already presents, or is not on screen) is -32003 before anything leaves the pool; then configured with `data`; the reply has `presentation`."),
             .choice("reply", \.reply, .string().oneOfValues(["now", "afterAppear"]).default("now"),
                     "`now` (default), or `afterAppear`: the reply waits for the container's `viewDidAppear` (the end of an animated push; under the virtual clock, the `clock.advance` that reaches it) and says `transitionMs`, as the article's completion block runs after the transition; a container torn down before it appears answers with that failure (-32004). Needs `stack` (-32602); not in a batch (-32602) nor onto a hidden stack (-32003)."),
         ]

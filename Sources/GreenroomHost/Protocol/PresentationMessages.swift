@@ -28,7 +28,8 @@ enum PresentationPresent: HostMethod {
         static let fields: [ParamField<Params>] = [
             .required("presenter", \.presenter, .oneOf([.ref(.stackId), TabSchemas.id, .ref(.containerId)]), "What presents: a stack or a tab bar (its window), a stack's top or a tab bar's selected container (it presents from its window), or a presented container (one of this connection's)."),
             .required("container", \.container, .ref(.containerId), "The container to present (one of this connection's)."),
-            .choice("style", \.style, PresentationSchemas.style.default("pageSheet"), "UIModalPresentationStyle (default `pageSheet`, iOS 13's default)."),
+            .choice("style", \.style, PresentationSchemas.style.default("pageSheet"), "UIModalPresentationStyle (default `pageSheet`, iOS 13's default).",
+                    allowed: PresentationStyle.allCases.map(\.rawValue)),
             .optional("removesPresenterViews", \.removesPresenterViews, .boolean().default(false), "`custom` only (-32602 otherwise): the presentation controller's `shouldRemovePresentersView` (default false, as UIKit's)."),
             .animated(\.animated),
             .duration(\.duration),
@@ -173,9 +174,11 @@ enum PresentationSchemas {
     enum Name: String, CaseIterable {
         case info = "PresentationInfo"
         case event = "PresentationEvent"
+        case style = "PresentationStyle"
     }
 
-    static let style: Schema = .string("UIModalPresentationStyle.").oneOfValues(PresentationStyle.allCases.map { .string($0.rawValue) })
+    /// A reference to the style's component (one definition, so generated clients name one type).
+    static var style: Schema { .ref(named: Name.style.rawValue) }
     static var info: Schema { .ref(named: Name.info.rawValue) }
 
     static let gestureEnd: Schema = .object(nil, [
@@ -187,6 +190,7 @@ enum PresentationSchemas {
 
     static var components: [Component] {
         [
+            Component(Name.style.rawValue, .string("UIModalPresentationStyle (docs/lifecycle.md \"Presentations\").").oneOfValues(PresentationStyle.allCases.map { .string($0.rawValue) })),
             Component(Name.info.rawValue, .object("A presentation (docs/lifecycle.md \"Presentations\"). After a dismissal it describes the presentation as it was, with `dismissed: true`.", [
                 "container": .ref(.containerId),
                 "presenter": .oneOf([.ref(.stackId), TabSchemas.id, .ref(.containerId)], "What presents it: a stack (the window) or a presented container."),

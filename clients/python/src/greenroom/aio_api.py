@@ -84,6 +84,7 @@ from .api import (
     PresentationFinishInteractiveDismissResult,
     PresentationInfo,
     PresentationPresentResult,
+    PresentationStyle,
     RangeBatchParam,
     RangeBatchUpdate,
     RangeCreateCells,
@@ -115,6 +116,7 @@ from .api import (
     RpcDiscoverResult,
     Scope,
     ScriptedHook,
+    ShowRenderedPresentVariant2,
     ShowRenderedResult,
     Size,
     StackBeginInteractivePopResult,
@@ -2849,7 +2851,7 @@ class AsyncPresentationMethods:
         presenter: StackId | TabsId | ContainerId,
         container: ContainerId | ContainerHandle,
         *,
-        style: Literal["pageSheet", "formSheet", "fullScreen", "overFullScreen", "currentContext", "overCurrentContext", "custom"] | None = None,
+        style: PresentationStyle | None = None,
         removes_presenter_views: bool | None = None,
         animated: bool | None = None,
         duration: DurationMs | None = None,
@@ -4885,7 +4887,7 @@ class AsyncMethods:
         animated: bool | None = None,
         data: Any = None,
         duration: DurationMs | None = None,
-        present: Literal["now", "onSuccess"] | None = None,
+        present: Literal["now", "onSuccess"] | ShowRenderedPresentVariant2 | None = None,
         reply: Literal["now", "afterAppear"] | None = None,
     ) -> ShowRenderedResult:
         """Shows a prerendered container (ViewControllerPreRender's showRenderedViewController; docs/pools.md).
@@ -4927,7 +4929,11 @@ class AsyncMethods:
             present: `now` (default): the container is pushed, then configured with `data`. `onSuccess` (the
                 prerendering article's passive pop-up): it is configured with `data` in the green room, offscreen,
                 first, and presented only if that succeeded; otherwise nothing reaches the stack and the reply is
-                -32004 naming the hook. Needs `data`. (Not sent when None.)
+                -32004 naming the hook. Needs `data`. `{presenter, style?, modalInPresentation?,
+                removesPresenterViews?}`: instead of a push, the container (warm or not) is presented over
+                `presenter`, in UIKit's order for its style (not with `stack`, -32602); a presentation UIKit
+                refuses (the presenter already presents, or is not on screen) is -32003 before anything leaves the
+                pool; then configured with `data`; the reply has `presentation`. (Not sent when None.)
             reply: `now` (default), or `afterAppear`: the reply waits for the container's `viewDidAppear` (the
                 end of an animated push; under the virtual clock, the `clock.advance` that reaches it) and says
                 `transitionMs`, as the article's completion block runs after the transition; a container torn down

@@ -157,6 +157,7 @@ __all__ = [
     "PresentationInfoInteractiveDismissVariant2",
     "PresentationMethods",
     "PresentationPresentResult",
+    "PresentationStyle",
     "RangeBatchParam",
     "RangeBatchUpdate",
     "RangeBatchUpdateDeleteItems",
@@ -228,6 +229,7 @@ __all__ = [
     "RpcMethods",
     "Scope",
     "ScriptedHook",
+    "ShowRenderedPresentVariant2",
     "ShowRenderedResult",
     "Size",
     "Stack",
@@ -2693,6 +2695,18 @@ class ViewableEvent(TypedDict):
     percent: float
 
 
+PresentationStyle: TypeAlias = Literal[
+    "pageSheet",
+    "formSheet",
+    "fullScreen",
+    "overFullScreen",
+    "currentContext",
+    "overCurrentContext",
+    "custom",
+]
+"""UIModalPresentationStyle (docs/lifecycle.md "Presentations")."""
+
+
 class PresentationInfoInteractiveDismissVariant2(TypedDict):
     """The ``PresentationInfoInteractiveDismissVariant2`` object.
 
@@ -2710,7 +2724,7 @@ class PresentationInfo(TypedDict):
 
     - ``container``
     - ``presenter``: What presents it: a stack (the window) or a presented container.
-    - ``style``: UIModalPresentationStyle.
+    - ``style``
     - ``removesPresenterViews``: The presenter's views are out of the window while it is up (its top got
       `viewWillDisappear`/`viewDidDisappear`).
     - ``modalInPresentation``: `isModalInPresentation`: a swipe-down is refused.
@@ -2723,15 +2737,7 @@ class PresentationInfo(TypedDict):
 
     container: ContainerId
     presenter: StackId | TabsId | ContainerId
-    style: Literal[
-        "pageSheet",
-        "formSheet",
-        "fullScreen",
-        "overFullScreen",
-        "currentContext",
-        "overCurrentContext",
-        "custom",
-    ]
+    style: PresentationStyle
     removesPresenterViews: bool
     modalInPresentation: bool
     size: Size
@@ -3244,12 +3250,30 @@ class TabsDestroyResult(TypedDict):
     released: list[ContainerId]
 
 
+class ShowRenderedPresentVariant2(TypedDict):
+    """Present it modally instead of pushing it (`presentation.present`, docs/lifecycle.md "Presentations"): over
+    `presenter` in `style`, animated as `animated` says, for `duration`.
+
+    - ``presenter``: What presents it: a stack or a tab bar, its top or selected container, or a presented
+      container (this connection's).
+    - ``style`` (optional)
+    - ``modalInPresentation`` (optional): `isModalInPresentation` (default false).
+    - ``removesPresenterViews`` (optional): `custom` only (default false).
+    """
+
+    presenter: StackId | TabsId | ContainerId
+    style: NotRequired[PresentationStyle]
+    modalInPresentation: NotRequired[bool]
+    removesPresenterViews: NotRequired[bool]
+
+
 ShowRenderedResult = TypedDict("ShowRenderedResult", {
     "container": ContainerId,
     "class": ClassName,
     "warm": bool,
     "output": NotRequired[Any],
     "transitionMs": NotRequired[float],
+    "presentation": NotRequired[PresentationInfo],
     "note": NotRequired[VirtualClockNote],
 })
 """The ``ShowRenderedResult`` object.
@@ -3260,6 +3284,7 @@ ShowRenderedResult = TypedDict("ShowRenderedResult", {
 - ``output`` (optional): `configure`'s output; present when `data` was given.
 - ``transitionMs`` (optional): With `reply: "afterAppear"`: host-clock ms from the request to the
   container's `viewDidAppear`.
+- ``presentation`` (optional): With `present: {presenter, ...}`: the presentation it was shown in.
 - ``note`` (optional)
 """
 
@@ -5124,6 +5149,7 @@ _SHAPES: dict[str, Any] = {
     "PageSessionId": {"string": None},
     "PageSpec": {"object": ({"class": "ClassName", "data": None}, None)},
     "PoolPolicy": {"string": None},
+    "PresentationStyle": {"string": None},
     "RangeBatchParam": {"object": ({"leadingScreens": {"number": None}, "prepend": {"boolean": None}}, None)},
     "RangeBatchUpdate": {"object": None},
     "RangeBuffer": {"object": ({"leading": {"number": None}, "trailing": {"number": None}}, None)},
@@ -5233,7 +5259,7 @@ _PARAM_SHAPES: dict[str, dict[str, Any]] = {
     "presentation.present": {
         "presenter": {"string": None},
         "container": "ContainerId",
-        "style": {"string": None},
+        "style": "PresentationStyle",
         "removesPresenterViews": {"boolean": None},
         "animated": {"boolean": None},
         "duration": "DurationMs",
@@ -5264,7 +5290,18 @@ _PARAM_SHAPES: dict[str, dict[str, Any]] = {
         "animated": {"boolean": None},
         "data": None,
         "duration": "DurationMs",
-        "present": {"string": None},
+        "present": {
+            "string": None,
+            "object": (
+                {
+                    "presenter": {"string": None},
+                    "style": "PresentationStyle",
+                    "modalInPresentation": {"boolean": None},
+                    "removesPresenterViews": {"boolean": None},
+                },
+                None,
+            ),
+        },
         "reply": {"string": None},
     },
     "pool.configure": {
@@ -6659,7 +6696,7 @@ class PresentationMethods:
         presenter: StackId | TabsId | ContainerId,
         container: ContainerId | ContainerHandle,
         *,
-        style: Literal["pageSheet", "formSheet", "fullScreen", "overFullScreen", "currentContext", "overCurrentContext", "custom"] | None = None,
+        style: PresentationStyle | None = None,
         removes_presenter_views: bool | None = None,
         animated: bool | None = None,
         duration: DurationMs | None = None,
@@ -8681,7 +8718,7 @@ class Methods:
         animated: bool | None = None,
         data: Any = None,
         duration: DurationMs | None = None,
-        present: Literal["now", "onSuccess"] | None = None,
+        present: Literal["now", "onSuccess"] | ShowRenderedPresentVariant2 | None = None,
         reply: Literal["now", "afterAppear"] | None = None,
     ) -> ShowRenderedResult:
         """Shows a prerendered container (ViewControllerPreRender's showRenderedViewController; docs/pools.md).
@@ -8723,7 +8760,11 @@ class Methods:
             present: `now` (default): the container is pushed, then configured with `data`. `onSuccess` (the
                 prerendering article's passive pop-up): it is configured with `data` in the green room, offscreen,
                 first, and presented only if that succeeded; otherwise nothing reaches the stack and the reply is
-                -32004 naming the hook. Needs `data`. (Not sent when None.)
+                -32004 naming the hook. Needs `data`. `{presenter, style?, modalInPresentation?,
+                removesPresenterViews?}`: instead of a push, the container (warm or not) is presented over
+                `presenter`, in UIKit's order for its style (not with `stack`, -32602); a presentation UIKit
+                refuses (the presenter already presents, or is not on screen) is -32003 before anything leaves the
+                pool; then configured with `data`; the reply has `presentation`. (Not sent when None.)
             reply: `now` (default), or `afterAppear`: the reply waits for the container's `viewDidAppear` (the
                 end of an animated push; under the virtual clock, the `clock.advance` that reaches it) and says
                 `transitionMs`, as the article's completion block runs after the transition; a container torn down
