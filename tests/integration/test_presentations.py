@@ -241,10 +241,7 @@ def test_closing_the_connection_tears_a_presented_chain_down_balanced(vhost):
     p("presentation.present", {"presenter": s, "container": b, "style": "fullScreen", "animated": False})
     p("presentation.present", {"presenter": b, "container": c, "style": "pageSheet", "animated": True})
     conn.close()
-    watcher("host.ping")
-    for _ in range(50):
-        if watcher("host.stats")["containers"]["total"] == 0:
-            break
+    vhost.wait_stats(lambda stats: stats["containers"]["total"] == 0, conn=watcher.conn)
     events = [from_wire("lifecycle", e["params"]) for e in watcher.events() if e["method"] == "lifecycle"]
     assert_balanced(events)
     assert {e.container for e in events if e.hook == "deinit"} == {a, b, c}
@@ -409,3 +406,30 @@ def test_show_rendered_present_checks_its_members(vhost):
         assert e["code"] == -32602 and e["data"]["path"] == path, (present, e)
     e = p.error("showRendered", {"class": "Container", "stack": s, "present": {"presenter": s}})
     assert e["code"] == -32602 and e["data"]["path"] == "present"
+
+
+def test_replies_and_presentation_events_validate_against_the_schema(vhost):
+    """Real replies of presentation.* and tabs.*, and real `presentation` events, against rpc-schema/openrpc.json."""
+    import jsonschema
+    from lifecyclemodel import DOC_URI, REGISTRY
+
+    def check(schema_name: str, value) -> None:
+        jsonschema.Draft7Validator({"$ref": f"{DOC_URI}#/components/schemas/{schema_name}"},
+                                   registry=REGISTRY).validate(value)
+
+    p = EventCursor(vhost.connect()).subscribe(["presentation"])
+    s = p("stack.create", {"width": W, "height": H})["stack"]
+    a, b = (p("container.create", {"class": "Container"})["container"] for _ in range(2))
+    p("stack.push", {"stack": s, "container": a})
+    check("PresentationInfo", p("presentation.present", {"presenter": s, "container": b})["presentation"])
+    p("clock.advance", {"ms": 300})
+    check("PresentationInfo", p("presentation.beginInteractiveDismiss", {"container": b}))
+    check("PresentationInfo", p("presentation.finishInteractiveDismiss", {"container": b})["presentation"])
+    p("clock.advance", {"ms": 300})
+    kinds = [e["params"]["kind"] for e in p.events() if e["method"] == "presentation"]
+    assert kinds == ["shouldDismiss", "willDismiss", "didDismiss"], kinds
+    for e in p.conn.events:
+        if e["method"] == "presentation":
+            check("PresentationEvent", e["params"])
+    c = p("container.create", {"class": "Container"})["container"]
+    check("TabsInfo", p("tabs.create", {"width": W, "height": H, "containers": [b, c]}))

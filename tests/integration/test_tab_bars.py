@@ -120,9 +120,7 @@ def test_destroy_and_close_tear_the_tabs_down_balanced(vhost):
                                "style": "fullScreen", "animated": True})
     assert p("tabs.destroy", {"tabs": t})["released"] == cs[:2]
     conn.close()
-    for _ in range(50):
-        if watcher("host.stats")["containers"]["total"] == 0:
-            break
+    vhost.wait_stats(lambda stats: stats["containers"]["total"] == 0, conn=watcher.conn)
     events = [from_wire("lifecycle", e["params"]) for e in watcher.events() if e["method"] == "lifecycle"]
     assert_balanced(events)
     assert watcher("host.stats")["unbalancedTransitions"] == 0

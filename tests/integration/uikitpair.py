@@ -4,6 +4,8 @@ model's. Used by the tests of presentations and tab bars."""
 
 from __future__ import annotations
 
+import os
+
 from grhost import EventCursor
 from uikitmodel import Model, ModelError, from_wire
 
@@ -64,7 +66,8 @@ class Pair:
         reply = self.p.conn.call(method, params)
         got = self.host_events()
         self.all_events += got
-        where = f"after {self.log[-int(__import__('os').environ.get('PAIR_LOG', 6)):]}"
+        # PAIR_LOG=N shows the last N calls of a failing sequence (default 6).
+        where = f"after {self.log[-int(os.environ.get('PAIR_LOG', 6)):]}"
         if model_error is not None:
             assert "error" in reply, f"model refused ({model_error}) but the host answered {reply} {where}"
             assert reply["error"]["code"] == model_error.code, (reply, str(model_error), where)

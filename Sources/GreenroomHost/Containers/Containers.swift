@@ -455,9 +455,7 @@ public final class Containers: HostDomain {
         await teardown(c)
         c.parent = .none
         if let t = tabsToShow { await tabBars.showSelected(t) }
-        for shown in uncovered.containers {
-            do throws(ContainerFailure) { try await perform(lifecycle.appear(shown, size: uncovered.size, layout: .afterWillAppear)) } catch { await deferredFailure(error) }
-        }
+        for shown in uncovered.containers { await performReporting(lifecycle.appear(shown, size: uncovered.size, layout: .afterWillAppear)) }
         // The container it covered is the top of a shown stack again: it appears.
         if let s = revealed, let top = s.top {
             do throws(ContainerFailure) { try await perform(lifecycle.appear(top, size: s.size, layout: .afterWillAppear)) } catch { await deferredFailure(error) }

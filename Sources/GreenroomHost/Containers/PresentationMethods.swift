@@ -3,23 +3,23 @@ import GreenroomJSON
 import GreenroomRPC
 
 extension Containers {
-    /// A container that can be presented: this connection's, in no parent, not on screen, not a session's.
-    private func presentable(_ id: String, owner conn: HostConnection) throws(RPCError) -> ContainerRecord {
-        let x = try container(id, owner: conn)
-        var data: JSONObject = ["container": .string(x.id)]
-        if x.parent != .none {
-            data["parent"] = containerInfo(x).objectValue?["parent"] ?? .null
-            throw .invalidState("Container \(x.id) is already in a hierarchy (UIKit: \"Application tried to present modally an active controller\"); take it out first", data)
+    /// Refuses (-32003) a container that cannot join a new parent (a presentation, a tab bar): one already in
+    /// a hierarchy, a page session's own container, or one on screen (its appearance driven by hand). `as`
+    /// names what it would become, `uikit` what UIKit says of it, for the message.
+    func requireFree(_ c: ContainerRecord, as role: String, uikit: String? = nil, path: String = "container") throws(RPCError) {
+        var data: JSONObject = ["container": .string(c.id), "path": .string(path)]
+        if c.parent != .none {
+            data["parent"] = containerInfo(c).objectValue?["parent"] ?? .null
+            throw .invalidState("Container \(c.id) is already in a hierarchy\(uikit.map { " (UIKit: \"\($0)\")" } ?? ""); take it out first", data)
         }
-        if let session = pages?.session(owning: x) {
+        if let session = pages?.session(owning: c) {
             data["session"] = .string(session)
-            throw .invalidState("Container \(x.id) is page session \(session)'s own container", data)
+            throw .invalidState("Container \(c.id) is page session \(session)'s own container", data)
         }
-        guard x.state == .disappeared else {
-            data["appearance"] = .string(x.state.rawValue)
-            throw .invalidState("Container \(x.id) is \(x.state.rawValue) (its appearance was driven by hand): a presented container comes from off screen", data)
+        guard c.state == .disappeared else {
+            data["appearance"] = .string(c.state.rawValue)
+            throw .invalidState("Container \(c.id) is \(c.state.rawValue) (its appearance was driven by hand): \(role) comes from off screen", data)
         }
-        return x
     }
 
     /// Refuses (-32003) moving or releasing a presented container: it is dismissed first.
@@ -42,7 +42,7 @@ extension Containers {
             if presenter.id == x.id || { if case .stack(let s) = presenter { s.top === x } else { false } }() {
                 throw .invalidState("Container \(x.id) cannot present itself", ["container": .string(x.id), "presenter": .string(p.presenter)])
             }
-            _ = try presentable(p.container, owner: conn)
+            try requireFree(x, as: "a presented container", uikit: "Application tried to present modally an active controller")
             let record = try await presentations.present(x, over: presenter, style: style, removesViews: p.removesPresenterViews,
                                                          animated: animated, durationMs: ms, modal: p.modalInPresentation ?? false)
             return ["presentation": presentations.info(record)]

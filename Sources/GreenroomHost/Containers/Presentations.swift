@@ -182,9 +182,7 @@ final class Presentations {
     }
 
     /// Performs `actions`, reporting every failure.
-    private func step(_ actions: LifecycleActions) async {
-        try? await step(actions, stopsOn: nil)
-    }
+    private func step(_ actions: LifecycleActions) async { await containers.performReporting(actions) }
 
     // MARK: Transitions
 

@@ -16,9 +16,7 @@ final class TabBars {
 
     /// Performs `actions`, reporting every failure (the container is torn down; `childFailed` takes it
     /// out of its tab bar).
-    private func step(_ actions: LifecycleActions) async {
-        if let failure = await containers.failure(performing: actions) { await containers.deferredFailure(failure) }
-    }
+    private func step(_ actions: LifecycleActions) async { await containers.performReporting(actions) }
 
     /// The connection's tab bar `id` (-32002 naming `path` otherwise).
     func record(_ id: String, owner conn: HostConnection, path: String = "tabs") throws(RPCError) -> TabsRecord {

@@ -19,19 +19,7 @@ extension Containers {
                 list.append(c)
                 continue
             }
-            var data: JSONObject = ["container": .string(c.id), "path": .string(path)]
-            if c.parent != .none {
-                data["parent"] = containerInfo(c).objectValue?["parent"] ?? .null
-                throw .invalidState("Container \(c.id) is already in a hierarchy; take it out first", data)
-            }
-            if let session = pages?.session(owning: c) {
-                data["session"] = .string(session)
-                throw .invalidState("Container \(c.id) is page session \(session)'s own container", data)
-            }
-            guard c.state == .disappeared else {
-                data["appearance"] = .string(c.state.rawValue)
-                throw .invalidState("Container \(c.id) is \(c.state.rawValue) (its appearance was driven by hand): a tab comes from off screen", data)
-            }
+            try requireFree(c, as: "a tab", path: path)
             list.append(c)
         }
         return list

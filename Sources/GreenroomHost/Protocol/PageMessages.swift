@@ -362,13 +362,6 @@ enum PageCancelInteractiveCurl: HostMethod {
     static let result = ResultSpec("session", .ref(.pageInfo))
     static let errors: [ErrorDoc] = [.invalidParams, .unknownObject, .invalidState, .pluginFailed, .unauthorized]
 
-    struct Params: RPCParams {
-        var session: String = ""
-        var duration: Double?
-
-        static let fields: [ParamField<Params>] = [
-            .pageSession(\.session),
-            .duration(\.duration),
-        ]
-    }
+    /// The same as the finish's: the session and the duration.
+    typealias Params = PageFinishInteractiveCurl.Params
 }

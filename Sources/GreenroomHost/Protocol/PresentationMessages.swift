@@ -132,15 +132,8 @@ enum PresentationCancelInteractiveDismiss: HostMethod {
     static let result = ResultSpec("ended", PresentationSchemas.gestureEnd)
     static let errors: [ErrorDoc] = [.invalidParams, .unknownObject, .invalidState, .pluginFailed, .unauthorized]
 
-    struct Params: RPCParams {
-        var container: String = ""
-        var duration: Double?
-
-        static let fields: [ParamField<Params>] = [
-            .required("container", \.container, .ref(.containerId), "The presented sheet."),
-            .duration(\.duration),
-        ]
-    }
+    /// The same as the finish's: the sheet and the duration.
+    typealias Params = PresentationFinishInteractiveDismiss.Params
 }
 
 /// `presentation.info`: A presented container's presentation.
